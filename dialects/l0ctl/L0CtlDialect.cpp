@@ -1,0 +1,14 @@
+//===- L0CtlDialect.cpp - The l0ctl dialect ----------------------------------===//
+#include "synpl/Dialect/L0Ctl/L0CtlOps.h"
+
+using namespace mlir;
+using namespace synpl::l0ctl;
+
+#include "synpl/Dialect/L0Ctl/L0CtlDialect.cpp.inc"
+
+void L0CtlDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "synpl/Dialect/L0Ctl/L0CtlOps.cpp.inc"
+      >();
+}

@@ -1,0 +1,18 @@
+//===- L0UOpOps.h - The l0uop dialect's operations ----------------*- C++ -*-===//
+#ifndef SYNPL_DIALECT_L0UOP_OPS_H
+#define SYNPL_DIALECT_L0UOP_OPS_H
+
+#include "synpl/Dialect/L0UOp/L0UOpDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include "synpl/Dialect/L0UOp/L0UOpEnums.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "synpl/Dialect/L0UOp/L0UOpAttrs.h.inc"
+#define GET_TYPEDEF_CLASSES
+#include "synpl/Dialect/L0UOp/L0UOpTypes.h.inc"
+#define GET_OP_CLASSES
+#include "synpl/Dialect/L0UOp/L0UOpOps.h.inc"
+
+#endif // SYNPL_DIALECT_L0UOP_OPS_H

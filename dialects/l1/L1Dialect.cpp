@@ -1,0 +1,14 @@
+//===- L1Dialect.cpp - The l1 dialect ----------------------------------===//
+#include "synpl/Dialect/L1/L1Ops.h"
+
+using namespace mlir;
+using namespace synpl::l1;
+
+#include "synpl/Dialect/L1/L1Dialect.cpp.inc"
+
+void L1Dialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "synpl/Dialect/L1/L1Ops.cpp.inc"
+      >();
+}

@@ -1,0 +1,18 @@
+//===- L1Ops.h - The l1 dialect's operations ----------------*- C++ -*-===//
+#ifndef SYNPL_DIALECT_L1_OPS_H
+#define SYNPL_DIALECT_L1_OPS_H
+
+#include "synpl/Dialect/L1/L1Dialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include "synpl/Dialect/L1/L1Enums.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "synpl/Dialect/L1/L1Attrs.h.inc"
+#define GET_TYPEDEF_CLASSES
+#include "synpl/Dialect/L1/L1Types.h.inc"
+#define GET_OP_CLASSES
+#include "synpl/Dialect/L1/L1Ops.h.inc"
+
+#endif // SYNPL_DIALECT_L1_OPS_H

@@ -1,0 +1,30 @@
+//===- InitAll.cpp - Register synplexum with an MLIR context ---------------===//
+#include "synpl/InitAll.h"
+
+#include "synpl/Dialect/L0Ctl/L0CtlDialect.h"
+#include "synpl/Dialect/L0UOp/L0UOpDialect.h"
+#include "synpl/Dialect/L1/L1Dialect.h"
+#include "synpl/Dialect/L2/L2Dialect.h"
+#include "synpl/Dialect/L3/L3Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+
+void synpl::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<l3::L3Dialect, l2::L2Dialect, l1::L1Dialect,
+                  l0ctl::L0CtlDialect, l0uop::L0UOpDialect>();
+}
+
+void synpl::registerUpstreamDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect,
+                  mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect>();
+}
+
+void synpl::registerAllPasses() {
+  // The lowering and transform passes register here as they land
+  // (lib/Conversion/*, lib/Transforms/*); verification needs no pass: every
+  // check of the spec is an op or region verifier that runs on every parse.
+}
