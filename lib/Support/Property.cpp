@@ -25,6 +25,6 @@ InFlightDiagnostic synpl::emitCheckError(Location loc, Property kind,
 
 InFlightDiagnostic synpl::emitCheckError(Operation *op, Property kind,
                                          llvm::StringRef rowId) {
-  return op->emitOpError() << "[" << propertyTag(kind) << "] " << rowId
+  return op->emitError() << "[" << propertyTag(kind) << "] " << rowId
                            << ": ";
 }

@@ -1,0 +1,2 @@
+//===- Lifetimes.cpp --------------------------------------------------------------===//
+#include "synpl/Analysis/Lifetimes.h"
