@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# ctest `install-tree`: installs the build into a scratch prefix, then builds
+# and runs test/install (an embedder using find_package(Synplexum)).
+# usage: check-install.sh <build-dir> <scratch-dir> <cxx-compiler> [program.mlir]
+set -euo pipefail
+build="$1"; scratch="$2"; cxx="$3"; program="${4:-}"
+rm -rf "$scratch"; mkdir -p "$scratch"
+cmake --install "$build" --prefix "$scratch/prefix" > "$scratch/install.log"
+cmake -S "$(dirname "$0")" -B "$scratch/embedder" -G Ninja \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="${cxx%++}" -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld \
+  -DCMAKE_PREFIX_PATH="$scratch/prefix" \
+  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir > "$scratch/configure.log"
+cmake --build "$scratch/embedder" > "$scratch/build.log"
+if [ -n "$program" ] && [ ! -f "$program" ]; then program=""; fi
+"$scratch/embedder/embedder" $program
