@@ -26,18 +26,6 @@ using namespace synpl::l3;
 // Custom directives
 //===----------------------------------------------------------------------===//
 
-static ParseResult parseRealValue(OpAsmParser &parser, double &value) {
-  int64_t integer = 0;
-  OptionalParseResult intResult = parser.parseOptionalInteger(integer);
-  if (intResult.has_value()) {
-    if (failed(*intResult))
-      return failure();
-    value = static_cast<double>(integer);
-    return success();
-  }
-  return parser.parseFloat(value);
-}
-
 /// An enum attribute written as its bare keyword (`weighted_sum`, `ge`,
 /// `minimize`).
 template <typename AttrT, typename EnumT>
@@ -81,7 +69,7 @@ static void printGoalKind(OpAsmPrinter &printer, Operation *,
 /// A weight: `1.0`, `1.0e-04`, `0.5`.
 static ParseResult parseReal(OpAsmParser &parser, FloatAttr &attr) {
   double value = 0;
-  if (parseRealValue(parser, value))
+  if (syntax::parseReal(parser, value))
     return failure();
   attr = parser.getBuilder().getF64FloatAttr(value);
   return success();
@@ -109,7 +97,7 @@ static ParseResult parseConstraintRhs(OpAsmParser &parser, Attribute &rhs) {
     return success();
   }
   double value = 0;
-  if (parseRealValue(parser, value))
+  if (syntax::parseReal(parser, value))
     return failure();
   rhs = parser.getBuilder().getF64FloatAttr(value);
   return success();

@@ -111,9 +111,21 @@ void syntax::printCount(AsmPrinter &printer, uint64_t count) {
   printer.getStream() << count;
 }
 
+ParseResult syntax::parseReal(AsmParser &parser, double &value) {
+  int64_t integer = 0;
+  OptionalParseResult intResult = parser.parseOptionalInteger(integer);
+  if (intResult.has_value()) {
+    if (failed(*intResult))
+      return failure();
+    value = static_cast<double>(integer);
+    return success();
+  }
+  return parser.parseFloat(value);
+}
+
 ParseResult syntax::parseMillis(AsmParser &parser, double &millis) {
   double value = 0;
-  if (parser.parseFloat(value))
+  if (parseReal(parser, value))
     return failure();
   StringRef unit;
   if (parser.parseKeyword(&unit))
