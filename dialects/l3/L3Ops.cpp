@@ -31,20 +31,22 @@ using namespace synpl::l3;
 template <typename AttrT, typename EnumT>
 static ParseResult
 parseEnumKeyword(OpAsmParser &parser, AttrT &attr,
-                 std::optional<EnumT> (*symbolize)(StringRef)) {
+                 std::optional<EnumT> (*symbolize)(StringRef),
+                 StringRef expected) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
-  std::optional<EnumT> value = symbolize(keyword);
+  std::optional<EnumT> value;
+  if (succeeded(parser.parseOptionalKeyword(&keyword)))
+    value = symbolize(keyword);
   if (!value)
-    return parser.emitError(loc, "unexpected keyword '") << keyword << "'";
+    return parser.emitError(loc, "expected ") << expected;
   attr = AttrT::get(parser.getContext(), *value);
   return success();
 }
 
 static ParseResult parseCombinator(OpAsmParser &parser, CombinatorAttr &attr) {
-  return parseEnumKeyword(parser, attr, symbolizeCombinator);
+  return parseEnumKeyword(parser, attr, symbolizeCombinator,
+                          "a combinator: weighted_sum, sum, mean or max");
 }
 static void printCombinator(OpAsmPrinter &printer, Operation *,
                             CombinatorAttr attr) {
@@ -52,14 +54,16 @@ static void printCombinator(OpAsmPrinter &printer, Operation *,
 }
 static ParseResult parseCmpPredicate(OpAsmParser &parser,
                                      CmpPredicateAttr &attr) {
-  return parseEnumKeyword(parser, attr, symbolizeCmpPredicate);
+  return parseEnumKeyword(parser, attr, symbolizeCmpPredicate,
+                          "a comparison: lt, le, gt, ge, eq or ne");
 }
 static void printCmpPredicate(OpAsmPrinter &printer, Operation *,
                               CmpPredicateAttr attr) {
   printer << stringifyCmpPredicate(attr.getValue());
 }
 static ParseResult parseGoalKind(OpAsmParser &parser, GoalKindAttr &attr) {
-  return parseEnumKeyword(parser, attr, symbolizeGoalKind);
+  return parseEnumKeyword(parser, attr, symbolizeGoalKind,
+                          "minimize, maximize or pareto");
 }
 static void printGoalKind(OpAsmPrinter &printer, Operation *,
                           GoalKindAttr attr) {

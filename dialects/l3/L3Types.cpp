@@ -127,17 +127,17 @@ ParseResult syntax::parseMillis(AsmParser &parser, double &millis) {
   double value = 0;
   if (parseReal(parser, value))
     return failure();
+  SMLoc unitLoc = parser.getCurrentLocation();
   StringRef unit;
-  if (parser.parseKeyword(&unit))
-    return failure();
+  if (failed(parser.parseOptionalKeyword(&unit)))
+    return parser.emitError(unitLoc, "expected a time unit (ms, us or s)");
   std::optional<double> scale = llvm::StringSwitch<std::optional<double>>(unit)
                                     .Case("ms", 1.0)
                                     .Case("us", 1e-3)
                                     .Case("s", 1e3)
                                     .Default(std::nullopt);
   if (!scale)
-    return parser.emitError(parser.getCurrentLocation(),
-                            "expected a time unit (ms, us or s), got '")
+    return parser.emitError(unitLoc, "expected a time unit (ms, us or s), got '")
            << unit << "'";
   millis = value * *scale;
   return success();

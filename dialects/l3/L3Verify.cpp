@@ -292,6 +292,14 @@ static bool isNumeric(Type domain) {
   return true;
 }
 
+/// A type as it is written, for diagnostics (unquoted, like the refs).
+static std::string str(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
 static InFlightDiagnostic domainError(Operation *op) {
   return emitCheckError(op, Property::Consistency, "L3.2");
 }
@@ -366,8 +374,8 @@ LogicalResult ModelOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (std::optional<Type> declared = getInDomain()) {
     if (*declared != inDomain) {
       InFlightDiagnostic diag =
-          domainError(*this) << "model input domain " << *declared
-                             << " differs from the domain " << inDomain
+          domainError(*this) << "model input domain " << str(*declared)
+                             << " differs from the domain " << str(inDomain)
                              << " of data field " << inRef;
       diag.attachNote(field.getLoc()) << "field declared here";
       return diag;
@@ -379,7 +387,7 @@ LogicalResult ModelOp::verifySymbolUses(SymbolTableCollection &symbols) {
     InFlightDiagnostic diag =
         emitCheckError(*this, Property::Consistency, "L3.4")
         << "causal constrains output_t to input_<=t, but input " << inRef
-        << " of domain " << inDomain << " is not a sequence";
+        << " of domain " << str(inDomain) << " is not a sequence";
     diag.attachNote(field.getLoc()) << "field declared here";
     return diag;
   }
@@ -387,8 +395,8 @@ LogicalResult ModelOp::verifySymbolUses(SymbolTableCollection &symbols) {
     InFlightDiagnostic diag =
         emitCheckError(*this, Property::Consistency, "L3.4")
         << "autoregressive feeds the output back as input, but out "
-        << getOutDomain() << " cannot be fed back into input " << inRef
-        << " of domain " << inDomain;
+        << str(getOutDomain()) << " cannot be fed back into input " << inRef
+        << " of domain " << str(inDomain);
     if (std::optional<int64_t> depth = getDepthLimit())
       diag << " (a feedforward model under depth(" << *depth << "))";
     diag.attachNote(field.getLoc()) << "field declared here";
@@ -518,48 +526,92 @@ LogicalResult CustomOp::verifySymbolUses(SymbolTableCollection &symbols) {
 // LossOp: L3.5, no loss reads itself
 //===----------------------------------------------------------------------===//
 
-/// The losses `loss`'s terms read (as `@other` or `@other::@term`).
-static SmallVector<LossOp> readLosses(LossOp loss, Operation *scope,
-                                      SymbolTableCollection &symbols) {
-  SmallVector<LossOp> result;
-  for (LossTermOpInterface term : loss.getTerms())
-    for (SymbolRefAttr ref : term.getReadRefs())
-      if (auto other = dyn_cast_or_null<LossOp>(
-              symbols.lookupSymbolIn(scope, ref.getRootReference())))
-        result.push_back(other);
+/// The dependency graph among losses and their terms: a loss depends on its
+/// terms, a term on the losses and terms it reads.
+static SmallVector<Operation *> lossDependencies(Operation *node,
+                                                Operation *scope,
+                                                SymbolTableCollection &symbols) {
+  SmallVector<Operation *> result;
+  if (auto loss = dyn_cast<LossOp>(node)) {
+    for (LossTermOpInterface term : loss.getTerms())
+      result.push_back(term);
+    return result;
+  }
+  auto term = dyn_cast<LossTermOpInterface>(node);
+  if (!term)
+    return result;
+  for (SymbolRefAttr ref : term.getReadRefs()) {
+    auto other = dyn_cast_or_null<LossOp>(
+        symbols.lookupSymbolIn(scope, ref.getRootReference()));
+    if (!other)
+      continue;
+    if (ref.getNestedReferences().empty()) {
+      result.push_back(other);
+    } else if (Operation *otherTerm = symbols.lookupSymbolIn(
+                   other, ref.getNestedReferences()[0].getAttr())) {
+      result.push_back(otherTerm);
+    }
+  }
   return result;
+}
+
+static std::string nodeName(Operation *node) {
+  auto name = [](Operation *op) {
+    return op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName())
+        .getValue();
+  };
+  if (isa<LossOp>(node))
+    return ("@" + name(node)).str();
+  return ("@" + name(node->getParentOp()) + "::@" + name(node)).str();
 }
 
 LogicalResult LossOp::verifySymbolUses(SymbolTableCollection &symbols) {
   Operation *scope = getScope(*this);
   if (!scope)
     return success();
-  // Depth-first search for a path of reads from this loss back to itself.
-  SmallVector<LossOp> path = {*this};
-  SmallVector<SmallVector<LossOp>> pending = {
-      readLosses(*this, scope, symbols)};
-  llvm::SmallPtrSet<Operation *, 8> visited = {getOperation()};
+  // Depth-first search for a cycle of reads that passes through this loss
+  // or one of its terms (a cycle elsewhere is reported by its own losses).
+  enum Color { Gray = 1, Black = 2 };
+  llvm::DenseMap<Operation *, Color> color;
+  SmallVector<Operation *> path = {getOperation()};
+  SmallVector<SmallVector<Operation *>> pending = {
+      lossDependencies(getOperation(), scope, symbols)};
+  color[getOperation()] = Gray;
   while (!pending.empty()) {
     if (pending.back().empty()) {
+      color[path.back()] = Black;
       pending.pop_back();
       path.pop_back();
       continue;
     }
-    LossOp next = pending.back().pop_back_val();
-    if (next == *this) {
-      InFlightDiagnostic diag =
-          emitCheckError(*this, Property::Resource, "L3.5")
-          << "loss @" << getSymName() << " reads itself: ";
-      for (LossOp step : path)
-        diag << "@" << step.getSymName() << " -> ";
-      diag << "@" << getSymName()
-           << "; declarations may not refer to each other recursively";
-      return diag;
-    }
-    if (!visited.insert(next).second)
+    Operation *next = pending.back().pop_back_val();
+    auto it = color.find(next);
+    if (it == color.end()) {
+      color[next] = Gray;
+      path.push_back(next);
+      pending.push_back(lossDependencies(next, scope, symbols));
       continue;
-    path.push_back(next);
-    pending.push_back(readLosses(next, scope, symbols));
+    }
+    if (it->second != Gray)
+      continue;
+    // A back edge: the cycle is the path from `next` to the top.
+    auto cycle = ArrayRef(path).drop_until([&](Operation *op) {
+      return op == next;
+    });
+    bool mine = llvm::any_of(cycle, [&](Operation *op) {
+      return op == getOperation() || op->getParentOp() == getOperation();
+    });
+    if (!mine)
+      continue;
+    // Report the cycle from a read that leaves this loss.
+    InFlightDiagnostic diag = emitCheckError(*this, Property::Resource, "L3.5")
+                              << "loss @" << getSymName()
+                              << " depends on itself: ";
+    for (Operation *op : cycle)
+      diag << nodeName(op) << " -> ";
+    diag << nodeName(next)
+         << "; declarations may not refer to each other recursively";
+    return diag;
   }
   return success();
 }
@@ -585,7 +637,7 @@ LogicalResult GoalOp::verifySymbolUses(SymbolTableCollection &symbols) {
         continue;
       InFlightDiagnostic diag =
           domainError(*this) << "maximize(" << ref << ") needs a scalar, but "
-                             << ref << " has domain " << value->domain;
+                             << ref << " has domain " << str(value->domain);
       diag.attachNote(value->decl->getLoc()) << "model declared here";
       return diag;
     }
