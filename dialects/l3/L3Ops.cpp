@@ -351,6 +351,8 @@ static LogicalResult verifyHints(Operation *op,
 //===----------------------------------------------------------------------===//
 
 FieldOp DataOp::lookupField(StringRef name) {
+  if (getBody().empty())
+    return {};
   return dyn_cast_or_null<FieldOp>(mlir::SymbolTable::lookupSymbolIn(
       *this, StringAttr::get(getContext(), name)));
 }
@@ -422,8 +424,19 @@ std::optional<StringRef> ModelOp::getEquivariantGroup() {
 }
 
 FieldOp ModelOp::resolveInField(SymbolTableCollection &symbols) {
+  if (!getInRefAttr())
+    return {};
   return dyn_cast_or_null<FieldOp>(
-      symbols.lookupNearestSymbolFrom(*this, getInRef()));
+      symbols.lookupNearestSymbolFrom(*this, getInRefAttr()));
+}
+
+Type ModelOp::resolveInDomain(SymbolTableCollection &symbols) {
+  if (TypeAttr declared = getInDomainAttr())
+    return declared.getValue();
+  if (FieldOp field = resolveInField(symbols))
+    if (TypeAttr domain = field.getDomainAttr())
+      return domain.getValue();
+  return {};
 }
 
 static StringRef constraintName(Attribute attr) {
@@ -494,6 +507,8 @@ LogicalResult ModelOp::verify() {
 
 SmallVector<LossTermOpInterface> LossOp::getTerms() {
   SmallVector<LossTermOpInterface> terms;
+  if (getBody().empty())
+    return terms;
   for (Operation &op : getBody().front())
     if (auto term = dyn_cast<LossTermOpInterface>(op))
       terms.push_back(term);
@@ -567,24 +582,34 @@ LogicalResult CustomOp::verify() {
   return verifyWeight(*this);
 }
 
-SmallVector<SymbolRefAttr> DivergenceOp::getReadRefs() {
-  return {getPredicted(), getTarget()};
-}
-SmallVector<SymbolRefAttr> NormOp::getReadRefs() { return {getTarget()}; }
-SmallVector<SymbolRefAttr> ConstraintOp::getReadRefs() {
-  SmallVector<SymbolRefAttr> refs = {getLhs()};
-  if (auto rhs = dyn_cast<SymbolRefAttr>(getRhs()))
-    refs.push_back(rhs);
+// The read lists skip missing or mistyped attributes: other ops' verifiers
+// call them on terms of losses that may not have been verified yet.
+static SmallVector<SymbolRefAttr> nonNullRefs(ArrayRef<Attribute> attrs) {
+  SmallVector<SymbolRefAttr> refs;
+  for (Attribute attr : attrs)
+    if (auto ref = dyn_cast_or_null<SymbolRefAttr>(attr))
+      refs.push_back(ref);
   return refs;
 }
+
+SmallVector<SymbolRefAttr> DivergenceOp::getReadRefs() {
+  return nonNullRefs({getPredictedAttr(), getTargetAttr()});
+}
+SmallVector<SymbolRefAttr> NormOp::getReadRefs() {
+  return nonNullRefs({getTargetAttr()});
+}
+SmallVector<SymbolRefAttr> ConstraintOp::getReadRefs() {
+  return nonNullRefs({getLhsAttr(), getRhsAttr()});
+}
 SmallVector<SymbolRefAttr> ReconstructionOp::getReadRefs() {
-  return {getInput(), getDecoded()};
+  return nonNullRefs({getInputAttr(), getDecodedAttr()});
 }
 SmallVector<SymbolRefAttr> ContrastiveOp::getReadRefs() {
-  return {getAnchor(), getPositive(), getNegative()};
+  return nonNullRefs({getAnchorAttr(), getPositiveAttr(), getNegativeAttr()});
 }
 SmallVector<SymbolRefAttr> CustomOp::getReadRefs() {
-  return llvm::to_vector(getReads().getAsRange<SymbolRefAttr>());
+  ArrayAttr reads = getReadsAttr();
+  return reads ? nonNullRefs(reads.getValue()) : SmallVector<SymbolRefAttr>();
 }
 
 //===----------------------------------------------------------------------===//

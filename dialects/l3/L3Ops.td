@@ -130,6 +130,9 @@ def L3_ModelOp : L3_Op<"model", [
     std::optional<::llvm::StringRef> getEquivariantGroup();
     /// The data field `in` names, or null if it does not resolve.
     FieldOp resolveInField(::mlir::SymbolTableCollection &symbols);
+    /// The input domain: the restated `in` domain if there is one, else the
+    /// domain of the field `in` names; null if neither is known.
+    ::mlir::Type resolveInDomain(::mlir::SymbolTableCollection &symbols);
 
     /// The members a model exposes to losses and goals.
     static bool isExposedMember(::llvm::StringRef name) {

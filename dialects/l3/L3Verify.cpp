@@ -96,7 +96,10 @@ static std::string suggest(Operation *scope, StringRef name) {
 }
 
 /// The names of the fields of `data`, for notes: "@images, @labels".
-static std::string listSymbols(Block &body) {
+static std::string listSymbols(Region &region) {
+  if (region.empty())
+    return "none";
+  Block &body = region.front();
   std::string text;
   llvm::raw_string_ostream os(text);
   bool first = true;
@@ -106,7 +109,7 @@ static std::string listSymbols(Block &body) {
       os << (first ? "" : ", ") << "@" << name.getValue();
       first = false;
     }
-  return text;
+  return first ? "none" : text;
 }
 
 /// Resolves a ref read by a loss term or a goal (`role` says which argument:
@@ -138,7 +141,7 @@ static FailureOr<ReadValue> resolveRead(Operation *user, SymbolRefAttr ref,
                                 << " as a whole; read one of its fields";
       diag.attachNote(data.getLoc())
           << "@" << root.getValue() << " has fields "
-          << listSymbols(data.getBody().front());
+          << listSymbols(data.getBody());
       return diag;
     }
     FieldOp field = data.lookupField(nested[0].getValue());
@@ -153,10 +156,12 @@ static FailureOr<ReadValue> resolveRead(Operation *user, SymbolRefAttr ref,
              << " has no members";
       diag.attachNote(data.getLoc())
           << "@" << root.getValue() << " has fields "
-          << listSymbols(data.getBody().front());
+          << listSymbols(data.getBody());
       return diag;
     }
-    return ReadValue{ReadValue::Field, field, field.getDomain()};
+    TypeAttr domain = field.getDomainAttr();
+    return ReadValue{ReadValue::Field, field,
+                     domain ? domain.getValue() : Type()};
   }
 
   if (auto model = dyn_cast<ModelOp>(decl)) {
@@ -177,16 +182,15 @@ static FailureOr<ReadValue> resolveRead(Operation *user, SymbolRefAttr ref,
           << " exposes @in, @out and @params";
       return diag;
     }
-    if (member == "out")
-      return ReadValue{ReadValue::ModelOut, model, model.getOutDomain()};
+    if (member == "out") {
+      TypeAttr out = model.getOutDomainAttr();
+      return ReadValue{ReadValue::ModelOut, model,
+                       out ? out.getValue() : Type()};
+    }
     if (member == "params")
       return ReadValue{ReadValue::ModelParams, model, Type()};
-    Type inDomain;
-    if (std::optional<Type> declared = model.getInDomain())
-      inDomain = *declared;
-    else if (FieldOp field = model.resolveInField(symbols))
-      inDomain = field.getDomain();
-    return ReadValue{ReadValue::ModelIn, model, inDomain};
+    return ReadValue{ReadValue::ModelIn, model,
+                     model.resolveInDomain(symbols)};
   }
 
   if (auto loss = dyn_cast<LossOp>(decl)) {
@@ -194,7 +198,10 @@ static FailureOr<ReadValue> resolveRead(Operation *user, SymbolRefAttr ref,
                                   Float32Type::get(user->getContext()));
     if (nested.empty())
       return ReadValue{ReadValue::Loss, loss, scalar};
-    Operation *term = symbols.lookupSymbolIn(loss, nested[0].getAttr());
+    Operation *term =
+        loss.getBody().empty()
+            ? nullptr
+            : symbols.lookupSymbolIn(loss, nested[0].getAttr());
     if (!term || nested.size() > 1) {
       InFlightDiagnostic diag = emitCheckError(user, Property::Safety, "L3.1")
                                 << role << " " << ref << " does not resolve: ";
@@ -205,7 +212,7 @@ static FailureOr<ReadValue> resolveRead(Operation *user, SymbolRefAttr ref,
         diag << "term @" << nested[0].getValue() << " has no members";
       diag.attachNote(loss.getLoc())
           << "@" << root.getValue() << " has terms "
-          << listSymbols(loss.getBody().front());
+          << listSymbols(loss.getBody());
       return diag;
     }
     return ReadValue{ReadValue::LossTerm, term, scalar};
@@ -365,7 +372,7 @@ LogicalResult ModelOp::verifySymbolUses(SymbolTableCollection &symbols) {
       diag << " does not resolve: a field has no members";
     diag.attachNote(data.getLoc())
         << "@" << data.getSymName() << " has fields "
-        << listSymbols(data.getBody().front());
+        << listSymbols(data.getBody());
     return diag;
   }
 
@@ -547,6 +554,8 @@ static SmallVector<Operation *> lossDependencies(Operation *node,
       continue;
     if (ref.getNestedReferences().empty()) {
       result.push_back(other);
+    } else if (other.getBody().empty()) {
+      continue;
     } else if (Operation *otherTerm = symbols.lookupSymbolIn(
                    other, ref.getNestedReferences()[0].getAttr())) {
       result.push_back(otherTerm);
