@@ -207,6 +207,40 @@ static void printConstraints(OpAsmPrinter &printer, Operation *,
   printer << ']';
 }
 
+/// `out <domain>`, then `properties [...]` and optional `hints [...]`, each
+/// on its own line.
+static ParseResult parseModelProperties(OpAsmParser &parser, TypeAttr &out,
+                                        ArrayAttr &constraints,
+                                        ArrayAttr &hints) {
+  Type outDomain;
+  if (parser.parseKeyword("out") || parser.parseType(outDomain))
+    return failure();
+  out = TypeAttr::get(outDomain);
+  if (parser.parseKeyword("properties") ||
+      parseConstraints(parser, constraints))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("hints")))
+    return parser.parseAttribute(hints);
+  return success();
+}
+
+static void printModelProperties(OpAsmPrinter &printer, Operation *,
+                                 TypeAttr out, ArrayAttr constraints,
+                                 ArrayAttr hints) {
+  printer << "out ";
+  printer.printType(out.getValue());
+  printer.increaseIndent();
+  printer.printNewline();
+  printer << "properties ";
+  printConstraints(printer, nullptr, constraints);
+  if (hints) {
+    printer.printNewline();
+    printer << "hints ";
+    printer.printAttribute(hints);
+  }
+  printer.decreaseIndent();
+}
+
 /// `@objective` for minimize/maximize, `[@a, @b]` for pareto.
 static ParseResult parseGoalTargets(OpAsmParser &parser, GoalKindAttr,
                                     ArrayAttr &targets) {

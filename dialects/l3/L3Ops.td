@@ -110,9 +110,8 @@ def L3_ModelOp : L3_Op<"model", [
                        DefaultValuedAttr<ArrayAttr, "{}">:$constraints,
                        OptionalAttr<L3_HintArrayAttr>:$hints);
   let assemblyFormat = [{
-    $sym_name `in` $in_ref (`:` $in_domain^)? `out` $out_domain
-    `properties` custom<Constraints>($constraints)
-    (`hints` $hints^)? attr-dict
+    $sym_name `in` $in_ref (`:` $in_domain^)?
+    custom<ModelProperties>($out_domain, $constraints, $hints) attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -30,27 +30,30 @@ l3.data @corpus hints [#l3.hint<l1::on, "ssd_0">] {
 }
 
 // CHECK-LABEL: l3.model @classify in @mnist::@images out !l3.dist<10>
-// CHECK-SAME:    properties [depth(3), width(512), param_budget(500K)]
-// CHECK-SAME:    hints [#l3.hint<l2::backward, "evolution(pop: 50)">]
+// CHECK-NEXT:    properties [depth(3), width(512), param_budget(500K)]
+// CHECK-NEXT:    hints [#l3.hint<l2::backward, "evolution(pop: 50)">]
 l3.model @classify in @mnist::@images out !l3.dist<10>
     properties [depth(3), width(512), param_budget(500K)]
     hints [#l3.hint<l2::backward, "evolution(pop: 50)">]
 
 // A restated input domain; every constraint kind; budgets in other units.
 // CHECK-LABEL: l3.model @lm in @corpus::@tokens : !l3.sequence<!l3.scalar<i32>, 512> out !l3.dist<32000>
-// CHECK-SAME:    properties [depth(12), width(768), causal, autoregressive, equivariant(permutation), param_budget(1500M), latency_budget(0.25ms)]
-// CHECK-SAME:    hints [#l3.hint<l1::on, "gpu_1">, #l3.hint<l0::kernel, "\22fused_gelu.ptx\22">]
+// CHECK-NEXT:    properties [depth(12), width(768), causal, autoregressive, equivariant(permutation), param_budget(1500M), latency_budget(0.25ms)]
+// CHECK-NEXT:    hints [#l3.hint<l1::on, "gpu_1">, #l3.hint<l0::kernel, "\22fused_gelu.ptx\22">]
 l3.model @lm in @corpus::@tokens : !l3.sequence<!l3.scalar<i32>, 512> out !l3.dist<32000>
     properties [depth(12), width(768), causal, autoregressive,
                 equivariant(permutation), param_budget(1.5G),
                 latency_budget(250us)]
     hints [#l3.hint<l1::on, "gpu_1">, #l3.hint<l0::kernel, "\"fused_gelu.ptx\"">]
 
-// CHECK-LABEL: l3.model @autoenc in @mnist::@images out tensor<28x28xf32> properties [param_budget(123456), latency_budget(2ms), equivariant("SO(2)")]
+// CHECK-LABEL: l3.model @autoenc in @mnist::@images out tensor<28x28xf32>
+// CHECK-NEXT:    properties [param_budget(123456), latency_budget(2ms), equivariant("SO(2)")]
+// CHECK-NOT:     hints
 l3.model @autoenc in @mnist::@images out tensor<28x28xf32>
     properties [param_budget(123456), latency_budget(0.002s), equivariant("SO(2)")]
 
-// CHECK-LABEL: l3.model @critic in @corpus::@rows out !l3.scalar<f32> properties []
+// CHECK-LABEL: l3.model @critic in @corpus::@rows out !l3.scalar<f32>
+// CHECK-NEXT:    properties []
 l3.model @critic in @corpus::@rows out !l3.scalar<f32> properties []
 
 // The six loss kinds.
