@@ -112,15 +112,19 @@ void syntax::printCount(AsmPrinter &printer, uint64_t count) {
 }
 
 ParseResult syntax::parseReal(AsmParser &parser, double &value) {
-  int64_t integer = 0;
+  bool negative = succeeded(parser.parseOptionalMinus());
+  uint64_t integer = 0;
   OptionalParseResult intResult = parser.parseOptionalInteger(integer);
   if (intResult.has_value()) {
     if (failed(*intResult))
       return failure();
     value = static_cast<double>(integer);
-    return success();
+  } else if (parser.parseFloat(value)) {
+    return failure();
   }
-  return parser.parseFloat(value);
+  if (negative)
+    value = -value;
+  return success();
 }
 
 ParseResult syntax::parseMillis(AsmParser &parser, double &millis) {
