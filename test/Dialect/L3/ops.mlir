@@ -64,7 +64,6 @@ l3.model @critic in @corpus::@rows out !l3.scalar<f32> properties []
 // CHECK-NEXT:    l3.constraint @bounded(@classify::@params le 1.0) weight 10.0
 // CHECK-NEXT:    l3.constraint @nonneg(@autoenc::@out ge 0.0) weight 2.0
 // CHECK-NEXT:    l3.constraint @close(@autoenc::@out lt @autoenc::@in) weight 0.5
-  l3.constraint @floor(@autoenc::@out gt -1.5) weight -0.5
 // CHECK-NEXT:    l3.constraint @floor(@autoenc::@out gt -1.5) weight -0.5
 // CHECK-NEXT:    l3.reconstruction @rec(@autoenc::@in, @autoenc::@out) weight 1.0
 // CHECK-NEXT:    l3.contrastive @triplet(@autoenc::@out, @autoenc::@in, @mnist::@images) weight 0.25
