@@ -72,6 +72,8 @@ std::string syntax::formatRealOrInteger(double value) {
 
 ParseResult syntax::parseCount(AsmParser &parser, uint64_t &count) {
   SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalMinus()))
+    return parser.emitError(loc, "expected a non-negative count");
   std::string text;
   uint64_t integer = 0;
   OptionalParseResult intResult = parser.parseOptionalInteger(integer);

@@ -85,7 +85,7 @@ static std::string suggest(Operation *scope, StringRef name) {
       if (!symName)
         continue;
       unsigned distance = name.edit_distance(symName.getValue());
-      if (distance < bestDistance) {
+      if (distance < bestDistance && distance < name.size()) {
         bestDistance = distance;
         best = symName.getValue();
       }

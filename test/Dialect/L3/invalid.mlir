@@ -207,3 +207,18 @@ l3.loss @objective {
 
 // expected-error @below {{expected minimize, maximize or pareto}}
 l3.goal optimize(@objective)
+
+// -----
+
+l3.data @mnist {
+  l3.field @images : tensor<28x28xf32>
+}
+// expected-error @below {{expected a non-negative count}}
+l3.model @classify in @mnist::@images out !l3.dist<10> properties [param_budget(-5)]
+
+// -----
+
+// expected-error @below {{'l3.data' op region should have no arguments}}
+"l3.data"() <{sym_name = "d"}> ({
+^bb0(%x: i32):
+}) : () -> ()
