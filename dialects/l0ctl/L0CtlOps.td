@@ -11,6 +11,13 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+// A 64-bit signless integer attribute read as int64_t (I64Attr reads
+// uint64_t, which would turn a negative size into a huge one).
+def L0Ctl_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
+                                                "64-bit signless integer attribute"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
+}
+
 // Registers: the integer widths a control program computes on. Memory words
 // (what load/store/queue ops move) are the byte-sized ones.
 def L0Ctl_Reg : AnyTypeOf<[I1, I8, I16, I32, I64], "register (i1, i8, i16, i32 or i64)">;
@@ -41,12 +48,12 @@ def L0Ctl_RegionOp : L0Ctl_Op<"region", [Symbol]> {
     the runtime's `queue_push/pop` primitives keep head and tail outside the
     region.
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, I64Attr:$size,
+  let arguments = (ins SymbolNameAttr:$sym_name, L0Ctl_I64Attr:$size,
                        L0Ctl_AccessAttr:$access,
-                       DefaultValuedAttr<I64Attr, "8">:$alignment,
-                       OptionalAttr<I64Attr>:$queue_entry);
+                       DefaultValuedAttr<L0Ctl_I64Attr, "8">:$alignment,
+                       OptionalAttr<L0Ctl_I64Attr>:$queue_entry);
   let assemblyFormat = [{
-    $sym_name `size` $size `access` $access (`align` $alignment^)?
+    $sym_name `size` $size `access` `` $access (`align` $alignment^)?
     (`queue` $queue_entry^)? attr-dict
   }];
   let hasVerifier = 1;
@@ -125,7 +132,7 @@ def L0Ctl_LoadOp : L0Ctl_RegionAccessOp<"load", [MemoryEffects<[MemRead]>]> {
     sz` must still fit.
   }];
   let arguments = (ins FlatSymbolRefAttr:$region, Optional<I64>:$offset,
-                       I64Attr:$disp);
+                       L0Ctl_I64Attr:$disp);
   let results = (outs L0Ctl_Word:$result);
   let assemblyFormat = [{
     $region `` custom<RegionAddress>($offset, $disp) attr-dict `:` type($result)
@@ -142,7 +149,7 @@ def L0Ctl_StoreOp : L0Ctl_RegionAccessOp<"store", [MemoryEffects<[MemWrite]>]> {
     `rw` regions take stores; offsets are checked as for `l0ctl.load`.
   }];
   let arguments = (ins FlatSymbolRefAttr:$region, Optional<I64>:$offset,
-                       I64Attr:$disp, L0Ctl_Word:$value);
+                       L0Ctl_I64Attr:$disp, L0Ctl_Word:$value);
   let assemblyFormat = [{
     $region `` custom<RegionAddress>($offset, $disp) `,` $value attr-dict
     `:` type($value)
@@ -176,7 +183,7 @@ def L0Ctl_ArithOp : L0Ctl_InstOp<"arith", [Pure, SameOperandsAndResultType]> {
   }];
   let arguments = (ins L0Ctl_ArithKindAttr:$kind, L0Ctl_Reg:$lhs, L0Ctl_Reg:$rhs);
   let results = (outs L0Ctl_Reg:$result);
-  let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($result)";
+  let assemblyFormat = "`` $kind $lhs `,` $rhs attr-dict `:` type($result)";
 }
 
 def L0Ctl_CmpOp : L0Ctl_InstOp<"cmp", [Pure, SameTypeOperands]> {
@@ -190,7 +197,7 @@ def L0Ctl_CmpOp : L0Ctl_InstOp<"cmp", [Pure, SameTypeOperands]> {
   }];
   let arguments = (ins L0Ctl_CmpKindAttr:$kind, L0Ctl_Reg:$lhs, L0Ctl_Reg:$rhs);
   let results = (outs I1:$result);
-  let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($lhs)";
+  let assemblyFormat = "`` $kind $lhs `,` $rhs attr-dict `:` type($lhs)";
 }
 
 def L0Ctl_BranchOp : L0Ctl_InstOp<"branch", [
