@@ -248,20 +248,20 @@ static bool checkPool(PlanOp plan, PoolOp pool, MutableArrayRef<SlotOp> slots) {
     if (std::optional<int64_t> offset = slot.getOffset()) {
       ByteRange r{static_cast<uint64_t>(*offset), size};
       if (!byteRangeFits(r, capacity)) {
-        emitCheckError(slot, Property::Safety, "L0.2")
-                .attachNote(pool.getLoc())
-            << "slot @" << slot.getSymName() << " occupies bytes ["
-            << r.offset << ", " << r.end() << ") of pool @"
-            << pool.getSymName() << ", past its capacity of " << capacity
-            << " bytes";
+        auto diag = emitCheckError(slot, Property::Safety, "L0.2");
+        diag << "slot @" << slot.getSymName() << " occupies bytes ["
+                << r.offset << ", " << r.end() << ") of pool @"
+                << pool.getSymName() << ", past its capacity of " << capacity
+                << " bytes";
+        diag.attachNote(pool.getLoc()) << "the pool";
         ok = false;
       }
     } else if (size > capacity) {
-      emitCheckError(slot, Property::Safety, "L0.2")
-              .attachNote(pool.getLoc())
-          << "slot @" << slot.getSymName() << " (" << size
+      auto diag = emitCheckError(slot, Property::Safety, "L0.2");
+      diag << "slot @" << slot.getSymName() << " (" << size
           << " bytes) is larger than its pool @" << pool.getSymName() << " ("
           << capacity << " bytes)";
+      diag.attachNote(pool.getLoc()) << "the pool";
       ok = false;
     }
   }
@@ -412,10 +412,10 @@ static bool checkStreams(PlanOp plan, const PlanSymbols &symbols) {
       continue;
     }
     if (records.size() > 1) {
-      emitCheckError(records[1], Property::Liveness, "L0.4")
-              .attachNote(records[0].getLoc())
-          << "event @" << name.getValue()
-          << " is recorded twice; a wait could pair with either";
+      auto diag = emitCheckError(records[1], Property::Liveness, "L0.4");
+      diag << "event @" << name.getValue()
+           << " is recorded twice; a wait could pair with either";
+      diag.attachNote(records[0].getLoc()) << "first recorded here";
       ok = false;
     }
     if (records.empty())
