@@ -929,6 +929,8 @@ LogicalResult KernelOp::verifySymbolUses(SymbolTableCollection &symbols) {
     auto slot = symbols.lookupNearestSymbolFrom<SlotOp>(*this, ref);
     if (!slot)
       return emitOpError("binds ") << ref << ", which is not an l0uop.slot";
+    if (i >= entry.getNumArguments())
+      return failure(); // verify() reports the count
     Type argType = entry.getArgument(i++).getType();
     if (slot.getType() != argType)
       return emitOpError("binds slot ")

@@ -350,9 +350,21 @@ def L0UOp_IndexOp : L0UOp_UOp<"index", [Pure]> {
 // Arithmetic.
 def L0UOp_AddOp : L0UOp_SrcOp<"add", "Same", 2, "Numeric", [Pure]> {
   let summary = "ADD: a + b";
+  let description = [{
+    ```mlir
+    %r = l0uop.add %a, %b : f32
+    ```
+    Operands and result share the dtype (scalar or vector).
+  }];
 }
 def L0UOp_MulOp : L0UOp_SrcOp<"mul", "Same", 2, "Numeric", [Pure]> {
   let summary = "MUL: a * b";
+  let description = [{
+    ```mlir
+    %r = l0uop.mul %a, %b : vector<4xf32>
+    ```
+    Operands and result share the dtype.
+  }];
 }
 def L0UOp_MulAccOp : L0UOp_SrcOp<"mulacc", "Same", 3, "Numeric", [Pure]> {
   let summary = "MULACC: a * b + c (one rounding where the target fuses it)";
@@ -365,15 +377,38 @@ def L0UOp_MulAccOp : L0UOp_SrcOp<"mulacc", "Same", 3, "Numeric", [Pure]> {
 }
 def L0UOp_NegOp : L0UOp_SrcOp<"neg", "Same", 1, "Numeric", [Pure]> {
   let summary = "NEG: -a";
+  let description = [{
+    ```mlir
+    %r = l0uop.neg %a : f32
+    ```
+  }];
 }
 def L0UOp_ReciprocalOp : L0UOp_SrcOp<"reciprocal", "Same", 1, "Float", [Pure]> {
   let summary = "RECIPROCAL: 1 / a";
+  let description = [{
+    ```mlir
+    %r = l0uop.reciprocal %a : f32
+    ```
+    Floats only.
+  }];
 }
 def L0UOp_MaxOp : L0UOp_SrcOp<"max", "Same", 2, "Numeric", [Pure]> {
   let summary = "MAX: the larger of a and b";
+  let description = [{
+    ```mlir
+    %r = l0uop.max %a, %b : f32
+    ```
+    With a zero operand this is ReLU.
+  }];
 }
 def L0UOp_ModOp : L0UOp_SrcOp<"mod", "Same", 2, "Int", [Pure]> {
   let summary = "MOD: a mod b on integers and indices";
+  let description = [{
+    ```mlir
+    %r = l0uop.mod %i, %n : index
+    ```
+    Integers and indices only; INDEX bounds use `x mod n < n`.
+  }];
 }
 
 // Compare.
@@ -387,6 +422,11 @@ def L0UOp_CmpLtOp : L0UOp_SrcOp<"cmplt", "Compare", 2, "Numeric", [Pure]> {
 }
 def L0UOp_CmpNeOp : L0UOp_SrcOp<"cmpne", "Compare", 2, "Numeric", [Pure]> {
   let summary = "CMPNE: a != b, an i1 (or vector of i1)";
+  let description = [{
+    ```mlir
+    %c = l0uop.cmpne %i, %j : index   // operands index, result i1
+    ```
+  }];
 }
 def L0UOp_WhereOp : L0UOp_SrcOp<"where", "Select", 3, "Any", [Pure]> {
   let summary = "WHERE: c ? a : b";
@@ -400,15 +440,39 @@ def L0UOp_WhereOp : L0UOp_SrcOp<"where", "Select", 3, "Any", [Pure]> {
 // Transcendental.
 def L0UOp_Exp2Op : L0UOp_SrcOp<"exp2", "Same", 1, "Float", [Pure]> {
   let summary = "EXP2: 2^a";
+  let description = [{
+    ```mlir
+    %r = l0uop.exp2 %a : f32
+    ```
+    Floats only; `exp(x)` is `exp2(x * log2(e))`.
+  }];
 }
 def L0UOp_Log2Op : L0UOp_SrcOp<"log2", "Same", 1, "Float", [Pure]> {
   let summary = "LOG2: log2(a)";
+  let description = [{
+    ```mlir
+    %r = l0uop.log2 %a : f32
+    ```
+    Floats only.
+  }];
 }
 def L0UOp_SinOp : L0UOp_SrcOp<"sin", "Same", 1, "Float", [Pure]> {
   let summary = "SIN: sin(a)";
+  let description = [{
+    ```mlir
+    %r = l0uop.sin %a : f32
+    ```
+    Floats only.
+  }];
 }
 def L0UOp_SqrtOp : L0UOp_SrcOp<"sqrt", "Same", 1, "Float", [Pure]> {
   let summary = "SQRT: sqrt(a)";
+  let description = [{
+    ```mlir
+    %r = l0uop.sqrt %a : f32
+    ```
+    Floats only.
+  }];
 }
 
 // Control.
@@ -471,6 +535,10 @@ def L0UOp_IfOp : L0UOp_UOp<"if"> {
 
 def L0UOp_EndIfOp : L0UOp_UOp<"endif"> {
   let summary = "ENDIF: close the innermost IF";
+  let description = [{
+    Closes the innermost open IF; a RANGE opened after the IF must be
+    closed first.
+  }];
   let assemblyFormat = "attr-dict";
 }
 

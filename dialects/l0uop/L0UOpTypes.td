@@ -30,6 +30,10 @@ def L0UOp_BufType : TypeDef<L0UOp_Dialect, "Buf"> {
 def L0UOp_PtrType : TypeDef<L0UOp_Dialect, "Ptr"> {
   let mnemonic = "ptr";
   let summary = "an address inside a kernel buffer, produced by INDEX";
+  let description = [{
+    `!l0uop.ptr<f32>`: what `l0uop.index` yields and `l0uop.load` /
+    `l0uop.store` take. It never leaves a kernel.
+  }];
   let parameters = (ins "::mlir::Type":$elementType);
   let assemblyFormat = "`<` $elementType `>`";
 }
