@@ -202,6 +202,35 @@ static void printSrcUOp(OpAsmPrinter &p, Operation *op, UOpSig sig) {
   printTypeSpec(p, op, sig);
 }
 
+namespace {
+struct IndexRange {
+  int64_t lo, hi;
+};
+} // namespace
+static std::optional<IndexRange> rangeOf(Value v, unsigned depth = 0);
+
+/// A vector LOAD/STORE moves `lanes` consecutive elements along the last
+/// dimension from its INDEX: the last of them must still be inside.
+static LogicalResult verifyLanesInBounds(Operation *op, Value ptr, Type v) {
+  auto vec = llvm::dyn_cast<VectorType>(v);
+  auto index = ptr.getDefiningOp<IndexOp>();
+  if (!vec || !index || index.getIndices().empty())
+    return success();
+  auto buf = llvm::dyn_cast<BufType>(index.getBuffer().getType());
+  if (!buf || buf.getRank() != static_cast<int64_t>(index.getIndices().size()))
+    return success(); // the INDEX reports it
+  unsigned last = buf.getRank() - 1;
+  std::optional<IndexRange> r = rangeOf(index.getIndices()[last]);
+  int64_t lanes = vec.getNumElements(), extent = buf.getShape()[last];
+  if (r && r->hi + lanes > extent)
+    return uopError(op) << "a " << lanes << "-lane '"
+                        << op->getName().getStringRef()
+                        << "' starting at index " << r->hi
+                        << " of the last dimension of " << buf
+                        << " runs past its extent " << extent;
+  return success();
+}
+
 /// Row L0.1 for the `(op, dtype, src[], arg)` UOps: arity and types.
 static LogicalResult verifySrcUOp(Operation *op, UOpSig sig, int arity,
                                   Domain domain) {
@@ -274,7 +303,7 @@ static LogicalResult verifySrcUOp(Operation *op, UOpSig sig, int arity,
       return uopError(op) << "'" << name << "' through " << ptr
                           << " moves " << ptr.getElementType()
                           << " or a 1-D vector of it, not " << v;
-    return success();
+    return verifyLanesInBounds(op, op->getOperand(0), v);
   }
   case UOpSig::Vectorize: {
     Type t = op->getOperand(0).getType();
@@ -403,15 +432,9 @@ uint64_t BufType::getSizeInBytes() const {
 // Value ranges of index expressions (for INDEX bounds)
 //===----------------------------------------------------------------------===//
 
-namespace {
-struct IndexRange {
-  int64_t lo, hi;
-};
-} // namespace
-
 /// The values `v` can take, when they follow from constants and RANGE
 /// bounds through ADD, MUL, MOD, MAX, NEG and CAST; std::nullopt otherwise.
-static std::optional<IndexRange> rangeOf(Value v, unsigned depth = 0) {
+static std::optional<IndexRange> rangeOf(Value v, unsigned depth) {
   if (depth > 32)
     return std::nullopt;
   Operation *def = v.getDefiningOp();

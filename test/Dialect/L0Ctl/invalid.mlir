@@ -238,3 +238,34 @@ func.func @f() {
   // expected-error @+1 {{expects parent op 'l0ctl.program'}}
   l0ctl.terminate
 }
+
+// -----
+
+l0ctl.program @p {
+  %c = l0ctl.const 1 : i64
+  // Successor operands match the target block's registers.
+  // expected-error @+1 {{type mismatch for bb argument #0 of successor #0}}
+  l0ctl.jump ^b(%c : i64)
+^b(%x: i32):
+  l0ctl.terminate
+}
+
+// -----
+
+l0ctl.program @p {
+  %c = l0ctl.const 1 : i64
+  // expected-error @+1 {{branch has 1 operands for successor #0, but target block has 0}}
+  l0ctl.jump ^b(%c : i64)
+^b:
+  l0ctl.terminate
+}
+
+// -----
+
+// Valid: one rw queue, popped and pushed.
+l0ctl.region @q size 16 access rw queue 8
+l0ctl.program @ok {
+  %v = l0ctl.queue_pop @q : i64
+  l0ctl.queue_push @q, %v : i64
+  l0ctl.terminate
+}

@@ -447,3 +447,32 @@ l0uop.plan @p pipeline_depth 1 {
     l0uop.end %i
   }
 }
+
+// -----
+
+// L0.1: a 4-lane LOAD whose first lane can be element 254 of 256.
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @m arena on device capacity 1MiB
+  l0uop.slot @a pool @m offset 0 size 1024 lifetime(0, 1) : !l0uop.buf<256xf32>
+  l0uop.kernel @k inputs(%a = @a : !l0uop.buf<256xf32>) outputs() grid(1, 1, 1) block(128, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 255 step 2 over local_x : index
+    %p = l0uop.index %a[%i] : !l0uop.buf<256xf32>
+    // expected-error @+1 {{[safety] L0.1: a 4-lane 'l0uop.load' starting at index 254 of the last dimension of '!l0uop.buf<256xf32>' runs past its extent 256}}
+    %v = l0uop.load %p : vector<4xf32>
+    l0uop.end %i
+  }
+}
+
+// -----
+
+// L0.1 valid: with step 4 the last 4-lane LOAD starts at 252.
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @m arena on device capacity 1MiB
+  l0uop.slot @a pool @m offset 0 size 1024 lifetime(0, 1) : !l0uop.buf<256xf32>
+  l0uop.kernel @k inputs(%a = @a : !l0uop.buf<256xf32>) outputs() grid(1, 1, 1) block(64, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 256 step 4 over local_x : index
+    %p = l0uop.index %a[%i] : !l0uop.buf<256xf32>
+    %v = l0uop.load %p : vector<4xf32>
+    l0uop.end %i
+  }
+}
