@@ -81,6 +81,14 @@ def L0UOp_PlanOp : L0UOp_Op<"plan", [
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The plan item named `name` if it is an OpT (a pool, slot, kernel,
+    /// stream, event, transfer, or an l0ctl region or program).
+    template <typename OpT> OpT lookup(::llvm::StringRef name) {
+      return ::llvm::dyn_cast_or_null<OpT>(
+          ::mlir::SymbolTable::lookupSymbolIn(getOperation(), name));
+    }
+  }];
 }
 
 class L0UOp_PlanItem<string mnemonic, list<Trait> traits = []>
@@ -171,6 +179,24 @@ def L0UOp_KernelOp : L0UOp_PlanItem<"kernel", [
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumInputs() { return getInputs().size(); }
+    unsigned getNumOutputs() { return getOutputs().size(); }
+    /// The buffer bound to input i / output i.
+    ::mlir::BlockArgument getInputArg(unsigned i) {
+      return getBody().front().getArgument(i);
+    }
+    ::mlir::BlockArgument getOutputArg(unsigned i) {
+      return getBody().front().getArgument(getNumInputs() + i);
+    }
+    /// The slot a buffer argument of this kernel is bound to.
+    ::mlir::FlatSymbolRefAttr getSlotOf(::mlir::BlockArgument arg) {
+      unsigned n = arg.getArgNumber();
+      ::mlir::Attribute ref = n < getNumInputs()
+          ? getInputs()[n] : getOutputs()[n - getNumInputs()];
+      return ::llvm::cast<::mlir::FlatSymbolRefAttr>(ref);
+    }
+  }];
 }
 
 def L0UOp_StreamOp : L0UOp_PlanItem<"stream", [

@@ -103,3 +103,45 @@ TEST_CASE("conflicts need shared bytes and shared time", "[lifetimes]") {
   CHECK(c[2] == std::make_pair<size_t, size_t>(2, 4));
   CHECK(findConflicts({}).empty());
 }
+
+TEST_CASE("sweeps agree with brute force on random plans", "[lifetimes]") {
+  // A small linear congruential generator keeps the test deterministic.
+  uint64_t state = 12345;
+  auto next = [&](uint64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % bound;
+  };
+  for (int round = 0; round < 200; ++round) {
+    size_t n = 1 + next(12);
+    std::vector<Placement> ps;
+    std::vector<LiveInterval> ivs;
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t first = next(10), last = first + next(6);
+      Placement p{{first, last}, {next(8) * 64, next(5) * 64}};
+      ps.push_back(p);
+      ivs.push_back({p.life, p.range.size});
+    }
+    // Conflicts: every pair that shares a byte and a tick.
+    std::vector<std::pair<size_t, size_t>> expect;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = i + 1; j < n; ++j)
+        if (byteRangesOverlap(ps[i].range, ps[j].range) &&
+            lifetimesOverlap(ps[i].life, ps[j].life))
+          expect.emplace_back(i, j);
+    CHECK(findConflicts(ps) == expect);
+
+    // Peak: the largest sum over every tick, at its earliest tick.
+    uint64_t bestBytes = 0, bestTime = 0;
+    for (uint64_t t = 0; t < 20; ++t) {
+      uint64_t sum = 0;
+      for (size_t i : liveAt(ivs, t))
+        sum += ivs[i].bytes;
+      if (sum > bestBytes)
+        bestBytes = sum, bestTime = t;
+    }
+    PeakUsage peak = peakLiveBytes(ivs);
+    CHECK(peak.bytes == bestBytes);
+    if (bestBytes != 0)
+      CHECK(peak.time == bestTime);
+  }
+}
