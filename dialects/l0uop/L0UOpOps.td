@@ -46,26 +46,32 @@ def L0UOp_PlanOp : L0UOp_Op<"plan", [
     statically placed slots whose byte ranges intersect must not have
     intersecting lifetimes.
 
-    **L0.3 stream hazard** (safety). Happens-before is the transitive closure
-    of stream order (each stream runs its entries in order) and sync edges
-    (`record @e after X on A` → `wait @e before Y on B` orders `X` on `A`
-    before `Y` on `B`). A kernel writes its outputs and reads its inputs; a
-    transfer reads its source and writes its destination. Two entries on
-    different streams that touch a common slot, one of them writing it,
-    must be ordered; when the slot is mutated on both streams (shared
-    mutable region) an unordered pair is a hazard.
+    **Streams and happens-before.** Each stream runs its entries in order;
+    `record @e after X on A` with `wait @e before Y on B` orders `X` on `A`
+    before `Y` on `B`. Happens-before is the transitive closure of both. A
+    kernel reads its inputs and writes its outputs; a transfer reads its
+    source and writes its destination. Two entries on different streams
+    *conflict* when one writes a slot the other reads or writes; every
+    conflicting pair must be ordered by happens-before. An unordered pair
+    is reported once, under exactly one of L0.3 and L0.4:
 
-    **L0.4 sync completeness** (liveness). Every event is recorded exactly
-    once and waited at least once; a wait whose record is never reached
-    (no record, or a cycle of waits) blocks its stream forever; and a
-    cross-stream dependency (the entry on `B` reads a slot that only other
-    streams write, and no write of it is ordered before the read) must be
-    covered by an event recorded after the producer and waited before the
-    consumer.
+    **L0.4 sync completeness** (liveness) when it is a producer → consumer
+    dependency: one entry only reads the slot, and its stream never writes
+    it (a pure consumer of another stream's data) — the event recorded
+    after the producer and waited before the consumer is missing. L0.4 also
+    requires every event to be recorded exactly once and waited at least
+    once, and rejects a wait that can never return: its event is never
+    recorded, or the waits form a cycle (the sync plan deadlocks).
+
+    **L0.3 stream hazard** (safety) otherwise: the slot is mutated on both
+    streams (a shared mutable region) and nothing orders the two accesses.
 
     **L0.5 memory capacity** (resource). At every tick, the live slots of a
     pool (dynamic slots rounded up to the pool's alignment) sum to at most
-    its capacity. The diagnostic names the worst tick and its sum.
+    its capacity. The diagnostic names the worst tick and its sum, with a
+    note at every slot live then. (With static offsets and no L0.2 error
+    this holds by construction; it bites on run-time-placed slots. A pool
+    that fails L0.2 is not swept again.)
 
     **L0.6 pool exhaustion** (resource). A `freelist` pool serves transient
     allocations (transfer staging) for all steps in flight: at
