@@ -21,6 +21,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include <tuple>
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -522,61 +523,64 @@ static bool checkStreams(PlanOp plan, const PlanSymbols &symbols) {
     for (StringAttr s : l.writes)
       writtenOn.insert({l.streamIndex, s});
 
+  // One report per slot and pair of streams: the first unordered pair of
+  // launches on them stands for the rest.
+  llvm::DenseSet<std::tuple<unsigned, unsigned, StringAttr>> reported;
   for (unsigned u = 0; u < n; ++u) {
     for (unsigned v = u + 1; v < n; ++v) {
       const Launch &a = launches[u], &b = launches[v];
       if (a.streamIndex == b.streamIndex || reach[u].test(v) ||
           reach[v].test(u))
         continue;
-      // The first slot the unordered pair conflicts on, if any.
-      StringAttr slot;
-      bool aWrites = false, bWrites = false;
+      // Every slot the unordered pair conflicts on.
+      SmallVector<StringAttr> slots;
       for (StringAttr s : a.writes)
-        if (llvm::is_contained(b.reads, s) || llvm::is_contained(b.writes, s)) {
-          slot = s;
-          break;
-        }
-      if (!slot)
-        for (StringAttr s : a.reads)
-          if (llvm::is_contained(b.writes, s)) {
-            slot = s;
-            break;
-          }
-      if (!slot)
-        continue;
-      aWrites = llvm::is_contained(a.writes, slot);
-      bWrites = llvm::is_contained(b.writes, slot);
-      ok = false;
+        if (llvm::is_contained(b.reads, s) || llvm::is_contained(b.writes, s))
+          slots.push_back(s);
+      for (StringAttr s : a.reads)
+        if (llvm::is_contained(b.writes, s) && !llvm::is_contained(slots, s))
+          slots.push_back(s);
+      for (StringAttr slot : slots) {
+        ok = false;
+        if (!reported
+                 .insert({std::min(a.streamIndex, b.streamIndex),
+                          std::max(a.streamIndex, b.streamIndex), slot})
+                 .second)
+          continue;
+        bool aWrites = llvm::is_contained(a.writes, slot);
+        bool bWrites = llvm::is_contained(b.writes, slot);
 
-      // A pure consumer on a stream that never writes the slot: a
-      // producer -> consumer dependency with no event (L0.4).
-      const Launch *producer = nullptr, *consumer = nullptr;
-      if (aWrites && !bWrites && !writtenOn.contains({b.streamIndex, slot}))
-        producer = &a, consumer = &b;
-      else if (bWrites && !aWrites &&
-               !writtenOn.contains({a.streamIndex, slot}))
-        producer = &b, consumer = &a;
-      if (producer) {
-        auto diag = emitCheckError(consumer->stream, Property::Liveness,
-                                   "L0.4")
-                    << "@" << consumer->name() << " on stream @"
-                    << consumer->stream.getSymName() << " reads slot @"
-                    << slot.getValue() << ", which @" << producer->name()
-                    << " on stream @" << producer->stream.getSymName()
-                    << " produces, but no event recorded after @"
-                    << producer->name() << " is waited before @"
-                    << consumer->name();
-        diag.attachNote(producer->stream.getLoc()) << "the producer's stream";
-        continue;
+        // A pure consumer on a stream that never writes the slot: a
+        // producer -> consumer dependency with no event (L0.4).
+        const Launch *producer = nullptr, *consumer = nullptr;
+        if (aWrites && !bWrites && !writtenOn.contains({b.streamIndex, slot}))
+          producer = &a, consumer = &b;
+        else if (bWrites && !aWrites &&
+                 !writtenOn.contains({a.streamIndex, slot}))
+          producer = &b, consumer = &a;
+        if (producer) {
+          auto diag = emitCheckError(consumer->stream, Property::Liveness,
+                                     "L0.4")
+                      << "@" << consumer->name() << " on stream @"
+                      << consumer->stream.getSymName() << " reads slot @"
+                      << slot.getValue() << ", which @" << producer->name()
+                      << " on stream @" << producer->stream.getSymName()
+                      << " produces, but no event recorded after @"
+                      << producer->name() << " is waited before @"
+                      << consumer->name();
+          diag.attachNote(producer->stream.getLoc())
+              << "the producer's stream";
+          continue;
+        }
+        auto diag = emitCheckError(b.stream, Property::Safety, "L0.3")
+                    << "slot @" << slot.getValue() << " is "
+                    << (aWrites ? "written" : "read") << " by @" << a.name()
+                    << " on stream @" << a.stream.getSymName() << " and "
+                    << (bWrites ? "written" : "read") << " by @" << b.name()
+                    << " on stream @" << b.stream.getSymName()
+                    << ", and no sync orders them";
+        diag.attachNote(a.stream.getLoc()) << "the other stream";
       }
-      auto diag = emitCheckError(b.stream, Property::Safety, "L0.3")
-                  << "slot @" << slot.getValue() << " is "
-                  << (aWrites ? "written" : "read") << " by @" << a.name()
-                  << " on stream @" << a.stream.getSymName() << " and "
-                  << (bWrites ? "written" : "read") << " by @" << b.name()
-                  << " on stream @" << b.stream.getSymName()
-                  << ", and no sync orders them";
-      diag.attachNote(a.stream.getLoc()) << "the other stream";
     }
   }
   return ok;
