@@ -15,12 +15,13 @@
 //
 // The memory plan is complete: every parameter, gradient, Adam moment,
 // activation and staging buffer of the step has its slot. The kernel plan
-// holds four of the step's kernels written out as UOps -- the first linear
-// layer forward (matmul + bias), an elementwise GELU, the first layer's
-// weight gradient and the Adam update of w1; the other kernels of the tick
-// table (layer norms, the second and third layers, softmax-CE, the rest of
-// the backward and Adam) have the same shapes and are left to the L1 -> L0
-// emission, so the streams below run the kernels that are here.
+// holds five of the step's kernels written out as UOps -- the first linear
+// layer forward (matmul + bias), its layer norm (three passes, two
+// reductions), an elementwise GELU, the first layer's weight gradient and
+// the Adam update of w1. The other kernels of the tick table (the second
+// and third layers, softmax-CE, the rest of the backward and of Adam) have
+// the same shapes and are left to the L1 -> L0 emission; the streams below
+// run the kernels that are here.
 //
 // test/Dialect/L0UOp/mnist-example.mlir verifies this file, and checks that
 // the verifier rejects it without its sync or at a deeper pipeline.
@@ -140,6 +141,49 @@ l0uop.plan @mnist_train_step pipeline_depth 2 {
     l0uop.end %i
   }
 
+  // n1 = layer_norm(h1) * g1 + be1 over each row's 256 features, one thread
+  // per row: a pass for the mean, one for the variance, one to normalise.
+  l0uop.kernel @ln1_fwd inputs(%h = @h1 : !l0uop.buf<128x256xf32>, %g = @g1 : !l0uop.buf<256xf32>, %be = @be1 : !l0uop.buf<256xf32>)
+      outputs(%n = @n1 : !l0uop.buf<128x256xf32>)
+      grid(1, 1, 1) block(128, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 128 over local_x : index
+    %zero = l0uop.const 0.0 : f32
+    %inv_n = l0uop.const 3.906250e-03 : f32
+    %eps = l0uop.const 1.000000e-05 : f32
+    %j = l0uop.range 0 to 256 : index
+    %ph = l0uop.index %h[%i, %j] : !l0uop.buf<128x256xf32>
+    %v = l0uop.load %ph : f32
+    l0uop.end %j
+    %sum = l0uop.reduce add %v over %j init %zero : f32
+    %mean = l0uop.mul %sum, %inv_n : f32
+    %neg_mean = l0uop.neg %mean : f32
+    %j2 = l0uop.range 0 to 256 : index
+    %ph2 = l0uop.index %h[%i, %j2] : !l0uop.buf<128x256xf32>
+    %v2 = l0uop.load %ph2 : f32
+    %d = l0uop.add %v2, %neg_mean : f32
+    %d2 = l0uop.mul %d, %d : f32
+    l0uop.end %j2
+    %ss = l0uop.reduce add %d2 over %j2 init %zero : f32
+    %var = l0uop.mul %ss, %inv_n : f32
+    %var_eps = l0uop.add %var, %eps : f32
+    %std = l0uop.sqrt %var_eps : f32
+    %rstd = l0uop.reciprocal %std : f32
+    %j3 = l0uop.range 0 to 256 : index
+    %ph3 = l0uop.index %h[%i, %j3] : !l0uop.buf<128x256xf32>
+    %v3 = l0uop.load %ph3 : f32
+    %pg = l0uop.index %g[%j3] : !l0uop.buf<256xf32>
+    %gv = l0uop.load %pg : f32
+    %pbe = l0uop.index %be[%j3] : !l0uop.buf<256xf32>
+    %bev = l0uop.load %pbe : f32
+    %c = l0uop.add %v3, %neg_mean : f32
+    %xhat = l0uop.mul %c, %rstd : f32
+    %out = l0uop.mulacc %xhat, %gv, %bev : f32
+    %pn = l0uop.index %n[%i, %j3] : !l0uop.buf<128x256xf32>
+    l0uop.store %pn, %out : f32
+    l0uop.end %j3
+    l0uop.end %i
+  }
+
   // a1 = gelu(n1), elementwise, tanh form through EXP2:
   //   gelu(v) = v * sigmoid(2 * sqrt(2/pi) * (v + 0.044715 v^3))
   //   sigmoid(z) = 1 / (1 + 2^(-z * log2(e)))
@@ -245,8 +289,8 @@ l0uop.plan @mnist_train_step pipeline_depth 2 {
   // pipeline_depth 2: step N on @stream_0, step N+1 on @stream_1. Step N's
   // Adam update is recorded and step N+1 waits for it before its first
   // launch (the spec's stream inference example): the actor is the fence.
-  l0uop.stream @stream_0 [@tx_x, @tx_y, @fc1_fwd, @gelu1, @fc1_grad_w, @adam_w1]
-  l0uop.stream @stream_1 [@tx_x, @tx_y, @fc1_fwd, @gelu1, @fc1_grad_w, @adam_w1]
+  l0uop.stream @stream_0 [@tx_x, @tx_y, @fc1_fwd, @ln1_fwd, @gelu1, @fc1_grad_w, @adam_w1]
+  l0uop.stream @stream_1 [@tx_x, @tx_y, @fc1_fwd, @ln1_fwd, @gelu1, @fc1_grad_w, @adam_w1]
   l0uop.event @step_done
   l0uop.record @step_done after @adam_w1 on @stream_0
   l0uop.wait @step_done before @tx_x on @stream_1

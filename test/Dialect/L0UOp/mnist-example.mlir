@@ -20,12 +20,14 @@
 // CHECK: l0uop.kernel @fc1_fwd inputs(%{{.*}} = @x : !l0uop.buf<128x784xf32>, %{{.*}} = @w1 : !l0uop.buf<784x256xf32>, %{{.*}} = @b1 : !l0uop.buf<256xf32>) outputs(%{{.*}} = @h1 : !l0uop.buf<128x256xf32>) grid(128, 1, 1) block(256, 1, 1) shared_mem 0
 // CHECK: l0uop.range 0 to 784 : index
 // CHECK: l0uop.reduce add
+// CHECK: l0uop.kernel @ln1_fwd
+// CHECK-COUNT-2: l0uop.reduce add
 // CHECK: l0uop.kernel @gelu1
 // CHECK: l0uop.exp2
 // CHECK: l0uop.kernel @adam_w1
 // CHECK: l0uop.mulacc
 // CHECK: l0uop.transfer @tx_x @x_stage -> @x h2d bytes 401408
-// CHECK: l0uop.stream @stream_0 [@tx_x, @tx_y, @fc1_fwd, @gelu1, @fc1_grad_w, @adam_w1]
+// CHECK: l0uop.stream @stream_0 [@tx_x, @tx_y, @fc1_fwd, @ln1_fwd, @gelu1, @fc1_grad_w, @adam_w1]
 // CHECK: l0uop.record @step_done after @adam_w1 on @stream_0
 // CHECK: l0uop.wait @step_done before @tx_x on @stream_1
 // CHECK: l0uop.init kaiming @w1 seed 1
