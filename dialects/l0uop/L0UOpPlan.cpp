@@ -465,7 +465,11 @@ static bool checkStreams(PlanOp plan, const PlanSymbols &symbols) {
   for (size_t i = 0; i + 1 < n; ++i)
     if (launches[i].streamIndex == launches[i + 1].streamIndex)
       succs[i].push_back(i + 1);
-  SmallVector<std::pair<unsigned, WaitOp>> waitEdges;
+  struct WaitEdge {
+    unsigned from, to;
+    WaitOp wait;
+  };
+  SmallVector<WaitEdge> waitEdges;
   for (auto &[name, uses] : events) {
     auto &[records, waits] = uses;
     if (records.size() != 1)
@@ -480,7 +484,7 @@ static bool checkStreams(PlanOp plan, const PlanSymbols &symbols) {
       if (to == launchIndex.end())
         continue;
       succs[from->second].push_back(to->second);
-      waitEdges.push_back({to->second, w});
+      waitEdges.push_back({from->second, to->second, w});
     }
   }
 
@@ -497,15 +501,26 @@ static bool checkStreams(PlanOp plan, const PlanSymbols &symbols) {
       if (--indegree[v] == 0)
         order.push_back(v);
   if (order.size() != n) {
-    for (auto &[target, wait] : waitEdges)
-      if (indegree[target] != 0) {
-        emitCheckError(wait, Property::Liveness, "L0.4")
-            << "the sync plan deadlocks: waiting for " << wait.getEventAttr()
-            << " before " << wait.getEntryAttr() << " on "
-            << wait.getStreamAttr()
-            << " closes a cycle of waits, so the event is never recorded";
-        return false;
+    // Launches left with predecessors lie on or after a cycle; blame a wait
+    // whose both ends are left, i.e. one on the cycle when there is one.
+    const WaitEdge *blame = nullptr;
+    for (const WaitEdge &e : waitEdges)
+      if (indegree[e.to] != 0 && (!blame || indegree[e.from] != 0)) {
+        blame = &e;
+        if (indegree[e.from] != 0)
+          break;
       }
+    if (blame) {
+      WaitOp wait = blame->wait;
+      emitCheckError(wait, Property::Liveness, "L0.4")
+          << "the sync plan deadlocks: waiting for " << wait.getEventAttr()
+          << " before " << wait.getEntryAttr() << " on "
+          << wait.getStreamAttr()
+          << " closes a cycle of waits, so the event is never recorded";
+    } else { // unreachable: stream order alone is acyclic
+      emitCheckError(plan, Property::Liveness, "L0.4")
+          << "the sync plan deadlocks";
+    }
     return false;
   }
 
