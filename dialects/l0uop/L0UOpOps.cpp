@@ -856,6 +856,16 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
       parseDims("grid", grid) || parseDims("block", block) ||
       parser.parseKeyword("shared_mem") || parser.parseInteger(sharedMem))
     return failure();
+  if (succeeded(parser.parseOptionalKeyword("shared")) &&
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Paren, [&]() -> ParseResult {
+            OpAsmParser::Argument arg;
+            if (parser.parseArgument(arg) || parser.parseColonType(arg.type))
+              return failure();
+            args.push_back(arg);
+            return success();
+          }))
+    return failure();
   result.addAttribute(getInputsAttrName(result.name), b.getArrayAttr(inputs));
   result.addAttribute(getOutputsAttrName(result.name),
                       b.getArrayAttr(outputs));
@@ -903,6 +913,14 @@ void KernelOp::print(OpAsmPrinter &p) {
   printDims("grid", getGrid());
   printDims("block", getBlock());
   p << " shared_mem " << getSharedMem();
+  if (argIndex < entry.getNumArguments()) {
+    p << " shared(";
+    llvm::interleaveComma(entry.getArguments().drop_front(argIndex), p,
+                          [&](BlockArgument arg) {
+                            p << arg << " : " << arg.getType();
+                          });
+    p << ')';
+  }
   p.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),
       {getSymNameAttrName(), getInputsAttrName(), getOutputsAttrName(),
@@ -926,7 +944,7 @@ LogicalResult KernelOp::verify() {
     return emitOpError("shared_mem is a byte count, got ") << getSharedMem();
   Block &entry = getBody().front();
   size_t n = getInputs().size() + getOutputs().size();
-  if (entry.getNumArguments() != n)
+  if (entry.getNumArguments() < n)
     return emitOpError("binds ")
            << n << " buffers but its body takes " << entry.getNumArguments();
   for (BlockArgument arg : entry.getArguments())
@@ -934,6 +952,15 @@ LogicalResult KernelOp::verify() {
       return emitOpError("buffer #")
              << arg.getArgNumber() << " has type " << arg.getType()
              << "; kernel buffers are !l0uop.buf";
+  // Shared scratch buffers live in the block's shared_mem bytes.
+  uint64_t sharedBytes = 0;
+  for (BlockArgument arg : entry.getArguments().drop_front(n))
+    sharedBytes = saturatingAdd(
+        sharedBytes, llvm::cast<BufType>(arg.getType()).getSizeInBytes());
+  if (sharedBytes > static_cast<uint64_t>(getSharedMem()))
+    return uopError(*this) << "shared buffers take " << sharedBytes
+                           << " bytes but the kernel reserves shared_mem "
+                           << getSharedMem();
   llvm::SmallDenseSet<Attribute> seen;
   for (Attribute ref : llvm::concat<const Attribute>(getInputs().getValue(),
                                                      getOutputs().getValue()))

@@ -175,6 +175,17 @@ def L0UOp_KernelOp : L0UOp_PlanItem<"kernel", [
     input, no BARRIER sits under an IF, and every parallel RANGE fits the
     launch (`global_a`: grid×block threads along a; `group_a`: blocks;
     `local_a`: threads of a block).
+
+    `shared(...)` (optional, after `shared_mem`) declares block-shared
+    scratch buffers, one per block, that live in the kernel's `shared_mem`
+    bytes: threads of a block exchange data through them between
+    `l0uop.barrier`s. Their sizes must sum to at most `shared_mem` (L0.1).
+
+    ```mlir
+    l0uop.kernel @tiled inputs(%a = @a : !l0uop.buf<64x64xf32>) outputs()
+        grid(4, 1, 1) block(16, 1, 1) shared_mem 1024
+        shared(%tile : !l0uop.buf<16x16xf32>) { ... }
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefArrayAttr:$inputs,
@@ -195,9 +206,17 @@ def L0UOp_KernelOp : L0UOp_PlanItem<"kernel", [
     ::mlir::BlockArgument getOutputArg(unsigned i) {
       return getBody().front().getArgument(getNumInputs() + i);
     }
-    /// The slot a buffer argument of this kernel is bound to.
+    /// The block-shared scratch buffers (the arguments after the outputs).
+    ::mlir::Block::BlockArgListType getSharedArgs() {
+      return getBody().front().getArguments().drop_front(
+          getNumInputs() + getNumOutputs());
+    }
+    /// The slot a buffer argument of this kernel is bound to; null for a
+    /// shared scratch buffer.
     ::mlir::FlatSymbolRefAttr getSlotOf(::mlir::BlockArgument arg) {
       unsigned n = arg.getArgNumber();
+      if (n >= getNumInputs() + getNumOutputs())
+        return {};
       ::mlir::Attribute ref = n < getNumInputs()
           ? getInputs()[n] : getOutputs()[n - getNumInputs()];
       return ::llvm::cast<::mlir::FlatSymbolRefAttr>(ref);

@@ -476,3 +476,31 @@ l0uop.plan @p pipeline_depth 1 {
     l0uop.end %i
   }
 }
+
+// -----
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @m arena on device capacity 1MiB
+  l0uop.slot @a pool @m offset 0 size 1024 lifetime(0, 1) : !l0uop.buf<256xf32>
+  // L0.1: a 16x16 f32 shared tile needs 1024 bytes of shared memory.
+  // expected-error @+1 {{[safety] L0.1: shared buffers take 1024 bytes but the kernel reserves shared_mem 512}}
+  l0uop.kernel @k inputs(%a = @a : !l0uop.buf<256xf32>) outputs() grid(1, 1, 1) block(16, 16, 1) shared_mem 512 shared(%t : !l0uop.buf<16x16xf32>) {
+  }
+}
+
+// -----
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @m arena on device capacity 1MiB
+  l0uop.slot @a pool @m offset 0 size 1024 lifetime(0, 1) : !l0uop.buf<256xf32>
+  l0uop.kernel @k inputs(%a = @a : !l0uop.buf<256xf32>) outputs() grid(1, 1, 1) block(16, 1, 1) shared_mem 64 shared(%t : !l0uop.buf<16xf32>) {
+    %i = l0uop.range 0 to 16 over local_x : index
+    %c = l0uop.const 16 : index
+    // expected-note @+1 {{the index is computed here}}
+    %j = l0uop.add %i, %c : index
+    // L0.1: shared buffers are bounds-checked like the others.
+    // expected-error @+1 {{[safety] L0.1: index #0 ranges over [16, 31], past dimension 0 of '!l0uop.buf<16xf32>' (extent 16)}}
+    %p = l0uop.index %t[%j] : !l0uop.buf<16xf32>
+    l0uop.end %i
+  }
+}

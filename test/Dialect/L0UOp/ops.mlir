@@ -114,6 +114,35 @@ l0uop.plan @all_forms pipeline_depth 2 {
     l0uop.end %i
   }
 
+  l0uop.slot @v64 pool @arena offset 536576 size 256 lifetime(0, 1) : !l0uop.buf<64xf32>
+  l0uop.slot @r64 pool @arena offset 536832 size 256 lifetime(0, 1) : !l0uop.buf<64xf32>
+  // Block-shared scratch: each block reverses its 16 elements through a
+  // shared tile, with a barrier between the writes and the reads.
+  // CHECK-LABEL: l0uop.kernel @reverse_blocks
+  // CHECK-SAME: grid(4, 1, 1) block(16, 1, 1) shared_mem 64 shared(%{{.*}} : !l0uop.buf<16xf32>) {
+  l0uop.kernel @reverse_blocks inputs(%a = @v64 : !l0uop.buf<64xf32>) outputs(%o = @r64 : !l0uop.buf<64xf32>)
+      grid(4, 1, 1) block(16, 1, 1) shared_mem 64 shared(%tile : !l0uop.buf<16xf32>) {
+    %g = l0uop.range 0 to 4 over group_x : index
+    %t = l0uop.range 0 to 16 over local_x : index
+    %c16 = l0uop.const 16 : index
+    %base = l0uop.mul %g, %c16 : index
+    %idx = l0uop.add %base, %t : index
+    %pa = l0uop.index %a[%idx] : !l0uop.buf<64xf32>
+    %v = l0uop.load %pa : f32
+    %ps = l0uop.index %tile[%t] : !l0uop.buf<16xf32>
+    l0uop.store %ps, %v : f32
+    l0uop.barrier
+    %c15 = l0uop.const 15 : index
+    %nt = l0uop.neg %t : index
+    %rev = l0uop.add %c15, %nt : index
+    %pr = l0uop.index %tile[%rev] : !l0uop.buf<16xf32>
+    %w = l0uop.load %pr : f32
+    %po = l0uop.index %o[%idx] : !l0uop.buf<64xf32>
+    l0uop.store %po, %w : f32
+    l0uop.end %t
+    l0uop.end %g
+  }
+
   // CHECK: l0uop.transfer @tx_x @x_host -> @x h2d bytes 401408
   l0uop.transfer @tx_x @x_host -> @x h2d bytes 401408
   // CHECK: l0uop.stream @s0 [@tx_x, @all_uops]
