@@ -207,7 +207,13 @@ struct IndexRange {
   int64_t lo, hi;
 };
 } // namespace
-static std::optional<IndexRange> rangeOf(Value v, unsigned depth = 0);
+using RangeCache = llvm::DenseMap<Value, std::optional<IndexRange>>;
+static std::optional<IndexRange> rangeOf(Value v, RangeCache &cache,
+                                         unsigned depth = 0);
+static std::optional<IndexRange> rangeOf(Value v) {
+  RangeCache cache;
+  return rangeOf(v, cache);
+}
 
 /// A vector LOAD/STORE moves `lanes` consecutive elements along the last
 /// dimension from its INDEX: the last of them must still be inside.
@@ -434,14 +440,30 @@ uint64_t BufType::getSizeInBytes() const {
 
 /// The values `v` can take, when they follow from constants and RANGE
 /// bounds through ADD, MUL, MOD, MAX, NEG and CAST; std::nullopt otherwise.
-static std::optional<IndexRange> rangeOf(Value v, unsigned depth) {
+static std::optional<IndexRange> computeRange(Value v, RangeCache &cache,
+                                              unsigned depth);
+
+/// Memoised: index expressions are DAGs, and shared subexpressions must not
+/// make the walk exponential.
+static std::optional<IndexRange> rangeOf(Value v, RangeCache &cache,
+                                         unsigned depth) {
   if (depth > 32)
     return std::nullopt;
+  auto it = cache.find(v);
+  if (it != cache.end())
+    return it->second;
+  std::optional<IndexRange> r = computeRange(v, cache, depth);
+  cache[v] = r;
+  return r;
+}
+
+static std::optional<IndexRange> computeRange(Value v, RangeCache &cache,
+                                              unsigned depth) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
   auto operandRange = [&](unsigned i) {
-    return rangeOf(def->getOperand(i), depth + 1);
+    return rangeOf(def->getOperand(i), cache, depth + 1);
   };
   if (auto c = llvm::dyn_cast<ConstOp>(def)) {
     if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue()))
