@@ -27,6 +27,10 @@ def L0Ctl_Dialect : Dialect {
     `queue_pop` and `terminate`; `l0ctl.const` materialises the immediates
     every backend encodes inline.
 
+    Regions sit beside the programs that use them, in the same symbol
+    table: the module, or the `l0uop.plan` whose `control_blocks` they are
+    (the MNIST example keeps them in the plan).
+
     Structural checks (not verification rows of the spec: they make a
     program well formed): regions resolve; static offsets lie inside the
     region and are naturally aligned; the access mode allows the access;
