@@ -117,9 +117,10 @@ l0uop.plan @mnist_train_step pipeline_depth 2 {
   // Kernel plan
   //===--------------------------------------------------------------------===//
 
-  // h1 = x . w1 + b1: one thread per output element (128 blocks of 256);
-  // the 784-long dot product folds into the bias, which instruction
-  // selection turns into a chain of fma (MULACC).
+  // h1 = x . w1 + b1: one thread per output element (128 blocks of 256).
+  // The 784-long dot product runs unrolled by two: each iteration fuses its
+  // two products with MULACC, and the REDUCE folds the 392 partial sums
+  // into the bias.
   l0uop.kernel @fc1_fwd inputs(%x = @x : !l0uop.buf<128x784xf32>, %w = @w1 : !l0uop.buf<784x256xf32>, %b = @b1 : !l0uop.buf<256xf32>)
       outputs(%h = @h1 : !l0uop.buf<128x256xf32>)
       grid(128, 1, 1) block(256, 1, 1) shared_mem 0 {
@@ -127,14 +128,21 @@ l0uop.plan @mnist_train_step pipeline_depth 2 {
     %j = l0uop.range 0 to 256 over local_x : index
     %pb = l0uop.index %b[%j] : !l0uop.buf<256xf32>
     %bias = l0uop.load %pb : f32
-    %k = l0uop.range 0 to 784 : index
-    %px = l0uop.index %x[%i, %k] : !l0uop.buf<128x784xf32>
-    %xv = l0uop.load %px : f32
-    %pw = l0uop.index %w[%k, %j] : !l0uop.buf<784x256xf32>
-    %wv = l0uop.load %pw : f32
-    %prod = l0uop.mul %xv, %wv : f32
+    %one = l0uop.const 1 : index
+    %k = l0uop.range 0 to 784 step 2 : index
+    %k1 = l0uop.add %k, %one : index
+    %px0 = l0uop.index %x[%i, %k] : !l0uop.buf<128x784xf32>
+    %x0 = l0uop.load %px0 : f32
+    %pw0 = l0uop.index %w[%k, %j] : !l0uop.buf<784x256xf32>
+    %w0 = l0uop.load %pw0 : f32
+    %px1 = l0uop.index %x[%i, %k1] : !l0uop.buf<128x784xf32>
+    %x1 = l0uop.load %px1 : f32
+    %pw1 = l0uop.index %w[%k1, %j] : !l0uop.buf<784x256xf32>
+    %w1v = l0uop.load %pw1 : f32
+    %p1 = l0uop.mul %x1, %w1v : f32
+    %pair = l0uop.mulacc %x0, %w0, %p1 : f32
     l0uop.end %k
-    %acc = l0uop.reduce add %prod over %k init %bias : f32
+    %acc = l0uop.reduce add %pair over %k init %bias : f32
     %ph = l0uop.index %h[%i, %j] : !l0uop.buf<128x256xf32>
     l0uop.store %ph, %acc : f32
     l0uop.end %j

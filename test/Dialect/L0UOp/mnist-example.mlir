@@ -14,11 +14,19 @@
 // RUN:   | not synpl-opt 2>&1 | FileCheck %s --check-prefix=DEPTH3
 // DEPTH3: [resource] L0.6: freelist pool @host_staging has no headroom at pipeline_depth 3: its peak of 405504 bytes (t=0) is allocated once per step in flight, 3 x 405504 = 1216512 bytes, past its capacity of 1048576 bytes
 
+// Without the unroll's step, the second product of the last iteration reads
+// column 784 of x.
+// RUN: sed 's/range 0 to 784 step 2/range 0 to 784/' %synpl_src_root/examples/mnist/mnist.l0.mlir \
+// RUN:   | not synpl-opt 2>&1 | FileCheck %s --check-prefix=NOSTEP
+// NOSTEP: [safety] L0.1: index #1 ranges over [1, 784], past dimension 1 of '!l0uop.buf<128x784xf32>' (extent 784)
+
 // CHECK-LABEL: l0uop.plan @mnist_train_step pipeline_depth 2
 // CHECK: l0uop.pool @host_staging freelist on host capacity 1MiB align 4096
 // CHECK: l0uop.slot @w1 pool @dev_params offset 0 size 802816 lifetime(0, 14) : !l0uop.buf<784x256xf32>
 // CHECK: l0uop.kernel @fc1_fwd inputs(%{{.*}} = @x : !l0uop.buf<128x784xf32>, %{{.*}} = @w1 : !l0uop.buf<784x256xf32>, %{{.*}} = @b1 : !l0uop.buf<256xf32>) outputs(%{{.*}} = @h1 : !l0uop.buf<128x256xf32>) grid(128, 1, 1) block(256, 1, 1) shared_mem 0
-// CHECK: l0uop.range 0 to 784 : index
+// CHECK: l0uop.range 0 to 784 step 2 : index
+// CHECK: l0uop.mulacc
+// CHECK: l0uop.end
 // CHECK: l0uop.reduce add
 // CHECK: l0uop.kernel @ln1_fwd
 // CHECK-COUNT-2: l0uop.reduce add
