@@ -1,10 +1,369 @@
 //===- L0UOpOps.cpp - The l0uop dialect's operations and verifiers -----------===//
+//
+// Types, custom syntax and the per-op checks of the l0uop dialect. Every type
+// or structure error of a UOp or a kernel body is row L0.1 (kernel
+// correctness); the plan-wide rows L0.2-L0.6 live in L0UOpPlan.cpp.
+//
+//===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Support/Property.h"
+#include "synpl/Support/Units.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace synpl;
 using namespace synpl::l0uop;
+
+namespace {
+/// How a UOp's operand and result types follow from its short type.
+enum class UOpSig { Same, Compare, Select, Load, Store, Vectorize };
+/// Which element types a UOp computes on.
+enum class Domain { Any, Numeric, Float, Int };
+} // namespace
+
+static InFlightDiagnostic uopError(Operation *op) {
+  return emitCheckError(op, Property::Safety, "L0.1");
+}
+
+//===----------------------------------------------------------------------===//
+// Value types
+//===----------------------------------------------------------------------===//
+
+/// Scalars and vectors UOps compute on: integers, floats, index.
+static bool isScalar(Type t) { return t.isIntOrIndexOrFloat(); }
+static bool isValueType(Type t) {
+  if (auto v = llvm::dyn_cast<VectorType>(t))
+    return isScalar(v.getElementType()) && !v.isScalable();
+  return isScalar(t);
+}
+static Type elementOf(Type t) {
+  if (auto v = llvm::dyn_cast<VectorType>(t))
+    return v.getElementType();
+  return t;
+}
+static bool inDomain(Type t, Domain d) {
+  if (!isValueType(t))
+    return false;
+  Type e = elementOf(t);
+  switch (d) {
+  case Domain::Any:
+  case Domain::Numeric:
+    return true;
+  case Domain::Float:
+    return llvm::isa<FloatType>(e);
+  case Domain::Int:
+    return e.isIntOrIndex();
+  }
+  return false;
+}
+static StringRef domainName(Domain d) {
+  switch (d) {
+  case Domain::Any:
+  case Domain::Numeric:
+    return "an integer, float or index scalar or vector";
+  case Domain::Float:
+    return "a float scalar or vector";
+  case Domain::Int:
+    return "an integer or index scalar or vector";
+  }
+  return "";
+}
+/// i1 with the lane shape of t.
+static Type boolLike(Type t) {
+  Type i1 = IntegerType::get(t.getContext(), 1);
+  if (auto v = llvm::dyn_cast<VectorType>(t))
+    return VectorType::get(v.getShape(), i1);
+  return i1;
+}
+
+//===----------------------------------------------------------------------===//
+// Short type syntax shared by the UOps: `: T` or `: (T1, T2) -> R`
+//===----------------------------------------------------------------------===//
+
+/// The operand and result types a UOp with `n` operands has when its short
+/// type is `t`; failure when `t` cannot be one.
+static LogicalResult canonicalTypes(UOpSig sig, Type t, unsigned n,
+                                    SmallVectorImpl<Type> &ops,
+                                    SmallVectorImpl<Type> &res) {
+  MLIRContext *ctx = t.getContext();
+  ops.clear();
+  res.clear();
+  switch (sig) {
+  case UOpSig::Same:
+    ops.assign(n, t);
+    res.push_back(t);
+    return success();
+  case UOpSig::Compare:
+    ops.assign(n, t);
+    res.push_back(boolLike(t));
+    return success();
+  case UOpSig::Select:
+    for (unsigned i = 0; i < n; ++i)
+      ops.push_back(i == 0 ? boolLike(t) : t);
+    res.push_back(t);
+    return success();
+  case UOpSig::Load:
+    ops.assign(n, PtrType::get(ctx, elementOf(t)));
+    res.push_back(t);
+    return success();
+  case UOpSig::Store:
+    for (unsigned i = 0; i < n; ++i)
+      ops.push_back(i == 0 ? Type(PtrType::get(ctx, elementOf(t))) : t);
+    return success();
+  case UOpSig::Vectorize:
+    if (!isScalar(t) || n == 0)
+      return failure();
+    ops.assign(n, t);
+    res.push_back(VectorType::get({static_cast<int64_t>(n)}, t));
+    return success();
+  }
+  return failure();
+}
+
+/// The short type an op prints with, or null.
+static Type shortTypeOf(UOpSig sig, Operation *op) {
+  switch (sig) {
+  case UOpSig::Same:
+  case UOpSig::Select:
+  case UOpSig::Load:
+    return op->getNumResults() ? op->getResult(0).getType() : Type();
+  case UOpSig::Compare:
+    return op->getNumOperands() ? op->getOperand(0).getType() : Type();
+  case UOpSig::Store:
+    return op->getNumOperands() > 1 ? op->getOperand(1).getType() : Type();
+  case UOpSig::Vectorize:
+    if (op->getNumResults())
+      if (auto v = llvm::dyn_cast<VectorType>(op->getResult(0).getType()))
+        return v.getElementType();
+    return Type();
+  }
+  return Type();
+}
+
+static ParseResult parseTypeSpec(OpAsmParser &parser, UOpSig sig, unsigned n,
+                                 SmallVectorImpl<Type> &ops,
+                                 SmallVectorImpl<Type> &res) {
+  SMLoc loc = parser.getCurrentLocation();
+  Type t;
+  if (parser.parseColonType(t))
+    return failure();
+  if (auto fn = llvm::dyn_cast<FunctionType>(t)) {
+    if (fn.getNumInputs() != n)
+      return parser.emitError(loc, "expected ")
+             << n << " operand types, got " << fn.getNumInputs();
+    ops.assign(fn.getInputs().begin(), fn.getInputs().end());
+    res.assign(fn.getResults().begin(), fn.getResults().end());
+    return success();
+  }
+  if (failed(canonicalTypes(sig, t, n, ops, res)))
+    return parser.emitError(loc, "type ") << t << " cannot be this op's dtype";
+  return success();
+}
+
+static void printTypeSpec(OpAsmPrinter &p, Operation *op, UOpSig sig) {
+  p << " : ";
+  Type t = shortTypeOf(sig, op);
+  SmallVector<Type> ops, res;
+  if (t && succeeded(canonicalTypes(sig, t, op->getNumOperands(), ops, res)) &&
+      llvm::equal(ops, op->getOperandTypes()) &&
+      llvm::equal(res, op->getResultTypes())) {
+    p << t;
+    return;
+  }
+  p << FunctionType::get(op->getContext(), op->getOperandTypes(),
+                         op->getResultTypes());
+}
+
+static ParseResult parseSrcUOp(OpAsmParser &parser, OperationState &result,
+                               UOpSig sig) {
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  SmallVector<Type> ops, res;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOperandList(operands) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parseTypeSpec(parser, sig, operands.size(), ops, res) ||
+      parser.resolveOperands(operands, ops, loc, result.operands))
+    return failure();
+  result.addTypes(res);
+  return success();
+}
+
+static void printSrcUOp(OpAsmPrinter &p, Operation *op, UOpSig sig) {
+  p << ' ';
+  p.printOperands(op->getOperands());
+  p.printOptionalAttrDict(op->getAttrs());
+  printTypeSpec(p, op, sig);
+}
+
+namespace {
+struct IndexRange {
+  int64_t lo, hi;
+};
+} // namespace
+using RangeCache = llvm::DenseMap<Value, std::optional<IndexRange>>;
+static std::optional<IndexRange> rangeOf(Value v, RangeCache &cache,
+                                         unsigned depth = 0);
+static std::optional<IndexRange> rangeOf(Value v) {
+  RangeCache cache;
+  return rangeOf(v, cache);
+}
+
+/// A vector LOAD/STORE moves `lanes` consecutive elements along the last
+/// dimension from its INDEX: the last of them must still be inside.
+static LogicalResult verifyLanesInBounds(Operation *op, Value ptr, Type v) {
+  auto vec = llvm::dyn_cast<VectorType>(v);
+  auto index = ptr.getDefiningOp<IndexOp>();
+  if (!vec || !index || index.getIndices().empty())
+    return success();
+  auto buf = llvm::dyn_cast<BufType>(index.getBuffer().getType());
+  if (!buf || buf.getRank() != static_cast<int64_t>(index.getIndices().size()))
+    return success(); // the INDEX reports it
+  unsigned last = buf.getRank() - 1;
+  std::optional<IndexRange> r = rangeOf(index.getIndices()[last]);
+  int64_t lanes = vec.getNumElements(), extent = buf.getShape()[last];
+  if (r && r->hi + lanes > extent)
+    return uopError(op) << "a " << lanes << "-lane '"
+                        << op->getName().getStringRef()
+                        << "' starting at index " << r->hi
+                        << " of the last dimension of " << buf
+                        << " runs past its extent " << extent;
+  return success();
+}
+
+/// Row L0.1 for the `(op, dtype, src[], arg)` UOps: arity and types.
+static LogicalResult verifySrcUOp(Operation *op, UOpSig sig, int arity,
+                                  Domain domain) {
+  StringRef name = op->getName().getStringRef();
+  unsigned n = op->getNumOperands();
+  if (arity >= 0 && n != static_cast<unsigned>(arity))
+    return uopError(op) << "'" << name << "' takes " << arity
+                        << (arity == 1 ? " operand" : " operands") << ", got "
+                        << n;
+  if (arity < 0 && n < 2)
+    return uopError(op) << "'" << name << "' takes at least 2 operands, got "
+                        << n;
+  auto typeError = [&](unsigned i, Type want) {
+    return uopError(op) << "operand #" << i << " of '" << name
+                        << "' has type " << op->getOperand(i).getType()
+                        << ", expected " << want;
+  };
+
+  switch (sig) {
+  case UOpSig::Same: {
+    Type t = op->getResult(0).getType();
+    if (!inDomain(t, domain))
+      return uopError(op) << "'" << name << "' computes on "
+                          << domainName(domain) << ", not " << t;
+    for (unsigned i = 0; i < n; ++i)
+      if (op->getOperand(i).getType() != t)
+        return typeError(i, t);
+    return success();
+  }
+  case UOpSig::Compare: {
+    Type t = op->getOperand(0).getType();
+    if (!inDomain(t, domain))
+      return uopError(op) << "'" << name << "' compares "
+                          << domainName(domain) << ", not " << t;
+    for (unsigned i = 1; i < n; ++i)
+      if (op->getOperand(i).getType() != t)
+        return typeError(i, t);
+    if (op->getResult(0).getType() != boolLike(t))
+      return uopError(op) << "'" << name << "' yields " << boolLike(t)
+                          << ", not " << op->getResult(0).getType();
+    return success();
+  }
+  case UOpSig::Select: {
+    Type t = op->getResult(0).getType();
+    if (!isValueType(t))
+      return uopError(op) << "'" << name << "' selects "
+                          << domainName(domain) << ", not " << t;
+    if (op->getOperand(0).getType() != boolLike(t))
+      return uopError(op) << "the condition of '" << name << "' has type "
+                          << op->getOperand(0).getType() << ", expected "
+                          << boolLike(t);
+    for (unsigned i = 1; i < n; ++i)
+      if (op->getOperand(i).getType() != t)
+        return typeError(i, t);
+    return success();
+  }
+  case UOpSig::Load:
+  case UOpSig::Store: {
+    auto ptr = llvm::dyn_cast<PtrType>(op->getOperand(0).getType());
+    if (!ptr)
+      return uopError(op) << "'" << name << "' needs a pointer from "
+                          << "l0uop.index, got " << op->getOperand(0).getType();
+    Type v = sig == UOpSig::Load ? op->getResult(0).getType()
+                                 : op->getOperand(1).getType();
+    auto vec = llvm::dyn_cast<VectorType>(v);
+    bool ok = v == ptr.getElementType() ||
+              (vec && vec.getRank() == 1 &&
+               vec.getElementType() == ptr.getElementType());
+    if (!ok)
+      return uopError(op) << "'" << name << "' through " << ptr
+                          << " moves " << ptr.getElementType()
+                          << " or a 1-D vector of it, not " << v;
+    return verifyLanesInBounds(op, op->getOperand(0), v);
+  }
+  case UOpSig::Vectorize: {
+    Type t = op->getOperand(0).getType();
+    if (!isScalar(t))
+      return uopError(op) << "'" << name << "' packs scalars, not " << t;
+    for (unsigned i = 1; i < n; ++i)
+      if (op->getOperand(i).getType() != t)
+        return typeError(i, t);
+    Type want = VectorType::get({static_cast<int64_t>(n)}, t);
+    if (op->getResult(0).getType() != want)
+      return uopError(op) << "'" << name << "' of " << n << " " << t
+                          << " yields " << want << ", not "
+                          << op->getResult(0).getType();
+    return success();
+  }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directive: byte sizes with the spec's units
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseBytes(OpAsmParser &parser, IntegerAttr &attr) {
+  SMLoc loc = parser.getCurrentLocation();
+  uint64_t n;
+  if (parser.parseInteger(n))
+    return failure();
+  std::string text = std::to_string(n);
+  StringRef unit;
+  if (succeeded(parser.parseOptionalKeyword(
+          &unit, {"B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"})))
+    text += unit.str();
+  std::optional<uint64_t> bytes = parseByteSize(text);
+  if (!bytes || *bytes > static_cast<uint64_t>(INT64_MAX))
+    return parser.emitError(loc, "byte size '") << text << "' is too large";
+  attr = parser.getBuilder().getI64IntegerAttr(*bytes);
+  return success();
+}
+
+static void printBytes(OpAsmPrinter &p, Operation *, IntegerAttr attr) {
+  uint64_t n = attr.getValue().getZExtValue();
+  static const std::pair<const char *, uint64_t> units[] = {
+      {"TiB", 1ull << 40}, {"TB", 1000000000000ull}, {"GiB", 1ull << 30},
+      {"GB", 1000000000ull}, {"MiB", 1ull << 20},   {"MB", 1000000ull},
+      {"KiB", 1ull << 10}, {"KB", 1000ull}};
+  // The largest unit that divides exactly reads best: 64MiB, 24GB.
+  for (auto [name, scale] : units)
+    if (n >= scale && n % scale == 0) {
+      p << n / scale << name;
+      return;
+    }
+  p << n;
+}
 
 #include "synpl/Dialect/L0UOp/L0UOpEnums.cpp.inc"
 #define GET_ATTRDEF_CLASSES
@@ -13,3 +372,792 @@ using namespace synpl::l0uop;
 #include "synpl/Dialect/L0UOp/L0UOpTypes.cpp.inc"
 #define GET_OP_CLASSES
 #include "synpl/Dialect/L0UOp/L0UOpOps.cpp.inc"
+
+void L0UOpDialect::registerTypesAndAttributes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "synpl/Dialect/L0UOp/L0UOpTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "synpl/Dialect/L0UOp/L0UOpAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// BufType
+//===----------------------------------------------------------------------===//
+
+Type BufType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type element;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(element) || parser.parseGreater())
+    return Type();
+  return getChecked([&] { return parser.emitError(loc); },
+                    parser.getContext(), shape, element);
+}
+
+void BufType::print(AsmPrinter &p) const {
+  p << "<";
+  for (int64_t d : getShape())
+    p << d << "x";
+  p << getElementType() << ">";
+}
+
+LogicalResult BufType::verify(function_ref<InFlightDiagnostic()> emitError,
+                              ArrayRef<int64_t> shape, Type elementType) {
+  if (!elementType.isIntOrFloat())
+    return emitError() << "buffer elements are integers or floats, not "
+                       << elementType;
+  for (int64_t d : shape)
+    if (d <= 0)
+      return emitError() << "buffer dimensions are positive, got " << d;
+  return success();
+}
+
+uint64_t BufType::getNumElements() const {
+  uint64_t n = 1;
+  for (int64_t d : getShape())
+    n = saturatingMul(n, static_cast<uint64_t>(d));
+  return n;
+}
+
+uint64_t BufType::getElementBytes() const {
+  return (getElementType().getIntOrFloatBitWidth() + 7) / 8;
+}
+
+uint64_t BufType::getSizeInBytes() const {
+  return saturatingMul(getNumElements(), getElementBytes());
+}
+
+//===----------------------------------------------------------------------===//
+// Value ranges of index expressions (for INDEX bounds)
+//===----------------------------------------------------------------------===//
+
+/// The values `v` can take, when they follow from constants and RANGE
+/// bounds through ADD, MUL, MOD, MAX, NEG and CAST; std::nullopt otherwise.
+static std::optional<IndexRange> computeRange(Value v, RangeCache &cache,
+                                              unsigned depth);
+
+/// Memoised: index expressions are DAGs, and shared subexpressions must not
+/// make the walk exponential.
+static std::optional<IndexRange> rangeOf(Value v, RangeCache &cache,
+                                         unsigned depth) {
+  if (depth > 32)
+    return std::nullopt;
+  auto it = cache.find(v);
+  if (it != cache.end())
+    return it->second;
+  std::optional<IndexRange> r = computeRange(v, cache, depth);
+  cache[v] = r;
+  return r;
+}
+
+static std::optional<IndexRange> computeRange(Value v, RangeCache &cache,
+                                              unsigned depth) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  auto operandRange = [&](unsigned i) {
+    return rangeOf(def->getOperand(i), cache, depth + 1);
+  };
+  if (auto c = llvm::dyn_cast<ConstOp>(def)) {
+    if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue()))
+      if (i.getValue().getSignificantBits() <= 64) {
+        int64_t x = i.getValue().getSExtValue();
+        return IndexRange{x, x};
+      }
+    return std::nullopt;
+  }
+  if (auto r = llvm::dyn_cast<RangeOp>(def)) {
+    if (r.getTripCount() <= 0)
+      return std::nullopt;
+    return IndexRange{r.getLower(), r.getLastValue()};
+  }
+  if (llvm::isa<CastOp>(def) && def->getOperand(0).getType().isIntOrIndex())
+    return operandRange(0);
+  if (def->getNumOperands() == 1 && llvm::isa<NegOp>(def)) {
+    auto a = operandRange(0);
+    if (!a || a->lo == INT64_MIN)
+      return std::nullopt;
+    return IndexRange{-a->hi, -a->lo};
+  }
+  if (def->getNumOperands() != 2)
+    return std::nullopt;
+  if (llvm::isa<AddOp>(def)) {
+    auto a = operandRange(0), b = operandRange(1);
+    IndexRange r;
+    if (!a || !b || __builtin_add_overflow(a->lo, b->lo, &r.lo) ||
+        __builtin_add_overflow(a->hi, b->hi, &r.hi))
+      return std::nullopt;
+    return r;
+  }
+  if (llvm::isa<MulOp>(def)) {
+    auto a = operandRange(0), b = operandRange(1);
+    if (!a || !b)
+      return std::nullopt;
+    int64_t p[4];
+    if (__builtin_mul_overflow(a->lo, b->lo, &p[0]) ||
+        __builtin_mul_overflow(a->lo, b->hi, &p[1]) ||
+        __builtin_mul_overflow(a->hi, b->lo, &p[2]) ||
+        __builtin_mul_overflow(a->hi, b->hi, &p[3]))
+      return std::nullopt;
+    return IndexRange{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+  }
+  if (llvm::isa<MaxOp>(def)) {
+    auto a = operandRange(0), b = operandRange(1);
+    if (!a || !b)
+      return std::nullopt;
+    return IndexRange{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
+  }
+  if (llvm::isa<ModOp>(def)) {
+    auto a = operandRange(0), b = operandRange(1);
+    if (!a || !b || b->lo != b->hi || b->lo <= 0 || a->lo < 0)
+      return std::nullopt;
+    return IndexRange{0, std::min(a->hi, b->lo - 1)};
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory UOps
+//===----------------------------------------------------------------------===//
+
+ParseResult StoreOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseSrcUOp(parser, result, UOpSig::Store);
+}
+void StoreOp::print(OpAsmPrinter &p) {
+  printSrcUOp(p, getOperation(), UOpSig::Store);
+}
+LogicalResult StoreOp::verify() {
+  return verifySrcUOp(getOperation(), UOpSig::Store, 2, Domain::Any);
+}
+
+ParseResult IndexOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand buffer;
+  SmallVector<OpAsmParser::UnresolvedOperand> indices;
+  SMLoc loc = parser.getCurrentLocation();
+  Type t;
+  if (parser.parseOperand(buffer) ||
+      parser.parseOperandList(indices, AsmParser::Delimiter::Square) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(t))
+    return failure();
+  SmallVector<Type> ops;
+  SmallVector<Type> res;
+  if (auto fn = llvm::dyn_cast<FunctionType>(t)) {
+    if (fn.getNumInputs() != indices.size() + 1)
+      return parser.emitError(loc, "expected ")
+             << indices.size() + 1 << " operand types";
+    ops.assign(fn.getInputs().begin(), fn.getInputs().end());
+    res.assign(fn.getResults().begin(), fn.getResults().end());
+  } else if (auto buf = llvm::dyn_cast<BufType>(t)) {
+    ops.push_back(buf);
+    ops.append(indices.size(), parser.getBuilder().getIndexType());
+    res.push_back(PtrType::get(parser.getContext(), buf.getElementType()));
+  } else {
+    return parser.emitError(loc, "expected a !l0uop.buf type, got ") << t;
+  }
+  SmallVector<OpAsmParser::UnresolvedOperand> all{buffer};
+  all.append(indices.begin(), indices.end());
+  if (parser.resolveOperands(all, ops, loc, result.operands))
+    return failure();
+  result.addTypes(res);
+  return success();
+}
+
+void IndexOp::print(OpAsmPrinter &p) {
+  p << ' ' << getBuffer() << '[';
+  p.printOperands(getIndices());
+  p << ']';
+  p.printOptionalAttrDict((*this)->getAttrs());
+  p << " : ";
+  auto buf = llvm::dyn_cast<BufType>(getBuffer().getType());
+  bool canonical =
+      buf && getType() == PtrType::get(getContext(), buf.getElementType()) &&
+      llvm::all_of(getIndices(),
+                   [](Value v) { return v.getType().isIndex(); });
+  if (canonical)
+    p << buf;
+  else
+    p << FunctionType::get(getContext(), (*this)->getOperandTypes(),
+                           (*this)->getResultTypes());
+}
+
+LogicalResult IndexOp::verify() {
+  auto buf = llvm::dyn_cast<BufType>(getBuffer().getType());
+  if (!buf)
+    return uopError(*this) << "'l0uop.index' indexes a !l0uop.buf, not "
+                           << getBuffer().getType();
+  Type want = PtrType::get(getContext(), buf.getElementType());
+  if (getType() != want)
+    return uopError(*this) << "'l0uop.index' into " << buf << " yields "
+                           << want << ", not " << getType();
+  if (static_cast<int64_t>(getIndices().size()) != buf.getRank())
+    return uopError(*this) << "'l0uop.index' into " << buf << " takes "
+                           << buf.getRank() << " indices, got "
+                           << getIndices().size();
+  for (auto [i, idx] : llvm::enumerate(getIndices())) {
+    if (!idx.getType().isIndex())
+      return uopError(*this) << "index #" << i << " has type "
+                             << idx.getType() << ", expected index";
+    std::optional<IndexRange> r = rangeOf(idx);
+    if (!r)
+      continue;
+    int64_t extent = buf.getShape()[i];
+    if (r->hi >= extent || r->lo < 0) {
+      auto diag = uopError(*this);
+      diag << "index #" << i << " ranges over [" << r->lo << ", " << r->hi
+           << "], past dimension " << i << " of " << buf << " (extent "
+           << extent << ")";
+      if (Operation *def = idx.getDefiningOp())
+        diag.attachNote(def->getLoc()) << "the index is computed here";
+      return diag;
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Control UOps
+//===----------------------------------------------------------------------===//
+
+int64_t RangeOp::getTripCount() {
+  int64_t lower = getLower(), upper = getUpper(), step = getStep();
+  if (step <= 0 || upper <= lower)
+    return 0;
+  // (upper - lower) may overflow for extreme bounds; saturate.
+  int64_t span;
+  if (__builtin_sub_overflow(upper, lower, &span))
+    return INT64_MAX;
+  return (span - 1) / step + 1;
+}
+
+int64_t RangeOp::getLastValue() {
+  return getLower() + (getTripCount() - 1) * getStep();
+}
+
+LogicalResult RangeOp::verify() {
+  if (!getType().isIndex())
+    return uopError(*this) << "RANGE yields index, not " << getType();
+  if (getStep() <= 0)
+    return uopError(*this) << "RANGE step must be positive, got "
+                           << getStep();
+  if (getUpper() < getLower())
+    return uopError(*this) << "RANGE " << getLower() << " to " << getUpper()
+                           << " runs backwards";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Type UOps
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstOp::verify() {
+  Type t = getType();
+  if (!isScalar(t))
+    return uopError(*this) << "CONST is an integer, float or index scalar, "
+                           << "not " << t;
+  if (!llvm::isa<IntegerAttr, FloatAttr>(getValue()))
+    return uopError(*this) << "CONST value must be an integer or float";
+  return success();
+}
+
+/// Lane shapes of two value types agree (both scalar, or equal vectors).
+static bool sameLanes(Type a, Type b) {
+  auto va = llvm::dyn_cast<VectorType>(a), vb = llvm::dyn_cast<VectorType>(b);
+  if (!va || !vb)
+    return !va && !vb;
+  return va.getShape() == vb.getShape();
+}
+
+LogicalResult CastOp::verify() {
+  Type from = getSrc().getType(), to = getType();
+  if (!isValueType(from) || !isValueType(to))
+    return uopError(*this) << "CAST converts between numeric dtypes, not "
+                           << from << " to " << to;
+  if (!sameLanes(from, to))
+    return uopError(*this) << "CAST keeps the lane shape: " << from
+                           << " to " << to;
+  return success();
+}
+
+static unsigned bitsOf(Type t) {
+  auto v = llvm::dyn_cast<VectorType>(t);
+  Type e = elementOf(t);
+  if (!e.isIntOrFloat())
+    return 0;
+  return e.getIntOrFloatBitWidth() * (v ? v.getNumElements() : 1);
+}
+
+LogicalResult BitcastOp::verify() {
+  Type from = getSrc().getType(), to = getType();
+  unsigned a = bitsOf(from), b = bitsOf(to);
+  if (!isValueType(from) || !isValueType(to) || a == 0 || b == 0)
+    return uopError(*this) << "BITCAST reinterprets integers and floats "
+                           << "(index has no fixed width), not " << from
+                           << " to " << to;
+  if (a != b)
+    return uopError(*this) << "BITCAST from " << from << " (" << a
+                           << " bits) to " << to << " (" << b << " bits)";
+  return success();
+}
+
+LogicalResult GepOp::verify() {
+  auto v = llvm::dyn_cast<VectorType>(getSrc().getType());
+  if (!v || v.getRank() != 1)
+    return uopError(*this) << "GEP extracts from a 1-D vector, not "
+                           << getSrc().getType();
+  if (getLane() < 0 || getLane() >= v.getNumElements())
+    return uopError(*this) << "GEP lane " << getLane() << " is outside "
+                           << v;
+  if (getType() != v.getElementType())
+    return uopError(*this) << "GEP of " << v << " yields "
+                           << v.getElementType() << ", not " << getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Special UOps
+//===----------------------------------------------------------------------===//
+
+LogicalResult WmmaOp::verify() {
+  auto a = llvm::dyn_cast<VectorType>(getA().getType());
+  auto b = llvm::dyn_cast<VectorType>(getB().getType());
+  auto c = llvm::dyn_cast<VectorType>(getC().getType());
+  if (!a || !b || !c || a.getRank() != 2 || b.getRank() != 2 ||
+      c.getRank() != 2)
+    return uopError(*this) << "WMMA takes 2-D vector tiles A (MxK), B (KxN) "
+                           << "and C (MxN)";
+  int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
+  if (b.getDimSize(0) != k)
+    return uopError(*this) << "WMMA tiles disagree on K: A is " << a
+                           << ", B is " << b;
+  if (c.getDimSize(0) != m || c.getDimSize(1) != n)
+    return uopError(*this) << "WMMA accumulator " << c << " is not " << m
+                           << "x" << n;
+  if (a.getElementType() != b.getElementType())
+    return uopError(*this) << "WMMA A and B share an element type: " << a
+                           << " vs " << b;
+  if (!llvm::isa<FloatType>(a.getElementType()) &&
+      !a.getElementType().isInteger())
+    return uopError(*this) << "WMMA multiplies numbers, not " << a;
+  if (getType() != c)
+    return uopError(*this) << "WMMA yields its accumulator's type " << c
+                           << ", not " << getType();
+  return success();
+}
+
+ParseResult ReduceOp::parse(OpAsmParser &parser, OperationState &result) {
+  ReduceKindAttr kind;
+  OpAsmParser::UnresolvedOperand value, range, init;
+  SMLoc loc = parser.getCurrentLocation();
+  SmallVector<Type> ops, res;
+  if (parser.parseCustomAttributeWithFallback(kind, Type(), "kind",
+                                              result.attributes) ||
+      parser.parseOperand(value) || parser.parseKeyword("over") ||
+      parser.parseOperand(range) || parser.parseKeyword("init") ||
+      parser.parseOperand(init) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  Type t;
+  SMLoc typeLoc = parser.getCurrentLocation();
+  if (parser.parseColonType(t))
+    return failure();
+  if (auto fn = llvm::dyn_cast<FunctionType>(t)) {
+    if (fn.getNumInputs() != 3)
+      return parser.emitError(typeLoc, "expected 3 operand types");
+    ops.assign(fn.getInputs().begin(), fn.getInputs().end());
+    res.assign(fn.getResults().begin(), fn.getResults().end());
+  } else {
+    ops = {t, parser.getBuilder().getIndexType(), t};
+    res = {t};
+  }
+  if (parser.resolveOperands({value, range, init}, ops, loc,
+                             result.operands))
+    return failure();
+  result.addTypes(res);
+  return success();
+}
+
+void ReduceOp::print(OpAsmPrinter &p) {
+  p.printStrippedAttrOrType(getKindAttr()); // prints its leading space
+  p << ' ' << getValue() << " over " << getRange() << " init " << getInit();
+  p.printOptionalAttrDict((*this)->getAttrs(), {"kind"});
+  p << " : ";
+  Type t = getType();
+  if (getValue().getType() == t && getInit().getType() == t &&
+      getRange().getType().isIndex())
+    p << t;
+  else
+    p << FunctionType::get(getContext(), (*this)->getOperandTypes(),
+                           (*this)->getResultTypes());
+}
+
+LogicalResult ReduceOp::verify() {
+  Type t = getType();
+  if (!isValueType(t))
+    return uopError(*this) << "REDUCE folds numbers, not " << t;
+  if (getValue().getType() != t || getInit().getType() != t)
+    return uopError(*this) << "REDUCE of " << getValue().getType()
+                           << " from " << getInit().getType()
+                           << " must yield the same dtype, not " << t;
+  auto range = getRange().getDefiningOp<RangeOp>();
+  if (!range)
+    return uopError(*this) << "REDUCE folds over a RANGE, and its range "
+                           << "operand is not one";
+  if (range.getKind() != RangeKind::loop)
+    return uopError(*this) << "REDUCE over a parallel RANGE ("
+                           << stringifyRangeKind(range.getKind())
+                           << "): reduce across threads with a CUSTOM "
+                           << "or split the kernel";
+  return success();
+}
+
+LogicalResult CustomOp::verify() {
+  if (getCallee().empty())
+    return uopError(*this) << "CUSTOM names its intrinsic or escape kernel";
+  for (Type t : getResultTypes())
+    if (!isValueType(t))
+      return uopError(*this) << "CUSTOM yields scalars or vectors, not " << t;
+  for (Type t : getOperandTypes())
+    if (!isValueType(t) && !llvm::isa<BufType, PtrType>(t))
+      return uopError(*this) << "CUSTOM takes values, pointers or buffers, "
+                             << "not " << t;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
+                             result.attributes))
+    return failure();
+  SmallVector<OpAsmParser::Argument> args;
+  auto parseBuffers = [&](StringRef keyword,
+                          SmallVectorImpl<Attribute> &refs) -> ParseResult {
+    if (parser.parseKeyword(keyword))
+      return failure();
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Paren, [&]() -> ParseResult {
+          OpAsmParser::Argument arg;
+          FlatSymbolRefAttr ref;
+          if (parser.parseArgument(arg) || parser.parseEqual() ||
+              parser.parseAttribute(ref) || parser.parseColonType(arg.type))
+            return failure();
+          args.push_back(arg);
+          refs.push_back(ref);
+          return success();
+        });
+  };
+  auto parseDims = [&](StringRef keyword,
+                       SmallVectorImpl<int64_t> &dims) -> ParseResult {
+    if (parser.parseKeyword(keyword))
+      return failure();
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Paren, [&]() -> ParseResult {
+          int64_t d;
+          if (parser.parseInteger(d))
+            return failure();
+          dims.push_back(d);
+          return success();
+        });
+  };
+  SmallVector<Attribute> inputs, outputs;
+  SmallVector<int64_t> grid, block;
+  int64_t sharedMem;
+  Builder &b = parser.getBuilder();
+  if (parseBuffers("inputs", inputs) || parseBuffers("outputs", outputs) ||
+      parseDims("grid", grid) || parseDims("block", block) ||
+      parser.parseKeyword("shared_mem") || parser.parseInteger(sharedMem))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("shared")) &&
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Paren, [&]() -> ParseResult {
+            OpAsmParser::Argument arg;
+            if (parser.parseArgument(arg) || parser.parseColonType(arg.type))
+              return failure();
+            args.push_back(arg);
+            return success();
+          }))
+    return failure();
+  result.addAttribute(getInputsAttrName(result.name), b.getArrayAttr(inputs));
+  result.addAttribute(getOutputsAttrName(result.name),
+                      b.getArrayAttr(outputs));
+  result.addAttribute(getGridAttrName(result.name),
+                      b.getDenseI64ArrayAttr(grid));
+  result.addAttribute(getBlockAttrName(result.name),
+                      b.getDenseI64ArrayAttr(block));
+  result.addAttribute(getSharedMemAttrName(result.name),
+                      b.getI64IntegerAttr(sharedMem));
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, args))
+    return failure();
+  if (body->empty()) {
+    Block &entry = body->emplaceBlock();
+    for (OpAsmParser::Argument &arg : args)
+      entry.addArgument(arg.type, result.location);
+  }
+  return success();
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  Block &entry = getBody().front();
+  unsigned argIndex = 0;
+  auto printBuffers = [&](StringRef keyword, ArrayAttr refs) {
+    p << ' ' << keyword << '(';
+    llvm::interleaveComma(refs, p, [&](Attribute ref) {
+      if (argIndex < entry.getNumArguments()) {
+        BlockArgument arg = entry.getArgument(argIndex++);
+        p << arg << " = " << ref << " : " << arg.getType();
+      }
+    });
+    p << ')';
+  };
+  printBuffers("inputs", getInputs());
+  printBuffers("outputs", getOutputs());
+  auto printDims = [&](StringRef keyword, ArrayRef<int64_t> dims) {
+    p << ' ' << keyword << '(';
+    llvm::interleaveComma(dims, p);
+    p << ')';
+  };
+  printDims("grid", getGrid());
+  printDims("block", getBlock());
+  p << " shared_mem " << getSharedMem();
+  if (argIndex < entry.getNumArguments()) {
+    p << " shared(";
+    llvm::interleaveComma(entry.getArguments().drop_front(argIndex), p,
+                          [&](BlockArgument arg) {
+                            p << arg << " : " << arg.getType();
+                          });
+    p << ')';
+  }
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {getSymNameAttrName(), getInputsAttrName(), getOutputsAttrName(),
+       getGridAttrName(), getBlockAttrName(), getSharedMemAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+LogicalResult KernelOp::verify() {
+  for (auto [name, dims] : {std::pair<StringRef, ArrayRef<int64_t>>{
+                                "grid", getGrid()},
+                            {"block", getBlock()}}) {
+    if (dims.size() != 3)
+      return emitOpError() << name << " has 3 dimensions (x, y, z), got "
+                           << dims.size();
+    for (int64_t d : dims)
+      if (d <= 0)
+        return emitOpError() << name << " dimensions are positive, got " << d;
+  }
+  if (getSharedMem() < 0)
+    return emitOpError("shared_mem is a byte count, got ") << getSharedMem();
+  Block &entry = getBody().front();
+  size_t n = getInputs().size() + getOutputs().size();
+  if (entry.getNumArguments() < n)
+    return emitOpError("binds ")
+           << n << " buffers but its body takes " << entry.getNumArguments();
+  for (BlockArgument arg : entry.getArguments())
+    if (!llvm::isa<BufType>(arg.getType()))
+      return emitOpError("buffer #")
+             << arg.getArgNumber() << " has type " << arg.getType()
+             << "; kernel buffers are !l0uop.buf";
+  // Shared scratch buffers live in the block's shared_mem bytes.
+  uint64_t sharedBytes = 0;
+  for (BlockArgument arg : entry.getArguments().drop_front(n))
+    sharedBytes = saturatingAdd(
+        sharedBytes, llvm::cast<BufType>(arg.getType()).getSizeInBytes());
+  if (sharedBytes > static_cast<uint64_t>(getSharedMem()))
+    return uopError(*this) << "shared buffers take " << sharedBytes
+                           << " bytes but the kernel reserves shared_mem "
+                           << getSharedMem();
+  llvm::SmallDenseSet<Attribute> seen;
+  for (Attribute ref : llvm::concat<const Attribute>(getInputs().getValue(),
+                                                     getOutputs().getValue()))
+    if (!seen.insert(ref).second)
+      return emitOpError("lists slot ")
+             << ref << " twice; a slot it reads and writes is an output";
+  return success();
+}
+
+LogicalResult KernelOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  Block &entry = getBody().front();
+  unsigned i = 0;
+  for (Attribute attr : llvm::concat<const Attribute>(
+           getInputs().getValue(), getOutputs().getValue())) {
+    auto ref = llvm::cast<FlatSymbolRefAttr>(attr);
+    auto slot = symbols.lookupNearestSymbolFrom<SlotOp>(*this, ref);
+    if (!slot)
+      return emitOpError("binds ") << ref << ", which is not an l0uop.slot";
+    if (i >= entry.getNumArguments())
+      return failure(); // verify() reports the count
+    Type argType = entry.getArgument(i++).getType();
+    if (slot.getType() != argType)
+      return emitOpError("binds slot ")
+             << ref << " of type " << slot.getType() << " as " << argType;
+  }
+  return success();
+}
+
+/// The launch dimension a parallel range kind is bounded by.
+static std::optional<int64_t> launchLimit(KernelOp kernel, RangeKind kind) {
+  ArrayRef<int64_t> grid = kernel.getGrid(), block = kernel.getBlock();
+  switch (kind) {
+  case RangeKind::loop:
+    return std::nullopt;
+  case RangeKind::global_x:
+  case RangeKind::global_y:
+  case RangeKind::global_z: {
+    unsigned a = static_cast<unsigned>(kind) - 1;
+    return static_cast<int64_t>(
+        std::min<uint64_t>(saturatingMul(grid[a], block[a]), INT64_MAX));
+  }
+  case RangeKind::group_x:
+  case RangeKind::group_y:
+  case RangeKind::group_z:
+    return grid[static_cast<unsigned>(kind) - 4];
+  case RangeKind::local_x:
+  case RangeKind::local_y:
+  case RangeKind::local_z:
+    return block[static_cast<unsigned>(kind) - 7];
+  }
+  return std::nullopt;
+}
+
+static StringRef scopeName(Operation *scope) {
+  return llvm::isa<IfOp>(scope) ? "IF" : "RANGE";
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  Block &body = getBody().front();
+  unsigned numInputs = getInputs().size();
+  Dialect *dialect = getOperation()->getDialect();
+
+  // Walk the flat sequence with the stack of open RANGE/IF scopes.
+  llvm::DenseMap<Operation *, Operation *> scopeOf; // innermost open scope
+  llvm::SmallPtrSet<Operation *, 8> open;
+  SmallVector<Operation *> stack;
+  for (Operation &op : body) {
+    if (op.getDialect() != dialect)
+      return uopError(&op) << "'" << op.getName()
+                           << "' is not a UOp; kernel bodies hold UOps only";
+    Operation *current = stack.empty() ? nullptr : stack.back();
+    scopeOf[&op] = current;
+
+    // A value lives until the END/ENDIF of the scope that defines it; only
+    // a REDUCE over a range may read that range's body.
+    for (OpOperand &use : op.getOpOperands()) {
+      Operation *def = use.get().getDefiningOp();
+      if (!def || def->getBlock() != &body)
+        continue;
+      Operation *defScope = scopeOf.lookup(def);
+      bool visible = !defScope || open.contains(defScope);
+      if (auto reduce = llvm::dyn_cast<ReduceOp>(op))
+        if (use.getOperandNumber() == 0 &&
+            defScope == reduce.getRange().getDefiningOp())
+          visible = true;
+      if (!visible) {
+        auto diag = uopError(&op)
+                    << "operand #" << use.getOperandNumber()
+                    << " is used after the " << scopeName(defScope)
+                    << " that defines it is closed";
+        diag.attachNote(def->getLoc()) << "defined here";
+        diag.attachNote(defScope->getLoc())
+            << "inside this " << scopeName(defScope);
+        return diag;
+      }
+    }
+
+    if (auto range = llvm::dyn_cast<RangeOp>(op)) {
+      if (std::optional<int64_t> limit = launchLimit(*this, range.getKind())) {
+        for (Operation *s : stack)
+          if (auto outer = llvm::dyn_cast<RangeOp>(s))
+            if (outer.getKind() == range.getKind())
+              return uopError(&op)
+                     << "RANGE over " << stringifyRangeKind(range.getKind())
+                     << " nested in another over the same launch axis";
+        if (range.getTripCount() > *limit)
+          return uopError(&op)
+                 << "RANGE over " << stringifyRangeKind(range.getKind())
+                 << " has " << range.getTripCount()
+                 << " iterations but the launch (grid(" << getGrid()[0] << ", "
+                 << getGrid()[1] << ", " << getGrid()[2] << ") block("
+                 << getBlock()[0] << ", " << getBlock()[1] << ", "
+                 << getBlock()[2] << ")) provides " << *limit;
+      }
+      stack.push_back(&op);
+      open.insert(&op);
+    } else if (auto end = llvm::dyn_cast<EndOp>(op)) {
+      auto range = end.getRange().getDefiningOp<RangeOp>();
+      if (!range)
+        return uopError(&op) << "END closes a RANGE, and its operand is not "
+                             << "one";
+      if (!open.contains(range))
+        return uopError(&op) << "END of a RANGE that is not open";
+      if (stack.back() != range.getOperation()) {
+        auto diag = uopError(&op)
+                    << "END closes a RANGE while an inner "
+                    << scopeName(stack.back()) << " is still open";
+        diag.attachNote(stack.back()->getLoc()) << "still open";
+        return diag;
+      }
+      stack.pop_back();
+      open.erase(range);
+    } else if (llvm::isa<IfOp>(op)) {
+      stack.push_back(&op);
+      open.insert(&op);
+    } else if (llvm::isa<EndIfOp>(op)) {
+      if (stack.empty())
+        return uopError(&op) << "ENDIF with no open IF";
+      if (!llvm::isa<IfOp>(stack.back())) {
+        auto diag = uopError(&op) << "ENDIF while a RANGE is still open";
+        diag.attachNote(stack.back()->getLoc()) << "still open";
+        return diag;
+      }
+      open.erase(stack.pop_back_val());
+    } else if (llvm::isa<BarrierOp>(op)) {
+      for (Operation *s : stack)
+        if (llvm::isa<IfOp>(s)) {
+          auto diag = uopError(&op)
+                      << "BARRIER under an IF: threads that skip the IF "
+                      << "never reach it";
+          diag.attachNote(s->getLoc()) << "the IF";
+          return diag;
+        }
+    } else if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
+      Operation *range = reduce.getRange().getDefiningOp();
+      if (open.contains(range))
+        return uopError(&op) << "REDUCE inside the RANGE it folds; it "
+                             << "belongs after that RANGE's END";
+      if (scopeOf.lookup(range) != current)
+        return uopError(&op) << "REDUCE must sit in the scope that encloses "
+                             << "its RANGE";
+    } else if (auto store = llvm::dyn_cast<StoreOp>(op)) {
+      if (store->getNumOperands() > 0)
+        if (auto index = store->getOperand(0).getDefiningOp<IndexOp>())
+          if (auto arg = llvm::dyn_cast<BlockArgument>(index.getBuffer()))
+            if (arg.getOwner() == &body && arg.getArgNumber() < numInputs)
+              return uopError(&op)
+                     << "STORE into input "
+                     << getInputs()[arg.getArgNumber()]
+                     << "; kernels write only their outputs";
+    }
+  }
+  if (!stack.empty())
+    return uopError(stack.back())
+           << scopeName(stack.back()) << " is never closed by "
+           << (llvm::isa<IfOp>(stack.back()) ? "ENDIF" : "END");
+  return success();
+}
