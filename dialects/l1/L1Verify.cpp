@@ -152,7 +152,6 @@ static FailureOr<NodeOp> checkPlacement(Operation *op, FlatSymbolRefAttr ref,
                            << what << " is placed on " << ref << ", a "
                            << stringifyNodeKind(node.getKind())
                            << " node; work runs on compute nodes";
-    d.attachNote(node.getLoc()) << "node declared here";
     return failure();
   }
   return node;
@@ -171,7 +170,6 @@ static LogicalResult checkBufNode(Operation *op, BufType type) {
                            << ", a " << stringifyNodeKind(node.getKind())
                            << " node without memory (use a memory node or a "
                               "compute node with vram)";
-    d.attachNote(node.getLoc()) << "node declared here";
     return d;
   }
   return success();
@@ -455,7 +453,6 @@ LogicalResult FieldOp::verifySymbolUses(SymbolTableCollection &) {
                            << "field @" << getSymName() << " is stored at "
                            << getNodeAttr() << ", a " << stringifyNodeKind(node.getKind())
                            << " node; data rests on storage nodes";
-    d.attachNote(node.getLoc()) << "node declared here";
     return d;
   }
   return success();
