@@ -69,7 +69,8 @@ Operation *synpl::l1::lookupInProgram(SymbolTableCollection &tables, Operation *
 std::string synpl::l1::valueName(Value value) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  value.printAsOperand(os, OpPrintingFlags());
+  // The value's op is being verified: printing must not verify it again.
+  value.printAsOperand(os, OpPrintingFlags().assumeVerified());
   return s;
 }
 
