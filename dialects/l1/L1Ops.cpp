@@ -590,7 +590,7 @@ LogicalResult StageOp::verifyRegions() {
              << " for argument #" << arg.getArgNumber();
   for (Block &block : getBody()) {
     for (Operation &op : block)
-      if (!isa<ReadBatchOp, TransferOp, BatchFullOp, ReportOp, DropOp, SendOp,
+      if (!isa<ReadBatchOp, WindowCopyOp, TransferOp, BatchFullOp, ReportOp, DropOp, SendOp,
                ForwardOp, EndOp, cf::BranchOp, cf::CondBranchOp>(op))
         return op.emitOpError("is not allowed in a stage");
     if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())

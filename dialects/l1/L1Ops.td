@@ -319,6 +319,24 @@ def L1_ReadBatchOp : L1_Op<"read_batch", [HasParent<"StageOp">,
   }];
 }
 
+def L1_WindowCopyOp : L1_Op<"window_copy", [HasParent<"StageOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "copy an actor state field, through a window, into a fresh buffer";
+  let description = [{
+    `%s = l1.window_copy @model_state::@weights[@step] : !l1.buf<@gpu_0, tensor<f32>>`
+    is how a stage reads actor state (e.g. to snapshot parameters or to
+    read the step counter): the copy is a new buffer on the actor's node,
+    consumed like any other (L1.7). L1.2: the stage lists the window in its
+    `reads`, the window exists and contains the field; L1.5: the tensor is
+    the field's type; L1.6: the buffer lives on the actor's node. The stage
+    is a reader of the window, so L1.4 orders it against the writers.
+  }];
+  let arguments = (ins SymbolRefAttr:$window, FlatSymbolRefAttr:$field);
+  let results = (outs L1_BufType:$result);
+  let assemblyFormat =
+      "$window `[` $field `]` attr-dict `:` qualified(type($result))";
+}
+
 def L1_TransferOp : L1_Op<"transfer", [HasParent<"StageOp">]> {
   let summary = "move a buffer to another node (consumes the source)";
   let description = [{

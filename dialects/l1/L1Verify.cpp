@@ -458,30 +458,65 @@ LogicalResult FieldOp::verifySymbolUses(SymbolTableCollection &) {
   return success();
 }
 
+/// Resolves a window field read from `reader` (a tensor graph or a stage),
+/// reporting L1.2 / L1.5; returns the window, or null after a report.
+static WindowOp checkWindowField(SymbolTableCollection &tables, Operation *op,
+                                 Operation *reader, ArrayAttr reads,
+                                 SymbolRefAttr windowRef, FlatSymbolRefAttr field,
+                                 Type tensorType) {
+  if (!llvm::is_contained(reads, windowRef)) {
+    emitCheckError(op, Property::Safety, "L1.2")
+        << "reads window " << windowRef << ", which @" << symName(reader)
+        << " does not list in its reads";
+    return {};
+  }
+  auto window = dyn_cast_or_null<WindowOp>(lookupInProgram(tables, op, windowRef));
+  if (!window) {
+    emitCheckError(op, Property::Safety, "L1.2") << windowRef << " is not an actor window";
+    return {};
+  }
+  if (!llvm::is_contained(window.getFields(), field)) {
+    emitCheckError(op, Property::Safety, "L1.2")
+        << "window " << windowRef << " does not contain field " << field;
+    return {};
+  }
+  auto actor = window->getParentOfType<ActorOp>();
+  auto state =
+      dyn_cast_or_null<StateOp>(SymbolTable::lookupSymbolIn(actor, field.getAttr()));
+  if (!state)
+    return {}; // the window reports its bad field
+  if (state.getType() != tensorType) {
+    emitCheckError(op, Property::Consistency, "L1.5")
+        << "field " << field << " is " << state.getType() << ", read as " << tensorType;
+    return {};
+  }
+  return window;
+}
+
 LogicalResult WindowReadOp::verifySymbolUses(SymbolTableCollection &tables) {
   auto graph = (*this)->getParentOfType<TensorGraphOp>();
   if (!graph)
     return failure();
-  if (!llvm::is_contained(graph.getReads(), getWindowAttr()))
-    return emitCheckError(*this, Property::Safety, "L1.2")
-           << "reads window " << getWindowAttr() << ", which tensor graph @"
-           << graph.getSymName() << " does not list in its reads";
-  auto window = dyn_cast_or_null<WindowOp>(lookupInProgram(tables, *this, getWindowAttr()));
+  return success(checkWindowField(tables, *this, graph, graph.getReads(),
+                                  getWindowAttr(), getFieldAttr(),
+                                  getResult().getType()));
+}
+
+LogicalResult WindowCopyOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto stage = (*this)->getParentOfType<StageOp>();
+  if (!stage)
+    return failure();
+  BufType buf = getResult().getType();
+  WindowOp window = checkWindowField(tables, *this, stage, stage.getReads(),
+                                     getWindowAttr(), getFieldAttr(), buf.getTensor());
   if (!window)
-    return emitCheckError(*this, Property::Safety, "L1.2")
-           << getWindowAttr() << " is not an actor window";
-  if (!llvm::is_contained(window.getFields(), getFieldAttr()))
-    return emitCheckError(*this, Property::Safety, "L1.2")
-           << "window " << getWindowAttr() << " does not contain field " << getFieldAttr();
+    return failure();
   auto actor = window->getParentOfType<ActorOp>();
-  auto state = dyn_cast_or_null<StateOp>(
-      SymbolTable::lookupSymbolIn(actor, getFieldAttr().getAttr()));
-  if (!state)
-    return failure(); // the window reports its bad field
-  if (state.getType() != getResult().getType())
-    return emitCheckError(*this, Property::Consistency, "L1.5")
-           << "field " << getFieldAttr() << " is " << state.getType() << ", read as "
-           << getResult().getType();
+  if (buf.getNode() != actor.getNodeAttr())
+    return emitCheckError(*this, Property::Consistency, "L1.6")
+           << "the copy of " << getFieldAttr() << " is made where actor @"
+           << actor.getSymName() << " keeps it, on " << actor.getNodeAttr()
+           << ", not on " << buf.getNode();
   return success();
 }
 

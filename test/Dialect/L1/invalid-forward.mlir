@@ -197,3 +197,51 @@ l1.stage @b on @cpu_0 process(%s: !l1.buf<@ram_0, tensor<4xf32>>) {
   l1.send @m::@Set(%s) : !l1.buf<@ram_0, tensor<4xf32>>
   l1.end
 }
+
+// -----
+
+// L1.6 positive: a stage copies actor state where the actor keeps it, then
+// moves the copy to host memory.
+l1.system @s {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB"}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.actor @m on @gpu_0 {
+  l1.state @step : tensor<f32> init zeros
+  l1.window @counter [@step] readers [@log]
+}
+l1.stage @log on @cpu_0 reads [@m::@counter] process() {
+  %s = l1.window_copy @m::@counter[@step] : !l1.buf<@gpu_0, tensor<f32>>
+  %h = l1.transfer %s : !l1.buf<@gpu_0, tensor<f32>> -> !l1.buf<@ram_0, tensor<f32>>
+  l1.report "step", %h : !l1.buf<@ram_0, tensor<f32>>
+  l1.drop %h : !l1.buf<@ram_0, tensor<f32>>
+  l1.end
+}
+
+// -----
+
+// L1.6: a window copy claiming to land on another node than the actor's.
+l1.system @s {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB"}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.actor @m on @gpu_0 {
+  l1.state @step : tensor<f32> init zeros
+  l1.window @counter [@step] readers [@log]
+}
+l1.stage @log on @cpu_0 reads [@m::@counter] process() {
+  // expected-error @+1 {{[consistency] L1.6: the copy of @step is made where actor @m keeps it, on @gpu_0, not on @ram_0}}
+  %s = l1.window_copy @m::@counter[@step] : !l1.buf<@ram_0, tensor<f32>>
+  l1.drop %s : !l1.buf<@ram_0, tensor<f32>>
+  l1.end
+}

@@ -154,7 +154,7 @@ l1.actor @m on @gpu_0 {
   l1.window @win [@w] readers [@g]
 }
 l1.tensor_graph @g on @gpu_0 compute(%x: tensor<4xf32>) {
-  // expected-error @+1 {{[safety] L1.2: reads window @m::@win, which tensor graph @g does not list in its reads}}
+  // expected-error @+1 {{[safety] L1.2: reads window @m::@win, which @g does not list in its reads}}
   %w = l1.window_read @m::@win[@w] : tensor<4xf32>
   %y = l1.add %x, %w : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   l1.return %y : tensor<4xf32>
@@ -323,5 +323,28 @@ l1.stage @load on @cpu_0 process() {
   // expected-error @+1 {{[safety] L1.2: data source @d has no field @g}}
   %x = l1.read_batch @d [@g] batch 2 sequential : !l1.buf<@ram_0, tensor<2x4xf32>>
   l1.drop %x : !l1.buf<@ram_0, tensor<2x4xf32>>
+  l1.end
+}
+
+// -----
+
+// L1.2: a stage copying from a window it does not list in its reads.
+l1.system @s {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB"}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.actor @m on @gpu_0 {
+  l1.state @step : tensor<f32> init zeros
+  l1.window @counter [@step] readers [@log]
+}
+l1.stage @log on @cpu_0 process() {
+  // expected-error @+1 {{[safety] L1.2: reads window @m::@counter, which @log does not list in its reads}}
+  %s = l1.window_copy @m::@counter[@step] : !l1.buf<@gpu_0, tensor<f32>>
+  l1.drop %s : !l1.buf<@gpu_0, tensor<f32>>
   l1.end
 }

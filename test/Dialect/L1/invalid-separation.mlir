@@ -147,3 +147,37 @@ l1.tensor_graph @g on @gpu_0 reads [@m::@win] compute(%x: tensor<4xf32>) {
   %y = l1.mul %x, %w : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   l1.return %y : tensor<4xf32>
 }
+
+// -----
+
+// L1.4: a stage reader whose window copy may race the handler: the writer's
+// message does not come after it.
+l1.system @s {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB"}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.actor @m on @gpu_0 {
+  l1.state @w : tensor<4xf32> init zeros
+  // expected-error @+1 {{[safety] L1.4: reader @snap of window @m::@win may run concurrently with its writer @m::@Set: stage @feed messages the writer but does not follow the reader in the dataflow}}
+  l1.window @win [@w] readers [@snap]
+  l1.handler @Set(%v: tensor<4xf32>) {
+    l1.state_write @w, %v : tensor<4xf32>
+    l1.return
+  }
+}
+// expected-note @+1 {{the reader}}
+l1.stage @snap on @cpu_0 reads [@m::@win] process() {
+  %s = l1.window_copy @m::@win[@w] : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.drop %s : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.end
+}
+// expected-note @+1 {{the message comes from here}}
+l1.stage @feed on @cpu_0 process(%v: !l1.buf<@gpu_0, tensor<4xf32>>) {
+  l1.send @m::@Set(%v) : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.end
+}

@@ -13,6 +13,7 @@
 // CHECK-LABEL: l1.actor @model_state on @gpu_0 {
 // CHECK: l1.state @w : tensor<784x10xf32> init kaiming
 // CHECK: l1.window @weights [@w] readers [@fb]
+// CHECK: l1.window @steps [@t] readers [@snap]
 // CHECK: l1.handler @GradUpdate(%[[GW:.*]]: tensor<784x10xf32>) {
 // CHECK: l1.state_read @w : tensor<784x10xf32>
 // CHECK: l1.state_write @w, %{{.*}} : tensor<784x10xf32>
@@ -31,6 +32,8 @@
 // CHECK-LABEL: l1.stage @ret on @cpu_0 process(
 // CHECK: l1.report "loss", %{{.*}} : !l1.buf<@gpu_0, tensor<f32>>
 // CHECK: l1.send @model_state::@GradUpdate(%{{.*}}) : !l1.buf<@gpu_0, tensor<784x10xf32>>
+// CHECK-LABEL: l1.stage @snap on @cpu_0 reads [@model_state::@steps] process() {
+// CHECK: l1.window_copy @model_state::@steps[@t] : !l1.buf<@gpu_0, tensor<f32>>
 // CHECK-LABEL: l1.tensor_graph @allops on @gpu_0 compute(
 // CHECK: l1.add
 // CHECK: l1.sub
@@ -75,7 +78,9 @@ l1.data @mnist {
 }
 l1.actor @model_state on @gpu_0 {
   l1.state @w : tensor<784x10xf32> init kaiming
+  l1.state @t : tensor<f32> init zeros
   l1.window @weights [@w] readers [@fb]
+  l1.window @steps [@t] readers [@snap]
   l1.handler @GradUpdate(%gw: tensor<784x10xf32>) {
     %w = l1.state_read @w : tensor<784x10xf32>
     %lr = l1.const 1.0e-3 : tensor<f32>
@@ -117,6 +122,12 @@ l1.stage @ret on @cpu_0 process(%loss: !l1.buf<@gpu_0, tensor<f32>>, %gw: !l1.bu
   l1.send @model_state::@GradUpdate(%gw) : !l1.buf<@gpu_0, tensor<784x10xf32>>
   l1.end
 }
+l1.stage @snap on @cpu_0 reads [@model_state::@steps] process() {
+  %t = l1.window_copy @model_state::@steps[@t] : !l1.buf<@gpu_0, tensor<f32>>
+  l1.drop %t : !l1.buf<@gpu_0, tensor<f32>>
+  l1.end
+}
+
 l1.tensor_graph @allops on @gpu_0 compute(%a: tensor<4x10xf32>, %b: tensor<4x10xf32>, %v: tensor<10xf32>, %r: tensor<4xf32>) {
   %0 = l1.add %a, %b : tensor<4x10xf32>, tensor<4x10xf32> -> tensor<4x10xf32>
   %1 = l1.sub %0, %b : tensor<4x10xf32>, tensor<4x10xf32> -> tensor<4x10xf32>
