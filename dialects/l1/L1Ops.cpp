@@ -488,12 +488,15 @@ public:
   LogicalResult visitBlock(Block *block, ArrayRef<Block *> path,
                            LiveValues &live) override {
     for (Operation &op : *block) {
-      // Non-consuming uses must see a live buffer.
+      // Every use must see a live buffer: a second consumer consumes twice,
+      // any other use reads a freed buffer.
+      SmallVector<Value> consumes = consumed(&op);
       for (Value v : op.getOperands()) {
-        if (!isa<BufType>(v.getType()))
+        if (!isa<BufType>(v.getType()) || live.contains(v))
           continue;
-        if (!live.contains(v))
-          return reportDead(&op, v, path);
+        if (isa<BranchOpInterface>(op) || llvm::is_contained(consumes, v))
+          return reportTwice(&op, v, path);
+        return reportDead(&op, v, path);
       }
       if (auto br = dyn_cast<BranchOpInterface>(op)) {
         for (unsigned i = 0, e = op.getNumSuccessors(); i < e; ++i) {
@@ -504,10 +507,9 @@ public:
         }
         continue; // visitEdge hands the operands on
       }
-      for (Value v : consumed(&op)) {
-        if (!live.remove(v))
+      for (Value v : consumes)
+        if (!live.remove(v)) // the same buffer twice in one operand list
           return reportTwice(&op, v, path);
-      }
       for (Value r : op.getResults())
         if (isa<BufType>(r.getType()))
           live.insert(r);

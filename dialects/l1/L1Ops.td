@@ -241,6 +241,11 @@ def L1_HandlerOp : L1_Op<"handler", [Symbol, HasParent<"ActorOp">,
 def L1_StateReadOp : L1_Op<"state_read", [HasParent<"HandlerOp">,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "read a state field of the enclosing actor in a handler";
+  let description = [{
+    `%w = l1.state_read @w : tensor<784x256xf32>` reads the current value
+    of a state field (the value last written in this handler, if any).
+    L1.2: the field exists; L1.5: the type is the field's.
+  }];
   let arguments = (ins FlatSymbolRefAttr:$field);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "$field attr-dict `:` type($result)";
@@ -249,6 +254,11 @@ def L1_StateReadOp : L1_Op<"state_read", [HasParent<"HandlerOp">,
 def L1_StateWriteOp : L1_Op<"state_write", [HasParent<"HandlerOp">,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "write a state field of the enclosing actor in a handler";
+  let description = [{
+    `l1.state_write @w, %new : tensor<784x256xf32>` replaces the field's
+    value. Only handlers write state, and an actor runs one handler at a
+    time. L1.2: the field exists; L1.5: the type is the field's.
+  }];
   let arguments = (ins FlatSymbolRefAttr:$field, AnyStaticShapeTensor:$value);
   let assemblyFormat = "$field `,` $value attr-dict `:` type($value)";
 }
@@ -375,6 +385,10 @@ def L1_ReportOp : L1_Op<"report", [HasParent<"StageOp">]> {
 
 def L1_DropOp : L1_Op<"drop", [HasParent<"StageOp">]> {
   let summary = "free a buffer (consumes it)";
+  let description = [{
+    `l1.drop %x : !l1.buf<@ram_0, tensor<...>>` returns the buffer to its
+    pool; the spec's `Drop(<buf>)`. The buffer is dead afterwards (L1.7).
+  }];
   let arguments = (ins L1_BufType:$buffer);
   let assemblyFormat = "$buffer attr-dict `:` qualified(type($buffer))";
 }
@@ -411,6 +425,10 @@ def L1_ForwardOp : L1_Op<"forward", [HasParent<"StageOp">, Terminator,
 
 def L1_EndOp : L1_Op<"end", [HasParent<"StageOp">, Terminator]> {
   let summary = "end a stage path without forwarding";
+  let description = [{
+    `l1.end` ends a path that forwards nothing (after dropping or sending
+    what it holds); every buffer must be consumed by then (L1.7).
+  }];
   let assemblyFormat = "attr-dict";
 }
 
@@ -472,6 +490,11 @@ def L1_WindowReadOp : L1_Op<"window_read", [Pure, HasParent<"TensorGraphOp">,
 def L1_ReturnOp : L1_Op<"return", [Pure, Terminator,
     ParentOneOf<["TensorGraphOp", "HandlerOp"]>]> {
   let summary = "end a tensor graph (its results) or a handler (nothing)";
+  let description = [{
+    In a tensor graph, `l1.return %loss, %gw : tensor<f32>, ...` names the
+    graph's outputs (delivered to its `then` target as buffers on its node).
+    In a handler, `l1.return` takes no operands.
+  }];
   let arguments = (ins Variadic<AnyStaticShapeTensor>:$operands);
   let assemblyFormat = "attr-dict ($operands^ `:` type($operands))?";
   let hasVerifier = 1;
@@ -511,6 +534,11 @@ class L1_UnaryOp<string mnemonic, string what, bit floatOnly = 1>
     : L1_TensorOp<mnemonic> {
   let summary = "elementwise " # what;
   let arguments = (ins AnyStaticShapeTensor:$operand);
+  let description = [{
+    `%r = l1.exp %a : tensor<4xf32> -> tensor<4xf32>`: the result has the
+    operand's type. Transcendental ops (exp, log, sqrt, reciprocal, tanh,
+    cos) take floats.
+  }];
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
   let extraClassDefinition = !strconcat([{
@@ -531,6 +559,10 @@ def L1_NegOp : L1_UnaryOp<"neg", "negation", 0>;
 
 def L1_MatmulOp : L1_TensorOp<"matmul"> {
   let summary = "matrix multiply [m,k] x [k,n] -> [m,n]";
+  let description = [{
+    `%y = l1.matmul %x, %w : tensor<128x784xf32>, tensor<784x256xf32> -> tensor<128x256xf32>`;
+    the spec's `tensor_matmul`. Float elements, rank 2 (L1.5).
+  }];
   let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat =
@@ -539,6 +571,11 @@ def L1_MatmulOp : L1_TensorOp<"matmul"> {
 
 def L1_ScaleOp : L1_TensorOp<"scale"> {
   let summary = "multiply a tensor by a scalar (a rank-0 tensor)";
+  let description = [{
+    `%y = l1.scale %x, %s : tensor<128x256xf32>, tensor<f32> -> tensor<128x256xf32>`;
+    the spec's `tensor_scale`. The scalar is a value, so it can be computed
+    (a scheduled learning rate).
+  }];
   let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$scalar);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat =
@@ -562,6 +599,10 @@ def L1_BroadcastOp : L1_TensorOp<"broadcast"> {
 
 def L1_TransposeOp : L1_TensorOp<"transpose"> {
   let summary = "permute dimensions (reverse them by default)";
+  let description = [{
+    `%t = l1.transpose %x : tensor<128x784xf32> -> tensor<784x128xf32>`,
+    or with `perm [1, 0, 2]`. Metadata only.
+  }];
   let arguments = (ins AnyStaticShapeTensor:$operand,
                        OptionalAttr<DenseI64ArrayAttr>:$perm);
   let results = (outs AnyStaticShapeTensor:$result);
@@ -571,6 +612,10 @@ def L1_TransposeOp : L1_TensorOp<"transpose"> {
 
 def L1_ReshapeOp : L1_TensorOp<"reshape"> {
   let summary = "reinterpret the shape, keeping the element count (metadata only)";
+  let description = [{
+    `%x = l1.reshape %img : tensor<128x28x28xf32> -> tensor<128x784xf32>`
+    (row-major order).
+  }];
   let arguments = (ins AnyStaticShapeTensor:$operand);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
@@ -578,6 +623,11 @@ def L1_ReshapeOp : L1_TensorOp<"reshape"> {
 
 class L1_ReduceOp<string mnemonic, string what> : L1_TensorOp<mnemonic> {
   let summary = what # " over one axis, or over all axes (to a scalar)";
+  let description = [{
+    `%s = l1.reduce_sum %x axis 1 : tensor<128x256xf32> -> tensor<128xf32>`
+    removes the axis; without `axis`, all axes reduce to a rank-0 tensor
+    (the spec's `tensor_reduce_mean(a)`).
+  }];
   let arguments = (ins AnyStaticShapeTensor:$operand, OptionalAttr<I64Attr>:$axis);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat =
@@ -593,6 +643,10 @@ def L1_ReduceMaxOp : L1_ReduceOp<"reduce_max", "maximum">;
 
 def L1_CmpOp : L1_TensorOp<"cmp"> {
   let summary = "elementwise comparison to an i1 tensor";
+  let description = [{
+    `%c = l1.cmp gt, %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xi1>`
+    with predicates eq, ne, lt, le, gt, ge.
+  }];
   let arguments = (ins L1_CmpPredicate:$predicate, AnyStaticShapeTensor:$lhs,
                        AnyStaticShapeTensor:$rhs);
   let results = (outs AnyStaticShapeTensor:$result);
@@ -603,6 +657,9 @@ def L1_CmpOp : L1_TensorOp<"cmp"> {
 
 def L1_SelectOp : L1_TensorOp<"select"> {
   let summary = "elementwise choice: cond ? a : b";
+  let description = [{
+    `%r = l1.select %c, %a, %b : tensor<4xi1>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>`.
+  }];
   let arguments = (ins AnyStaticShapeTensor:$cond, AnyStaticShapeTensor:$lhs,
                        AnyStaticShapeTensor:$rhs);
   let results = (outs AnyStaticShapeTensor:$result);

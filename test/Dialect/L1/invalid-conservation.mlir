@@ -99,7 +99,7 @@ l1.stage @s on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
   l1.drop %x : !l1.buf<@ram_0, tensor<4xf32>>
   cf.br ^bb1
 ^bb1:
-  // expected-error @+1 {{[liveness] L1.7: buffer %arg0 (argument 0 of ^bb0) is used after it was consumed on path ^bb0 -> ^bb1 in stage @s}}
+  // expected-error @+1 {{[liveness] L1.7: buffer %arg0 (argument 0 of ^bb0) is consumed twice on path ^bb0 -> ^bb1 in stage @s}}
   l1.drop %x : !l1.buf<@ram_0, tensor<4xf32>>
   l1.end
 }
@@ -168,5 +168,27 @@ l1.stage @s on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
   cf.br ^bb3
 ^bb3:
   // expected-error @+1 {{[liveness] L1.7: buffer %2 (argument 0 of ^bb2) is live at the end of path ^bb0 -> ^bb2 -> ^bb3 in stage @s}}
+  l1.end
+}
+
+// -----
+
+// L1.7: one forward naming the same buffer twice.
+l1.system @s {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB"}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.stage @a on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
+  // expected-error @+1 {{[liveness] L1.7: buffer %arg0 (argument 0 of ^bb0) is consumed twice on path ^bb0 in stage @a}}
+  l1.forward @b(%x, %x) : !l1.buf<@ram_0, tensor<4xf32>>, !l1.buf<@ram_0, tensor<4xf32>>
+}
+l1.stage @b on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>, %y: !l1.buf<@ram_0, tensor<4xf32>>) {
+  l1.drop %x : !l1.buf<@ram_0, tensor<4xf32>>
+  l1.drop %y : !l1.buf<@ram_0, tensor<4xf32>>
   l1.end
 }
