@@ -304,6 +304,28 @@ bool HandlerOp::writes(StringRef field) {
 }
 
 //===----------------------------------------------------------------------===//
+// Result names: values read from a field print under the field's name.
+//===----------------------------------------------------------------------===//
+
+void ReadBatchOp::getAsmResultNames(OpAsmSetValueNameFn setName) {
+  for (auto [field, result] : llvm::zip(getFields(), getResults()))
+    if (auto ref = dyn_cast<FlatSymbolRefAttr>(field))
+      setName(result, ref.getValue());
+}
+
+void WindowCopyOp::getAsmResultNames(OpAsmSetValueNameFn setName) {
+  setName(getResult(), getField());
+}
+
+void WindowReadOp::getAsmResultNames(OpAsmSetValueNameFn setName) {
+  setName(getResult(), getField());
+}
+
+void StateReadOp::getAsmResultNames(OpAsmSetValueNameFn setName) {
+  setName(getResult(), getField());
+}
+
+//===----------------------------------------------------------------------===//
 // Topology
 //===----------------------------------------------------------------------===//
 

@@ -239,6 +239,7 @@ def L1_HandlerOp : L1_Op<"handler", [Symbol, HasParent<"ActorOp">,
 }
 
 def L1_StateReadOp : L1_Op<"state_read", [HasParent<"HandlerOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "read a state field of the enclosing actor in a handler";
   let description = [{
@@ -303,6 +304,7 @@ def L1_StageOp : L1_Op<"stage", [Symbol, IsolatedFromAbove,
 }
 
 def L1_ReadBatchOp : L1_Op<"read_batch", [HasParent<"StageOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "read the next batch of samples of a data source";
   let description = [{
@@ -330,6 +332,7 @@ def L1_ReadBatchOp : L1_Op<"read_batch", [HasParent<"StageOp">,
 }
 
 def L1_WindowCopyOp : L1_Op<"window_copy", [HasParent<"StageOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "copy an actor state field, through a window, into a fresh buffer";
   let description = [{
@@ -475,6 +478,7 @@ def L1_TensorGraphOp : L1_Op<"tensor_graph", [Symbol, IsolatedFromAbove,
 }
 
 def L1_WindowReadOp : L1_Op<"window_read", [Pure, HasParent<"TensorGraphOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "read an actor state field through a window";
   let description = [{

@@ -75,11 +75,11 @@ l1.data @d {
   l1.field @f : tensor<4xf32> at @ssd_0 path "/tmp/f" format raw
 }
 l1.stage @load on @cpu_0 process() {
-  // expected-note @+1 {{%0 is created here}}
+  // expected-note @+1 {{%f is created here}}
   %x = l1.read_batch @d [@f] batch 2 sequential : !l1.buf<@ram_0, tensor<2x4xf32>>
   cf.br ^bb1
 ^bb1:
-  // expected-error @+1 {{[liveness] L1.7: buffer %0 (from l1.read_batch) is live at the end of path ^bb0 -> ^bb1 in stage @load}}
+  // expected-error @+1 {{[liveness] L1.7: buffer %f (from l1.read_batch) is live at the end of path ^bb0 -> ^bb1 in stage @load}}
   l1.end
 }
 
