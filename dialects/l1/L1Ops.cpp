@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L1/L1Ops.h"
-#include "synpl/Dialect/L1/L1Utils.h"
+#include "synpl/Dialect/L1/L1Program.h"
 #include "synpl/Analysis/CFGPaths.h"
 #include "synpl/Analysis/Shapes.h"
 #include "synpl/Support/Property.h"

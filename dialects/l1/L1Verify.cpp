@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L1/L1Ops.h"
-#include "synpl/Dialect/L1/L1Utils.h"
+#include "synpl/Dialect/L1/L1Program.h"
 #include "synpl/Support/Property.h"
 #include "synpl/Support/Units.h"
 
@@ -24,57 +24,6 @@ using namespace synpl::l1;
 // stage -> handler (send).
 //===----------------------------------------------------------------------===//
 
-namespace {
-struct Dataflow {
-  /// Stages and tensor graphs in program order.
-  SmallVector<Operation *> nodes;
-  llvm::DenseMap<Operation *, SmallVector<Operation *>> succ;
-  /// Handler -> the stages that send to it.
-  llvm::DenseMap<Operation *, SmallVector<Operation *>> senders;
-
-  bool reaches(Operation *from, Operation *to) const {
-    if (from == to)
-      return true;
-    llvm::DenseSet<Operation *> seen{from};
-    SmallVector<Operation *> work{from};
-    while (!work.empty()) {
-      Operation *n = work.pop_back_val();
-      for (Operation *m : succ.lookup(n)) {
-        if (m == to)
-          return true;
-        if (seen.insert(m).second)
-          work.push_back(m);
-      }
-    }
-    return false;
-  }
-
-  /// A path from `op` back to itself (`op` first and last), or empty.
-  SmallVector<Operation *> cycleThrough(Operation *op) const {
-    llvm::DenseMap<Operation *, Operation *> parent;
-    SmallVector<Operation *> work{op};
-    while (!work.empty()) {
-      Operation *n = work.pop_back_val();
-      for (Operation *m : succ.lookup(n)) {
-        if (m == op) {
-          SmallVector<Operation *> path{op};
-          for (Operation *p = n; p != op; p = parent.lookup(p))
-            path.push_back(p);
-          path.push_back(op);
-          std::reverse(path.begin() + 1, path.end() - 1);
-          return path;
-        }
-        if (!parent.count(m)) {
-          parent[m] = n;
-          work.push_back(m);
-        }
-      }
-    }
-    return {};
-  }
-};
-} // namespace
-
 static StringRef symName(Operation *op) {
   if (auto attr = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
     return attr.getValue();
@@ -82,34 +31,7 @@ static StringRef symName(Operation *op) {
 }
 
 static Dataflow buildDataflow(SymbolTableCollection &tables, Operation *from) {
-  Dataflow df;
-  Operation *scope = getProgramScope(from);
-  if (!scope || scope->getNumRegions() == 0 || scope->getRegion(0).empty())
-    return df;
-  for (Operation &op : scope->getRegion(0).front()) {
-    if (auto stage = dyn_cast<StageOp>(op)) {
-      df.nodes.push_back(stage);
-      stage.getBody().walk([&](Operation *inner) {
-        if (auto fwd = dyn_cast<ForwardOp>(inner)) {
-          Operation *t = lookupInProgram(tables, stage, fwd.getTargetAttr());
-          if (isa_and_nonnull<StageOp, TensorGraphOp>(t))
-            df.succ[stage].push_back(t);
-        } else if (auto send = dyn_cast<SendOp>(inner)) {
-          Operation *t = lookupInProgram(tables, stage, send.getTargetAttr());
-          if (isa_and_nonnull<HandlerOp>(t))
-            df.senders[t].push_back(stage);
-        }
-      });
-    } else if (auto graph = dyn_cast<TensorGraphOp>(op)) {
-      df.nodes.push_back(graph);
-      if (auto then = graph.getThenAttr()) {
-        Operation *t = lookupInProgram(tables, graph, then);
-        if (isa_and_nonnull<StageOp, TensorGraphOp>(t))
-          df.succ[graph].push_back(t);
-      }
-    }
-  }
-  return df;
+  return Dataflow::build(tables, from);
 }
 
 /// L1.10 for the forward graph: reported once, by the cycle's first member in
@@ -119,7 +41,7 @@ static LogicalResult checkDataflowCycle(SymbolTableCollection &tables, Operation
   SmallVector<Operation *> cycle = df.cycleThrough(op);
   if (cycle.empty())
     return success();
-  for (Operation *n : df.nodes) {
+  for (Operation *n : df.getNodes()) {
     if (!llvm::is_contained(cycle, n))
       continue;
     if (n != op)
@@ -583,7 +505,7 @@ LogicalResult WindowOp::verifySymbolUses(SymbolTableCollection &tables) {
   Dataflow df = buildDataflow(tables, actor);
   for (Operation *reader : readers)
     for (HandlerOp writer : writers)
-      for (Operation *sender : df.senders.lookup(writer)) {
+      for (Operation *sender : df.getSenders(writer)) {
         if (df.reaches(reader, sender))
           continue;
         InFlightDiagnostic d =
@@ -691,7 +613,7 @@ LogicalResult PipelineOp::verifySymbolUses(SymbolTableCollection &tables) {
   }
   Dataflow df = buildDataflow(tables, *this);
   for (size_t i = 0; i + 1 < elements.size(); ++i)
-    if (!llvm::is_contained(df.succ.lookup(elements[i]), elements[i + 1]))
+    if (!llvm::is_contained(df.getSuccessors(elements[i]), elements[i + 1]))
       return emitCheckError(*this, Property::Safety, "L1.2")
              << "pipeline link @" << symName(elements[i]) << " -> @"
              << symName(elements[i + 1]) << " is not a dataflow edge (@"
