@@ -95,13 +95,6 @@ static std::string shapeOf(Type t) {
   return "?";
 }
 
-static std::string typeString(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
 //===----------------------------------------------------------------------===//
 // Custom directives
 //===----------------------------------------------------------------------===//
@@ -736,7 +729,6 @@ LogicalResult ReturnOp::verify() {
 // Tensor ops: shape propagation (L1.5)
 //===----------------------------------------------------------------------===//
 
-static RankedTensorType tt(Value v) { return cast<RankedTensorType>(v.getType()); }
 static RankedTensorType tt(Type t) { return cast<RankedTensorType>(t); }
 
 static InFlightDiagnostic shapeError(Operation *op) {
