@@ -125,9 +125,9 @@ l1.actor @model_state on @gpu_0 {
     %step_size = l1.div %lr, %bc1 : tensor<f32>, tensor<f32> -> tensor<f32>
     %inv_bc2 = l1.reciprocal %bc2 : tensor<f32> -> tensor<f32>
     %beta1 = l1.const 0.9 : tensor<f32>
-    %one_minus_beta1 = l1.const 0.09999999999999998 : tensor<f32>
+    %one_minus_beta1 = l1.const 0.1 : tensor<f32>
     %beta2 = l1.const 0.999 : tensor<f32>
-    %one_minus_beta2 = l1.const 0.0010000000000000009 : tensor<f32>
+    %one_minus_beta2 = l1.const 0.001 : tensor<f32>
     %adam_eps = l1.const 1.0e-08 : tensor<784x256xf32>
     // Adam on w1
     %m_w1 = l1.state_read @m_w1 : tensor<784x256xf32>

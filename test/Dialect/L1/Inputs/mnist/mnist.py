@@ -1,6 +1,6 @@
 import sys, math
 import numpy as np
-sys.path.insert(0, '/tmp/gen')
+sys.path.insert(0, __import__('os').path.dirname(__file__))
 from l1b import B, V, run, fmt
 
 BATCH, D, H, C = 128, 784, 256, 10
@@ -231,9 +231,9 @@ def build_handler():
     step = h.div(lr, bc1, 'step_size')
     invbc2 = h.un('reciprocal', bc2, 'inv_bc2')
     b1 = h.const(BETA1, (), 'beta1')
-    omb1 = h.const(1.0 - BETA1, (), 'one_minus_beta1')
+    omb1 = h.const(0.1, (), 'one_minus_beta1')
     b2 = h.const(BETA2, (), 'beta2')
-    omb2 = h.const(1.0 - BETA2, (), 'one_minus_beta2')
+    omb2 = h.const(0.001, (), 'one_minus_beta2')
     epsc = {}
     for (n, s, _), gv in zip(PARAMS, gs):
         if s not in epsc:
