@@ -91,3 +91,31 @@ l1.stage @s on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
 
 // expected-error @+1 {{expected attribute value}}
 l1.pipeline @p = @a -> -> @b
+
+// -----
+
+// expected-error @+1 {{'l1.stage' op needs a body}}
+"l1.stage"() <{sym_name = "s", node = @cpu_0}> ({}) : () -> ()
+
+// -----
+
+"l1.tensor_graph"() <{sym_name = "g", node = @gpu_0}> ({
+^bb0(%x: tensor<4xf32>):
+  // expected-error @+1 {{block with no terminator}}
+  %0 = "l1.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+}) : () -> ()
+
+// -----
+
+l1.tensor_graph @g on @gpu_0 compute(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'l1.state_read' op expects parent op 'l1.handler'}}
+  %w = l1.state_read @w : tensor<4xf32>
+  l1.return %w : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'l1.handler' op expects parent op 'l1.actor'}}
+l1.handler @h() {
+  l1.return
+}
