@@ -199,7 +199,9 @@ def L1_WindowOp : L1_Op<"window", [Symbol, HasParent<"ActorOp">,
        is R itself or is reachable from R along the dataflow edges
        (`l1.forward` targets and tensor-graph `then` targets). So every
        message that can fire a writer is produced by R's outputs, and R has
-       finished before the writer starts.
+       finished before the writer starts. A stage that is itself the
+       reader and the sender makes its window copies before the message
+       on every path.
     2. *Across steps* (the actor fence): if the schedule's
        `pipeline_depth` is above 1, the actor is listed in the schedule's
        `actors`; the schedule then serializes step N's handler before step

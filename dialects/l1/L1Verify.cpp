@@ -472,6 +472,59 @@ LogicalResult StateWriteOp::verifySymbolUses(SymbolTableCollection &) {
 // Windows: separation (L1.4)
 //===----------------------------------------------------------------------===//
 
+/// Whether `to` can run after `from` in one execution of a stage (a later op
+/// of the same block, or an op of a block reachable from `from`'s block).
+static bool mayFollow(Operation *from, Operation *to) {
+  Block *a = from->getBlock(), *b = to->getBlock();
+  if (a == b)
+    return from->isBeforeInBlock(to);
+  llvm::DenseSet<Block *> seen;
+  SmallVector<Block *> work(a->getSuccessors().begin(), a->getSuccessors().end());
+  while (!work.empty()) {
+    Block *n = work.pop_back_val();
+    if (n == b)
+      return true;
+    if (seen.insert(n).second)
+      llvm::append_range(work, n->getSuccessors());
+  }
+  return false;
+}
+
+/// A stage that both reads `window` and messages its writer must finish its
+/// copies before the message (the handler may start as soon as it is sent).
+static LogicalResult checkCopiesBeforeSends(WindowOp window, StageOp stage,
+                                            HandlerOp writer) {
+  auto actor = window->getParentOfType<ActorOp>();
+  SmallVector<WindowCopyOp> copies;
+  SmallVector<SendOp> sends;
+  stage.getBody().walk([&](Operation *op) {
+    if (auto copy = dyn_cast<WindowCopyOp>(op)) {
+      SymbolRefAttr ref = copy.getWindowAttr();
+      if (ref.getRootReference() == actor.getSymNameAttr() &&
+          ref.getLeafReference() == window.getSymNameAttr())
+        copies.push_back(copy);
+    } else if (auto send = dyn_cast<SendOp>(op)) {
+      SymbolRefAttr ref = send.getTargetAttr();
+      if (ref.getRootReference() == actor.getSymNameAttr() &&
+          ref.getLeafReference() == writer.getSymNameAttr())
+        sends.push_back(send);
+    }
+  });
+  for (SendOp send : sends)
+    for (WindowCopyOp copy : copies)
+      if (mayFollow(send, copy)) {
+        InFlightDiagnostic d = emitCheckError(copy, Property::Safety, "L1.4")
+                               << "stage @" << stage.getSymName() << " reads window @"
+                               << actor.getSymName() << "::@" << window.getSymName()
+                               << " after messaging its writer @" << actor.getSymName()
+                               << "::@" << writer.getSymName()
+                               << "; the handler may already be running";
+        d.attachNote(send.getLoc()) << "the message is sent here";
+        return d;
+      }
+  return success();
+}
+
 LogicalResult WindowOp::verifySymbolUses(SymbolTableCollection &tables) {
   auto actor = (*this)->getParentOfType<ActorOp>();
   if (!actor)
@@ -506,6 +559,11 @@ LogicalResult WindowOp::verifySymbolUses(SymbolTableCollection &tables) {
   for (Operation *reader : readers)
     for (HandlerOp writer : writers)
       for (Operation *sender : df.getSenders(writer)) {
+        if (sender == reader) {
+          if (failed(checkCopiesBeforeSends(*this, cast<StageOp>(reader), writer)))
+            return failure();
+          continue;
+        }
         if (df.reaches(reader, sender))
           continue;
         InFlightDiagnostic d =

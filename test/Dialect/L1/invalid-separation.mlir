@@ -181,3 +181,61 @@ l1.stage @feed on @cpu_0 process(%v: !l1.buf<@gpu_0, tensor<4xf32>>) {
   l1.send @m::@Set(%v) : !l1.buf<@gpu_0, tensor<4xf32>>
   l1.end
 }
+
+// -----
+
+// L1.4 positive: a stage that snapshots the window, then messages the writer.
+l1.system @s {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB"}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.actor @m on @gpu_0 {
+  l1.state @w : tensor<4xf32> init zeros
+  l1.window @win [@w] readers [@step]
+  l1.handler @Set(%v: tensor<4xf32>) {
+    l1.state_write @w, %v : tensor<4xf32>
+    l1.return
+  }
+}
+l1.stage @step on @cpu_0 reads [@m::@win] process(%v: !l1.buf<@gpu_0, tensor<4xf32>>) {
+  %s = l1.window_copy @m::@win[@w] : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.drop %s : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.send @m::@Set(%v) : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.end
+}
+
+// -----
+
+// L1.4: the same stage reading the window after it sent the update.
+l1.system @s {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB"}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.actor @m on @gpu_0 {
+  l1.state @w : tensor<4xf32> init zeros
+  l1.window @win [@w] readers [@step]
+  l1.handler @Set(%v: tensor<4xf32>) {
+    l1.state_write @w, %v : tensor<4xf32>
+    l1.return
+  }
+}
+l1.stage @step on @cpu_0 reads [@m::@win] process(%v: !l1.buf<@gpu_0, tensor<4xf32>>) {
+  // expected-note @+1 {{the message is sent here}}
+  l1.send @m::@Set(%v) : !l1.buf<@gpu_0, tensor<4xf32>>
+  cf.br ^bb1
+^bb1:
+  // expected-error @+1 {{[safety] L1.4: stage @step reads window @m::@win after messaging its writer @m::@Set; the handler may already be running}}
+  %s = l1.window_copy @m::@win[@w] : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.drop %s : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.end
+}
