@@ -369,6 +369,64 @@ LogicalResult SystemOp::verify() {
   return success();
 }
 
+// `l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", sm = 84}`: the
+// properties print as the spec writes them (counts without `: i64`).
+ParseResult NodeOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  StringRef kindWord;
+  SMLoc kindLoc = parser.getCurrentLocation();
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name), result.attributes) ||
+      parser.parseKeyword(&kindWord))
+    return failure();
+  std::optional<NodeKind> kind = symbolizeNodeKind(kindWord);
+  if (!kind)
+    return parser.emitError(kindLoc, "node kind is storage, memory or compute, got '")
+           << kindWord << "'";
+  result.addAttribute(getKindAttrName(result.name),
+                      parser.getBuilder().getI32IntegerAttr(static_cast<int32_t>(*kind)));
+  SMLoc propsLoc = parser.getCurrentLocation();
+  NamedAttrList props;
+  if (parser.parseOptionalAttrDict(props))
+    return failure();
+  // Check the known properties' kinds here: a mistyped inherent attribute
+  // would otherwise be dropped silently when it becomes a property.
+  for (NamedAttribute attr : props) {
+    StringRef key = attr.getName().getValue();
+    bool isString = key == "capacity" || key == "isa" || key == "vram";
+    bool isCount = key == "cores" || key == "sm";
+    if (isString && !isa<StringAttr>(attr.getValue()))
+      return parser.emitError(propsLoc, "node property '")
+             << key << "' is a string (e.g. \"32GB\"), got " << attr.getValue();
+    if (isCount && !isa<IntegerAttr>(attr.getValue()))
+      return parser.emitError(propsLoc, "node property '")
+             << key << "' is an integer, got " << attr.getValue();
+  }
+  result.attributes.append(props);
+  return success();
+}
+
+void NodeOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  p << ' ' << stringifyNodeKind(getKind());
+  SmallVector<NamedAttribute> props;
+  for (NamedAttribute attr : (*this)->getAttrs())
+    if (attr.getName() != getSymNameAttrName() && attr.getName() != getKindAttrName())
+      props.push_back(attr);
+  if (props.empty())
+    return;
+  p << " {";
+  llvm::interleaveComma(props, p, [&](NamedAttribute attr) {
+    p << attr.getName().getValue() << " = ";
+    if (auto i = dyn_cast<IntegerAttr>(attr.getValue());
+        i && i.getType().isSignlessInteger(64))
+      p << i.getInt();
+    else
+      p.printAttribute(attr.getValue());
+  });
+  p << '}';
+}
+
 std::optional<uint64_t> NodeOp::getMemoryBytes() {
   if (auto c = getCapacity())
     return parseByteSize(*c);

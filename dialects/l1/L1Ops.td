@@ -66,7 +66,7 @@ def L1_NodeOp : L1_Op<"node", [Symbol, HasParent<"SystemOp">]> {
                        OptionalAttr<StrAttr>:$vram,
                        OptionalAttr<I64Attr>:$cores,
                        OptionalAttr<I64Attr>:$sm);
-  let assemblyFormat = "$sym_name $kind attr-dict";
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// Bytes this node can hold: `capacity` or `vram`; std::nullopt if none.

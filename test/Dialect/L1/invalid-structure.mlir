@@ -119,3 +119,17 @@ l1.tensor_graph @g on @gpu_0 compute(%x: tensor<4xf32>) {
 l1.handler @h() {
   l1.return
 }
+
+// -----
+
+l1.system @s {
+  // expected-error @+1 {{node property 'cores' is an integer, got "8"}}
+  l1.node @cpu_0 compute {isa = "x86_64", cores = "8"}
+}
+
+// -----
+
+l1.system @s {
+  // expected-error @+1 {{node kind is storage, memory or compute, got 'disk'}}
+  l1.node @ssd_0 disk
+}

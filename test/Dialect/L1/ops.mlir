@@ -5,7 +5,7 @@
 // CHECK-LABEL: l1.system @single_gpu {
 // CHECK: l1.node @ssd_0 storage
 // CHECK: l1.node @ram_0 memory {capacity = "32GB"}
-// CHECK: l1.node @gpu_0 compute {isa = "cuda", sm = 84 : i64, vram = "24GB"}
+// CHECK: l1.node @gpu_0 compute {isa = "cuda", sm = 84, vram = "24GB"}
 // CHECK: l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
 // CHECK: l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
 // CHECK-LABEL: l1.data @mnist {
