@@ -87,7 +87,16 @@ l1.actor @model_state on @gpu_0 {
 
   l1.window @weights [@w1, @b1, @g1, @be1, @w2, @b2, @g2, @be2, @w3, @b3] readers [@forward_backward]
 
-  l1.handler @GradUpdate(%g_w1: tensor<784x256xf32>, %g_b1: tensor<256xf32>, %g_g1: tensor<256xf32>, %g_be1: tensor<256xf32>, %g_w2: tensor<256x256xf32>, %g_b2: tensor<256xf32>, %g_g2: tensor<256xf32>, %g_be2: tensor<256xf32>, %g_w3: tensor<256x10xf32>, %g_b3: tensor<10xf32>) {
+  l1.handler @GradUpdate(%g_w1: tensor<784x256xf32>,
+      %g_b1: tensor<256xf32>,
+      %g_g1: tensor<256xf32>,
+      %g_be1: tensor<256xf32>,
+      %g_w2: tensor<256x256xf32>,
+      %g_b2: tensor<256xf32>,
+      %g_g2: tensor<256xf32>,
+      %g_be2: tensor<256xf32>,
+      %g_w3: tensor<256x10xf32>,
+      %g_b3: tensor<10xf32>) {
     // step t <- t + 1
     %t_prev = l1.state_read @step : tensor<f32>
     %one = l1.const 1.0 : tensor<f32>
@@ -590,11 +599,31 @@ l1.tensor_graph @forward_backward on @gpu_0 reads [@model_state::@weights] then 
   l1.return %loss, %gw1, %gb1, %gg1, %gbe1, %gw2, %gb2, %gg2, %gbe2, %gw3, %gb3 : tensor<f32>, tensor<784x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x10xf32>, tensor<10xf32>
 }
 
-l1.stage @transfer_grads on @cpu_0 process(%loss: !l1.buf<@gpu_0, tensor<f32>>, %g_w1: !l1.buf<@gpu_0, tensor<784x256xf32>>, %g_b1: !l1.buf<@gpu_0, tensor<256xf32>>, %g_g1: !l1.buf<@gpu_0, tensor<256xf32>>, %g_be1: !l1.buf<@gpu_0, tensor<256xf32>>, %g_w2: !l1.buf<@gpu_0, tensor<256x256xf32>>, %g_b2: !l1.buf<@gpu_0, tensor<256xf32>>, %g_g2: !l1.buf<@gpu_0, tensor<256xf32>>, %g_be2: !l1.buf<@gpu_0, tensor<256xf32>>, %g_w3: !l1.buf<@gpu_0, tensor<256x10xf32>>, %g_b3: !l1.buf<@gpu_0, tensor<10xf32>>) {
+l1.stage @transfer_grads on @cpu_0 process(%loss: !l1.buf<@gpu_0, tensor<f32>>,
+    %g_w1: !l1.buf<@gpu_0, tensor<784x256xf32>>,
+    %g_b1: !l1.buf<@gpu_0, tensor<256xf32>>,
+    %g_g1: !l1.buf<@gpu_0, tensor<256xf32>>,
+    %g_be1: !l1.buf<@gpu_0, tensor<256xf32>>,
+    %g_w2: !l1.buf<@gpu_0, tensor<256x256xf32>>,
+    %g_b2: !l1.buf<@gpu_0, tensor<256xf32>>,
+    %g_g2: !l1.buf<@gpu_0, tensor<256xf32>>,
+    %g_be2: !l1.buf<@gpu_0, tensor<256xf32>>,
+    %g_w3: !l1.buf<@gpu_0, tensor<256x10xf32>>,
+    %g_b3: !l1.buf<@gpu_0, tensor<10xf32>>) {
   %host_loss = l1.transfer %loss : !l1.buf<@gpu_0, tensor<f32>> -> !l1.buf<@ram_0, tensor<f32>>
   l1.report "loss", %host_loss : !l1.buf<@ram_0, tensor<f32>>
   l1.drop %host_loss : !l1.buf<@ram_0, tensor<f32>>
-  l1.send @model_state::@GradUpdate(%g_w1, %g_b1, %g_g1, %g_be1, %g_w2, %g_b2, %g_g2, %g_be2, %g_w3, %g_b3) : !l1.buf<@gpu_0, tensor<784x256xf32>>, !l1.buf<@gpu_0, tensor<256xf32>>, !l1.buf<@gpu_0, tensor<256xf32>>, !l1.buf<@gpu_0, tensor<256xf32>>, !l1.buf<@gpu_0, tensor<256x256xf32>>, !l1.buf<@gpu_0, tensor<256xf32>>, !l1.buf<@gpu_0, tensor<256xf32>>, !l1.buf<@gpu_0, tensor<256xf32>>, !l1.buf<@gpu_0, tensor<256x10xf32>>, !l1.buf<@gpu_0, tensor<10xf32>>
+  l1.send @model_state::@GradUpdate(%g_w1, %g_b1, %g_g1, %g_be1, %g_w2, %g_b2, %g_g2, %g_be2, %g_w3, %g_b3)
+      : !l1.buf<@gpu_0, tensor<784x256xf32>>,
+        !l1.buf<@gpu_0, tensor<256xf32>>,
+        !l1.buf<@gpu_0, tensor<256xf32>>,
+        !l1.buf<@gpu_0, tensor<256xf32>>,
+        !l1.buf<@gpu_0, tensor<256x256xf32>>,
+        !l1.buf<@gpu_0, tensor<256xf32>>,
+        !l1.buf<@gpu_0, tensor<256xf32>>,
+        !l1.buf<@gpu_0, tensor<256xf32>>,
+        !l1.buf<@gpu_0, tensor<256x10xf32>>,
+        !l1.buf<@gpu_0, tensor<10xf32>>
   l1.end
 }
 

@@ -329,7 +329,7 @@ def emit(path):
     w('')
     w('  l1.window @weights [' + ', '.join('@' + n for n, _, _ in PARAMS) + '] readers [@forward_backward]')
     w('')
-    w('  l1.handler @GradUpdate(' + ', '.join(f'{v.name}: {v.ty()}' for v in gs) + ') {')
+    w('  l1.handler @GradUpdate(' + ',\n      '.join(f'{v.name}: {v.ty()}' for v in gs) + ') {')
     L.extend(h.lines)
     w('  }')
     w('}')
@@ -357,11 +357,11 @@ def emit(path):
     outb = [buf('gpu_0', v.shape) for v in outs]
     names = ['%loss'] + ['%g_' + n for n, _, _ in PARAMS]
     w('l1.stage @transfer_grads on @cpu_0 process(' +
-      ', '.join(f'{n}: {t}' for n, t in zip(names, outb)) + ') {')
+      ',\n    '.join(f'{n}: {t}' for n, t in zip(names, outb)) + ') {')
     w(f'  %host_loss = l1.transfer %loss : {outb[0]} -> {buf("ram_0", ())}')
     w(f'  l1.report "loss", %host_loss : {buf("ram_0", ())}')
     w(f'  l1.drop %host_loss : {buf("ram_0", ())}')
-    w('  l1.send @model_state::@GradUpdate(' + ', '.join(names[1:]) + ') : ' + ', '.join(outb[1:]))
+    w('  l1.send @model_state::@GradUpdate(' + ', '.join(names[1:]) + ')\n      : ' + ',\n        '.join(outb[1:]))
     w('  l1.end')
     w('}')
     w('')
