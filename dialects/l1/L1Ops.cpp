@@ -676,7 +676,11 @@ LogicalResult StageOp::verifyRegions() {
   LiveValues initial;
   for (BlockArgument arg : getEntry().getArguments())
     initial.insert(arg);
-  CFGWalkResult walk = walkCFGPaths(getBody(), visitor, initial);
+  // A block reached again with the same live buffers continues the same
+  // way, so repeated states are walked once.
+  CFGWalkOptions options;
+  options.skipRepeatedStates = true;
+  CFGWalkResult walk = walkCFGPaths(getBody(), visitor, initial, options);
   switch (walk.status) {
   case CFGWalkResult::Status::Done:
     return success();

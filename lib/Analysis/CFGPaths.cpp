@@ -3,7 +3,12 @@
 
 #include "mlir/IR/Operation.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
-#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <functional>
+#include <set>
+#include <vector>
 
 using namespace mlir;
 using namespace synpl;
@@ -25,25 +30,53 @@ void CFGPathVisitor::visitEdge(Operation *terminator, unsigned succIndex,
 }
 
 namespace {
+/// Finds a cycle reachable from `entry`: the DFS path from the entry to the
+/// repeated block, inclusive. Empty if the CFG is acyclic.
+SmallVector<Block *, 8> findBackEdge(Block *entry) {
+  enum Color { White, Grey, Black };
+  llvm::DenseMap<Block *, Color> color;
+  SmallVector<Block *, 8> path;
+  SmallVector<Block *, 8> cycle;
+  std::function<bool(Block *)> dfs = [&](Block *b) {
+    color[b] = Grey;
+    path.push_back(b);
+    for (Block *succ : b->getSuccessors()) {
+      Color c = color.lookup(succ);
+      if (c == Grey) {
+        cycle.assign(path.begin(), path.end());
+        cycle.push_back(succ);
+        return true;
+      }
+      if (c == White && dfs(succ))
+        return true;
+    }
+    path.pop_back();
+    color[b] = Black;
+    return false;
+  };
+  dfs(entry);
+  return cycle;
+}
+
 struct Walker {
   CFGPathVisitor &visitor;
-  size_t maxPaths;
+  CFGWalkOptions options;
   CFGWalkResult result;
   SmallVector<Block *, 16> path;
-  SmallPtrSet<Block *, 16> onPath;
+  std::set<std::pair<Block *, std::vector<const void *>>> seen;
 
   // Returns false to stop the walk.
   bool walk(Block *block, LiveValues live) {
-    if (onPath.contains(block)) {
-      result.status = CFGWalkResult::Status::BackEdge;
-      result.path.assign(path.begin(), path.end());
-      result.path.push_back(block);
-      return false;
+    if (options.skipRepeatedStates) {
+      std::vector<const void *> key;
+      for (Value v : live)
+        key.push_back(v.getAsOpaquePointer());
+      llvm::sort(key);
+      if (!seen.emplace(block, std::move(key)).second)
+        return true;
     }
     path.push_back(block);
-    onPath.insert(block);
     bool keepGoing = step(block, live);
-    onPath.erase(block);
     path.pop_back();
     return keepGoing;
   }
@@ -56,7 +89,7 @@ struct Walker {
     Operation *term = block->empty() ? nullptr : &block->back();
     unsigned numSucc = term ? term->getNumSuccessors() : 0;
     if (numSucc == 0) {
-      if (++result.numPaths > maxPaths) {
+      if (++result.numPaths > options.maxPaths) {
         result.status = CFGWalkResult::Status::TooManyPaths;
         result.path.assign(path.begin(), path.end());
         return false;
@@ -79,10 +112,16 @@ struct Walker {
 } // namespace
 
 CFGWalkResult synpl::walkCFGPaths(Region &region, CFGPathVisitor &visitor,
-                                  const LiveValues &initial, size_t maxPaths) {
-  Walker w{visitor, maxPaths, {}, {}, {}};
+                                  const LiveValues &initial, CFGWalkOptions options) {
+  Walker w{visitor, options, {}, {}, {}};
   if (region.empty())
     return w.result;
+  SmallVector<Block *, 8> cycle = findBackEdge(&region.front());
+  if (!cycle.empty()) {
+    w.result.status = CFGWalkResult::Status::BackEdge;
+    w.result.path = std::move(cycle);
+    return w.result;
+  }
   w.walk(&region.front(), initial);
   return w.result;
 }

@@ -125,7 +125,9 @@ TEST_CASE("the path bound stops an exponential walk", "[cfgpaths]") {
   Recorder all;
   CHECK(walkCFGPaths(f.body(), all, {}).numPaths == 4);
   Recorder bounded;
-  CFGWalkResult result = walkCFGPaths(f.body(), bounded, {}, /*maxPaths=*/3);
+  CFGWalkOptions options;
+  options.maxPaths = 3;
+  CFGWalkResult result = walkCFGPaths(f.body(), bounded, {}, options);
   CHECK(result.status == CFGWalkResult::Status::TooManyPaths);
   CHECK(bounded.paths.size() == 3);
 }
@@ -149,4 +151,49 @@ TEST_CASE("a visitor can stop the walk", "[cfgpaths]") {
   CFGWalkResult result = walkCFGPaths(f.body(), v, {});
   CHECK(result.status == CFGWalkResult::Status::Aborted);
   CHECK(v.paths.size() == 1);
+}
+
+TEST_CASE("repeated states are walked once when asked", "[cfgpaths]") {
+  // 16 diamonds in a row: 65536 paths, but only two states per block.
+  std::string ir = "func.func @f(%c: i1) {\n  cf.br ^d0\n";
+  for (int i = 0; i < 16; ++i) {
+    std::string d = std::to_string(i), n = std::to_string(i + 1);
+    ir += "^d" + d + ":\n  cf.cond_br %c, ^l" + d + ", ^r" + d + "\n";
+    ir += "^l" + d + ":\n  cf.br ^d" + n + "\n";
+    ir += "^r" + d + ":\n  cf.br ^d" + n + "\n";
+  }
+  ir += "^d16:\n  return\n}\n";
+  Fixture f(ir.c_str());
+  REQUIRE(f.module);
+  Recorder plain;
+  CHECK(walkCFGPaths(f.body(), plain, {}).status ==
+        CFGWalkResult::Status::TooManyPaths);
+  Recorder memo;
+  CFGWalkOptions options;
+  options.skipRepeatedStates = true;
+  CFGWalkResult result = walkCFGPaths(f.body(), memo, {}, options);
+  CHECK(result.succeeded());
+  CHECK(result.numPaths == 1); // every other path rejoins a walked state
+}
+
+TEST_CASE("a cycle is found even when the walk would skip repeated states",
+          "[cfgpaths]") {
+  Fixture f(R"(
+    func.func @f(%c: i1) {
+      cf.cond_br %c, ^bb1, ^bb2
+    ^bb1:
+      cf.br ^bb2
+    ^bb2:
+      cf.cond_br %c, ^bb1, ^bb3
+    ^bb3:
+      return
+    })");
+  REQUIRE(f.module);
+  Recorder r;
+  CFGWalkOptions options;
+  options.skipRepeatedStates = true;
+  CFGWalkResult result = walkCFGPaths(f.body(), r, {}, options);
+  CHECK(result.status == CFGWalkResult::Status::BackEdge);
+  CHECK(formatCFGPath(result.path) == "^bb0 -> ^bb1 -> ^bb2 -> ^bb1");
+  CHECK(r.paths.empty());
 }

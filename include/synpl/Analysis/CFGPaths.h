@@ -72,11 +72,24 @@ struct CFGWalkResult {
   bool succeeded() const { return status == Status::Done; }
 };
 
+/// How far a walk goes.
+struct CFGWalkOptions {
+  /// Stop after this many complete paths (TooManyPaths).
+  size_t maxPaths = 4096;
+  /// Skip a block reached again with the same live set: its continuations
+  /// were already walked from the same state. Sound when the visitor's
+  /// verdicts depend only on the block and the live set (the path is only
+  /// used in messages), and it keeps a chain of N diamonds linear instead
+  /// of 2^N. Skipped continuations do not count as paths.
+  bool skipRepeatedStates = false;
+};
+
 /// Walks every path of `region`'s CFG from its entry block, depth first,
 /// successors in order, starting with `initial` live values (copied per
-/// branch). An empty region has no paths.
+/// branch). A cycle reachable from the entry is reported first (BackEdge)
+/// and nothing is walked. An empty region has no paths.
 CFGWalkResult walkCFGPaths(mlir::Region &region, CFGPathVisitor &visitor,
-                           const LiveValues &initial, size_t maxPaths = 4096);
+                           const LiveValues &initial, CFGWalkOptions options = {});
 
 /// `^bb0 -> ^bb2 -> ^bb3`, numbering blocks by their position in the region
 /// (the numbering the MLIR printer uses).

@@ -192,3 +192,102 @@ l1.stage @b on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>, %y: !l1.buf<@r
   l1.drop %y : !l1.buf<@ram_0, tensor<4xf32>>
   l1.end
 }
+
+// -----
+
+// L1.7 positive: 13 branches in a row are 8192 paths; states that rejoin are
+// walked once, so the check stays linear.
+l1.system @s {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB"}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.stage @many on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
+  %c = l1.batch_full %x : !l1.buf<@ram_0, tensor<4xf32>>
+  cf.br ^d0
+^d0:
+  cf.cond_br %c, ^l0, ^r0
+^l0:
+  cf.br ^d1
+^r0:
+  cf.br ^d1
+^d1:
+  cf.cond_br %c, ^l1, ^r1
+^l1:
+  cf.br ^d2
+^r1:
+  cf.br ^d2
+^d2:
+  cf.cond_br %c, ^l2, ^r2
+^l2:
+  cf.br ^d3
+^r2:
+  cf.br ^d3
+^d3:
+  cf.cond_br %c, ^l3, ^r3
+^l3:
+  cf.br ^d4
+^r3:
+  cf.br ^d4
+^d4:
+  cf.cond_br %c, ^l4, ^r4
+^l4:
+  cf.br ^d5
+^r4:
+  cf.br ^d5
+^d5:
+  cf.cond_br %c, ^l5, ^r5
+^l5:
+  cf.br ^d6
+^r5:
+  cf.br ^d6
+^d6:
+  cf.cond_br %c, ^l6, ^r6
+^l6:
+  cf.br ^d7
+^r6:
+  cf.br ^d7
+^d7:
+  cf.cond_br %c, ^l7, ^r7
+^l7:
+  cf.br ^d8
+^r7:
+  cf.br ^d8
+^d8:
+  cf.cond_br %c, ^l8, ^r8
+^l8:
+  cf.br ^d9
+^r8:
+  cf.br ^d9
+^d9:
+  cf.cond_br %c, ^l9, ^r9
+^l9:
+  cf.br ^d10
+^r9:
+  cf.br ^d10
+^d10:
+  cf.cond_br %c, ^l10, ^r10
+^l10:
+  cf.br ^d11
+^r10:
+  cf.br ^d11
+^d11:
+  cf.cond_br %c, ^l11, ^r11
+^l11:
+  cf.br ^d12
+^r11:
+  cf.br ^d12
+^d12:
+  cf.cond_br %c, ^l12, ^r12
+^l12:
+  cf.br ^d13
+^r12:
+  cf.br ^d13
+^d13:
+  l1.drop %x : !l1.buf<@ram_0, tensor<4xf32>>
+  l1.end
+}
