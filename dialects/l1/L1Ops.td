@@ -464,7 +464,8 @@ def L1_TensorGraphOp : L1_Op<"tensor_graph", [Symbol, IsolatedFromAbove,
     (checked like a forward: L1.2, L1.3, L1.6).
 
     L1.8 (tensor reachability): every argument and every value is consumed
-    or returned. L1.5: every op checks its shapes.
+    or returned, and the results go somewhere (`then` is required). L1.5:
+    every op checks its shapes.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$node,
                        DefaultValuedAttr<L1_SymbolRefArrayAttr, "{}">:$reads,

@@ -326,6 +326,11 @@ LogicalResult TensorGraphOp::verifySymbolUses(SymbolTableCollection &tables) {
     if (failed(checkDelivery(*this, "forwards its results", *entry, delivered,
                              getNodeAttr())))
       return failure();
+  } else {
+    // A pure graph whose results go nowhere computes nothing anyone uses.
+    return emitCheckError(*this, Property::Liveness, "L1.8")
+           << what << " returns " << getOutputTypes().size()
+           << " value(s) but forwards them nowhere (name the consumer with `then`)";
   }
   return checkDataflowCycle(tables, *this);
 }

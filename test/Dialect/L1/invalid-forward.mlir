@@ -76,8 +76,12 @@ l1.stage @a on @cpu_0 process(%x: !l1.buf<@gpu_0, tensor<128x784xf32>>) {
   l1.forward @g(%x) : !l1.buf<@gpu_0, tensor<128x784xf32>>
 }
 // expected-note @+1 {{tensor graph @g is declared here}}
-l1.tensor_graph @g on @gpu_0 compute(%x: tensor<128x10xf32>) {
+l1.tensor_graph @g on @gpu_0 then @sink compute(%x: tensor<128x10xf32>) {
   l1.return %x : tensor<128x10xf32>
+}
+l1.stage @sink on @cpu_0 process(%r0: !l1.buf<@gpu_0, tensor<128x10xf32>>) {
+  l1.drop %r0 : !l1.buf<@gpu_0, tensor<128x10xf32>>
+  l1.end
 }
 
 // -----
@@ -146,8 +150,12 @@ l1.stage @a on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<128x784xf32>>) {
   l1.forward @g(%x) : !l1.buf<@ram_0, tensor<128x784xf32>>
 }
 // expected-note @+1 {{tensor graph @g is declared here}}
-l1.tensor_graph @g on @gpu_0 compute(%x: tensor<128x784xf32>) {
+l1.tensor_graph @g on @gpu_0 then @sink compute(%x: tensor<128x784xf32>) {
   l1.return %x : tensor<128x784xf32>
+}
+l1.stage @sink on @cpu_0 process(%r0: !l1.buf<@gpu_0, tensor<128x784xf32>>) {
+  l1.drop %r0 : !l1.buf<@gpu_0, tensor<128x784xf32>>
+  l1.end
 }
 
 // -----

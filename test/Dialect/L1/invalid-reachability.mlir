@@ -12,10 +12,14 @@ l1.system @s {
   l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
   l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
 }
-l1.tensor_graph @g on @gpu_0 compute(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+l1.tensor_graph @g on @gpu_0 then @sink compute(%a: tensor<4xf32>, %b: tensor<4xf32>) {
   %s = l1.add %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   %e = l1.exp %s : tensor<4xf32> -> tensor<4xf32>
   l1.return %e : tensor<4xf32>
+}
+l1.stage @sink on @cpu_0 process(%r0: !l1.buf<@gpu_0, tensor<4xf32>>) {
+  l1.drop %r0 : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.end
 }
 
 // -----
@@ -74,4 +78,22 @@ l1.actor @m on @gpu_0 {
     l1.state_write @w, %v : tensor<4xf32>
     l1.return
   }
+}
+
+// -----
+
+// L1.8: a tensor graph whose results go nowhere.
+l1.system @s {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB"}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+// expected-error @+1 {{[liveness] L1.8: tensor graph @g returns 1 value(s) but forwards them nowhere (name the consumer with `then`)}}
+l1.tensor_graph @g on @gpu_0 compute(%a: tensor<4xf32>) {
+  %e = l1.exp %a : tensor<4xf32> -> tensor<4xf32>
+  l1.return %e : tensor<4xf32>
 }

@@ -20,12 +20,16 @@ l1.actor @m on @gpu_0 {
 l1.stage @a on @cpu_0 process(%x: !l1.buf<@gpu_0, tensor<4xf32>>) {
   l1.forward @g(%x) : !l1.buf<@gpu_0, tensor<4xf32>>
 }
-l1.tensor_graph @g on @gpu_0 reads [@m::@win] compute(%x: tensor<4xf32>) {
+l1.tensor_graph @g on @gpu_0 reads [@m::@win] then @sink compute(%x: tensor<4xf32>) {
   %w = l1.window_read @m::@win[@w] : tensor<4xf32>
   %y = l1.add %x, %w : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   l1.return %y : tensor<4xf32>
 }
-l1.pipeline @p = @a -> @g
+l1.stage @sink on @cpu_0 process(%r0: !l1.buf<@gpu_0, tensor<4xf32>>) {
+  l1.drop %r0 : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.end
+}
+l1.pipeline @p = @a -> @g -> @sink
 l1.schedule pipelines [@p] actors [@m] pipeline_depth 1
 
 // -----
@@ -153,11 +157,15 @@ l1.actor @m on @gpu_0 {
   l1.state @w : tensor<4xf32> init zeros
   l1.window @win [@w] readers [@g]
 }
-l1.tensor_graph @g on @gpu_0 compute(%x: tensor<4xf32>) {
+l1.tensor_graph @g on @gpu_0 then @sink compute(%x: tensor<4xf32>) {
   // expected-error @+1 {{[safety] L1.2: reads window @m::@win, which @g does not list in its reads}}
   %w = l1.window_read @m::@win[@w] : tensor<4xf32>
   %y = l1.add %x, %w : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   l1.return %y : tensor<4xf32>
+}
+l1.stage @sink on @cpu_0 process(%r0: !l1.buf<@gpu_0, tensor<4xf32>>) {
+  l1.drop %r0 : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.end
 }
 
 // -----
@@ -177,11 +185,15 @@ l1.actor @m on @gpu_0 {
   l1.state @v : tensor<4xf32> init zeros
   l1.window @win [@w] readers [@g]
 }
-l1.tensor_graph @g on @gpu_0 reads [@m::@win] compute(%x: tensor<4xf32>) {
+l1.tensor_graph @g on @gpu_0 reads [@m::@win] then @sink compute(%x: tensor<4xf32>) {
   // expected-error @+1 {{[safety] L1.2: window @m::@win does not contain field @v}}
   %w = l1.window_read @m::@win[@v] : tensor<4xf32>
   %y = l1.add %x, %w : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   l1.return %y : tensor<4xf32>
+}
+l1.stage @sink on @cpu_0 process(%r0: !l1.buf<@gpu_0, tensor<4xf32>>) {
+  l1.drop %r0 : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.end
 }
 
 // -----

@@ -58,10 +58,14 @@ l1.actor @m on @gpu_0 {
   l1.state @w : tensor<4xf32> init zeros
   l1.window @win [@w] readers [@g]
 }
-l1.tensor_graph @g on @gpu_0 reads [@m::@win] compute(%x: tensor<4xf32>) {
+l1.tensor_graph @g on @gpu_0 reads [@m::@win] then @sink compute(%x: tensor<4xf32>) {
   %w = l1.window_read @m::@win[@w] : tensor<4xf32>
   %y = l1.mul %x, %w : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   l1.return %y : tensor<4xf32>
+}
+l1.stage @sink on @cpu_0 process(%r0: !l1.buf<@gpu_0, tensor<4xf32>>) {
+  l1.drop %r0 : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.end
 }
 l1.schedule pipelines [] actors [] pipeline_depth 1
 
@@ -82,10 +86,14 @@ l1.actor @m on @gpu_0 {
   // expected-note @+1 {{window declared here}}
   l1.window @win [@w] readers [@g]
 }
-l1.tensor_graph @g on @gpu_0 reads [@m::@win] compute(%x: tensor<4xf32>) {
+l1.tensor_graph @g on @gpu_0 reads [@m::@win] then @sink compute(%x: tensor<4xf32>) {
   %w = l1.window_read @m::@win[@w] : tensor<4xf32>
   %y = l1.mul %x, %w : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   l1.return %y : tensor<4xf32>
+}
+l1.stage @sink on @cpu_0 process(%r0: !l1.buf<@gpu_0, tensor<4xf32>>) {
+  l1.drop %r0 : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.end
 }
 // expected-error @+1 {{[safety] L1.4: at pipeline_depth 2, step N+1's readers of window @m::@win may overlap step N's handlers: list actor @m in the schedule's actors}}
 l1.schedule pipelines [] actors [] pipeline_depth 2

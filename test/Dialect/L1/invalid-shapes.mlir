@@ -13,13 +13,17 @@ l1.system @s {
   l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
   l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
 }
-l1.tensor_graph @g on @gpu_0 compute(%x: tensor<128x784xf32>, %w: tensor<784x256xf32>, %b: tensor<256xf32>) {
+l1.tensor_graph @g on @gpu_0 then @sink compute(%x: tensor<128x784xf32>, %w: tensor<784x256xf32>, %b: tensor<256xf32>) {
   %h = l1.matmul %x, %w : tensor<128x784xf32>, tensor<784x256xf32> -> tensor<128x256xf32>
   %bb = l1.broadcast %b : tensor<256xf32> -> tensor<128x256xf32>
   %y = l1.add %h, %bb : tensor<128x256xf32>, tensor<128x256xf32> -> tensor<128x256xf32>
   %m = l1.reduce_sum %y axis 1 : tensor<128x256xf32> -> tensor<128xf32>
   %l = l1.reduce_mean %m : tensor<128xf32> -> tensor<f32>
   l1.return %l : tensor<f32>
+}
+l1.stage @sink on @cpu_0 process(%r0: !l1.buf<@gpu_0, tensor<f32>>) {
+  l1.drop %r0 : !l1.buf<@gpu_0, tensor<f32>>
+  l1.end
 }
 
 // -----
@@ -168,10 +172,14 @@ l1.actor @m on @gpu_0 {
   l1.state @w : tensor<784x256xf32> init kaiming
   l1.window @win [@w] readers [@g]
 }
-l1.tensor_graph @g on @gpu_0 reads [@m::@win] compute() {
+l1.tensor_graph @g on @gpu_0 reads [@m::@win] then @sink compute() {
   // expected-error @+1 {{[consistency] L1.5: field @w is 'tensor<784x256xf32>', read as 'tensor<256x784xf32>'}}
   %w = l1.window_read @m::@win[@w] : tensor<256x784xf32>
   l1.return %w : tensor<256x784xf32>
+}
+l1.stage @sink on @cpu_0 process(%r0: !l1.buf<@gpu_0, tensor<256x784xf32>>) {
+  l1.drop %r0 : !l1.buf<@gpu_0, tensor<256x784xf32>>
+  l1.end
 }
 
 // -----

@@ -34,7 +34,7 @@
 // CHECK: l1.send @model_state::@GradUpdate(%{{.*}}) : !l1.buf<@gpu_0, tensor<784x10xf32>>
 // CHECK-LABEL: l1.stage @snap on @cpu_0 reads [@model_state::@steps] process() {
 // CHECK: l1.window_copy @model_state::@steps[@t] : !l1.buf<@gpu_0, tensor<f32>>
-// CHECK-LABEL: l1.tensor_graph @allops on @gpu_0 compute(
+// CHECK-LABEL: l1.tensor_graph @allops on @gpu_0 then @allsink compute(
 // CHECK: l1.add
 // CHECK: l1.sub
 // CHECK: l1.mul
@@ -128,7 +128,7 @@ l1.stage @snap on @cpu_0 reads [@model_state::@steps] process() {
   l1.end
 }
 
-l1.tensor_graph @allops on @gpu_0 compute(%a: tensor<4x10xf32>, %b: tensor<4x10xf32>, %v: tensor<10xf32>, %r: tensor<4xf32>) {
+l1.tensor_graph @allops on @gpu_0 then @allsink compute(%a: tensor<4x10xf32>, %b: tensor<4x10xf32>, %v: tensor<10xf32>, %r: tensor<4xf32>) {
   %0 = l1.add %a, %b : tensor<4x10xf32>, tensor<4x10xf32> -> tensor<4x10xf32>
   %1 = l1.sub %0, %b : tensor<4x10xf32>, tensor<4x10xf32> -> tensor<4x10xf32>
   %2 = l1.mul %1, %b : tensor<4x10xf32>, tensor<4x10xf32> -> tensor<4x10xf32>
@@ -157,6 +157,14 @@ l1.tensor_graph @allops on @gpu_0 compute(%a: tensor<4x10xf32>, %b: tensor<4x10x
   %25 = l1.reduce_mean %24 : tensor<4x10xf32> -> tensor<f32>
   %26 = l1.scale %23, %25 : tensor<4x10xf32>, tensor<f32> -> tensor<4x10xf32>
   l1.return %26, %18, %19, %20 : tensor<4x10xf32>, tensor<10x4xf32>, tensor<4xf32>, tensor<10xf32>
+}
+
+l1.stage @allsink on @cpu_0 process(%r0: !l1.buf<@gpu_0, tensor<4x10xf32>>, %r1: !l1.buf<@gpu_0, tensor<10x4xf32>>, %r2: !l1.buf<@gpu_0, tensor<4xf32>>, %r3: !l1.buf<@gpu_0, tensor<10xf32>>) {
+  l1.drop %r0 : !l1.buf<@gpu_0, tensor<4x10xf32>>
+  l1.drop %r1 : !l1.buf<@gpu_0, tensor<10x4xf32>>
+  l1.drop %r2 : !l1.buf<@gpu_0, tensor<4xf32>>
+  l1.drop %r3 : !l1.buf<@gpu_0, tensor<10xf32>>
+  l1.end
 }
 
 l1.pipeline @train = @load -> @fb
