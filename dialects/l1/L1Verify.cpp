@@ -203,7 +203,8 @@ static LogicalResult checkDelivery(Operation *site, StringRef verb, const Entry 
   }
   if (fromNode && target.node)
     return checkPath(site, fromNode, target.node,
-                     (verb + " to " + target.what).str());
+                     (verb.consume_back(" as") ? "forwards results" : verb).str() +
+                         " to " + target.what);
   return success();
 }
 
@@ -323,7 +324,7 @@ LogicalResult TensorGraphOp::verifySymbolUses(SymbolTableCollection &tables) {
     for (Type t : getOutputTypes())
       if (auto r = dyn_cast<RankedTensorType>(t))
         delivered.push_back(BufType::get(getContext(), getNodeAttr(), r));
-    if (failed(checkDelivery(*this, "forwards its results", *entry, delivered,
+    if (failed(checkDelivery(*this, "forwards its results as", *entry, delivered,
                              getNodeAttr())))
       return failure();
   } else {

@@ -122,7 +122,7 @@ l1.system @s {
   l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
   l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
 }
-// expected-error @+1 {{[safety] L1.3: forwards its results 1 buffer to stage @b, which takes 2}}
+// expected-error @+1 {{[safety] L1.3: forwards its results as 1 buffer to stage @b, which takes 2}}
 l1.tensor_graph @g on @gpu_0 then @b compute(%x: tensor<4xf32>) {
   l1.return %x : tensor<4xf32>
 }

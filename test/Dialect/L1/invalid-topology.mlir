@@ -178,3 +178,21 @@ l1.stage @s1 on @cpu_0 process(%x: !l1.buf<@cpu_0, tensor<4xf32>>) {
   l1.drop %x : !l1.buf<@cpu_0, tensor<4xf32>>
   l1.end
 }
+
+// -----
+
+// L1.1: a tensor graph's results cannot reach the stage they go to.
+l1.system @s {
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_1 compute {isa = "cuda", vram = "24GB"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+// expected-error @+1 {{[safety] L1.1: forwards results to stage @b: no path of edges from @gpu_1 to @cpu_0}}
+l1.tensor_graph @g on @gpu_1 then @b compute(%x: tensor<4xf32>) {
+  l1.return %x : tensor<4xf32>
+}
+l1.stage @b on @cpu_0 process(%x: !l1.buf<@gpu_1, tensor<4xf32>>) {
+  l1.drop %x : !l1.buf<@gpu_1, tensor<4xf32>>
+  l1.end
+}
