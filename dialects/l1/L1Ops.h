@@ -6,12 +6,21 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "synpl/Dialect/L1/L1Enums.h.inc"
 #define GET_ATTRDEF_CLASSES
 #include "synpl/Dialect/L1/L1Attrs.h.inc"
 #define GET_TYPEDEF_CLASSES
 #include "synpl/Dialect/L1/L1Types.h.inc"
+namespace synpl::l1 {
+class NodeOp;
+} // namespace synpl::l1
+
 #define GET_OP_CLASSES
 #include "synpl/Dialect/L1/L1Ops.h.inc"
 

@@ -3,5 +3,748 @@
 #define SYNPL_DIALECT_L1_OPS_TD
 
 include "synpl/Dialect/L1/L1Dialect.td"
+include "synpl/Dialect/L1/L1Types.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+// An array of symbol refs that can default to [].
+def L1_SymbolRefArrayAttr
+    : TypedArrayAttrBase<SymbolRefAttr, "symbol ref array attribute"> {
+  let constBuilderCall = "$_builder.getArrayAttr($0)";
+}
+
+//===----------------------------------------------------------------------===//
+// Topology
+//===----------------------------------------------------------------------===//
+
+def L1_SystemOp : L1_Op<"system", [Symbol, SymbolTable, NoTerminator,
+    SingleBlock, NoRegionArguments, IsolatedFromAbove]> {
+  let summary = "the hardware graph: nodes and edges";
+  let description = [{
+    ```mlir
+    l1.system @single_gpu {
+      l1.node @ssd_0 storage
+      l1.node @ram_0 memory {capacity = "32GB"}
+      l1.node @cpu_0 compute {isa = "x86_64", cores = 8}
+      l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", sm = 84}
+      l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+      l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+      l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+    }
+    ```
+    A module holds at most one system; every node reference of the program
+    (`on @gpu_0`, `!l1.buf<@ram_0, ...>`) resolves in it.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The node `name`, or null.
+    NodeOp lookupNode(::llvm::StringRef name);
+    /// Whether a directed path of edges leads from `from` to `to`
+    /// (bidirectional edges count both ways; a node reaches itself).
+    bool hasPath(::llvm::StringRef from, ::llvm::StringRef to);
+  }];
+}
+
+def L1_NodeOp : L1_Op<"node", [Symbol, HasParent<"SystemOp">]> {
+  let summary = "a topology node: storage, memory or compute";
+  let description = [{
+    `l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", sm = 84}`.
+    Properties are a closed set: `capacity` (byte size; required on memory
+    nodes), `isa` (required on compute nodes), `vram` (byte size: the
+    compute node has its own memory), `cores`, `sm` (counts). Sizes are
+    written with units (`32GB`, `24GiB`).
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, L1_NodeKind:$kind,
+                       OptionalAttr<StrAttr>:$capacity,
+                       OptionalAttr<StrAttr>:$isa,
+                       OptionalAttr<StrAttr>:$vram,
+                       OptionalAttr<I64Attr>:$cores,
+                       OptionalAttr<I64Attr>:$sm);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Bytes this node can hold: `capacity` or `vram`; std::nullopt if none.
+    std::optional<uint64_t> getMemoryBytes();
+    /// Whether buffers can live here (memory node, or compute with vram).
+    bool holdsBuffers();
+  }];
+}
+
+def L1_EdgeOp : L1_Op<"edge", [HasParent<"SystemOp">]> {
+  let summary = "a link between two nodes with a bandwidth";
+  let description = [{
+    `l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"` (one way) or
+    `l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"` (both ways).
+    L1.1 (topology): both endpoints exist in the system, they differ, and
+    they are not both storage nodes (bytes between disks pass through
+    memory); the bandwidth parses as a rate.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$from, FlatSymbolRefAttr:$to,
+                       UnitAttr:$bidirectional, StrAttr:$bandwidth);
+  let assemblyFormat =
+      "$from custom<EdgeArrow>($bidirectional) $to `bandwidth` $bandwidth attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data sources
+//===----------------------------------------------------------------------===//
+
+def L1_DataOp : L1_Op<"data", [Symbol, SymbolTable, NoTerminator, SingleBlock,
+    NoRegionArguments, IsolatedFromAbove]> {
+  let summary = "a data source: L3 data fields bound to storage";
+  let description = [{
+    ```mlir
+    l1.data @mnist {
+      l1.field @images : tensor<28x28xui8> at @ssd_0
+          path "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz" format idx
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
+}
+
+def L1_FieldOp : L1_Op<"field", [Symbol, HasParent<"DataOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "one field of a data source, at rest on a storage node";
+  let description = [{
+    The type is one sample as stored (`tensor<28x28xui8>` for an MNIST
+    image); readers batch it. The node must be a storage node (L1.1).
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<AnyStaticShapeTensor>:$type,
+                       FlatSymbolRefAttr:$node, StrAttr:$path,
+                       L1_DataFormat:$format);
+  let assemblyFormat =
+      "$sym_name `:` $type `at` $node `path` $path `format` $format attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Actors
+//===----------------------------------------------------------------------===//
+
+def L1_ActorOp : L1_Op<"actor", [Symbol, SymbolTable, NoTerminator, SingleBlock,
+    NoRegionArguments, IsolatedFromAbove,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "the owner of mutable state";
+  let description = [{
+    ```mlir
+    l1.actor @model_state on @gpu_0 {
+      l1.state @w : tensor<784x256xf32> init kaiming
+      l1.state @b : tensor<256xf32> init zeros
+      l1.window @weights [@w, @b] readers [@forward_backward]
+      l1.handler @GradUpdate(%gw: tensor<784x256xf32>, %gb: tensor<256xf32>) {
+        ...
+        l1.state_write @w, %w1 : tensor<784x256xf32>
+        l1.return
+      }
+    }
+    ```
+    An actor processes its messages one at a time; its handlers are the only
+    writers of its state (`l1.state_write` exists only in handlers), windows
+    the only way to read it from outside.
+
+    L1.9 (persistent memory bounded): the state of all actors placed on a
+    node, summed, fits the node's memory (`vram` or `capacity`; a compute
+    node without its own memory uses the memory nodes it has edges to).
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$node);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name `on` $node attr-dict-with-keyword $body";
+  let extraClassDeclaration = [{
+    /// Bytes of all state fields (saturating).
+    uint64_t getStateBytes();
+  }];
+}
+
+def L1_StateOp : L1_Op<"state", [Symbol, HasParent<"ActorOp">]> {
+  let summary = "one persistent state field of an actor";
+  let description = [{
+    `l1.state @w : tensor<784x256xf32> init kaiming`. Initializers: `zeros`,
+    `ones`, `kaiming` (normal, std sqrt(2 / fan_in), fan_in = dim 0),
+    `xavier` (uniform, limit sqrt(6 / (fan_in + fan_out))).
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<AnyStaticShapeTensor>:$type,
+                       L1_InitKind:$init);
+  let assemblyFormat = "$sym_name `:` $type `init` $init attr-dict";
+}
+
+def L1_WindowOp : L1_Op<"window", [Symbol, HasParent<"ActorOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "read-only access to actor state for named readers";
+  let description = [{
+    `l1.window @weights [@w, @b] readers [@forward_backward]` lets the
+    listed stages or tensor graphs read fields `@w` and `@b` (they name the
+    window in their `reads`).
+
+    L1.2 (ref resolution): every field is a state field of this actor, every
+    reader a stage or tensor graph.
+
+    L1.4 (window separation) holds when readers and the actor's writers can
+    never run at the same time. The verifier accepts a window only if the
+    IR proves it:
+
+    1. *Within a step* (data dependency): let W be the handlers of this
+       actor that write a field of the window. For every reader R and every
+       site that messages a handler in W (an `l1.send` in some stage S), S
+       is R itself or is reachable from R along the dataflow edges
+       (`l1.forward` targets and tensor-graph `then` targets). So every
+       message that can fire a writer is produced by R's outputs, and R has
+       finished before the writer starts. A stage that is itself the
+       reader and the sender makes its window copies before the message
+       on every path.
+    2. *Across steps* (the actor fence): if the schedule's
+       `pipeline_depth` is above 1, the actor is listed in the schedule's
+       `actors`; the schedule then serializes step N's handler before step
+       N+1's readers of the actor's windows. Checked on `l1.schedule`.
+
+    A reader must also list the window in its `reads` (an undeclared read
+    is L1.2 at the `l1.window_read`), and a tensor graph or stage that
+    `reads` a window must be among its readers (L1.4: an unlisted reader is
+    not fenced).
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       FlatSymbolRefArrayAttr:$fields,
+                       FlatSymbolRefArrayAttr:$readers);
+  let assemblyFormat = "$sym_name $fields `readers` $readers attr-dict";
+}
+
+def L1_HandlerOp : L1_Op<"handler", [Symbol, HasParent<"ActorOp">,
+    IsolatedFromAbove, SingleBlock]> {
+  let summary = "an actor's message handler: the only writer of its state";
+  let description = [{
+    `l1.handler @GradUpdate(%gw: tensor<...>, %gb: tensor<...>) { ... }`.
+    The arguments are the message; a stage sends it with
+    `l1.send @actor::@GradUpdate(...)` (buffers on the actor's node). The
+    body is straight-line tensor ops with `l1.state_read` /
+    `l1.state_write`, ending in `l1.return`; a read after a write of the
+    same field sees the new value. L1.8 applies: every value is used.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getEntry() { return getBody().front(); }
+    /// Whether the handler writes state field `field`.
+    bool writes(::llvm::StringRef field);
+  }];
+}
+
+def L1_StateReadOp : L1_Op<"state_read", [HasParent<"HandlerOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "read a state field of the enclosing actor in a handler";
+  let description = [{
+    `%w = l1.state_read @w : tensor<784x256xf32>` reads the current value
+    of a state field (the value last written in this handler, if any).
+    L1.2: the field exists; L1.5: the type is the field's.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$field);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$field attr-dict `:` type($result)";
+}
+
+def L1_StateWriteOp : L1_Op<"state_write", [HasParent<"HandlerOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "write a state field of the enclosing actor in a handler";
+  let description = [{
+    `l1.state_write @w, %new : tensor<784x256xf32>` replaces the field's
+    value. Only handlers write state, and an actor runs one handler at a
+    time. L1.2: the field exists; L1.5: the type is the field's.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$field, AnyStaticShapeTensor:$value);
+  let assemblyFormat = "$field `,` $value attr-dict `:` type($value)";
+}
+
+//===----------------------------------------------------------------------===//
+// Stages
+//===----------------------------------------------------------------------===//
+
+def L1_StageOp : L1_Op<"stage", [Symbol, IsolatedFromAbove,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a stateless dataflow processor over buffers (a CFG region)";
+  let description = [{
+    ```mlir
+    l1.stage @transfer_to_gpu on @cpu_0
+        process(%x: !l1.buf<@ram_0, tensor<128x28x28xui8>>) {
+      %g = l1.transfer %x : !l1.buf<@ram_0, tensor<128x28x28xui8>>
+                         -> !l1.buf<@gpu_0, tensor<128x28x28xui8>>
+      l1.forward @forward_backward(%g) : !l1.buf<@gpu_0, tensor<128x28x28xui8>>
+    }
+    ```
+    The entry block's arguments (`process(...)`) are the buffers the stage
+    receives: its entry signature, checked at every forward to it. The body
+    is a CFG (`cf.br`, `cf.cond_br`) of stage operations; paths end in
+    `l1.forward` or `l1.end`. `reads [...]` names windows the stage may read.
+
+    L1.7 (buffer conservation): every path through the CFG (walked one by
+    one) consumes every buffer it receives or creates exactly once; a path
+    that ends with a live buffer, or consumes one twice, is rejected naming
+    the path (`^bb0 -> ^bb2`) and the buffer. Branching hands buffers on to
+    the successor's arguments. L1.10: a stage CFG has no cycle (a loop is
+    unbounded execution), and the forward graph among stages and tensor
+    graphs has no cycle.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$node,
+                       DefaultValuedAttr<L1_SymbolRefArrayAttr, "{}">:$reads);
+  let regions = (region AnyRegion:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getEntry() { return getBody().front(); }
+  }];
+}
+
+def L1_ReadBatchOp : L1_Op<"read_batch", [HasParent<"StageOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "read the next batch of samples of a data source";
+  let description = [{
+    `%x, %y = l1.read_batch @mnist [@images, @labels] batch 128 shuffle drop_last : ...`
+    reads one batch of the listed fields, with the same samples for every
+    field, into fresh buffers: result i has type
+    `!l1.buf<@mem, tensor<batch x field_shape x elt>>`. `shuffle` visits the
+    samples in a fresh permutation per epoch (`seed` fixes the first),
+    `sequential` in file order. With `drop_last`, a partial final batch is
+    skipped; without it, that batch is padded with zero rows
+    (`l1.batch_full` tells). L1.1: `@mem` holds buffers and is reachable
+    from each field's storage node.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$source,
+                       FlatSymbolRefArrayAttr:$fields,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$batch,
+                       L1_BatchOrder:$order,
+                       UnitAttr:$drop_last,
+                       OptionalAttr<I64Attr>:$seed);
+  let results = (outs Variadic<L1_BufType>:$results);
+  let assemblyFormat = [{
+    $source $fields `batch` $batch $order (`drop_last` $drop_last^)?
+    (`seed` $seed^)? attr-dict `:` qualified(type($results))
+  }];
+}
+
+def L1_WindowCopyOp : L1_Op<"window_copy", [HasParent<"StageOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "copy an actor state field, through a window, into a fresh buffer";
+  let description = [{
+    `%s = l1.window_copy @model_state::@weights[@step] : !l1.buf<@gpu_0, tensor<f32>>`
+    is how a stage reads actor state (e.g. to snapshot parameters or to
+    read the step counter): the copy is a new buffer on the actor's node,
+    consumed like any other (L1.7). L1.2: the stage lists the window in its
+    `reads`, the window exists and contains the field; L1.5: the tensor is
+    the field's type; L1.6: the buffer lives on the actor's node. The stage
+    is a reader of the window, so L1.4 orders it against the writers.
+  }];
+  let arguments = (ins SymbolRefAttr:$window, FlatSymbolRefAttr:$field);
+  let results = (outs L1_BufType:$result);
+  let assemblyFormat =
+      "$window `[` $field `]` attr-dict `:` qualified(type($result))";
+}
+
+def L1_TransferOp : L1_Op<"transfer", [HasParent<"StageOp">]> {
+  let summary = "move a buffer to another node (consumes the source)";
+  let description = [{
+    `%g = l1.transfer %x : !l1.buf<@ram_0, T> -> !l1.buf<@gpu_0, T>` copies
+    the tensor to the memory of another node and frees the source; the
+    result has the new provenance. L1.1: a directed path of edges leads
+    from the source node to the destination node; L1.5: the tensor type is
+    kept.
+  }];
+  let arguments = (ins L1_BufType:$source);
+  let results = (outs L1_BufType:$result);
+  let assemblyFormat = "$source attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def L1_BatchFullOp : L1_Op<"batch_full", [HasParent<"StageOp">]> {
+  let summary = "whether every row of a batch holds a sample";
+  let description = [{
+    False only for the zero-padded last batch of an epoch of a
+    `read_batch` without `drop_last`. Does not consume the buffer.
+  }];
+  let arguments = (ins L1_BufType:$batch);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$batch attr-dict `:` qualified(type($batch))";
+}
+
+def L1_ReportOp : L1_Op<"report", [HasParent<"StageOp">]> {
+  let summary = "report a metric to the user (does not consume the buffer)";
+  let description = [{
+    `l1.report "loss", %loss : !l1.buf<@gpu_0, tensor<f32>>` prints the
+    value with the step number as the program trains.
+  }];
+  let arguments = (ins StrAttr:$metric, L1_BufType:$value);
+  let assemblyFormat = "$metric `,` $value attr-dict `:` qualified(type($value))";
+}
+
+def L1_DropOp : L1_Op<"drop", [HasParent<"StageOp">]> {
+  let summary = "free a buffer (consumes it)";
+  let description = [{
+    `l1.drop %x : !l1.buf<@ram_0, tensor<...>>` returns the buffer to its
+    pool; the spec's `Drop(<buf>)`. The buffer is dead afterwards (L1.7).
+  }];
+  let arguments = (ins L1_BufType:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` qualified(type($buffer))";
+}
+
+def L1_SendOp : L1_Op<"send", [HasParent<"StageOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "send a message to an actor handler (consumes the buffers)";
+  let description = [{
+    `l1.send @model_state::@GradUpdate(%gw, %gb) : !l1.buf<@gpu_0, ...>, ...`.
+    L1.2: the handler exists; L1.3: arity and tensor types match the
+    handler's arguments; L1.6: the buffers live on the actor's node; L1.1: a
+    path of edges leads from the stage's node to the actor's node.
+  }];
+  let arguments = (ins SymbolRefAttr:$target, Variadic<L1_BufType>:$args);
+  let assemblyFormat =
+      "$target `(` $args `)` attr-dict (`:` qualified(type($args))^)?";
+}
+
+def L1_ForwardOp : L1_Op<"forward", [HasParent<"StageOp">, Terminator,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "end a stage path by forwarding buffers to the next stage or graph";
+  let description = [{
+    `l1.forward @forward_backward(%x, %y) : !l1.buf<@gpu_0, ...>, ...`
+    consumes the buffers. L1.2: the target is a stage or tensor graph;
+    L1.3: arity and tensor types match its entry signature; L1.6: each
+    buffer's node is the one the target expects (a tensor graph's
+    placement, or the node in the target stage's argument type); L1.1: a
+    path of edges leads from this stage's node to the target's node.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$target, Variadic<L1_BufType>:$args);
+  let assemblyFormat =
+      "$target `(` $args `)` attr-dict (`:` qualified(type($args))^)?";
+}
+
+def L1_EndOp : L1_Op<"end", [HasParent<"StageOp">, Terminator]> {
+  let summary = "end a stage path without forwarding";
+  let description = [{
+    `l1.end` ends a path that forwards nothing (after dropping or sending
+    what it holds); every buffer must be consumed by then (L1.7).
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor graphs
+//===----------------------------------------------------------------------===//
+
+def L1_TensorGraphOp : L1_Op<"tensor_graph", [Symbol, IsolatedFromAbove,
+    SingleBlock, DeclareOpInterfaceMethods<RegionKindInterface>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a pure DAG of primitive tensor ops placed on a compute node";
+  let description = [{
+    ```mlir
+    l1.tensor_graph @forward_backward on @gpu_0 reads [@model_state::@weights]
+        then @transfer_grads
+        compute(%x: tensor<128x784xf32>) {
+      %w = l1.window_read @model_state::@weights[@w] : tensor<784x256xf32>
+      %h = l1.matmul %x, %w : tensor<128x784xf32>, tensor<784x256xf32> -> tensor<128x256xf32>
+      ...
+      l1.return %loss, %gw : tensor<f32>, tensor<784x256xf32>
+    }
+    ```
+    The body is a graph region (SSA def-use edges are the DAG; operations
+    are unordered), so a cycle can be written and is rejected (L1.10, naming
+    the cycle). The `compute(...)` arguments are the entry signature:
+    forwarding a `!l1.buf<@gpu_0, T>` delivers a `T`. `then @target` names
+    the stage its results are forwarded to, as buffers on this graph's node
+    (checked like a forward: L1.2, L1.3, L1.6).
+
+    L1.8 (tensor reachability): every argument and every value is consumed
+    or returned, and the results go somewhere (`then` is required). L1.5:
+    every op checks its shapes.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$node,
+                       DefaultValuedAttr<L1_SymbolRefArrayAttr, "{}">:$reads,
+                       OptionalAttr<FlatSymbolRefAttr>:$then);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getEntry() { return getBody().front(); }
+    /// The types of the values `l1.return` hands back.
+    ::llvm::SmallVector<::mlir::Type> getOutputTypes();
+  }];
+}
+
+def L1_WindowReadOp : L1_Op<"window_read", [Pure, HasParent<"TensorGraphOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "read an actor state field through a window";
+  let description = [{
+    `%w = l1.window_read @model_state::@weights[@w] : tensor<784x256xf32>`.
+    L1.2: the enclosing graph lists the window in `reads`, the window
+    exists and contains the field; the type is the field's.
+  }];
+  let arguments = (ins SymbolRefAttr:$window, FlatSymbolRefAttr:$field);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$window `[` $field `]` attr-dict `:` type($result)";
+}
+
+def L1_ReturnOp : L1_Op<"return", [Pure, Terminator,
+    ParentOneOf<["TensorGraphOp", "HandlerOp"]>]> {
+  let summary = "end a tensor graph (its results) or a handler (nothing)";
+  let description = [{
+    In a tensor graph, `l1.return %loss, %gw : tensor<f32>, ...` names the
+    graph's outputs (delivered to its `then` target as buffers on its node).
+    In a handler, `l1.return` takes no operands.
+  }];
+  let arguments = (ins Variadic<AnyStaticShapeTensor>:$operands);
+  let assemblyFormat = "attr-dict ($operands^ `:` type($operands))?";
+  let hasVerifier = 1;
+}
+
+// Tensor ops may appear in tensor graphs and actor handlers. Each checks its
+// shapes through synpl/Analysis/Shapes.h and reports L1.5 on a mismatch.
+class L1_TensorOp<string mnemonic, list<Trait> traits = []>
+    : L1_Op<mnemonic, !listconcat(traits,
+        [Pure, ParentOneOf<["TensorGraphOp", "HandlerOp"]>])> {
+  let hasVerifier = 1;
+}
+
+class L1_BinaryOp<string mnemonic, string what> : L1_TensorOp<mnemonic> {
+  let summary = "elementwise " # what;
+  let description = [{
+    Operands and result have the same shape and element type; broadcasting
+    is explicit (`l1.broadcast`).
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() { return verifyBinary(*this); }
+  }];
+}
+
+def L1_AddOp : L1_BinaryOp<"add", "addition">;
+def L1_SubOp : L1_BinaryOp<"sub", "subtraction">;
+def L1_MulOp : L1_BinaryOp<"mul", "multiplication">;
+def L1_DivOp : L1_BinaryOp<"div", "division">;
+def L1_MaxOp : L1_BinaryOp<"max", "maximum">;
+def L1_MinOp : L1_BinaryOp<"min", "minimum">;
+
+class L1_UnaryOp<string mnemonic, string what, bit floatOnly = 1>
+    : L1_TensorOp<mnemonic> {
+  let summary = "elementwise " # what;
+  let arguments = (ins AnyStaticShapeTensor:$operand);
+  let description = [{
+    `%r = l1.exp %a : tensor<4xf32> -> tensor<4xf32>`: the result has the
+    operand's type. Transcendental ops (exp, log, sqrt, reciprocal, tanh,
+    cos) take floats.
+  }];
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let extraClassDefinition = !strconcat([{
+    ::llvm::LogicalResult $cppClass::verify() { return verifyUnary(*this, }],
+    !if(floatOnly, "true", "false"), [{); }
+  }]);
+}
+
+def L1_ExpOp : L1_UnaryOp<"exp", "e^x">;
+def L1_LogOp : L1_UnaryOp<"log", "natural logarithm">;
+def L1_SqrtOp : L1_UnaryOp<"sqrt", "square root">;
+def L1_ReciprocalOp : L1_UnaryOp<"reciprocal", "1/x">;
+def L1_TanhOp : L1_UnaryOp<"tanh", "hyperbolic tangent">;
+def L1_CosOp : L1_UnaryOp<"cos", "cosine (for cosine schedules)">;
+def L1_AbsOp : L1_UnaryOp<"abs", "absolute value", 0>;
+def L1_SignOp : L1_UnaryOp<"sign", "sign (-1, 0 or 1)", 0>;
+def L1_NegOp : L1_UnaryOp<"neg", "negation", 0>;
+
+def L1_MatmulOp : L1_TensorOp<"matmul"> {
+  let summary = "matrix multiply [m,k] x [k,n] -> [m,n]";
+  let description = [{
+    `%y = l1.matmul %x, %w : tensor<128x784xf32>, tensor<784x256xf32> -> tensor<128x256xf32>`;
+    the spec's `tensor_matmul`. Float elements, rank 2 (L1.5).
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+}
+
+def L1_ScaleOp : L1_TensorOp<"scale"> {
+  let summary = "multiply a tensor by a scalar (a rank-0 tensor)";
+  let description = [{
+    `%y = l1.scale %x, %s : tensor<128x256xf32>, tensor<f32> -> tensor<128x256xf32>`;
+    the spec's `tensor_scale`. The scalar is a value, so it can be computed
+    (a scheduled learning rate).
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand, AnyStaticShapeTensor:$scalar);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat =
+      "$operand `,` $scalar attr-dict `:` type($operand) `,` type($scalar) `->` type($result)";
+}
+
+def L1_BroadcastOp : L1_TensorOp<"broadcast"> {
+  let summary = "expand dimensions (metadata only)";
+  let description = [{
+    `l1.broadcast %b : tensor<256xf32> -> tensor<128x256xf32>` aligns
+    trailing dimensions; `dims [0]` maps input dimension i to output
+    dimension dims[i] (`tensor<128xf32> -> tensor<128x256xf32>`). An input
+    dimension is 1 or equal to the output dimension it maps to.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand,
+                       OptionalAttr<DenseI64ArrayAttr>:$dims);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat =
+      "$operand (`dims` $dims^)? attr-dict `:` type($operand) `->` type($result)";
+}
+
+def L1_TransposeOp : L1_TensorOp<"transpose"> {
+  let summary = "permute dimensions (reverse them by default)";
+  let description = [{
+    `%t = l1.transpose %x : tensor<128x784xf32> -> tensor<784x128xf32>`,
+    or with `perm [1, 0, 2]`. Metadata only.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand,
+                       OptionalAttr<DenseI64ArrayAttr>:$perm);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat =
+      "$operand (`perm` $perm^)? attr-dict `:` type($operand) `->` type($result)";
+}
+
+def L1_ReshapeOp : L1_TensorOp<"reshape"> {
+  let summary = "reinterpret the shape, keeping the element count (metadata only)";
+  let description = [{
+    `%x = l1.reshape %img : tensor<128x28x28xf32> -> tensor<128x784xf32>`
+    (row-major order).
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+}
+
+class L1_ReduceOp<string mnemonic, string what> : L1_TensorOp<mnemonic> {
+  let summary = what # " over one axis, or over all axes (to a scalar)";
+  let description = [{
+    `%s = l1.reduce_sum %x axis 1 : tensor<128x256xf32> -> tensor<128xf32>`
+    removes the axis; without `axis`, all axes reduce to a rank-0 tensor
+    (the spec's `tensor_reduce_mean(a)`).
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand, OptionalAttr<I64Attr>:$axis);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat =
+      "$operand (`axis` $axis^)? attr-dict `:` type($operand) `->` type($result)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() { return verifyReduce(*this); }
+  }];
+}
+
+def L1_ReduceSumOp : L1_ReduceOp<"reduce_sum", "sum">;
+def L1_ReduceMeanOp : L1_ReduceOp<"reduce_mean", "mean">;
+def L1_ReduceMaxOp : L1_ReduceOp<"reduce_max", "maximum">;
+
+def L1_CmpOp : L1_TensorOp<"cmp"> {
+  let summary = "elementwise comparison to an i1 tensor";
+  let description = [{
+    `%c = l1.cmp gt, %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xi1>`
+    with predicates eq, ne, lt, le, gt, ge.
+  }];
+  let arguments = (ins L1_CmpPredicate:$predicate, AnyStaticShapeTensor:$lhs,
+                       AnyStaticShapeTensor:$rhs);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+def L1_SelectOp : L1_TensorOp<"select"> {
+  let summary = "elementwise choice: cond ? a : b";
+  let description = [{
+    `%r = l1.select %c, %a, %b : tensor<4xi1>, tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>`.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$cond, AnyStaticShapeTensor:$lhs,
+                       AnyStaticShapeTensor:$rhs);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $lhs `,` $rhs attr-dict `:` type($cond) `,` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+def L1_CastOp : L1_TensorOp<"cast"> {
+  let summary = "convert the element type, keeping the shape";
+  let description = [{
+    Integer to float converts the value (`ui8` 255 becomes 255.0); float to
+    integer truncates toward zero; i1 converts to 0 or 1.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+}
+
+def L1_OneHotOp : L1_TensorOp<"one_hot"> {
+  let summary = "one-hot encode integer labels";
+  let description = [{
+    `l1.one_hot %y classes 10 : tensor<128xui8> -> tensor<128x10xf32>`:
+    result[..., c] = 1 if labels[...] == c else 0 (labels outside
+    [0, classes) encode as all zeros).
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$labels,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$classes);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat =
+      "$labels `classes` $classes attr-dict `:` type($labels) `->` type($result)";
+}
+
+def L1_ConstOp : L1_TensorOp<"const"> {
+  let summary = "a tensor filled with one constant";
+  let description = [{
+    `l1.const 3.0e-04 : tensor<f32>` (the spec's scalar `tensor_const`),
+    or a splat of any static shape: `l1.const 1.0 : tensor<256xf32>`.
+  }];
+  let arguments = (ins F64Attr:$value);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Pipelines and schedule
+//===----------------------------------------------------------------------===//
+
+def L1_PipelineOp : L1_Op<"pipeline", [Symbol,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "an ordered chain of stages and tensor graphs";
+  let description = [{
+    `l1.pipeline @train = @load_data -> @transfer_to_gpu -> @forward_backward`.
+    L1.2: every element is a stage or tensor graph, and each link `@a -> @b`
+    is a dataflow edge of the program (`@a` forwards to `@b`, or `@b` is
+    `@a`'s `then`). L1.10: no element appears twice (a cycle).
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefArrayAttr:$elements);
+  let assemblyFormat = "$sym_name `=` custom<Chain>($elements) attr-dict";
+}
+
+def L1_ScheduleOp : L1_Op<"schedule", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "which pipelines run, which actors fence steps, how deep";
+  let description = [{
+    `l1.schedule pipelines [@train, @grad_return] actors [@model_state] pipeline_depth 2`.
+    Execution order is inferred from the dataflow (forward) edges; at
+    `pipeline_depth` N, up to N steps are in flight. L1.2: the refs
+    resolve to pipelines and actors; at most one schedule per module.
+    L1.4 (across steps): at depth > 1, every actor that has a window with
+    readers is listed in `actors`: the actor is the serialization fence
+    between step N's handler and step N+1's readers.
+  }];
+  let arguments = (ins FlatSymbolRefArrayAttr:$pipelines,
+                       FlatSymbolRefArrayAttr:$actors,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$pipeline_depth);
+  let assemblyFormat =
+      "`pipelines` $pipelines `actors` $actors `pipeline_depth` $pipeline_depth attr-dict";
+}
 
 #endif // SYNPL_DIALECT_L1_OPS_TD

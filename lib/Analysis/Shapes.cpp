@@ -1,2 +1,142 @@
-//===- Shapes.cpp --------------------------------------------------------------===//
+//===- Shapes.cpp - Tensor shape rules -------------------------------------===//
 #include "synpl/Analysis/Shapes.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace synpl::shapes;
+using llvm::ArrayRef;
+
+std::string synpl::shapes::formatShape(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  llvm::interleaveComma(shape, os);
+  os << ']';
+  return s;
+}
+
+std::optional<uint64_t> synpl::shapes::numElements(ArrayRef<int64_t> shape) {
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    if (d != 0 && n > UINT64_MAX / static_cast<uint64_t>(d))
+      return std::nullopt;
+    n *= static_cast<uint64_t>(d);
+  }
+  return n;
+}
+
+static bool allStatic(ArrayRef<int64_t> shape) {
+  return llvm::all_of(shape, [](int64_t d) { return d >= 0; });
+}
+
+ShapeResult synpl::shapes::matmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
+  if (lhs.size() != 2 || rhs.size() != 2)
+    return ShapeResult::error("matmul takes two rank-2 tensors, got " +
+                              formatShape(lhs) + " and " + formatShape(rhs));
+  if (lhs[1] != rhs[0])
+    return ShapeResult::error("matmul of " + formatShape(lhs) + " by " +
+                              formatShape(rhs) + ": inner dimensions " +
+                              std::to_string(lhs[1]) + " and " +
+                              std::to_string(rhs[0]) + " differ");
+  return ShapeResult::ok({lhs[0], rhs[1]});
+}
+
+ShapeResult synpl::shapes::elementwiseShape(ArrayRef<int64_t> lhs,
+                                            ArrayRef<int64_t> rhs) {
+  if (lhs != rhs)
+    return ShapeResult::error("elementwise operands have shapes " + formatShape(lhs) +
+                              " and " + formatShape(rhs) +
+                              " (broadcast explicitly)");
+  return ShapeResult::ok(lhs);
+}
+
+Shape synpl::shapes::defaultBroadcastDims(int64_t inRank, int64_t outRank) {
+  Shape dims;
+  for (int64_t i = 0; i < inRank; ++i)
+    dims.push_back(outRank - inRank + i);
+  return dims;
+}
+
+ShapeResult synpl::shapes::broadcastShape(ArrayRef<int64_t> in, ArrayRef<int64_t> out,
+                                          ArrayRef<int64_t> dims) {
+  if (in.size() > out.size())
+    return ShapeResult::error("cannot broadcast " + formatShape(in) + " to the lower-rank " +
+                              formatShape(out));
+  Shape owned;
+  if (dims.empty() && !in.empty()) {
+    owned = defaultBroadcastDims(in.size(), out.size());
+    dims = owned;
+  }
+  if (dims.size() != in.size())
+    return ShapeResult::error("broadcast dims " + formatShape(dims) + " must name one output "
+                              "dimension per input dimension of " + formatShape(in));
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0 || dims[i] >= static_cast<int64_t>(out.size()))
+      return ShapeResult::error("broadcast dim " + std::to_string(dims[i]) +
+                                " is out of range for " + formatShape(out));
+    if (i > 0 && dims[i] <= dims[i - 1])
+      return ShapeResult::error("broadcast dims " + formatShape(dims) +
+                                " must be strictly increasing");
+    if (in[i] != 1 && in[i] != out[dims[i]])
+      return ShapeResult::error("cannot broadcast " + formatShape(in) + " to " +
+                                formatShape(out) + ": input dimension " +
+                                std::to_string(i) + " (" + std::to_string(in[i]) +
+                                ") is neither 1 nor " + std::to_string(out[dims[i]]));
+  }
+  return ShapeResult::ok(out);
+}
+
+ShapeResult synpl::shapes::transposeShape(ArrayRef<int64_t> in, ArrayRef<int64_t> perm) {
+  Shape owned;
+  if (perm.empty()) {
+    for (size_t i = in.size(); i > 0; --i)
+      owned.push_back(i - 1);
+    perm = owned;
+  }
+  if (perm.size() != in.size())
+    return ShapeResult::error("permutation " + formatShape(perm) + " does not match rank " +
+                              std::to_string(in.size()));
+  llvm::SmallVector<bool, 4> seen(in.size(), false);
+  Shape result;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(in.size()) || seen[p])
+      return ShapeResult::error(formatShape(perm) + " is not a permutation of rank " +
+                                std::to_string(in.size()));
+    seen[p] = true;
+    result.push_back(in[p]);
+  }
+  return ShapeResult::ok(result);
+}
+
+ShapeResult synpl::shapes::reduceShape(ArrayRef<int64_t> in, std::optional<int64_t> axis) {
+  if (!axis)
+    return ShapeResult::ok({});
+  if (*axis < 0 || *axis >= static_cast<int64_t>(in.size()))
+    return ShapeResult::error("axis " + std::to_string(*axis) + " is out of range for " +
+                              formatShape(in));
+  Shape result(in.begin(), in.end());
+  result.erase(result.begin() + *axis);
+  return ShapeResult::ok(result);
+}
+
+ShapeResult synpl::shapes::reshapeShape(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
+  if (!allStatic(in) || !allStatic(out))
+    return ShapeResult::error("reshape needs static shapes");
+  auto a = numElements(in), b = numElements(out);
+  if (!a || !b || *a != *b)
+    return ShapeResult::error("reshape from " + formatShape(in) + " to " +
+                              formatShape(out) + " changes the number of elements");
+  return ShapeResult::ok(out);
+}
+
+ShapeResult synpl::shapes::oneHotShape(ArrayRef<int64_t> in, int64_t classes) {
+  if (classes <= 0)
+    return ShapeResult::error("one_hot needs a positive class count, got " +
+                              std::to_string(classes));
+  Shape result(in.begin(), in.end());
+  result.push_back(classes);
+  return ShapeResult::ok(result);
+}
