@@ -3,9 +3,23 @@
 #define SYNPL_DIALECT_L2_OPS_H
 
 #include "synpl/Dialect/L2/L2Dialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+namespace synpl::l2 {
+// Parameter parsers and printers the attribute definitions use.
+mlir::FailureOr<llvm::APFloat> parseF64(mlir::AsmParser &parser);
+void printF64(mlir::AsmPrinter &printer, const llvm::APFloat &value);
+mlir::FailureOr<bool> parseBool(mlir::AsmParser &parser);
+mlir::FailureOr<llvm::SmallVector<int64_t>> parseShape(mlir::AsmParser &parser);
+void printShape(mlir::AsmPrinter &printer, llvm::ArrayRef<int64_t> shape);
+} // namespace synpl::l2
 
 #include "synpl/Dialect/L2/L2Enums.h.inc"
 #define GET_ATTRDEF_CLASSES
@@ -14,5 +28,12 @@
 #include "synpl/Dialect/L2/L2Types.h.inc"
 #define GET_OP_CLASSES
 #include "synpl/Dialect/L2/L2Ops.h.inc"
+
+namespace synpl::l2 {
+/// Method families: whether an attribute is a sample, backward or update method.
+bool isSampleMethod(mlir::Attribute attr);
+bool isBackwardMethod(mlir::Attribute attr);
+bool isUpdateMethod(mlir::Attribute attr);
+} // namespace synpl::l2
 
 #endif // SYNPL_DIALECT_L2_OPS_H
