@@ -7,6 +7,7 @@ using namespace synpl::l3;
 #include "synpl/Dialect/L3/L3Dialect.cpp.inc"
 
 void L3Dialect::initialize() {
+  registerTypesAndAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "synpl/Dialect/L3/L3Ops.cpp.inc"
