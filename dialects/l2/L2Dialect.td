@@ -20,8 +20,7 @@ def L2_Dialect : Dialect {
     ```mlir
     l2.methods @mnist_method for @classify
         sample #l2.epoch_shuffle<batch = 128>
-        infer {
-        ^bb0(%x: tensor<128x28x28xf32>):
+        infer(%x: tensor<128x28x28xf32>) {
           %0 = l2.flatten %x : tensor<128x28x28xf32>
           %1 = l2.linear(784, 256) %0 : tensor<128x784xf32>
           ...

@@ -168,6 +168,8 @@ llvm::MapVector<Operation *, std::string> synpl::l2::layerNames(MethodsOp method
 }
 
 std::string synpl::l2::describeLayer(Operation *op) {
+  if (auto methods = dyn_cast<MethodsOp>(op))
+    return ("@" + methods.getSymName()).str();
   std::string s = ("'" + op->getName().getStringRef() + "'").str();
   if (std::optional<StringRef> label = labelOf(op))
     s += (" \"" + *label + "\"").str();
@@ -243,7 +245,7 @@ LogicalResult synpl::l2::verifyAcyclic(Block &block, Operation *owner) {
   if (cycle.empty())
     return success();
   InFlightDiagnostic diag = emitCheckError(cycle.front(), Property::Resource, "L2.6");
-  diag << "the infer DAG of " << describeLayer(owner) << " has a cycle: ";
+  diag << "the infer graph of " << describeLayer(owner) << " has a cycle: ";
   for (Operation *op : cycle)
     diag << describeLayer(op) << " -> ";
   diag << describeLayer(cycle.front())

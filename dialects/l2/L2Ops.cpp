@@ -610,3 +610,63 @@ YieldOp MethodsOp::getInferYield() {
   Block &block = getInferBlock();
   return block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
 }
+
+//===----------------------------------------------------------------------===//
+// l2.methods assembly
+//===----------------------------------------------------------------------===//
+
+// l2.methods @name for @model
+//     sample <attr>
+//     infer(%x: type, ...) { ... }
+//     backward <attr>
+//     update <attr> [attributes {...}]
+ParseResult MethodsOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  FlatSymbolRefAttr model;
+  Attribute sample, backward, update;
+  SmallVector<OpAsmParser::Argument> args;
+  Region *infer = result.addRegion();
+  if (parser.parseSymbolName(name) || parser.parseKeyword("for") ||
+      parser.parseAttribute(model) || parser.parseKeyword("sample") ||
+      parser.parseAttribute(sample) || parser.parseKeyword("infer") ||
+      parser.parseArgumentList(args, AsmParser::Delimiter::Paren, /*allowType=*/true) ||
+      parser.parseRegion(*infer, args) || parser.parseKeyword("backward") ||
+      parser.parseAttribute(backward) || parser.parseKeyword("update") ||
+      parser.parseAttribute(update) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  if (infer->empty())
+    infer->emplaceBlock();
+  MethodsOp::Properties &props = result.getOrAddProperties<MethodsOp::Properties>();
+  props.sym_name = name;
+  props.model = model;
+  props.sample = sample;
+  props.backward = backward;
+  props.update = update;
+  return success();
+}
+
+void MethodsOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  p << " for " << getModelAttr();
+  p.increaseIndent();
+  p.printNewline();
+  p << "sample " << getSample();
+  p.printNewline();
+  p << "infer(";
+  if (!getInfer().empty())
+    llvm::interleaveComma(getInferBlock().getArguments(), p,
+                          [&](BlockArgument arg) { p.printRegionArgument(arg); });
+  p << ") ";
+  p.printRegion(getInfer(), /*printEntryBlockArgs=*/false);
+  p.printNewline();
+  p << "backward " << getBackward();
+  p.printNewline();
+  p << "update " << getUpdate();
+  p.decreaseIndent();
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {getSymNameAttrName(), getModelAttrName(), getSampleAttrName(),
+       getBackwardAttrName(), getUpdateAttrName()});
+}

@@ -30,8 +30,7 @@ def L2_MethodsOp : L2_Op<"methods", [
     ```mlir
     l2.methods @mnist_method for @classify
         sample #l2.epoch_shuffle<batch = 128>
-        infer {
-        ^bb0(%x: tensor<128x784xf32>):
+        infer(%x: tensor<128x784xf32>) {
           %0 = l2.linear(784, 10) %x as "fc1" : tensor<128x784xf32>
           %1 = l2.softmax %0 : tensor<128x10xf32>
           l2.yield %1 : tensor<128x10xf32>
@@ -59,14 +58,7 @@ def L2_MethodsOp : L2_Op<"methods", [
                        AnyAttr:$backward,
                        AnyAttr:$update);
   let regions = (region SizedRegion<1>:$infer);
-  let assemblyFormat = [{
-    $sym_name `for` $model
-    `sample` $sample
-    `infer` $infer
-    `backward` $backward
-    `update` $update
-    attr-dict-with-keyword
-  }];
+  let hasCustomAssemblyFormat = 1;
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     /// The infer region's block.

@@ -1,12 +1,213 @@
 //===- L2Spec.cpp - The rows that check an l2.methods against its l3.model ===//
+//
+// L2.2 spec constraint check (depth, width, param_budget, causal, output
+// domain), the data half of L2.5 (infer inputs vs the model's input field)
+// and the latency half of L2.7. They read the l3.model named by `for`, so
+// they run in verifySymbolUses, after every op has verified on its own.
+//
+//===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L2/L2Model.h"
 #include "synpl/Dialect/L2/L2Ops.h"
+#include "synpl/Dialect/L3/L3Ops.h"
 #include "synpl/Support/Property.h"
+#include "synpl/Support/Units.h"
+
+#include <cstdio>
 
 using namespace mlir;
 using namespace synpl;
 using namespace synpl::l2;
 
-LogicalResult MethodsOp::verifySymbolUses(SymbolTableCollection &) {
+namespace {
+/// The tensor view of one example of an L3 domain.
+struct ExampleShape {
+  SmallVector<int64_t> shape;
+  Type elementType;
+};
+} // namespace
+
+/// How one example of `domain` is laid out in an infer input: tensors as
+/// they are, `scalar<dt>` as a 0-d `dt`, `sequence<d, n>` as n examples of d,
+/// `dist<n>` as n probabilities (f32). Tables have no fixed tensor view.
+static std::optional<ExampleShape> exampleShape(Type domain) {
+  if (auto tensor = dyn_cast<RankedTensorType>(domain))
+    return ExampleShape{SmallVector<int64_t>(tensor.getShape()), tensor.getElementType()};
+  if (auto scalar = dyn_cast<l3::ScalarType>(domain))
+    return ExampleShape{{}, scalar.getDtype()};
+  if (auto seq = dyn_cast<l3::SequenceType>(domain)) {
+    std::optional<ExampleShape> inner = exampleShape(seq.getElementDomain());
+    if (!inner)
+      return std::nullopt;
+    inner->shape.insert(inner->shape.begin(), seq.getMaxLen());
+    return inner;
+  }
+  if (auto dist = dyn_cast<l3::DistType>(domain))
+    return ExampleShape{{dist.getNumClasses()}, Float32Type::get(domain.getContext())};
+  return std::nullopt;
+}
+
+/// `%g`: 0.25, 1e-06, 6.99346.
+static std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
+static RankedTensorType batched(const ExampleShape &example, int64_t batch) {
+  SmallVector<int64_t> shape{batch};
+  shape.append(example.shape);
+  return RankedTensorType::get(shape, example.elementType);
+}
+
+/// L2.5: the infer inputs are batches of the model's input field.
+static LogicalResult checkData(MethodsOp methods, l3::ModelOp model,
+                               SymbolTableCollection &symbols) {
+  l3::FieldOp field = model.resolveInField(symbols);
+  if (!field)
+    return success(); // the l3.model reports its own dangling `in` (L3.1)
+  std::optional<ExampleShape> example = exampleShape(field.getDomain());
+  if (!example)
+    return success(); // tables: no fixed tensor view to compare against
+  Block &block = methods.getInferBlock();
+  if (block.getNumArguments() != 1)
+    return emitCheckError(methods, Property::Consistency, "L2.5")
+           << "the infer region takes " << block.getNumArguments()
+           << " inputs, but @" << model.getSymName() << " has one input, "
+           << model.getInRef();
+  int64_t batch = sampleBatch(methods.getSample());
+  RankedTensorType expected = batched(*example, batch);
+  Type actual = block.getArgument(0).getType();
+  if (actual != expected) {
+    InFlightDiagnostic diag = emitCheckError(methods, Property::Consistency, "L2.5");
+    diag << "infer input #0 has type " << actual << ", but a batch of " << batch
+         << " examples of " << model.getInRef() << " (domain " << field.getDomain()
+         << ") is " << expected;
+    diag.attachNote(field.getLoc()) << "the data field the model reads";
+    return diag;
+  }
+  return success();
+}
+
+/// L2.2: the infer DAG stays within the model's declared constraints.
+static LogicalResult checkConstraints(MethodsOp methods, l3::ModelOp model) {
+  auto fail = [&](Operation *at) {
+    InFlightDiagnostic diag = emitCheckError(at, Property::Consistency, "L2.2");
+    diag.attachNote(model.getLoc()) << "the constraints of @" << model.getSymName();
+    return diag;
+  };
+
+  // The output is one batch of the model's `out` domain.
+  YieldOp yield = methods.getInferYield();
+  int64_t batch = sampleBatch(methods.getSample());
+  if (std::optional<ExampleShape> out = exampleShape(model.getOutDomain())) {
+    auto actual = cast<RankedTensorType>(yield.getValues()[0].getType());
+    RankedTensorType expected = batched(*out, batch);
+    bool isDist = isa<l3::DistType>(model.getOutDomain());
+    bool match = yield.getValues().size() == 1 &&
+                 actual.getShape() == expected.getShape() &&
+                 (isDist ? isa<FloatType>(actual.getElementType())
+                         : actual.getElementType() == expected.getElementType());
+    if (!match)
+      return fail(yield) << "the infer DAG yields " << actual << ", but a batch of @"
+                         << model.getSymName() << "'s output domain "
+                         << model.getOutDomain() << " is " << expected
+                         << (isDist ? " (any float type)" : "");
+  }
+
+  if (std::optional<int64_t> limit = model.getDepthLimit()) {
+    int64_t depth = composedDepth(methods);
+    if (depth > *limit)
+      return fail(methods) << "the infer DAG composes " << depth
+                           << " stages (linear, conv, attn, embed) on its longest path, "
+                              "but @"
+                           << model.getSymName() << " allows depth(" << *limit << ")";
+  }
+
+  if (std::optional<int64_t> limit = model.getWidthLimit()) {
+    Operation *widest = nullptr;
+    int64_t width = 0;
+    methods.getInfer().walk([&](Operation *op) {
+      std::optional<int64_t> w = layerWidth(op);
+      if (w && *w > width) {
+        width = *w;
+        widest = op;
+      }
+    });
+    if (widest && width > *limit)
+      return fail(widest) << describeLayer(widest) << " is " << width
+                          << " wide, but @" << model.getSymName() << " allows width("
+                          << *limit << ")";
+  }
+
+  if (std::optional<uint64_t> budget = model.getParamBudget()) {
+    uint64_t total = 0;
+    SmallVector<ParamInfo> params = collectParams(methods);
+    for (const ParamInfo &p : params)
+      total = saturatingAdd(total, p.count());
+    if (total > *budget) {
+      InFlightDiagnostic diag = fail(methods);
+      diag << "the infer DAG has " << total << " parameters, over @"
+           << model.getSymName() << "'s param_budget(" << *budget << "); by layer: ";
+      llvm::MapVector<Operation *, uint64_t> perLayer;
+      for (const ParamInfo &p : params)
+        perLayer[p.layer] = saturatingAdd(perLayer[p.layer], p.count());
+      llvm::MapVector<Operation *, std::string> names = layerNames(methods);
+      llvm::interleaveComma(perLayer, diag, [&](const auto &entry) {
+        diag << names.lookup(entry.first) << " " << entry.second;
+      });
+      return diag;
+    }
+  }
+
+  if (model.isCausal()) {
+    AttnOp acausal;
+    methods.getInfer().walk([&](AttnOp attn) {
+      if (!acausal && !attn.getCausal())
+        acausal = attn;
+    });
+    if (acausal)
+      return fail(acausal) << describeLayer(acausal) << " attends to future positions, "
+                           << "but @" << model.getSymName()
+                           << " is causal; write attn(..., causal)";
+  }
+  return success();
+}
+
+/// L2.7: the forward pass fits the model's latency budget at the reference
+/// throughput.
+static LogicalResult checkLatency(MethodsOp methods, l3::ModelOp model) {
+  std::optional<double> budget = model.getLatencyBudgetMs();
+  if (!budget)
+    return success();
+  FailureOr<ResourceEstimate> est = estimateResources(methods);
+  if (failed(est))
+    return success(); // reported by the region verifier
+  double ms = est->forwardLatencyMs();
+  if (ms <= *budget)
+    return success();
+  InFlightDiagnostic diag = emitCheckError(methods, Property::Resource, "L2.7");
+  diag << "the forward pass is estimated at " << est->forwardFlops << " FLOPs, "
+       << fmt(ms) << " ms at the reference " << fmt(kReferenceFlopsPerSecond / 1e12)
+       << " TFLOP/s (kReferenceFlopsPerSecond), over @" << model.getSymName()
+       << "'s latency_budget(" << fmt(*budget) << "ms)";
+  diag.attachNote(model.getLoc()) << "the constraints of @" << model.getSymName();
+  return diag;
+}
+
+LogicalResult MethodsOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  Operation *target = symbols.lookupNearestSymbolFrom(*this, getModelAttr());
+  auto model = dyn_cast_or_null<l3::ModelOp>(target);
+  if (!model) {
+    InFlightDiagnostic diag = emitCheckError(*this, Property::Safety, "L3.1");
+    diag << "methods for " << getModelAttr() << ": ";
+    if (target)
+      diag << "the symbol is a '" << target->getName() << "', not an l3.model";
+    else
+      diag << "no such model";
+    return diag;
+  }
+  if (failed(checkData(*this, model, symbols)) || failed(checkConstraints(*this, model)) ||
+      failed(checkLatency(*this, model)))
+    return failure();
   return success();
 }
