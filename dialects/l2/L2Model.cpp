@@ -197,6 +197,9 @@ static SmallVector<Operation *> producersIn(Block &block, Operation *op) {
   op->walk([&](Operation *user) {
     for (Value operand : user->getOperands()) {
       Operation *def = operand.getDefiningOp();
+      // Values defined inside `op` are internal edges of its own sub-DAG.
+      if (def && def != op && op->isProperAncestor(def))
+        continue;
       // Climb to the ancestor of the definition that lives in `block`.
       while (def && def->getBlock() != &block)
         def = def->getParentOp();

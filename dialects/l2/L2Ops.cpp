@@ -84,6 +84,45 @@ void synpl::l2::printShape(AsmPrinter &printer, ArrayRef<int64_t> shape) {
   printer << ']';
 }
 
+// `steps = n` | `until("pred")` [`, max_steps = n`]
+static ParseResult parseTripCount(OpAsmParser &parser, IntegerAttr &steps,
+                                  StringAttr &until, IntegerAttr &maxSteps) {
+  Builder b(parser.getContext());
+  int64_t n;
+  if (succeeded(parser.parseOptionalKeyword("steps"))) {
+    if (parser.parseEqual() || parser.parseInteger(n))
+      return failure();
+    steps = b.getI64IntegerAttr(n);
+    return success();
+  }
+  std::string pred;
+  if (parser.parseKeyword("until") || parser.parseLParen() || parser.parseString(&pred) ||
+      parser.parseRParen())
+    return failure();
+  until = b.getStringAttr(pred);
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("max_steps") || parser.parseEqual() || parser.parseInteger(n))
+      return failure();
+    maxSteps = b.getI64IntegerAttr(n);
+  }
+  return success();
+}
+
+static void printTripCount(OpAsmPrinter &printer, Operation *, IntegerAttr steps,
+                           StringAttr until, IntegerAttr maxSteps) {
+  if (steps)
+    printer << "steps = " << steps.getInt();
+  if (steps && until)
+    printer << ", ";
+  if (until) {
+    printer << "until(";
+    printer.printString(until.getValue());
+    printer << ")";
+  }
+  if (maxSteps)
+    printer << ", max_steps = " << maxSteps.getInt();
+}
+
 #include "synpl/Dialect/L2/L2Enums.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "synpl/Dialect/L2/L2Attrs.cpp.inc"
@@ -556,13 +595,13 @@ std::optional<int64_t> RecurrentOp::getTripCount() {
 
 LogicalResult RecurrentOp::verify() {
   if (getSteps().has_value() == getUntil().has_value())
-    return emitOpError("takes exactly one of `steps: n` and `until(pred)`");
+    return emitOpError("takes exactly one of `steps = n` and `until(pred)`");
   if (getSteps() && getMaxSteps())
     return emitOpError("`max_steps` bounds an `until`; `steps` is already a count");
   if (getUntil() && !getMaxSteps())
     return emitCheckError(*this, Property::Resource, "L2.6")
            << "recurrent until(\"" << *getUntil()
-           << "\") has no proven bound; declare one with `max_steps: n` "
+           << "\") has no proven bound; declare one with `max_steps = n` "
               "(unbounded execution is a specification error)";
   return success();
 }

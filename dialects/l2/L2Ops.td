@@ -112,8 +112,8 @@ def L2_ConvOp : L2_LayerOp<"conv"> {
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$padding,
                        OptionalAttr<StrAttr>:$label);
   let assemblyFormat = [{
-    `(` $in_ch `,` $out_ch `,` `kernel` `:` $kernel `,` `stride` `:` $stride `,`
-        `padding` `:` $padding `)` $input (`as` $label^)? attr-dict `:` type($input)
+    `(` $in_ch `,` $out_ch `,` `kernel` `=` $kernel `,` `stride` `=` $stride `,`
+        `padding` `=` $padding `)` $input (`as` $label^)? attr-dict `:` type($input)
   }];
 }
 
@@ -131,7 +131,7 @@ def L2_AttnOp : L2_LayerOp<"attn"> {
                        UnitAttr:$causal,
                        OptionalAttr<StrAttr>:$label);
   let assemblyFormat = [{
-    `(` `heads` `:` $heads `,` `dim` `:` $dim (`,` `causal` $causal^)? `)` $input
+    `(` `heads` `=` $heads `,` `dim` `=` $dim (`,` `causal` $causal^)? `)` $input
         (`as` $label^)? attr-dict `:` type($input)
   }];
 }
@@ -173,7 +173,7 @@ def L2_EmbedOp : L2_LayerOp<"embed"> {
                        ConfinedAttr<I64Attr, [IntPositive]>:$dim,
                        OptionalAttr<StrAttr>:$label);
   let assemblyFormat = [{
-    `(` `vocab` `:` $vocab `,` `dim` `:` $dim `)` $input (`as` $label^)? attr-dict
+    `(` `vocab` `=` $vocab `,` `dim` `=` $dim `)` $input (`as` $label^)? attr-dict
         `:` type($input)
   }];
 }
@@ -189,7 +189,7 @@ def L2_PoolOp : L2_LayerOp<"pool"> {
                        ConfinedAttr<I64Attr, [IntPositive]>:$kernel,
                        OptionalAttr<StrAttr>:$label);
   let assemblyFormat = [{
-    `(` $kind `,` `kernel` `:` $kernel `)` $input (`as` $label^)? attr-dict
+    `(` $kind `,` `kernel` `=` $kernel `)` $input (`as` $label^)? attr-dict
         `:` type($input)
   }];
 }
@@ -248,7 +248,7 @@ def L2_QuantizeOp : L2_LayerOp<"quantize"> {
                        ConfinedAttr<I64Attr, [IntPositive]>:$bits,
                        OptionalAttr<StrAttr>:$label);
   let assemblyFormat = [{
-    `(` `bits` `:` $bits `)` $input (`as` $label^)? attr-dict `:` type($input)
+    `(` `bits` `=` $bits `)` $input (`as` $label^)? attr-dict `:` type($input)
   }];
 }
 
@@ -262,14 +262,14 @@ def L2_RecurrentOp : L2_Op<"recurrent", [
   let summary = "recurrent(cell: <infer>, steps: n | until(<pred>))";
   let description = [{
     Applies `cell` to a carried state: the cell's block takes the state and
-    yields the next state of the same type. `steps: n` runs exactly n times.
+    yields the next state of the same type. `steps = n` runs exactly n times.
     `until(pred)` runs until the predicate holds, which is only finite with a
-    declared bound: `until("...", max_steps: n)` stops after n steps whatever
+    declared bound: `until("...", max_steps = n)` stops after n steps whatever
     the predicate says; `until` without `max_steps` is a row L2.6 error. The
     cell's parameters are shared across steps (counted once).
 
     ```mlir
-    %h = l2.recurrent(steps: 4) %h0 : tensor<32x128xf32> {
+    %h = l2.recurrent(steps = 4) %h0 : tensor<32x128xf32> {
     ^bb0(%s: tensor<32x128xf32>):
       %0 = l2.linear(128, 128) %s : tensor<32x128xf32>
       %1 = l2.act(gelu) %0 : tensor<32x128xf32>
@@ -285,8 +285,7 @@ def L2_RecurrentOp : L2_Op<"recurrent", [
   let results = (outs AnyStaticShapeTensor:$result);
   let regions = (region SizedRegion<1>:$cell);
   let assemblyFormat = [{
-    `(` (`steps` `:` $steps^)? (`until` `(` $until^ `)`)?
-        (`,` `max_steps` `:` $max_steps^)? `)`
+    `(` custom<TripCount>($steps, $until, $max_steps) `)`
         $init (`as` $label^)? attr-dict `:` type($init) $cell
   }];
   let hasVerifier = 1;
@@ -304,7 +303,7 @@ def L2_MixtureOp : L2_Op<"mixture", [
   let description = [{
     A mixture of experts. Every expert region takes the input and yields a
     result of the op's result type; the gate region takes the input and
-    yields `[..., number of experts]` scores. With `top_k: k` only the k best
+    yields `[..., number of experts]` scores. With `top_k = k` only the k best
     experts run per example (the FLOP estimate counts k experts); without,
     every expert runs.
   }];
@@ -314,7 +313,7 @@ def L2_MixtureOp : L2_Op<"mixture", [
   let results = (outs AnyStaticShapeTensor:$result);
   let regions = (region SizedRegion<1>:$gate, VariadicRegion<SizedRegion<1>>:$experts);
   let assemblyFormat = [{
-    (`(` `top_k` `:` $top_k^ `)`)? $input (`as` $label^)? attr-dict
+    (`(` `top_k` `=` $top_k^ `)`)? $input (`as` $label^)? attr-dict
         `:` type($input) `->` type($result)
         `experts` `(` $experts `)` `gate` $gate
   }];
@@ -358,7 +357,7 @@ def L2_DiffusionChainOp : L2_Op<"diffusion_chain", [
   let results = (outs AnyStaticShapeTensor:$result);
   let regions = (region SizedRegion<1>:$denoiser);
   let assemblyFormat = [{
-    `(` `steps` `:` $steps `,` `noise` `:` $noise `)` $input (`as` $label^)?
+    `(` `steps` `=` $steps `,` `noise` `=` $noise `)` $input (`as` $label^)?
         attr-dict `:` type($input) `denoiser` $denoiser
   }];
   let hasRegionVerifier = 1;
