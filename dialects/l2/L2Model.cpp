@@ -228,6 +228,11 @@ SmallVector<Operation *> synpl::l2::findCycle(Block &block) {
         auto it = llvm::find(stack, producer);
         SmallVector<Operation *> found(it, stack.end());
         cycle.assign(found.rbegin(), found.rend());
+        // Start the cycle at the op written first, so the report is stable.
+        auto first = llvm::min_element(cycle, [](Operation *a, Operation *b) {
+          return a->isBeforeInBlock(b);
+        });
+        std::rotate(cycle.begin(), first, cycle.end());
         return true;
       }
       if (c == White && visit(producer))

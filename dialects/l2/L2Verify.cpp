@@ -111,21 +111,22 @@ static LogicalResult checkDfa(MethodsOp methods, DfaAttr dfa) {
            << "dfa(feedback_dim: " << dfa.getFeedbackDim() << ") drives a plain chain "
            << "of layers only; ";
   };
-  for (BlockArgument arg : block.getArguments())
-    if (!arg.hasOneUse())
-      return fail(methods) << "infer input #" << arg.getArgNumber() << " feeds "
-                           << std::distance(arg.use_begin(), arg.use_end()) << " ops";
   for (Operation &op : block.without_terminator()) {
     if (isa<RecurrentOp, MixtureOp, GraphOp, DiffusionChainOp>(op))
       return fail(&op) << describeLayer(&op) << " holds a sub-DAG";
     if (isa<AddOp>(op))
       return fail(&op) << describeLayer(&op) << " merges two paths";
+  }
+  auto numUses = [](Value v) { return std::distance(v.use_begin(), v.use_end()); };
+  for (BlockArgument arg : block.getArguments())
+    if (!arg.hasOneUse())
+      return fail(methods) << "infer input #" << arg.getArgNumber() << " has "
+                           << numUses(arg) << " uses";
+  for (Operation &op : block.without_terminator())
     for (Value result : op.getResults())
       if (!result.hasOneUse())
-        return fail(&op) << "the output of " << describeLayer(&op) << " feeds "
-                         << std::distance(result.use_begin(), result.use_end())
-                         << " ops";
-  }
+        return fail(&op) << "the output of " << describeLayer(&op) << " has "
+                         << numUses(result) << " uses";
   YieldOp yield = methods.getInferYield();
   auto out = cast<RankedTensorType>(yield.getValues()[0].getType());
   if (out.getRank() < 1 || out.getShape().back() != dfa.getFeedbackDim())
