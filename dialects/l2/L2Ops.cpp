@@ -379,6 +379,42 @@ static std::string typeString(Type type) {
   return s;
 }
 
+LogicalResult synpl::l2::verifyShapeRule(Operation *op) {
+  auto rule = cast<InferTypeOpInterface>(op);
+  SmallVector<Type> inferred;
+  if (failed(rule.inferReturnTypes(op->getContext(), op->getLoc(), op->getOperands(),
+                                   op->getRawDictionaryAttrs(),
+                                   op->getPropertiesStorage(), op->getRegions(),
+                                   inferred)))
+    return failure();
+  if (TypeRange(inferred) != op->getResultTypes()) {
+    InFlightDiagnostic diag = emitCheckError(op, Property::Consistency, "L2.1");
+    diag << "the result is declared as ";
+    llvm::interleaveComma(op->getResultTypes(), diag);
+    diag << ", but the shape rule gives ";
+    llvm::interleaveComma(inferred, diag);
+    return diag;
+  }
+  return success();
+}
+
+// Mismatches are reported by verifyShapeRule, as row L2.1.
+#define L2_COMPATIBLE_RESULTS(Op)                                              \
+  bool Op::isCompatibleReturnTypes(TypeRange, TypeRange) { return true; }
+L2_COMPATIBLE_RESULTS(LinearOp)
+L2_COMPATIBLE_RESULTS(ConvOp)
+L2_COMPATIBLE_RESULTS(AttnOp)
+L2_COMPATIBLE_RESULTS(NormOp)
+L2_COMPATIBLE_RESULTS(ActOp)
+L2_COMPATIBLE_RESULTS(EmbedOp)
+L2_COMPATIBLE_RESULTS(PoolOp)
+L2_COMPATIBLE_RESULTS(DropoutOp)
+L2_COMPATIBLE_RESULTS(SoftmaxOp)
+L2_COMPATIBLE_RESULTS(FlattenOp)
+L2_COMPATIBLE_RESULTS(AddOp)
+L2_COMPATIBLE_RESULTS(QuantizeOp)
+#undef L2_COMPATIBLE_RESULTS
+
 LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {

@@ -19,6 +19,18 @@ void printF64(mlir::AsmPrinter &printer, const llvm::APFloat &value);
 mlir::FailureOr<bool> parseBool(mlir::AsmParser &parser);
 mlir::FailureOr<llvm::SmallVector<int64_t>> parseShape(mlir::AsmParser &parser);
 void printShape(mlir::AsmPrinter &printer, llvm::ArrayRef<int64_t> shape);
+
+/// Row L2.1 for a layer op: its result type is what its shape rule gives.
+mlir::LogicalResult verifyShapeRule(mlir::Operation *op);
+
+/// The trait of every layer op: runs verifyShapeRule.
+template <typename ConcreteType>
+class ShapeRule : public mlir::OpTrait::TraitBase<ConcreteType, ShapeRule> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return verifyShapeRule(op);
+  }
+};
 } // namespace synpl::l2
 
 #include "synpl/Dialect/L2/L2Enums.h.inc"

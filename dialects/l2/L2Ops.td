@@ -76,8 +76,15 @@ def L2_MethodsOp : L2_Op<"methods", [
 // from the input type and the layer's attributes; an input the layer cannot
 // take is a row L2.1 error. `as "name"` labels the layer (checkpoints and
 // parameter names refer to it).
+// Checks the declared result type against the shape rule as row L2.1 (the
+// custom form never spells the result type; the generic form does).
+def L2_ShapeRule : NativeOpTrait<"ShapeRule"> {
+  let cppNamespace = "::synpl::l2";
+}
+
 class L2_LayerOp<string mnemonic, list<Trait> traits = []>
-    : L2_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+    : L2_Op<mnemonic, !listconcat(traits, [L2_ShapeRule,
+                                           InferTypeOpAdaptorWithIsCompatible])> {
   let results = (outs AnyStaticShapeTensor:$result);
 }
 
