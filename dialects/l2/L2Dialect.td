@@ -48,6 +48,20 @@ def L2_Dialect : Dialect {
     | L2.6 | resource    | `l2.recurrent` (until without a bound) and every graph region (cycles) |
     | L2.7 | resource    | `l2.methods`: FLOP/memory estimate (`estimateResources`) vs `latency_budget` |
 
+    Because infer regions are graph regions, a cycle *can* be written; row
+    L2.6 rejects it and names the ops along it. Loops are written as
+    `l2.recurrent` with a constant trip count (or `until` with `max_steps`).
+
+    The analyses behind the rows are a C++ API for the L3→L2 and L2→L1
+    searches (`synpl/Dialect/L2/L2Model.h`): `collectParams` (every parameter
+    by name and shape), `composedDepth`, `findCycle`, and `estimateResources`,
+    which returns parameters, FLOPs per forward pass and per training step
+    (backward method and update chain included) and parameter, optimizer
+    state, gradient and activation bytes. Its per-op FLOP counts are one
+    table in L2Model.cpp; its one hardware number, `kReferenceFlopsPerSecond`
+    (10 TFLOP/s), turns FLOPs into the forward time checked against
+    `latency_budget`.
+
     A `for` symbol that does not name an `l3.model` is a reference-resolution
     error reported as `[safety] L3.1` (the L3 row for dangling references):
     the method refers into the L3 program, and L2 has no safety row of its own.
