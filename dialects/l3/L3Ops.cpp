@@ -26,37 +26,27 @@ using namespace synpl::l3;
 // Custom directives
 //===----------------------------------------------------------------------===//
 
-static ParseResult parseRealValue(OpAsmParser &parser, double &value) {
-  int64_t integer = 0;
-  OptionalParseResult intResult = parser.parseOptionalInteger(integer);
-  if (intResult.has_value()) {
-    if (failed(*intResult))
-      return failure();
-    value = static_cast<double>(integer);
-    return success();
-  }
-  return parser.parseFloat(value);
-}
-
 /// An enum attribute written as its bare keyword (`weighted_sum`, `ge`,
 /// `minimize`).
 template <typename AttrT, typename EnumT>
 static ParseResult
 parseEnumKeyword(OpAsmParser &parser, AttrT &attr,
-                 std::optional<EnumT> (*symbolize)(StringRef)) {
+                 std::optional<EnumT> (*symbolize)(StringRef),
+                 StringRef expected) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
-  std::optional<EnumT> value = symbolize(keyword);
+  std::optional<EnumT> value;
+  if (succeeded(parser.parseOptionalKeyword(&keyword)))
+    value = symbolize(keyword);
   if (!value)
-    return parser.emitError(loc, "unexpected keyword '") << keyword << "'";
+    return parser.emitError(loc, "expected ") << expected;
   attr = AttrT::get(parser.getContext(), *value);
   return success();
 }
 
 static ParseResult parseCombinator(OpAsmParser &parser, CombinatorAttr &attr) {
-  return parseEnumKeyword(parser, attr, symbolizeCombinator);
+  return parseEnumKeyword(parser, attr, symbolizeCombinator,
+                          "a combinator: weighted_sum, sum, mean or max");
 }
 static void printCombinator(OpAsmPrinter &printer, Operation *,
                             CombinatorAttr attr) {
@@ -64,14 +54,16 @@ static void printCombinator(OpAsmPrinter &printer, Operation *,
 }
 static ParseResult parseCmpPredicate(OpAsmParser &parser,
                                      CmpPredicateAttr &attr) {
-  return parseEnumKeyword(parser, attr, symbolizeCmpPredicate);
+  return parseEnumKeyword(parser, attr, symbolizeCmpPredicate,
+                          "a comparison: lt, le, gt, ge, eq or ne");
 }
 static void printCmpPredicate(OpAsmPrinter &printer, Operation *,
                               CmpPredicateAttr attr) {
   printer << stringifyCmpPredicate(attr.getValue());
 }
 static ParseResult parseGoalKind(OpAsmParser &parser, GoalKindAttr &attr) {
-  return parseEnumKeyword(parser, attr, symbolizeGoalKind);
+  return parseEnumKeyword(parser, attr, symbolizeGoalKind,
+                          "minimize, maximize or pareto");
 }
 static void printGoalKind(OpAsmPrinter &printer, Operation *,
                           GoalKindAttr attr) {
@@ -81,7 +73,7 @@ static void printGoalKind(OpAsmPrinter &printer, Operation *,
 /// A weight: `1.0`, `1.0e-04`, `0.5`.
 static ParseResult parseReal(OpAsmParser &parser, FloatAttr &attr) {
   double value = 0;
-  if (parseRealValue(parser, value))
+  if (syntax::parseReal(parser, value))
     return failure();
   attr = parser.getBuilder().getF64FloatAttr(value);
   return success();
@@ -109,7 +101,7 @@ static ParseResult parseConstraintRhs(OpAsmParser &parser, Attribute &rhs) {
     return success();
   }
   double value = 0;
-  if (parseRealValue(parser, value))
+  if (syntax::parseReal(parser, value))
     return failure();
   rhs = parser.getBuilder().getF64FloatAttr(value);
   return success();
@@ -213,6 +205,40 @@ static void printConstraints(OpAsmPrinter &printer, Operation *,
         .Default([&](Attribute a) { printer.printAttribute(a); });
   });
   printer << ']';
+}
+
+/// `out <domain>`, then `properties [...]` and optional `hints [...]`, each
+/// on its own line.
+static ParseResult parseModelProperties(OpAsmParser &parser, TypeAttr &out,
+                                        ArrayAttr &constraints,
+                                        ArrayAttr &hints) {
+  Type outDomain;
+  if (parser.parseKeyword("out") || parser.parseType(outDomain))
+    return failure();
+  out = TypeAttr::get(outDomain);
+  if (parser.parseKeyword("properties") ||
+      parseConstraints(parser, constraints))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("hints")))
+    return parser.parseAttribute(hints);
+  return success();
+}
+
+static void printModelProperties(OpAsmPrinter &printer, Operation *,
+                                 TypeAttr out, ArrayAttr constraints,
+                                 ArrayAttr hints) {
+  printer << "out ";
+  printer.printType(out.getValue());
+  printer.increaseIndent();
+  printer.printNewline();
+  printer << "properties ";
+  printConstraints(printer, nullptr, constraints);
+  if (hints) {
+    printer.printNewline();
+    printer << "hints ";
+    printer.printAttribute(hints);
+  }
+  printer.decreaseIndent();
 }
 
 /// `@objective` for minimize/maximize, `[@a, @b]` for pareto.
@@ -359,6 +385,8 @@ static LogicalResult verifyHints(Operation *op,
 //===----------------------------------------------------------------------===//
 
 FieldOp DataOp::lookupField(StringRef name) {
+  if (getBody().empty())
+    return {};
   return dyn_cast_or_null<FieldOp>(mlir::SymbolTable::lookupSymbolIn(
       *this, StringAttr::get(getContext(), name)));
 }
@@ -430,8 +458,19 @@ std::optional<StringRef> ModelOp::getEquivariantGroup() {
 }
 
 FieldOp ModelOp::resolveInField(SymbolTableCollection &symbols) {
+  if (!getInRefAttr())
+    return {};
   return dyn_cast_or_null<FieldOp>(
-      symbols.lookupNearestSymbolFrom(*this, getInRef()));
+      symbols.lookupNearestSymbolFrom(*this, getInRefAttr()));
+}
+
+Type ModelOp::resolveInDomain(SymbolTableCollection &symbols) {
+  if (TypeAttr declared = getInDomainAttr())
+    return declared.getValue();
+  if (FieldOp field = resolveInField(symbols))
+    if (TypeAttr domain = field.getDomainAttr())
+      return domain.getValue();
+  return {};
 }
 
 static StringRef constraintName(Attribute attr) {
@@ -502,6 +541,8 @@ LogicalResult ModelOp::verify() {
 
 SmallVector<LossTermOpInterface> LossOp::getTerms() {
   SmallVector<LossTermOpInterface> terms;
+  if (getBody().empty())
+    return terms;
   for (Operation &op : getBody().front())
     if (auto term = dyn_cast<LossTermOpInterface>(op))
       terms.push_back(term);
@@ -575,24 +616,34 @@ LogicalResult CustomOp::verify() {
   return verifyWeight(*this);
 }
 
-SmallVector<SymbolRefAttr> DivergenceOp::getReadRefs() {
-  return {getPredicted(), getTarget()};
-}
-SmallVector<SymbolRefAttr> NormOp::getReadRefs() { return {getTarget()}; }
-SmallVector<SymbolRefAttr> ConstraintOp::getReadRefs() {
-  SmallVector<SymbolRefAttr> refs = {getLhs()};
-  if (auto rhs = dyn_cast<SymbolRefAttr>(getRhs()))
-    refs.push_back(rhs);
+// The read lists skip missing or mistyped attributes: other ops' verifiers
+// call them on terms of losses that may not have been verified yet.
+static SmallVector<SymbolRefAttr> nonNullRefs(ArrayRef<Attribute> attrs) {
+  SmallVector<SymbolRefAttr> refs;
+  for (Attribute attr : attrs)
+    if (auto ref = dyn_cast_or_null<SymbolRefAttr>(attr))
+      refs.push_back(ref);
   return refs;
 }
+
+SmallVector<SymbolRefAttr> DivergenceOp::getReadRefs() {
+  return nonNullRefs({getPredictedAttr(), getTargetAttr()});
+}
+SmallVector<SymbolRefAttr> NormOp::getReadRefs() {
+  return nonNullRefs({getTargetAttr()});
+}
+SmallVector<SymbolRefAttr> ConstraintOp::getReadRefs() {
+  return nonNullRefs({getLhsAttr(), getRhsAttr()});
+}
 SmallVector<SymbolRefAttr> ReconstructionOp::getReadRefs() {
-  return {getInput(), getDecoded()};
+  return nonNullRefs({getInputAttr(), getDecodedAttr()});
 }
 SmallVector<SymbolRefAttr> ContrastiveOp::getReadRefs() {
-  return {getAnchor(), getPositive(), getNegative()};
+  return nonNullRefs({getAnchorAttr(), getPositiveAttr(), getNegativeAttr()});
 }
 SmallVector<SymbolRefAttr> CustomOp::getReadRefs() {
-  return llvm::to_vector(getReads().getAsRange<SymbolRefAttr>());
+  ArrayAttr reads = getReadsAttr();
+  return reads ? nonNullRefs(reads.getValue()) : SmallVector<SymbolRefAttr>();
 }
 
 //===----------------------------------------------------------------------===//

@@ -110,9 +110,8 @@ def L3_ModelOp : L3_Op<"model", [
                        DefaultValuedAttr<ArrayAttr, "{}">:$constraints,
                        OptionalAttr<L3_HintArrayAttr>:$hints);
   let assemblyFormat = [{
-    $sym_name `in` $in_ref (`:` $in_domain^)? `out` $out_domain
-    `properties` custom<Constraints>($constraints)
-    (`hints` $hints^)? attr-dict
+    $sym_name `in` $in_ref (`:` $in_domain^)?
+    custom<ModelProperties>($out_domain, $constraints, $hints) attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -130,6 +129,9 @@ def L3_ModelOp : L3_Op<"model", [
     std::optional<::llvm::StringRef> getEquivariantGroup();
     /// The data field `in` names, or null if it does not resolve.
     FieldOp resolveInField(::mlir::SymbolTableCollection &symbols);
+    /// The input domain: the restated `in` domain if there is one, else the
+    /// domain of the field `in` names; null if neither is known.
+    ::mlir::Type resolveInDomain(::mlir::SymbolTableCollection &symbols);
 
     /// The members a model exposes to losses and goals.
     static bool isExposedMember(::llvm::StringRef name) {

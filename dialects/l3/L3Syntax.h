@@ -14,6 +14,9 @@
 
 namespace synpl::l3::syntax {
 
+/// A real written as an integer or a float literal: `1`, `0.5`, `1.0e-04`.
+mlir::ParseResult parseReal(mlir::AsmParser &parser, double &value);
+
 /// A count with an optional K/M/G suffix: `500K`, `1.5M`, `784`.
 mlir::ParseResult parseCount(mlir::AsmParser &parser, uint64_t &count);
 /// Prints the count with the largest exact suffix (`500K`, `784`).

@@ -72,6 +72,8 @@ std::string syntax::formatRealOrInteger(double value) {
 
 ParseResult syntax::parseCount(AsmParser &parser, uint64_t &count) {
   SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalMinus()))
+    return parser.emitError(loc, "expected a non-negative count");
   std::string text;
   uint64_t integer = 0;
   OptionalParseResult intResult = parser.parseOptionalInteger(integer);
@@ -111,21 +113,37 @@ void syntax::printCount(AsmPrinter &printer, uint64_t count) {
   printer.getStream() << count;
 }
 
+ParseResult syntax::parseReal(AsmParser &parser, double &value) {
+  bool negative = succeeded(parser.parseOptionalMinus());
+  uint64_t integer = 0;
+  OptionalParseResult intResult = parser.parseOptionalInteger(integer);
+  if (intResult.has_value()) {
+    if (failed(*intResult))
+      return failure();
+    value = static_cast<double>(integer);
+  } else if (parser.parseFloat(value)) {
+    return failure();
+  }
+  if (negative)
+    value = -value;
+  return success();
+}
+
 ParseResult syntax::parseMillis(AsmParser &parser, double &millis) {
   double value = 0;
-  if (parser.parseFloat(value))
+  if (parseReal(parser, value))
     return failure();
+  SMLoc unitLoc = parser.getCurrentLocation();
   StringRef unit;
-  if (parser.parseKeyword(&unit))
-    return failure();
+  if (failed(parser.parseOptionalKeyword(&unit)))
+    return parser.emitError(unitLoc, "expected a time unit (ms, us or s)");
   std::optional<double> scale = llvm::StringSwitch<std::optional<double>>(unit)
                                     .Case("ms", 1.0)
                                     .Case("us", 1e-3)
                                     .Case("s", 1e3)
                                     .Default(std::nullopt);
   if (!scale)
-    return parser.emitError(parser.getCurrentLocation(),
-                            "expected a time unit (ms, us or s), got '")
+    return parser.emitError(unitLoc, "expected a time unit (ms, us or s), got '")
            << unit << "'";
   millis = value * *scale;
   return success();
