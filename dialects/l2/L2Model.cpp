@@ -11,6 +11,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <functional>
+#include <initializer_list>
 #include <limits>
 
 using namespace mlir;
@@ -52,6 +53,21 @@ constexpr uint64_t kDfaFactor = 2;         // forward + local gradients
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
+
+/// Saturating products and sums: an estimate past 2^64 stays there and is
+/// reported (row L2.7) instead of wrapping.
+static uint64_t mul(std::initializer_list<uint64_t> factors) {
+  uint64_t r = 1;
+  for (uint64_t f : factors)
+    r = saturatingMul(r, f);
+  return r;
+}
+static uint64_t add(std::initializer_list<uint64_t> terms) {
+  uint64_t r = 0;
+  for (uint64_t t : terms)
+    r = saturatingAdd(r, t);
+  return r;
+}
 
 static uint64_t numElements(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -360,13 +376,13 @@ uint64_t synpl::l2::layerForwardFlops(Operation *op) {
   return llvm::TypeSwitch<Operation *, uint64_t>(op)
       .Case([&](LinearOp l) {
         uint64_t rows = elems(l.getResult()) / l.getOut();
-        return saturatingMul(rows, 2 * l.getIn() * l.getOut() + l.getOut());
+        return mul({rows, add({mul({2, l.getIn(), l.getOut()}), l.getOut()})});
       })
       .Case([&](ConvOp c) {
         uint64_t window = c.getKernel();
         if (c.getInput().getType().getRank() == 4)
-          window *= c.getKernel();
-        return saturatingMul(elems(c.getResult()), 2 * c.getInCh() * window + 1);
+          window = mul({window, c.getKernel()});
+        return mul({elems(c.getResult()), add({mul({2, c.getInCh(), window}), 1})});
       })
       .Case([&](AttnOp a) {
         auto type = a.getInput().getType();
@@ -374,9 +390,9 @@ uint64_t synpl::l2::layerForwardFlops(Operation *op) {
           return uint64_t(0);
         uint64_t n = type.getDimSize(0), t = type.getDimSize(1), d = a.getDim();
         uint64_t tokens = saturatingMul(n, t);
-        uint64_t proj = saturatingMul(tokens, 4 * (2 * d * d + d));
+        uint64_t proj = mul({tokens, 4, add({mul({2, d, d}), d})});
         uint64_t pairs = saturatingMul(saturatingMul(n, t), t);
-        uint64_t mix = saturatingMul(pairs, 4 * d); // scores + weighted sum
+        uint64_t mix = mul({pairs, 4, d}); // scores + weighted sum
         uint64_t soft = saturatingMul(saturatingMul(pairs, a.getHeads()), cost::kSoftmax);
         return saturatingAdd(saturatingAdd(proj, mix), soft);
       })
@@ -502,12 +518,12 @@ static BackwardCost backwardCost(Attribute method, uint64_t forward, uint64_t pa
       .Case([&](DfaAttr a) {
         // Local gradients plus the random feedback projection of the error.
         c.flops = saturatingAdd(saturatingMul(forward, cost::kDfaFactor),
-                                saturatingMul(2 * a.getFeedbackDim(), params));
+                                mul({2, static_cast<uint64_t>(a.getFeedbackDim()), params}));
         c.storesActivations = c.needsGradients = true;
       })
       .Case([&](EvolutionAttr a) { c.flops = saturatingMul(forward, a.getPop()); })
       .Case([&](ZerothOrderAttr a) {
-        c.flops = saturatingMul(forward, 2 * a.getSamples());
+        c.flops = mul({forward, 2, static_cast<uint64_t>(a.getSamples())});
         c.needsGradients = true; // the estimate is accumulated like a gradient
       })
       .Case([&](HybridAttr h) {
@@ -559,7 +575,7 @@ static UpdateCost updateCost(Attribute method, const ParamInfo &param) {
         uint64_t rows = param.shape.empty() ? 1 : param.shape.front();
         uint64_t cols = rows ? n / rows : 0;
         uint64_t a = std::min(rows, cols), b = std::max(rows, cols);
-        uint64_t perIter = saturatingAdd(saturatingMul(4 * a * a, b), 2 * a * a * a);
+        uint64_t perIter = add({mul({4, a, a, b}), mul({2, a, a, a})});
         c.flops = saturatingAdd(saturatingMul(cost::kMuonMomentum, n),
                                 saturatingMul(perIter, m.getNsSteps()));
         c.stateCopies = 1;

@@ -444,11 +444,13 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
                  " input channels (dimension 1), got ", typeString(input));
   SmallVector<int64_t> shape{input.getDimSize(0), outCh};
   for (int64_t d = 2; d < input.getRank(); ++d) {
-    int64_t x = input.getDimSize(d);
-    if (x + 2 * p < k)
+    int64_t x = input.getDimSize(d), padded;
+    if (__builtin_mul_overflow(p, 2, &padded) || __builtin_add_overflow(x, padded, &padded))
+      return error("conv padding ", p, " overflows spatial dimension ", d);
+    if (padded < k)
       return error("conv kernel ", k, " does not fit spatial dimension ", d, " of size ",
                    x, " with padding ", p);
-    shape.push_back((x + 2 * p - k) / s + 1);
+    shape.push_back((padded - k) / s + 1);
   }
   results.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
@@ -562,7 +564,9 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, std::optional<Location>
                            typeString(input));
   int64_t rest = 1;
   for (int64_t d : input.getShape().drop_front())
-    rest *= d;
+    if (__builtin_mul_overflow(rest, d, &rest))
+      return ShapeError{loc}("flatten of ", typeString(input),
+                             " has more elements than fit in 64 bits");
   results.push_back(
       RankedTensorType::get({input.getDimSize(0), rest}, input.getElementType()));
   return success();
