@@ -140,3 +140,16 @@ l2.methods @m for @classify
     }
     backward #l2.autodiff<mode = reverse>
     update #l2.sgd<lr = 0.1>
+
+// -----
+
+// L2.1: shape rules do not wrap around 64 bits.
+l2.methods @m for @classify
+    sample #l2.epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x9223372036854775807x4xf32>) {
+      // expected-error@+1 {{[consistency] L2.1: flatten of tensor<4x9223372036854775807x4xf32> has more elements than fit in 64 bits}}
+      %0 = l2.flatten %x : tensor<4x9223372036854775807x4xf32>
+      l2.yield %0 : tensor<4x1xf32>
+    }
+    backward #l2.autodiff<mode = reverse>
+    update #l2.sgd<lr = 0.1>

@@ -572,3 +572,68 @@ l2.methods @m for @nowhere
     }
     backward #l2.autodiff<mode = reverse>
     update #l2.sgd<lr = 0.1>
+
+// -----
+
+// L2.6: a cycle through a nested region: the cell reads a value computed
+// from the recurrence's own result.
+l2.methods @m for @classify
+    sample #l2.epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x16xf32>) {
+      // expected-error@+1 {{[resource] L2.6: the infer graph of @m has a cycle: 'l2.recurrent' "loop" -> 'l2.act' -> 'l2.recurrent' "loop"}}
+      %0 = l2.recurrent(steps = 2) %x as "loop" : tensor<4x16xf32> {
+      ^bb0(%s: tensor<4x16xf32>):
+        %1 = l2.add %s, %fed : tensor<4x16xf32>, tensor<4x16xf32>
+        l2.yield %1 : tensor<4x16xf32>
+      }
+      // expected-note@+1 {{on the cycle: 'l2.act'}}
+      %fed = l2.act(relu) %0 : tensor<4x16xf32>
+      l2.yield %fed : tensor<4x16xf32>
+    }
+    backward #l2.autodiff<mode = reverse>
+    update #l2.sgd<lr = 0.1>
+
+// -----
+
+// L2.3: dfa cannot drive a recurrence.
+l2.methods @m for @classify
+    sample #l2.epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x16xf32>) {
+      // expected-error@+1 {{[consistency] L2.3: dfa(feedback_dim: 16) drives a plain chain of layers only; 'l2.recurrent' holds a sub-DAG}}
+      %0 = l2.recurrent(steps = 2) %x : tensor<4x16xf32> {
+      ^bb0(%s: tensor<4x16xf32>):
+        %1 = l2.linear(16, 16) %s : tensor<4x16xf32>
+        l2.yield %1 : tensor<4x16xf32>
+      }
+      l2.yield %0 : tensor<4x16xf32>
+    }
+    backward #l2.dfa<feedback_dim = 16>
+    update #l2.sgd<lr = 0.1>
+
+// -----
+
+// L2.3: dfa cannot drive a layer whose output fans out.
+l2.methods @m for @classify
+    sample #l2.epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x16xf32>) {
+      // expected-error@+1 {{[consistency] L2.3: dfa(feedback_dim: 16) drives a plain chain of layers only; the output of 'l2.linear' "split" has 2 uses}}
+      %0 = l2.linear(16, 16) %x as "split" : tensor<4x16xf32>
+      %1 = l2.act(relu) %0 : tensor<4x16xf32>
+      %2 = l2.softmax %0 : tensor<4x16xf32>
+      l2.yield %1 : tensor<4x16xf32>
+    }
+    backward #l2.hybrid<primary = #l2.zeroth_order<samples = 2, sigma = 0.1>, aux = #l2.dfa<feedback_dim = 16>, blend = step>
+    update #l2.sgd<lr = 0.1>
+
+// -----
+
+// L2.3: checkpoints belong to reverse mode.
+// expected-error@+1 {{[consistency] L2.3: checkpoint applies to reverse-mode autodiff only; forward mode keeps no activations}}
+l2.methods @m for @classify
+    sample #l2.epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x16xf32>) {
+      %0 = l2.linear(16, 10) %x as "fc1" : tensor<4x16xf32>
+      l2.yield %0 : tensor<4x10xf32>
+    }
+    backward #l2.autodiff<mode = forward, checkpoint = ["fc1"]>
+    update #l2.sgd<lr = 0.1>
