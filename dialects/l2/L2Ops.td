@@ -46,6 +46,15 @@ def L2_MethodsOp : L2_Op<"methods", [
     `wq`, `wk`, `wv`, `wo` [dim, dim] and `bq`, `bk`, `bv`, `bo` [dim]; norm
     `gain` [C] and (layer, group) `bias` [C]; embed `table` [vocab, dim].
 
+    Against the model's constraints (row L2.2): `depth(n)` bounds the
+    longest chain of stages (linear, conv, attn, embed; a recurrent cell or
+    denoiser counts once); `width(n)` bounds hidden widths (linear `out`,
+    conv `out_ch`, attn and embed `dim`), not the width of the layer that
+    produces the output, which the output domain fixes; `param_budget(n)`
+    bounds the exact parameter count; `causal` requires causal attention;
+    the yielded value must be one batch of the `out` domain (`dist<n>`: a
+    `[batch, n]` float tensor).
+
     Verification: the region's own rows (L2.1 shapes at each layer op, L2.3
     backward compatibility, L2.4 update shapes, L2.5 batch vs sample, L2.6
     cycles) run in the op verifier; the rows that read the L3 program (L2.2

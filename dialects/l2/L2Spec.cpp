@@ -12,6 +12,8 @@
 #include "synpl/Support/Property.h"
 #include "synpl/Support/Units.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <cstdio>
 
 using namespace mlir;
@@ -124,9 +126,21 @@ static LogicalResult checkConstraints(MethodsOp methods, l3::ModelOp model) {
   }
 
   if (std::optional<int64_t> limit = model.getWidthLimit()) {
+    // The layers that produce the output have the output domain's width,
+    // not a hidden one: look through shape-preserving ops from the yield.
+    llvm::SmallPtrSet<Operation *, 4> outputLayers;
+    for (Value v : yield.getValues()) {
+      Operation *op = v.getDefiningOp();
+      while (isa_and_nonnull<ActOp, SoftmaxOp, DropoutOp, NormOp, QuantizeOp>(op))
+        op = op->getOperand(0).getDefiningOp();
+      if (op)
+        outputLayers.insert(op);
+    }
     Operation *widest = nullptr;
     int64_t width = 0;
     methods.getInfer().walk([&](Operation *op) {
+      if (outputLayers.contains(op))
+        return;
       std::optional<int64_t> w = layerWidth(op);
       if (w && *w > width) {
         width = *w;

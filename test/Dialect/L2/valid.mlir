@@ -12,7 +12,7 @@ l3.data @corpus {
 // Exactly at the limits: depth(3), width(256), 270,346 parameters.
 l3.model @tight in @mnist::@images out !l3.dist<10>
     properties [depth(3), width(256), param_budget(270346), latency_budget(0.01ms)]
-l3.model @lm in @corpus::@tokens out tensor<16x100xf32> properties [causal]
+l3.model @lm in @corpus::@tokens out tensor<16x100xf32> properties [causal, width(64)]
 l3.model @free in @mnist::@images out !l3.dist<10> properties []
 
 // L2.1, L2.2, L2.5, L2.7: every shape edge agrees; 3 stages, 256 wide,
@@ -37,8 +37,10 @@ l2.methods @at_limits for @tight
     backward #l2.autodiff<mode = reverse>
     update #l2.sgd<lr = 0.1>
 
-// L2.2 (causal), L2.5 (sequence of i32 tokens, sharded sampler): causal
-// attention in a causal model; each shard's batch of 2.
+// L2.2 (causal, width), L2.5 (sequence of i32 tokens, sharded sampler):
+// causal attention in a causal model; hidden widths of 32 under width(64)
+// (the 100-wide output projection has the output domain's width, which is
+// not a hidden width); each shard's batch of 2.
 // CHECK-LABEL: l2.methods @causal_lm for @lm
 l2.methods @causal_lm for @lm
     sample #l2.distributed_shard<shards = 8, method = #l2.epoch_shuffle<batch = 2>>
