@@ -220,6 +220,11 @@ LogicalResult MethodsOp::verifySymbolUses(SymbolTableCollection &symbols) {
       diag << "no such model";
     return diag;
   }
+  // A malformed infer region is reported by the region verifier; the rows
+  // below need its block and its yield.
+  YieldOp yield = getInferYield();
+  if (!yield || yield.getValues().empty() || getInferBlock().getNumArguments() == 0)
+    return success();
   if (failed(checkData(*this, model, symbols)) || failed(checkConstraints(*this, model)) ||
       failed(checkLatency(*this, model)))
     return failure();

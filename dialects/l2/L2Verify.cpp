@@ -67,7 +67,11 @@ struct UpstreamParams {
       }
     } else {
       Operation *parent = cast<BlockArgument>(v).getOwner()->getParentOp();
-      if (parent && !isa<MethodsOp>(parent))
+      // A recurrent cell's state is also its own previous output: the
+      // cell's parameters are upstream across steps.
+      if (isa_and_nonnull<RecurrentOp>(parent) && holdsParams(parent))
+        found = parent;
+      if (!found && parent && !isa<MethodsOp>(parent))
         for (Value operand : parent->getOperands())
           if (!found)
             found = of(operand);

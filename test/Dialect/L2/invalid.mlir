@@ -637,3 +637,23 @@ l2.methods @m for @classify
     }
     backward #l2.autodiff<mode = forward, checkpoint = ["fc1"]>
     update #l2.sgd<lr = 0.1>
+
+// -----
+
+// L2.3: inside a recurrent cell, the previous step's parameters are
+// upstream of the quantize (backpropagation through time crosses it).
+l2.methods @m for @classify
+    sample #l2.epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x16xf32>) {
+      // expected-note@+1 {{parameters upstream of the quantize}}
+      %0 = l2.recurrent(steps = 3) %x as "rnn" : tensor<4x16xf32> {
+      ^bb0(%s: tensor<4x16xf32>):
+        // expected-error@+1 {{[consistency] L2.3: autodiff cannot differentiate through 'l2.quantize' (its derivative is zero almost everywhere), and the parameters of 'l2.recurrent' "rnn" lie upstream of it}}
+        %q = l2.quantize(bits = 4) %s : tensor<4x16xf32>
+        %1 = l2.linear(16, 16) %q : tensor<4x16xf32>
+        l2.yield %1 : tensor<4x16xf32>
+      }
+      l2.yield %0 : tensor<4x16xf32>
+    }
+    backward #l2.autodiff<mode = reverse>
+    update #l2.sgd<lr = 0.1>
