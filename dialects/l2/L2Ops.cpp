@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L2/L2Ops.h"
 #include "synpl/Dialect/L2/L2Model.h"
+#include "synpl/Dialect/L3/L3Ops.h"
 #include "synpl/Support/Property.h"
 
 #include "mlir/IR/Builders.h"
@@ -379,7 +380,19 @@ static std::string typeString(Type type) {
   return s;
 }
 
-LogicalResult synpl::l2::verifyShapeRule(Operation *op) {
+LogicalResult synpl::l2::verifyLayerOp(Operation *op) {
+  if (auto hints = op->getAttrOfType<ArrayAttr>("hints")) {
+    for (Attribute hint : hints) {
+      auto h = dyn_cast<l3::HintAttr>(hint);
+      if (!h)
+        return op->emitOpError("hints must be escape hatches (#l3.hint<...>), got ")
+               << hint;
+      if (h.getLayer() != "l1" && h.getLayer() != "l0")
+        return op->emitOpError("an escape hatch on an L2 layer must target a lower "
+                               "layer (l1 or l0), got ")
+               << h.getLayer() << "::" << h.getDirective();
+    }
+  }
   auto rule = cast<InferTypeOpInterface>(op);
   SmallVector<Type> inferred;
   if (failed(rule.inferReturnTypes(op->getContext(), op->getLoc(), op->getOperands(),

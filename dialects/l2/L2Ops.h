@@ -20,15 +20,16 @@ mlir::FailureOr<bool> parseBool(mlir::AsmParser &parser);
 mlir::FailureOr<llvm::SmallVector<int64_t>> parseShape(mlir::AsmParser &parser);
 void printShape(mlir::AsmPrinter &printer, llvm::ArrayRef<int64_t> shape);
 
-/// Row L2.1 for a layer op: its result type is what its shape rule gives.
-mlir::LogicalResult verifyShapeRule(mlir::Operation *op);
+/// What every layer op checks: its result type is what its shape rule gives
+/// (row L2.1), and its escape hatches target a layer below L2.
+mlir::LogicalResult verifyLayerOp(mlir::Operation *op);
 
-/// The trait of every layer op: runs verifyShapeRule.
+/// The trait of every layer op: runs verifyLayerOp.
 template <typename ConcreteType>
-class ShapeRule : public mlir::OpTrait::TraitBase<ConcreteType, ShapeRule> {
+class LayerTrait : public mlir::OpTrait::TraitBase<ConcreteType, LayerTrait> {
 public:
   static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
-    return verifyShapeRule(op);
+    return verifyLayerOp(op);
   }
 };
 } // namespace synpl::l2

@@ -84,15 +84,19 @@ def L2_MethodsOp : L2_Op<"methods", [
 // A layer: one static-shaped tensor in, one out. The result type is inferred
 // from the input type and the layer's attributes; an input the layer cannot
 // take is a row L2.1 error. `as "name"` labels the layer (checkpoints and
-// parameter names refer to it).
+// parameter names refer to it). `hints [...]` holds the spec's escape
+// hatches on the layer (`#[l1::on(gpu_1)]` is `#l3.hint<l1::on, "gpu_1">`):
+// they must target a lower layer (l1 or l0), are verified there, and make
+// the layer opaque to rewrites at L2.
 // Checks the declared result type against the shape rule as row L2.1 (the
-// custom form never spells the result type; the generic form does).
-def L2_ShapeRule : NativeOpTrait<"ShapeRule"> {
+// custom form never spells the result type; the generic form does) and the
+// layer's escape hatches.
+def L2_LayerTrait : NativeOpTrait<"LayerTrait"> {
   let cppNamespace = "::synpl::l2";
 }
 
 class L2_LayerOp<string mnemonic, list<Trait> traits = []>
-    : L2_Op<mnemonic, !listconcat(traits, [L2_ShapeRule,
+    : L2_Op<mnemonic, !listconcat(traits, [L2_LayerTrait,
                                            InferTypeOpAdaptorWithIsCompatible])> {
   let results = (outs AnyStaticShapeTensor:$result);
 }
@@ -106,9 +110,10 @@ def L2_LinearOp : L2_LayerOp<"linear"> {
   let arguments = (ins AnyStaticShapeTensor:$input,
                        ConfinedAttr<I64Attr, [IntPositive]>:$in,
                        ConfinedAttr<I64Attr, [IntPositive]>:$out,
-                       OptionalAttr<StrAttr>:$label);
+                       OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
-    `(` $in `,` $out `)` $input (`as` $label^)? attr-dict `:` type($input)
+    `(` $in `,` $out `)` $input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)
   }];
 }
 
@@ -126,10 +131,11 @@ def L2_ConvOp : L2_LayerOp<"conv"> {
                        ConfinedAttr<I64Attr, [IntPositive]>:$kernel,
                        ConfinedAttr<I64Attr, [IntPositive]>:$stride,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$padding,
-                       OptionalAttr<StrAttr>:$label);
+                       OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
     `(` $in_ch `,` $out_ch `,` `kernel` `=` $kernel `,` `stride` `=` $stride `,`
-        `padding` `=` $padding `)` $input (`as` $label^)? attr-dict `:` type($input)
+        `padding` `=` $padding `)` $input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)
   }];
 }
 
@@ -145,10 +151,11 @@ def L2_AttnOp : L2_LayerOp<"attn"> {
                        ConfinedAttr<I64Attr, [IntPositive]>:$heads,
                        ConfinedAttr<I64Attr, [IntPositive]>:$dim,
                        UnitAttr:$causal,
-                       OptionalAttr<StrAttr>:$label);
+                       OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
     `(` `heads` `=` $heads `,` `dim` `=` $dim (`,` `causal` $causal^)? `)` $input
-        (`as` $label^)? attr-dict `:` type($input)
+        (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)
   }];
 }
 
@@ -162,9 +169,10 @@ def L2_NormOp : L2_LayerOp<"norm"> {
   let arguments = (ins AnyStaticShapeTensor:$input,
                        L2_NormKind:$kind,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$groups,
-                       OptionalAttr<StrAttr>:$label);
+                       OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
-    `(` $kind (`(` $groups^ `)`)? `)` $input (`as` $label^)? attr-dict `:` type($input)
+    `(` $kind (`(` $groups^ `)`)? `)` $input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
 }
@@ -173,9 +181,10 @@ def L2_ActOp : L2_LayerOp<"act"> {
   let summary = "act(fn: relu | gelu | silu | swish)";
   let description = "Elementwise activation; shape-preserving, no parameters.";
   let arguments = (ins AnyStaticShapeTensor:$input, L2_ActFn:$fn,
-                       OptionalAttr<StrAttr>:$label);
+                       OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
-    `(` $fn `)` $input (`as` $label^)? attr-dict `:` type($input)
+    `(` $fn `)` $input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)
   }];
 }
 
@@ -187,9 +196,10 @@ def L2_EmbedOp : L2_LayerOp<"embed"> {
   let arguments = (ins AnyStaticShapeTensor:$input,
                        ConfinedAttr<I64Attr, [IntPositive]>:$vocab,
                        ConfinedAttr<I64Attr, [IntPositive]>:$dim,
-                       OptionalAttr<StrAttr>:$label);
+                       OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
-    `(` `vocab` `=` $vocab `,` `dim` `=` $dim `)` $input (`as` $label^)? attr-dict
+    `(` `vocab` `=` $vocab `,` `dim` `=` $dim `)` $input (`as` $label^)? (`hints` $hints^)? attr-dict
         `:` type($input)
   }];
 }
@@ -203,9 +213,10 @@ def L2_PoolOp : L2_LayerOp<"pool"> {
   }];
   let arguments = (ins AnyStaticShapeTensor:$input, L2_PoolKind:$kind,
                        ConfinedAttr<I64Attr, [IntPositive]>:$kernel,
-                       OptionalAttr<StrAttr>:$label);
+                       OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
-    `(` $kind `,` `kernel` `=` $kernel `)` $input (`as` $label^)? attr-dict
+    `(` $kind `,` `kernel` `=` $kernel `)` $input (`as` $label^)? (`hints` $hints^)? attr-dict
         `:` type($input)
   }];
 }
@@ -214,9 +225,10 @@ def L2_DropoutOp : L2_LayerOp<"dropout"> {
   let summary = "dropout(p): training only";
   let description = "Zeroes each element with probability p in [0, 1); shape-preserving.";
   let arguments = (ins AnyStaticShapeTensor:$input, F64Attr:$p,
-                       OptionalAttr<StrAttr>:$label);
+                       OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
-    `(` $p `)` $input (`as` $label^)? attr-dict `:` type($input)
+    `(` $p `)` $input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)
   }];
 }
 
@@ -226,8 +238,9 @@ def L2_SoftmaxOp : L2_LayerOp<"softmax"> {
     Shape-preserving; turns scores into a distribution (an infer DAG ending in
     softmax over n classes produces the L3 domain `dist(n)`).
   }];
-  let arguments = (ins AnyStaticShapeTensor:$input, OptionalAttr<StrAttr>:$label);
-  let assemblyFormat = "$input (`as` $label^)? attr-dict `:` type($input)";
+  let arguments = (ins AnyStaticShapeTensor:$input, OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
+  let assemblyFormat = "$input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)";
 }
 
 def L2_FlattenOp : L2_LayerOp<"flatten"> {
@@ -236,8 +249,9 @@ def L2_FlattenOp : L2_LayerOp<"flatten"> {
     Keeps the leading (batch) dimension and flattens the rest. Metadata only:
     no parameters, no FLOPs.
   }];
-  let arguments = (ins AnyStaticShapeTensor:$input, OptionalAttr<StrAttr>:$label);
-  let assemblyFormat = "$input (`as` $label^)? attr-dict `:` type($input)";
+  let arguments = (ins AnyStaticShapeTensor:$input, OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
+  let assemblyFormat = "$input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)";
 }
 
 def L2_AddOp : L2_LayerOp<"add"> {
@@ -247,9 +261,10 @@ def L2_AddOp : L2_LayerOp<"add"> {
     its input with `l2.add`. Both operands must have the same type.
   }];
   let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs,
-                       OptionalAttr<StrAttr>:$label);
+                       OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
-    $lhs `,` $rhs (`as` $label^)? attr-dict `:` type($lhs) `,` type($rhs)
+    $lhs `,` $rhs (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($lhs) `,` type($rhs)
   }];
 }
 
@@ -262,9 +277,10 @@ def L2_QuantizeOp : L2_LayerOp<"quantize"> {
   }];
   let arguments = (ins AnyStaticShapeTensor:$input,
                        ConfinedAttr<I64Attr, [IntPositive]>:$bits,
-                       OptionalAttr<StrAttr>:$label);
+                       OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
-    `(` `bits` `=` $bits `)` $input (`as` $label^)? attr-dict `:` type($input)
+    `(` `bits` `=` $bits `)` $input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)
   }];
 }
 

@@ -153,3 +153,16 @@ l2.methods @m for @classify
     }
     backward #l2.autodiff<mode = reverse>
     update #l2.sgd<lr = 0.1>
+
+// -----
+
+// An escape hatch on an L2 layer targets a layer below L2.
+l2.methods @m for @classify
+    sample #l2.epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x16xf32>) {
+      // expected-error@+1 {{'l2.linear' op an escape hatch on an L2 layer must target a lower layer (l1 or l0), got l2::backward}}
+      %0 = l2.linear(16, 16) %x hints [#l3.hint<l2::backward, "evolution(pop: 50)">] : tensor<4x16xf32>
+      l2.yield %0 : tensor<4x16xf32>
+    }
+    backward #l2.autodiff<mode = reverse>
+    update #l2.sgd<lr = 0.1>

@@ -25,8 +25,8 @@ l3.model @lm in @corpus::@tokens out tensor<64x1000xf32> properties []
 // CHECK-NEXT:      %[[F:.*]] = l2.flatten %[[X]] : tensor<128x28x28xf32>
 // CHECK-NEXT:      %[[L:.*]] = l2.linear(784, 256) %[[F]] as "fc1" : tensor<128x784xf32>
 // CHECK-NEXT:      %[[N:.*]] = l2.norm(layer) %[[L]] : tensor<128x256xf32>
-// CHECK-NEXT:      %[[A:.*]] = l2.act(gelu) %[[N]] : tensor<128x256xf32>
-// CHECK-NEXT:      %[[O:.*]] = l2.linear(256, 10) %[[A]] : tensor<128x256xf32>
+// CHECK-NEXT:      %[[A:.*]] = l2.act(gelu) %[[N]] hints [#l3.hint<l0::kernel, "\22fused_gelu.ptx\22">] : tensor<128x256xf32>
+// CHECK-NEXT:      %[[O:.*]] = l2.linear(256, 10) %[[A]] as "head" hints [#l3.hint<l1::on, "gpu_1">] : tensor<128x256xf32>
 // CHECK-NEXT:      %[[S:.*]] = l2.softmax %[[O]] : tensor<128x10xf32>
 // CHECK-NEXT:      l2.yield %[[S]] : tensor<128x10xf32>
 // CHECK-NEXT:    }
@@ -38,8 +38,10 @@ l2.methods @mnist_method for @classify
       %0 = l2.flatten %x : tensor<128x28x28xf32>
       %1 = l2.linear(784, 256) %0 as "fc1" : tensor<128x784xf32>
       %2 = l2.norm(layer) %1 : tensor<128x256xf32>
-      %3 = l2.act(gelu) %2 : tensor<128x256xf32>
-      %4 = l2.linear(256, 10) %3 : tensor<128x256xf32>
+      // The spec's escape hatches on layers: #[l0::kernel("fused_gelu.ptx")]
+      // and #[l1::on(gpu_1)].
+      %3 = l2.act(gelu) %2 hints [#l3.hint<l0::kernel, "\"fused_gelu.ptx\"">] : tensor<128x256xf32>
+      %4 = l2.linear(256, 10) %3 as "head" hints [#l3.hint<l1::on, "gpu_1">] : tensor<128x256xf32>
       %5 = l2.softmax %4 : tensor<128x10xf32>
       l2.yield %5 : tensor<128x10xf32>
     }
