@@ -10,7 +10,6 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
-#include <functional>
 #include <initializer_list>
 #include <limits>
 
@@ -229,39 +228,74 @@ static SmallVector<Operation *> producersIn(Block &block, Operation *op) {
 SmallVector<Operation *> synpl::l2::findCycle(Block &block) {
   enum Color : uint8_t { White, Grey, Black };
   llvm::DenseMap<Operation *, Color> color;
-  SmallVector<Operation *> stack;
-  SmallVector<Operation *> cycle;
-
-  // Iterative DFS over producer edges (consumer -> producer).
-  std::function<bool(Operation *)> visit = [&](Operation *op) -> bool {
-    color[op] = Grey;
-    stack.push_back(op);
-    for (Operation *producer : producersIn(block, op)) {
-      Color c = color.lookup(producer);
-      if (c == Grey) {
-        // The cycle is the stack from `producer` to `op`; edges run producer
-        // -> consumer, i.e. the reverse of the stack order.
-        auto it = llvm::find(stack, producer);
-        SmallVector<Operation *> found(it, stack.end());
-        cycle.assign(found.rbegin(), found.rend());
-        // Start the cycle at the op written first, so the report is stable.
-        auto first = llvm::min_element(cycle, [](Operation *a, Operation *b) {
-          return a->isBeforeInBlock(b);
-        });
-        std::rotate(cycle.begin(), first, cycle.end());
-        return true;
-      }
-      if (c == White && visit(producer))
-        return true;
-    }
-    stack.pop_back();
-    color[op] = Black;
-    return false;
+  // Iterative DFS over producer edges (consumer -> producer), so that a deep
+  // DAG cannot exhaust the native stack.
+  struct Frame {
+    Operation *op;
+    SmallVector<Operation *> producers;
+    size_t next = 0;
   };
-  for (Operation &op : block)
-    if (color.lookup(&op) == White && visit(&op))
+  SmallVector<Frame> stack;
+  for (Operation &root : block) {
+    if (color.lookup(&root) != White)
+      continue;
+    color[&root] = Grey;
+    stack.push_back({&root, producersIn(block, &root)});
+    while (!stack.empty()) {
+      Frame &top = stack.back();
+      if (top.next == top.producers.size()) {
+        color[top.op] = Black;
+        stack.pop_back();
+        continue;
+      }
+      Operation *producer = top.producers[top.next++];
+      Color c = color.lookup(producer);
+      if (c == White) {
+        color[producer] = Grey;
+        stack.push_back({producer, producersIn(block, producer)});
+        continue;
+      }
+      if (c == Black)
+        continue;
+      // A grey producer closes a cycle: the frames from it to the top, whose
+      // edges run producer -> consumer, i.e. against the stack order.
+      SmallVector<Operation *> cycle;
+      for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+        cycle.push_back(it->op);
+        if (it->op == producer)
+          break;
+      }
+      // Start the cycle at the op written first, so the report is stable.
+      auto first = llvm::min_element(
+          cycle, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+      std::rotate(cycle.begin(), first, cycle.end());
       return cycle;
+    }
+  }
   return {};
+}
+
+/// The ops of an acyclic graph-region block, producers before consumers.
+static SmallVector<Operation *> topologicalOrder(Block &block) {
+  llvm::DenseMap<Operation *, unsigned> pending;
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> consumers;
+  SmallVector<Operation *> ready, order;
+  for (Operation &op : block) {
+    SmallVector<Operation *> producers = producersIn(block, &op);
+    pending[&op] = producers.size();
+    for (Operation *producer : producers)
+      consumers[producer].push_back(&op);
+    if (producers.empty())
+      ready.push_back(&op);
+  }
+  while (!ready.empty()) {
+    Operation *op = ready.pop_back_val();
+    order.push_back(op);
+    for (Operation *consumer : consumers.lookup(op))
+      if (--pending[consumer] == 0)
+        ready.push_back(consumer);
+  }
+  return order; // shorter than the block when it has a cycle
 }
 
 LogicalResult synpl::l2::verifyAcyclic(Block &block, Operation *owner) {
@@ -297,46 +331,50 @@ std::optional<int64_t> synpl::l2::layerWidth(Operation *op) {
 }
 
 namespace {
-/// Longest stage chain ending at each value; acyclic DAGs only.
+/// Longest stage chain ending at each value, computed block by block in
+/// topological order (nested regions in place). Acyclic DAGs only.
 struct DepthAnalysis {
-  llvm::DenseMap<Value, int64_t> memo;
+  llvm::DenseMap<Value, int64_t> depth;
 
-  int64_t ofBlockResult(Region &region, ValueRange argDepthsFrom, unsigned index) {
+  int64_t of(Value v) const { return depth.lookup(v); }
+
+  /// Runs `region` with its block arguments at the depths of `args`; returns
+  /// the depth of its `index`-th yielded value.
+  int64_t runRegion(Region &region, ValueRange args, unsigned index) {
     Block &block = region.front();
-    for (auto [arg, from] : llvm::zip(block.getArguments(), argDepthsFrom))
-      memo[arg] = of(from);
+    for (auto [arg, from] : llvm::zip(block.getArguments(), args))
+      depth[arg] = of(from);
+    runBlock(block);
     auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
     if (!yield || index >= yield.getValues().size())
       return 0;
     return of(yield.getValues()[index]);
   }
 
-  int64_t of(Value v) {
-    if (auto it = memo.find(v); it != memo.end())
-      return it->second;
-    int64_t depth = 0;
-    if (auto result = dyn_cast<OpResult>(v)) {
-      Operation *op = result.getOwner();
-      unsigned i = result.getResultNumber();
+  void runBlock(Block &block) {
+    for (Operation *op : topologicalOrder(block)) {
       if (auto rec = dyn_cast<RecurrentOp>(op)) {
-        depth = ofBlockResult(rec.getCell(), rec.getInit(), 0);
+        depth[rec.getResult()] = runRegion(rec.getCell(), rec.getInit(), 0);
       } else if (auto mix = dyn_cast<MixtureOp>(op)) {
-        depth = ofBlockResult(mix.getGate(), mix.getInput(), 0);
+        int64_t d = runRegion(mix.getGate(), mix.getInput(), 0);
         for (Region &expert : mix.getExperts())
-          depth = std::max(depth, ofBlockResult(expert, mix.getInput(), 0));
+          d = std::max(d, runRegion(expert, mix.getInput(), 0));
+        depth[mix.getResult()] = d;
       } else if (auto graph = dyn_cast<GraphOp>(op)) {
-        depth = ofBlockResult(graph.getBody(), graph.getInputs(), i);
+        for (unsigned i = 0; i < graph.getNumResults(); ++i)
+          depth[graph.getResult(i)] = runRegion(graph.getBody(), graph.getInputs(), i);
       } else if (auto diff = dyn_cast<DiffusionChainOp>(op)) {
-        depth = ofBlockResult(diff.getDenoiser(), diff.getInput(), 0);
+        depth[diff.getResult()] = runRegion(diff.getDenoiser(), diff.getInput(), 0);
       } else {
+        int64_t d = 0;
         for (Value operand : op->getOperands())
-          depth = std::max(depth, of(operand));
+          d = std::max(d, of(operand));
         if (isStageLayer(op))
-          ++depth;
+          ++d;
+        for (Value result : op->getResults())
+          depth[result] = d;
       }
     }
-    memo[v] = depth;
-    return depth;
   }
 };
 } // namespace
@@ -346,6 +384,7 @@ int64_t synpl::l2::composedDepth(MethodsOp methods) {
   if (!yield)
     return 0;
   DepthAnalysis analysis;
+  analysis.runBlock(methods.getInferBlock());
   int64_t depth = 0;
   for (Value v : yield.getValues())
     depth = std::max(depth, analysis.of(v));

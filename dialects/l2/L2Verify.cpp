@@ -9,6 +9,7 @@
 #include "synpl/Dialect/L2/L2Ops.h"
 #include "synpl/Support/Property.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -37,62 +38,58 @@ static bool containsStraightThrough(Attribute method) {
   return false;
 }
 
-namespace {
-/// Finds a parameter-holding layer upstream of a value (gradients from the
-/// output reach it only through the value's producer).
-struct UpstreamParams {
-  llvm::DenseMap<Value, Operation *> memo;
+/// Whether `op` or an op nested in it holds parameters.
+static bool holdsParams(Operation *op) {
+  bool found = false;
+  op->walk([&](Operation *inner) { found |= !layerParamSlots(inner).empty(); });
+  return found;
+}
 
-  static bool holdsParams(Operation *op) {
-    bool found = false;
-    op->walk([&](Operation *inner) { found |= !layerParamSlots(inner).empty(); });
-    return found;
-  }
-
-  Operation *of(Value v) {
-    if (auto it = memo.find(v); it != memo.end())
-      return it->second;
-    memo[v] = nullptr; // acyclic by now; this only guards re-entry
-    Operation *found = nullptr;
+/// A parameter-holding op upstream of `value` (gradients from the output
+/// reach it only through the value's producer), or null. A breadth-first
+/// walk over producers, so that deep DAGs need no deep native stack.
+static Operation *paramsUpstream(Value value) {
+  SmallVector<Value> worklist{value};
+  llvm::DenseSet<Value> seen{value};
+  auto push = [&](Value v) {
+    if (seen.insert(v).second)
+      worklist.push_back(v);
+  };
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
     if (auto result = dyn_cast<OpResult>(v)) {
       Operation *op = result.getOwner();
-      if (holdsParams(op)) {
-        found = op;
-      } else {
-        op->walk([&](Operation *inner) {
-          for (Value operand : inner->getOperands())
-            if (!found)
-              found = of(operand);
-        });
-      }
-    } else {
-      Operation *parent = cast<BlockArgument>(v).getOwner()->getParentOp();
-      // A recurrent cell's state is also its own previous output: the
-      // cell's parameters are upstream across steps.
-      if (isa_and_nonnull<RecurrentOp>(parent) && holdsParams(parent))
-        found = parent;
-      if (!found && parent && !isa<MethodsOp>(parent))
-        for (Value operand : parent->getOperands())
-          if (!found)
-            found = of(operand);
+      if (holdsParams(op))
+        return op;
+      op->walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands())
+          push(operand);
+      });
+      continue;
     }
-    memo[v] = found;
-    return found;
+    Operation *parent = cast<BlockArgument>(v).getOwner()->getParentOp();
+    if (!parent || isa<MethodsOp>(parent))
+      continue;
+    // A recurrent cell's state is also its own previous output: the cell's
+    // parameters are upstream across steps.
+    if (isa<RecurrentOp>(parent) && holdsParams(parent))
+      return parent;
+    for (Value operand : parent->getOperands())
+      push(operand);
   }
-};
-} // namespace
+  return nullptr;
+}
 
 /// Gradient-based methods need every op between a parameter and the output
 /// to be differentiable, unless a straight-through estimator stands in.
 static LogicalResult checkDifferentiable(MethodsOp methods, StringRef method) {
   if (containsStraightThrough(methods.getBackward()))
     return success();
-  UpstreamParams upstream;
   LogicalResult result = success();
   methods.getInfer().walk([&](QuantizeOp q) {
     if (failed(result))
       return;
-    Operation *layer = upstream.of(q.getInput());
+    Operation *layer = paramsUpstream(q.getInput());
     if (!layer)
       return; // quantizing an input no parameter depends on is fine
     InFlightDiagnostic diag = emitCheckError(q, Property::Consistency, "L2.3");
