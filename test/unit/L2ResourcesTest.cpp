@@ -145,3 +145,80 @@ TEST_CASE("muon's Newton-Schulz work follows the matrix shape", "[l2]") {
   CHECK(est->flopsPerStep == 3 * 108 + update);
   CHECK(est->optimizerStateBytes == (12 + 6) * 4);
 }
+
+TEST_CASE("depth counts stages on the longest path, through sub-DAGs", "[l2]") {
+  // Residual: fc1 -> fc2 -> add(fc1, fc2) -> mixture(expert: 2 stages,
+  // expert: 1 stage; gate: 1 stage) -> head: 2 + 2 + 1 = 5 stages.
+  Program p(R"(
+    %0 = l2.linear(4, 4) %x : tensor<2x4xf32>
+    %1 = l2.linear(4, 4) %0 : tensor<2x4xf32>
+    %2 = l2.add %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
+    %3 = l2.mixture(top_k = 1) %2 : tensor<2x4xf32> -> tensor<2x4xf32> experts({
+    ^bb0(%in: tensor<2x4xf32>):
+      %a = l2.linear(4, 4) %in : tensor<2x4xf32>
+      %b = l2.linear(4, 4) %a : tensor<2x4xf32>
+      l2.yield %b : tensor<2x4xf32>
+    }, {
+    ^bb0(%in: tensor<2x4xf32>):
+      %a = l2.linear(4, 4) %in : tensor<2x4xf32>
+      l2.yield %a : tensor<2x4xf32>
+    }) gate {
+    ^bb0(%in: tensor<2x4xf32>):
+      %g = l2.linear(4, 2) %in : tensor<2x4xf32>
+      l2.yield %g : tensor<2x2xf32>
+    }
+    %4 = l2.linear(4, 2) %3 as "head" : tensor<2x4xf32>
+    l2.yield %4 : tensor<2x2xf32>
+  )",
+            "#l2.autodiff<mode = reverse>", "#l2.sgd<lr = 0.1>");
+  REQUIRE(p.module);
+  CHECK(composedDepth(p.methods()) == 5);
+
+  // Unlabelled layers are named <mnemonic>_<k> in pre-order.
+  auto names = layerNames(p.methods());
+  SmallVector<std::string> all;
+  for (auto &entry : names)
+    all.push_back(entry.second);
+  CHECK(all == SmallVector<std::string>{"linear_0", "linear_1", "add_0", "mixture_0",
+                                        "linear_2", "linear_3", "linear_4",
+                                        "linear_5", "head"});
+
+  // top_k = 1: the gate and the most expensive expert run. Per 2 rows,
+  // linear(4, 4) is 2 * (2*4*4 + 4) = 72 FLOPs and linear(4, 2) 36.
+  FailureOr<ResourceEstimate> est = estimateResources(p.methods());
+  REQUIRE(succeeded(est));
+  uint64_t add = 8;
+  CHECK(est->forwardFlops == 72 + 72 + add + 36 + 2 * 72 + 36);
+}
+
+TEST_CASE("findCycle names the ops along a cycle, first-written first", "[l2]") {
+  MLIRContext context;
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+  // Parsed without verification: the cycle would (rightly) be rejected.
+  ParserConfig config(&context, /*verifyAfterParse=*/false);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"(
+    l2.methods @m for @net
+        sample #l2.epoch_shuffle<batch = 2>
+        infer(%x: tensor<2x4xf32>) {
+          %0 = l2.act(relu) %x : tensor<2x4xf32>
+          %1 = l2.add %0, %3 : tensor<2x4xf32>, tensor<2x4xf32>
+          %2 = l2.linear(4, 4) %1 as "a" : tensor<2x4xf32>
+          %3 = l2.linear(4, 4) %2 as "b" : tensor<2x4xf32>
+          l2.yield %3 : tensor<2x4xf32>
+        }
+        backward #l2.autodiff<mode = reverse>
+        update #l2.sgd<lr = 0.1>
+  )",
+                                                             config);
+  REQUIRE(module);
+  MethodsOp methods = *module->getOps<MethodsOp>().begin();
+  SmallVector<Operation *> cycle = findCycle(methods.getInferBlock());
+  REQUIRE(cycle.size() == 3);
+  CHECK(isa<AddOp>(cycle[0]));
+  CHECK(describeLayer(cycle[1]) == "'l2.linear' \"a\"");
+  CHECK(describeLayer(cycle[2]) == "'l2.linear' \"b\"");
+  CHECK(failed(estimateResources(methods)));
+}
