@@ -104,8 +104,16 @@ def L2_ShapeParam : ArrayRefParameter<"int64_t", "parameter shape"> {
 }
 
 // A nested method: any attribute, checked by the enclosing attribute's
-// verifier to be of the right family.
-class L2_MethodParam<string desc> : AttrParameter<"::mlir::Attribute", desc>;
+// verifier to be of the right family. An l2 method is written without its
+// dialect prefix (`inner = adam<lr = 3.0e-4>`), as the spec nests them.
+class L2_MethodParam<string desc> : AttrParameter<"::mlir::Attribute", desc> {
+  let parser = "::synpl::l2::parseMethod($_parser)";
+  let printer = "::synpl::l2::printMethod($_printer, $_self)";
+}
+
+class L2_OptionalMethodParam<string desc> : L2_MethodParam<desc> {
+  let defaultValue = "::mlir::Attribute()";
+}
 
 class L2_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<L2_Dialect, name, traits> {
@@ -347,12 +355,11 @@ def L2_PerParamAttr : L2_Attr<"PerParam", "per_param"> {
     use: `muon` for matrices, `adam` for vectors.
 
     ```mlir
-    #l2.per_param<others = #l2.adam<lr = 3.0e-4>,
-                  matrix = #l2.muon<lr = 2.0e-2>>
+    #l2.per_param<others = adam<lr = 3.0e-4>, matrix = muon<lr = 2.0e-2>>
     ```
   }];
   let parameters = (ins L2_MethodParam<"update for parameters no other rule picks">:$others,
-                        OptionalParameter<"::mlir::Attribute", "update for rank >= 2 parameters">:$matrix,
+                        L2_OptionalMethodParam<"update for rank >= 2 parameters">:$matrix,
                         OptionalParameter<"::mlir::ArrayAttr", "per-parameter overrides">:$overrides);
 }
 

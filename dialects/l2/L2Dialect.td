@@ -19,20 +19,21 @@ def L2_Dialect : Dialect {
 
     ```mlir
     l2.methods @mnist_method for @classify
-        sample #l2.epoch_shuffle<batch = 128>
+        sample epoch_shuffle<batch = 128>
         infer(%x: tensor<128x28x28xf32>) {
           %0 = l2.flatten %x : tensor<128x28x28xf32>
           %1 = l2.linear(784, 256) %0 : tensor<128x784xf32>
           ...
           l2.yield %7 : tensor<128x10xf32>
         }
-        backward #l2.autodiff<mode = reverse>
-        update #l2.schedule<warmup = 1000, decay = cosine,
-                            inner = #l2.adam<lr = 3.0e-4>>
+        backward autodiff<mode = reverse>
+        update schedule<warmup = 1000, decay = cosine, inner = adam<lr = 3.0e-4>>
     ```
 
     Sample, backward and update methods are attributes (they are values: a
-    nested method is a nested attribute). The infer method is a graph region
+    nested method is a nested attribute), written without their `#l2.`
+    prefix where a method is expected (`inner = adam<lr = 3.0e-4>` is
+    `#l2.adam<lr = 3.0e-4>`). The infer method is a graph region
     whose SSA def-use edges are the DAG; layer ops infer their result shapes.
 
     Verification rows (reference/verification-rows.md), each diagnostic

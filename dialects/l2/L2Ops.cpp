@@ -132,6 +132,47 @@ static void printTripCount(OpAsmPrinter &printer, Operation *, IntegerAttr steps
 #define GET_OP_CLASSES
 #include "synpl/Dialect/L2/L2Ops.cpp.inc"
 
+FailureOr<Attribute> synpl::l2::parseMethod(AsmParser &parser) {
+  Attribute method;
+  StringRef mnemonic;
+  SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalKeyword(&mnemonic))) {
+    // The keyword is consumed: dispatch on it to the attribute's body parser.
+    auto parseAs = [&](auto tag) -> bool {
+      using AttrT = decltype(tag);
+      if (mnemonic != AttrT::getMnemonic())
+        return false;
+      method = AttrT::parse(parser, Type());
+      return true;
+    };
+    bool known =
+        parseAs(EpochShuffleAttr()) || parseAs(StreamWindowAttr()) ||
+        parseAs(CurriculumAttr()) || parseAs(ReplayAttr()) ||
+        parseAs(DistributedShardAttr()) || parseAs(PhaseAttr()) ||
+        parseAs(AutodiffAttr()) || parseAs(EvolutionAttr()) || parseAs(DfaAttr()) ||
+        parseAs(ReinforceAttr()) || parseAs(StraightThroughAttr()) ||
+        parseAs(ZerothOrderAttr()) || parseAs(HybridAttr()) || parseAs(SgdAttr()) ||
+        parseAs(AdamAttr()) || parseAs(MuonAttr()) || parseAs(LionAttr()) ||
+        parseAs(ScheduleAttr()) || parseAs(GradientClipAttr()) ||
+        parseAs(EmaAttr()) || parseAs(PerParamAttr()) || parseAs(ParamOverrideAttr());
+    if (!known)
+      return parser.emitError(loc, "unknown method '") << mnemonic << "'";
+    if (!method)
+      return failure();
+    return method;
+  }
+  if (parser.parseAttribute(method))
+    return failure();
+  return method;
+}
+
+void synpl::l2::printMethod(AsmPrinter &printer, Attribute method) {
+  if (method && isa<L2Dialect>(method.getDialect()) &&
+      succeeded(generatedAttributePrinter(method, printer)))
+    return;
+  printer << method;
+}
+
 // Here, where the attribute storage classes are complete.
 void L2Dialect::registerAttributes() {
   addAttributes<
@@ -715,16 +756,16 @@ YieldOp MethodsOp::getInferYield() {
 ParseResult MethodsOp::parse(OpAsmParser &parser, OperationState &result) {
   StringAttr name;
   FlatSymbolRefAttr model;
-  Attribute sample, backward, update;
+  FailureOr<Attribute> sample, backward, update;
   SmallVector<OpAsmParser::Argument> args;
   Region *infer = result.addRegion();
   if (parser.parseSymbolName(name) || parser.parseKeyword("for") ||
       parser.parseAttribute(model) || parser.parseKeyword("sample") ||
-      parser.parseAttribute(sample) || parser.parseKeyword("infer") ||
+      failed(sample = parseMethod(parser)) || parser.parseKeyword("infer") ||
       parser.parseArgumentList(args, AsmParser::Delimiter::Paren, /*allowType=*/true) ||
       parser.parseRegion(*infer, args) || parser.parseKeyword("backward") ||
-      parser.parseAttribute(backward) || parser.parseKeyword("update") ||
-      parser.parseAttribute(update) ||
+      failed(backward = parseMethod(parser)) || parser.parseKeyword("update") ||
+      failed(update = parseMethod(parser)) ||
       parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
   if (infer->empty())
@@ -732,9 +773,9 @@ ParseResult MethodsOp::parse(OpAsmParser &parser, OperationState &result) {
   MethodsOp::Properties &props = result.getOrAddProperties<MethodsOp::Properties>();
   props.sym_name = name;
   props.model = model;
-  props.sample = sample;
-  props.backward = backward;
-  props.update = update;
+  props.sample = *sample;
+  props.backward = *backward;
+  props.update = *update;
   return success();
 }
 
@@ -744,7 +785,8 @@ void MethodsOp::print(OpAsmPrinter &p) {
   p << " for " << getModelAttr();
   p.increaseIndent();
   p.printNewline();
-  p << "sample " << getSample();
+  p << "sample ";
+  printMethod(p, getSample());
   p.printNewline();
   p << "infer(";
   if (!getInfer().empty())
@@ -753,9 +795,11 @@ void MethodsOp::print(OpAsmPrinter &p) {
   p << ") ";
   p.printRegion(getInfer(), /*printEntryBlockArgs=*/false);
   p.printNewline();
-  p << "backward " << getBackward();
+  p << "backward ";
+  printMethod(p, getBackward());
   p.printNewline();
-  p << "update " << getUpdate();
+  p << "update ";
+  printMethod(p, getUpdate());
   p.decreaseIndent();
   p.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),

@@ -20,6 +20,11 @@ mlir::FailureOr<bool> parseBool(mlir::AsmParser &parser);
 mlir::FailureOr<llvm::SmallVector<int64_t>> parseShape(mlir::AsmParser &parser);
 void printShape(mlir::AsmPrinter &printer, llvm::ArrayRef<int64_t> shape);
 
+/// A sample, backward or update method: `adam<lr = 3.0e-4>` (an l2
+/// attribute without its `#l2.` prefix) or any attribute in full form.
+mlir::FailureOr<mlir::Attribute> parseMethod(mlir::AsmParser &parser);
+void printMethod(mlir::AsmPrinter &printer, mlir::Attribute method);
+
 /// What every layer op checks: its result type is what its shape rule gives
 /// (row L2.1), and its escape hatches target a layer below L2.
 mlir::LogicalResult verifyLayerOp(mlir::Operation *op);

@@ -21,7 +21,8 @@ def L2_MethodsOp : L2_Op<"methods", [
     The spec's `methods for <model_ref> { sample; infer; backward; update }`:
     how the `l3.model` named by `for` is trained. `sample`, `backward` and
     `update` are method attributes (`#l2.epoch_shuffle<...>`,
-    `#l2.autodiff<...>`, `#l2.adam<...>`, nested as the spec nests them);
+    `#l2.autodiff<...>`, `#l2.adam<...>`, nested as the spec nests them, and
+    written without the `#l2.` prefix where a method is expected);
     `infer` is a graph region whose single block takes the model inputs (one
     batched tensor per input; the leading dimension is the batch) and ends in
     `l2.yield` of the model output. Its ops are the layer ops of this dialect;
@@ -29,14 +30,14 @@ def L2_MethodsOp : L2_Op<"methods", [
 
     ```mlir
     l2.methods @mnist_method for @classify
-        sample #l2.epoch_shuffle<batch = 128>
+        sample epoch_shuffle<batch = 128>
         infer(%x: tensor<128x784xf32>) {
           %0 = l2.linear(784, 10) %x as "fc1" : tensor<128x784xf32>
           %1 = l2.softmax %0 : tensor<128x10xf32>
           l2.yield %1 : tensor<128x10xf32>
         }
-        backward #l2.autodiff<mode = reverse>
-        update #l2.adam<lr = 3.0e-4>
+        backward autodiff<mode = reverse>
+        update adam<lr = 3.0e-4>
     ```
 
     Parameters are named `<layer>.<slot>` where `<layer>` is the layer's

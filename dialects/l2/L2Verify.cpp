@@ -258,8 +258,8 @@ static LogicalResult checkUpdate(MethodsOp methods) {
     InFlightDiagnostic diag = emitCheckError(methods, Property::Consistency, "L2.4");
     diag << "muon produces orthogonalized matrix updates, but parameter \"" << p.name
          << "\" has shape " << shapeString(p.shape)
-         << "; route vectors elsewhere, e.g. #l2.per_param<others = #l2.adam<...>, "
-            "matrix = #l2.muon<...>>";
+         << "; route vectors elsewhere, e.g. per_param<others = adam<...>, "
+            "matrix = muon<...>>";
     diag.attachNote(p.layer->getLoc()) << "the layer that owns \"" << p.name << "\"";
     return diag;
   }

@@ -37,7 +37,7 @@ l3.loss @objective {
 l3.goal minimize(@objective)
 
 l2.methods @mnist_method for @classify
-    sample #l2.epoch_shuffle<batch = 128>
+    sample epoch_shuffle<batch = 128>
     infer(%images: tensor<128x28x28xf32>) {
       %x = l2.flatten %images : tensor<128x28x28xf32>
       %h0 = l2.linear(784, 256) %x as "fc1" : tensor<128x784xf32>
@@ -50,5 +50,5 @@ l2.methods @mnist_method for @classify
       %p = l2.softmax %h2 : tensor<128x10xf32>
       l2.yield %p : tensor<128x10xf32>
     }
-    backward #l2.autodiff<mode = reverse>
-    update #l2.schedule<warmup = 1000, decay = cosine, inner = #l2.adam<lr = 3.0e-4>>
+    backward autodiff<mode = reverse>
+    update schedule<warmup = 1000, decay = cosine, inner = adam<lr = 3.0e-4>>

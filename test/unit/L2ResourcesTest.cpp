@@ -33,7 +33,7 @@ struct Program {
       l3.data @rows { l3.field @x : tensor<4xf32> }
       l3.model @net in @rows::@x out !l3.dist<2> properties []
       l2.methods @m for @net
-          sample #l2.epoch_shuffle<batch = )" + b + R"(>
+          sample epoch_shuffle<batch = )" + b + R"(>
           infer(%x: tensor<)" + b + R"(x4xf32>) {)" + infer + R"(}
           backward )" + backward + R"(
           update )" + update + "\n";
@@ -54,7 +54,7 @@ const char *kMlp = R"(
 } // namespace
 
 TEST_CASE("the MLP's parameters are named and counted exactly", "[l2]") {
-  Program p(kMlp, "#l2.autodiff<mode = reverse>", "#l2.sgd<lr = 0.1>");
+  Program p(kMlp, "autodiff<mode = reverse>", "sgd<lr = 0.1>");
   REQUIRE(p.module);
   SmallVector<ParamInfo> params = collectParams(p.methods());
   REQUIRE(params.size() == 4);
@@ -67,7 +67,7 @@ TEST_CASE("the MLP's parameters are named and counted exactly", "[l2]") {
 }
 
 TEST_CASE("reverse-mode autodiff with sgd, counted by hand", "[l2]") {
-  Program p(kMlp, "#l2.autodiff<mode = reverse>", "#l2.sgd<lr = 0.1>");
+  Program p(kMlp, "autodiff<mode = reverse>", "sgd<lr = 0.1>");
   REQUIRE(p.module);
   FailureOr<ResourceEstimate> est = estimateResources(p.methods());
   REQUIRE(succeeded(est));
@@ -88,8 +88,8 @@ TEST_CASE("reverse-mode autodiff with sgd, counted by hand", "[l2]") {
 }
 
 TEST_CASE("adam keeps two moments per parameter; ema a third copy", "[l2]") {
-  Program p(kMlp, "#l2.autodiff<mode = reverse>",
-            "#l2.ema<decay = 0.99, inner = #l2.adam<lr = 1.0e-3>>");
+  Program p(kMlp, "autodiff<mode = reverse>",
+            "ema<decay = 0.99, inner = adam<lr = 1.0e-3>>");
   REQUIRE(p.module);
   FailureOr<ResourceEstimate> est = estimateResources(p.methods());
   REQUIRE(succeeded(est));
@@ -99,8 +99,8 @@ TEST_CASE("adam keeps two moments per parameter; ema a third copy", "[l2]") {
 }
 
 TEST_CASE("gradient-free methods keep no activations", "[l2]") {
-  Program p(kMlp, "#l2.evolution<pop = 10, sigma = 0.1, selection = rank>",
-            "#l2.sgd<lr = 0.1>");
+  Program p(kMlp, "evolution<pop = 10, sigma = 0.1, selection = rank>",
+            "sgd<lr = 0.1>");
   REQUIRE(p.module);
   FailureOr<ResourceEstimate> est = estimateResources(p.methods());
   REQUIRE(succeeded(est));
@@ -120,7 +120,7 @@ TEST_CASE("a recurrent cell's parameters count once, its work per step", "[l2]")
     %2 = l2.linear(4, 2) %0 : tensor<2x4xf32>
     l2.yield %2 : tensor<2x2xf32>
   )",
-            "#l2.autodiff<mode = reverse>", "#l2.sgd<lr = 0.1>");
+            "autodiff<mode = reverse>", "sgd<lr = 0.1>");
   REQUIRE(p.module);
   FailureOr<ResourceEstimate> est = estimateResources(p.methods());
   REQUIRE(succeeded(est));
@@ -133,8 +133,8 @@ TEST_CASE("a recurrent cell's parameters count once, its work per step", "[l2]")
 }
 
 TEST_CASE("muon's Newton-Schulz work follows the matrix shape", "[l2]") {
-  Program p(kMlp, "#l2.autodiff<mode = reverse>",
-            "#l2.per_param<others = #l2.sgd<lr = 0.1>, matrix = #l2.muon<lr = 0.02, ns_steps = 1>>");
+  Program p(kMlp, "autodiff<mode = reverse>",
+            "per_param<others = sgd<lr = 0.1>, matrix = muon<lr = 0.02, ns_steps = 1>>");
   REQUIRE(p.module);
   FailureOr<ResourceEstimate> est = estimateResources(p.methods());
   REQUIRE(succeeded(est));
@@ -170,7 +170,7 @@ TEST_CASE("depth counts stages on the longest path, through sub-DAGs", "[l2]") {
     %4 = l2.linear(4, 2) %3 as "head" : tensor<2x4xf32>
     l2.yield %4 : tensor<2x2xf32>
   )",
-            "#l2.autodiff<mode = reverse>", "#l2.sgd<lr = 0.1>");
+            "autodiff<mode = reverse>", "sgd<lr = 0.1>");
   REQUIRE(p.module);
   CHECK(composedDepth(p.methods()) == 5);
 
@@ -201,7 +201,7 @@ TEST_CASE("findCycle names the ops along a cycle, first-written first", "[l2]") 
   ParserConfig config(&context, /*verifyAfterParse=*/false);
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"(
     l2.methods @m for @net
-        sample #l2.epoch_shuffle<batch = 2>
+        sample epoch_shuffle<batch = 2>
         infer(%x: tensor<2x4xf32>) {
           %0 = l2.act(relu) %x : tensor<2x4xf32>
           %1 = l2.add %0, %3 : tensor<2x4xf32>, tensor<2x4xf32>
@@ -209,8 +209,8 @@ TEST_CASE("findCycle names the ops along a cycle, first-written first", "[l2]") 
           %3 = l2.linear(4, 4) %2 as "b" : tensor<2x4xf32>
           l2.yield %3 : tensor<2x4xf32>
         }
-        backward #l2.autodiff<mode = reverse>
-        update #l2.sgd<lr = 0.1>
+        backward autodiff<mode = reverse>
+        update sgd<lr = 0.1>
   )",
                                                              config);
   REQUIRE(module);

@@ -6,7 +6,7 @@
 
 // CHECK: l3.model @classify in @mnist::@images out !l3.dist<10>
 // CHECK: l2.methods @mnist_method for @classify
-// CHECK-NEXT:   sample #l2.epoch_shuffle<batch = 128>
+// CHECK-NEXT:   sample epoch_shuffle<batch = 128>
 // CHECK-NEXT:   infer(%[[X:.*]]: tensor<128x28x28xf32>) {
 // CHECK-NEXT:     %[[F:.*]] = l2.flatten %[[X]] : tensor<128x28x28xf32>
 // CHECK-NEXT:     %[[H0:.*]] = l2.linear(784, 256) %[[F]] as "fc1" : tensor<128x784xf32>
@@ -19,5 +19,5 @@
 // CHECK-NEXT:     %[[P:.*]] = l2.softmax %[[H2]] : tensor<128x10xf32>
 // CHECK-NEXT:     l2.yield %[[P]] : tensor<128x10xf32>
 // CHECK-NEXT:   }
-// CHECK-NEXT:   backward #l2.autodiff<mode = reverse>
-// CHECK-NEXT:   update #l2.schedule<warmup = 1000, decay = cosine, inner = #l2.adam<lr = 0.0003>>
+// CHECK-NEXT:   backward autodiff<mode = reverse>
+// CHECK-NEXT:   update schedule<warmup = 1000, decay = cosine, inner = adam<lr = 0.0003>>

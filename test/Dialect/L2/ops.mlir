@@ -20,7 +20,7 @@ l3.model @lm in @corpus::@tokens out tensor<64x1000xf32> properties []
 
 // The spec's MNIST method.
 // CHECK-LABEL: l2.methods @mnist_method for @classify
-// CHECK-NEXT:    sample #l2.epoch_shuffle<batch = 128>
+// CHECK-NEXT:    sample epoch_shuffle<batch = 128>
 // CHECK-NEXT:    infer(%[[X:.*]]: tensor<128x28x28xf32>) {
 // CHECK-NEXT:      %[[F:.*]] = l2.flatten %[[X]] : tensor<128x28x28xf32>
 // CHECK-NEXT:      %[[L:.*]] = l2.linear(784, 256) %[[F]] as "fc1" : tensor<128x784xf32>
@@ -30,10 +30,10 @@ l3.model @lm in @corpus::@tokens out tensor<64x1000xf32> properties []
 // CHECK-NEXT:      %[[S:.*]] = l2.softmax %[[O]] : tensor<128x10xf32>
 // CHECK-NEXT:      l2.yield %[[S]] : tensor<128x10xf32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    backward #l2.autodiff<mode = reverse, checkpoint = ["fc1"]>
-// CHECK-NEXT:    update #l2.schedule<warmup = 1000, decay = cosine, inner = #l2.adam<lr = 0.0003>>
+// CHECK-NEXT:    backward autodiff<mode = reverse, checkpoint = ["fc1"]>
+// CHECK-NEXT:    update schedule<warmup = 1000, decay = cosine, inner = adam<lr = 0.0003>>
 l2.methods @mnist_method for @classify
-    sample #l2.epoch_shuffle<batch = 128>
+    sample epoch_shuffle<batch = 128>
     infer(%x: tensor<128x28x28xf32>) {
       %0 = l2.flatten %x : tensor<128x28x28xf32>
       %1 = l2.linear(784, 256) %0 as "fc1" : tensor<128x784xf32>
@@ -45,13 +45,13 @@ l2.methods @mnist_method for @classify
       %5 = l2.softmax %4 : tensor<128x10xf32>
       l2.yield %5 : tensor<128x10xf32>
     }
-    backward #l2.autodiff<mode = reverse, checkpoint = ["fc1"]>
-    update #l2.schedule<warmup = 1000, decay = cosine, inner = #l2.adam<lr = 3.0e-4>>
+    backward autodiff<mode = reverse, checkpoint = ["fc1"]>
+    update schedule<warmup = 1000, decay = cosine, inner = adam<lr = 3.0e-4>>
 
 // Convolution, group norm, pooling, dropout, a residual merge, every
 // activation; drop_last; adam with every coefficient, under clip and ema.
 // CHECK-LABEL: l2.methods @conv_method for @conv_classify
-// CHECK-NEXT:    sample #l2.epoch_shuffle<batch = 32, drop_last = true>
+// CHECK-NEXT:    sample epoch_shuffle<batch = 32, drop_last = true>
 // CHECK:         l2.conv(1, 8, kernel = 3, stride = 1, padding = 1) %{{.*}} as "c1" : tensor<32x1x28x28xf32>
 // CHECK:         l2.norm(group(4)) %{{.*}} : tensor<32x8x28x28xf32>
 // CHECK:         l2.act(relu)
@@ -62,10 +62,10 @@ l2.methods @mnist_method for @classify
 // CHECK:         l2.pool(avg, kernel = 2) %{{.*}} : tensor<32x8x14x14xf32>
 // CHECK:         l2.dropout(1.000000e-01) %{{.*}} : tensor<32x392xf32>
 // CHECK:         l2.norm(rms) %{{.*}} : tensor<32x10xf32>
-// CHECK:         backward #l2.straight_through<estimator = clipped>
-// CHECK-NEXT:    update #l2.gradient_clip<max_norm = 1.0, inner = #l2.ema<decay = 0.999, inner = #l2.adam<lr = 0.001, beta1 = 0.8, beta2 = 0.99, eps = 1.0e-06>>>
+// CHECK:         backward straight_through<estimator = clipped>
+// CHECK-NEXT:    update gradient_clip<max_norm = 1.0, inner = ema<decay = 0.999, inner = adam<lr = 0.001, beta1 = 0.8, beta2 = 0.99, eps = 1.0e-06>>>
 l2.methods @conv_method for @conv_classify
-    sample #l2.epoch_shuffle<batch = 32, drop_last = true>
+    sample epoch_shuffle<batch = 32, drop_last = true>
     infer(%x: tensor<32x1x28x28xf32>) {
       %0 = l2.conv(1, 8, kernel = 3, stride = 1, padding = 1) %x as "c1" : tensor<32x1x28x28xf32>
       %1 = l2.norm(group(4)) %0 : tensor<32x8x28x28xf32>
@@ -83,13 +83,13 @@ l2.methods @conv_method for @conv_classify
       %13 = l2.softmax %12 : tensor<32x10xf32>
       l2.yield %13 : tensor<32x10xf32>
     }
-    backward #l2.straight_through<estimator = clipped>
-    update #l2.gradient_clip<max_norm = 1.0, inner = #l2.ema<decay = 0.999, inner = #l2.adam<lr = 1.0e-3, beta1 = 0.8, beta2 = 0.99, eps = 1.0e-6>>>
+    backward straight_through<estimator = clipped>
+    update gradient_clip<max_norm = 1.0, inner = ema<decay = 0.999, inner = adam<lr = 1.0e-3, beta1 = 0.8, beta2 = 0.99, eps = 1.0e-6>>>
 
 // Embeddings, causal attention, every region form; the other sample,
 // backward and update methods.
 // CHECK-LABEL: l2.methods @lm_method for @lm
-// CHECK-NEXT:    sample #l2.distributed_shard<shards = 4, method = #l2.curriculum<batch = 8, phases = [#l2.phase<filter = "len < 32", duration = 1000>, #l2.phase<filter = "true", duration = 9000>]>>
+// CHECK-NEXT:    sample distributed_shard<shards = 4, method = curriculum<batch = 8, phases = [#l2.phase<filter = "len < 32", duration = 1000>, #l2.phase<filter = "true", duration = 9000>]>>
 // CHECK:         l2.embed(vocab = 1000, dim = 64) %{{.*}} as "tok" : tensor<8x64xi32>
 // CHECK:         l2.attn(heads = 4, dim = 64, causal) %{{.*}} : tensor<8x64x64xf32>
 // CHECK:         l2.recurrent(steps = 2) %{{.*}} : tensor<8x64x64xf32> {
@@ -99,10 +99,10 @@ l2.methods @conv_method for @conv_classify
 // CHECK:         }) gate {
 // CHECK:         l2.diffusion_chain(steps = 100, noise = cosine) %{{.*}} : tensor<8x64x64xf32> denoiser {
 // CHECK:         l2.graph(%{{.*}}, %{{.*}}) as "block" : (tensor<8x64x64xf32>, tensor<8x64x64xf32>) -> tensor<8x64x64xf32> {
-// CHECK:         backward #l2.hybrid<primary = #l2.autodiff<mode = forward>, aux = #l2.zeroth_order<samples = 4, sigma = 0.01>, blend = linear>
-// CHECK-NEXT:    update #l2.per_param<others = #l2.lion<lr = 0.0001>, matrix = #l2.muon<lr = 0.02>, overrides = [#l2.param_override<param = "tok.table", shape = [1000, 64], update = #l2.sgd<lr = 0.1>>]>
+// CHECK:         backward hybrid<primary = autodiff<mode = forward>, aux = zeroth_order<samples = 4, sigma = 0.01>, blend = linear>
+// CHECK-NEXT:    update per_param<others = lion<lr = 0.0001>, matrix = muon<lr = 0.02>, overrides = [#l2.param_override<param = "tok.table", shape = [1000, 64], update = sgd<lr = 0.1>>]>
 l2.methods @lm_method for @lm
-    sample #l2.distributed_shard<shards = 4, method = #l2.curriculum<batch = 8, phases = [
+    sample distributed_shard<shards = 4, method = curriculum<batch = 8, phases = [
         #l2.phase<filter = "len < 32", duration = 1000>,
         #l2.phase<filter = "true", duration = 9000>]>>
     infer(%tokens: tensor<8x64xi32>) {
@@ -149,15 +149,15 @@ l2.methods @lm_method for @lm
       %o = l2.linear(64, 1000) %g : tensor<8x64x64xf32>
       l2.yield %o : tensor<8x64x1000xf32>
     }
-    backward #l2.hybrid<primary = #l2.autodiff<mode = forward>, aux = #l2.zeroth_order<samples = 4, sigma = 0.01>, blend = linear>
-    update #l2.per_param<others = #l2.lion<lr = 1.0e-4>, matrix = #l2.muon<lr = 0.02>,
-                         overrides = [#l2.param_override<param = "tok.table", shape = [1000, 64], update = #l2.sgd<lr = 0.1>>]>
+    backward hybrid<primary = autodiff<mode = forward>, aux = zeroth_order<samples = 4, sigma = 0.01>, blend = linear>
+    update per_param<others = lion<lr = 1.0e-4>, matrix = muon<lr = 0.02>,
+                         overrides = [#l2.param_override<param = "tok.table", shape = [1000, 64], update = sgd<lr = 0.1>>]>
 
 // The remaining sample, backward and update forms.
 // CHECK-LABEL: l2.methods @stream for @classify
-// CHECK-NEXT:    sample #l2.stream_window<window = 16, stride = 4>
-// CHECK:         backward #l2.evolution<pop = 50, sigma = 0.1, selection = tournament>
-// CHECK-NEXT:    update #l2.sgd<lr = 0.5>
+// CHECK-NEXT:    sample stream_window<window = 16, stride = 4>
+// CHECK:         backward evolution<pop = 50, sigma = 0.1, selection = tournament>
+// CHECK-NEXT:    update sgd<lr = 0.5>
 l2.methods @stream for @classify
     sample #l2.stream_window<window = 16, stride = 4>
     infer(%x: tensor<16x28x28xf32>) {
@@ -170,16 +170,16 @@ l2.methods @stream for @classify
     update #l2.sgd<lr = 0.5>
 
 // CHECK-LABEL: l2.methods @replayed for @classify
-// CHECK-NEXT:    sample #l2.replay<buffer = 1000, priority = proportional, batch = 16>
-// CHECK:         backward #l2.hybrid<primary = #l2.reinforce<baseline = moving_average>, aux = #l2.dfa<feedback_dim = 10>, blend = cosine>
-// CHECK-NEXT:    update #l2.per_param<others = #l2.adam<lr = 0.001>, matrix = #l2.muon<lr = 0.02, ns_steps = 3>> attributes {note = "muon for matrices"}
+// CHECK-NEXT:    sample replay<buffer = 1000, priority = proportional, batch = 16>
+// CHECK:         backward hybrid<primary = reinforce<baseline = moving_average>, aux = dfa<feedback_dim = 10>, blend = cosine>
+// CHECK-NEXT:    update per_param<others = adam<lr = 0.001>, matrix = muon<lr = 0.02, ns_steps = 3>> attributes {note = "muon for matrices"}
 l2.methods @replayed for @classify
-    sample #l2.replay<buffer = 1000, priority = proportional, batch = 16>
+    sample replay<buffer = 1000, priority = proportional, batch = 16>
     infer(%x: tensor<16x28x28xf32>) {
       %0 = l2.flatten %x : tensor<16x28x28xf32>
       %1 = l2.linear(784, 10) %0 : tensor<16x784xf32>
       %2 = l2.softmax %1 : tensor<16x10xf32>
       l2.yield %2 : tensor<16x10xf32>
     }
-    backward #l2.hybrid<primary = #l2.reinforce<baseline = moving_average>, aux = #l2.dfa<feedback_dim = 10>, blend = cosine>
-    update #l2.per_param<others = #l2.adam<lr = 1.0e-3>, matrix = #l2.muon<lr = 0.02, ns_steps = 3>> attributes {note = "muon for matrices"}
+    backward hybrid<primary = reinforce<baseline = moving_average>, aux = dfa<feedback_dim = 10>, blend = cosine>
+    update per_param<others = adam<lr = 1.0e-3>, matrix = muon<lr = 0.02, ns_steps = 3>> attributes {note = "muon for matrices"}

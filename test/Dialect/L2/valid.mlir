@@ -21,7 +21,7 @@ l3.model @free in @mnist::@images out !l3.dist<10> properties []
 // throughput, inside 0.01 ms.
 // CHECK-LABEL: l2.methods @at_limits for @tight
 l2.methods @at_limits for @tight
-    sample #l2.epoch_shuffle<batch = 128>
+    sample epoch_shuffle<batch = 128>
     infer(%x: tensor<128x28x28xf32>) {
       %0 = l2.flatten %x : tensor<128x28x28xf32>
       %1 = l2.linear(784, 256) %0 : tensor<128x784xf32>
@@ -34,8 +34,8 @@ l2.methods @at_limits for @tight
       %8 = l2.softmax %7 : tensor<128x10xf32>
       l2.yield %8 : tensor<128x10xf32>
     }
-    backward #l2.autodiff<mode = reverse>
-    update #l2.sgd<lr = 0.1>
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
 
 // L2.2 (causal, width), L2.5 (sequence of i32 tokens, sharded sampler):
 // causal attention in a causal model; hidden widths of 32 under width(64)
@@ -43,22 +43,22 @@ l2.methods @at_limits for @tight
 // not a hidden width); each shard's batch of 2.
 // CHECK-LABEL: l2.methods @causal_lm for @lm
 l2.methods @causal_lm for @lm
-    sample #l2.distributed_shard<shards = 8, method = #l2.epoch_shuffle<batch = 2>>
+    sample distributed_shard<shards = 8, method = epoch_shuffle<batch = 2>>
     infer(%t: tensor<2x16xi32>) {
       %0 = l2.embed(vocab = 100, dim = 32) %t : tensor<2x16xi32>
       %1 = l2.attn(heads = 4, dim = 32, causal) %0 : tensor<2x16x32xf32>
       %2 = l2.linear(32, 100) %1 : tensor<2x16x32xf32>
       l2.yield %2 : tensor<2x16x100xf32>
     }
-    backward #l2.autodiff<mode = reverse>
-    update #l2.adam<lr = 1.0e-3>
+    backward autodiff<mode = reverse>
+    update adam<lr = 1.0e-3>
 
 // L2.3: quantizing the raw input (no parameter upstream) under autodiff;
 // a checkpoint naming a labelled layer; quantizing a hidden layer under
 // straight_through; dfa on a plain chain with the output's width.
 // CHECK-LABEL: l2.methods @quantized_input for @free
 l2.methods @quantized_input for @free
-    sample #l2.epoch_shuffle<batch = 4>
+    sample epoch_shuffle<batch = 4>
     infer(%x: tensor<4x28x28xf32>) {
       %q = l2.quantize(bits = 8) %x : tensor<4x28x28xf32>
       %0 = l2.flatten %q : tensor<4x28x28xf32>
@@ -66,12 +66,12 @@ l2.methods @quantized_input for @free
       %2 = l2.softmax %1 : tensor<4x10xf32>
       l2.yield %2 : tensor<4x10xf32>
     }
-    backward #l2.autodiff<mode = reverse, checkpoint = ["head"]>
-    update #l2.sgd<lr = 0.1>
+    backward autodiff<mode = reverse, checkpoint = ["head"]>
+    update sgd<lr = 0.1>
 
 // CHECK-LABEL: l2.methods @ste for @free
 l2.methods @ste for @free
-    sample #l2.epoch_shuffle<batch = 4>
+    sample epoch_shuffle<batch = 4>
     infer(%x: tensor<4x28x28xf32>) {
       %0 = l2.flatten %x : tensor<4x28x28xf32>
       %1 = l2.linear(784, 64) %0 : tensor<4x784xf32>
@@ -80,12 +80,12 @@ l2.methods @ste for @free
       %3 = l2.softmax %2 : tensor<4x10xf32>
       l2.yield %3 : tensor<4x10xf32>
     }
-    backward #l2.hybrid<primary = #l2.autodiff<mode = reverse>, aux = #l2.straight_through<estimator = identity>, blend = constant>
-    update #l2.sgd<lr = 0.1>
+    backward hybrid<primary = autodiff<mode = reverse>, aux = straight_through<estimator = identity>, blend = constant>
+    update sgd<lr = 0.1>
 
 // CHECK-LABEL: l2.methods @dfa_chain for @free
 l2.methods @dfa_chain for @free
-    sample #l2.epoch_shuffle<batch = 4>
+    sample epoch_shuffle<batch = 4>
     infer(%x: tensor<4x28x28xf32>) {
       %0 = l2.flatten %x : tensor<4x28x28xf32>
       %1 = l2.linear(784, 64) %0 : tensor<4x784xf32>
@@ -94,14 +94,14 @@ l2.methods @dfa_chain for @free
       %4 = l2.softmax %3 : tensor<4x10xf32>
       l2.yield %4 : tensor<4x10xf32>
     }
-    backward #l2.dfa<feedback_dim = 10>
-    update #l2.sgd<lr = 0.1>
+    backward dfa<feedback_dim = 10>
+    update sgd<lr = 0.1>
 
 // L2.4: muon on the matrices only, adam on the vectors; an override whose
 // shape is the parameter's.
 // CHECK-LABEL: l2.methods @muon_split for @free
 l2.methods @muon_split for @free
-    sample #l2.epoch_shuffle<batch = 4>
+    sample epoch_shuffle<batch = 4>
     infer(%x: tensor<4x28x28xf32>) {
       %0 = l2.flatten %x : tensor<4x28x28xf32>
       %1 = l2.linear(784, 64) %0 as "fc1" : tensor<4x784xf32>
@@ -110,16 +110,16 @@ l2.methods @muon_split for @free
       %4 = l2.softmax %3 : tensor<4x10xf32>
       l2.yield %4 : tensor<4x10xf32>
     }
-    backward #l2.autodiff<mode = reverse>
-    update #l2.schedule<warmup = 100, decay = cosine, inner = #l2.per_param<
-        others = #l2.adam<lr = 3.0e-4>, matrix = #l2.muon<lr = 0.02>,
-        overrides = [#l2.param_override<param = "fc1.weight", shape = [784, 64], update = #l2.lion<lr = 1.0e-4>>]>>
+    backward autodiff<mode = reverse>
+    update schedule<warmup = 100, decay = cosine, inner = per_param<
+        others = adam<lr = 3.0e-4>, matrix = muon<lr = 0.02>,
+        overrides = [#l2.param_override<param = "fc1.weight", shape = [784, 64], update = lion<lr = 1.0e-4>>]>>
 
 // L2.6: bounded recurrences (a count, and until with a bound); a graph
 // region written out of order but acyclic.
 // CHECK-LABEL: l2.methods @bounded for @free
 l2.methods @bounded for @free
-    sample #l2.epoch_shuffle<batch = 4>
+    sample epoch_shuffle<batch = 4>
     infer(%x: tensor<4x28x28xf32>) {
       %0 = l2.flatten %x : tensor<4x28x28xf32>
       %1 = l2.linear(784, 64) %0 : tensor<4x784xf32>
@@ -138,5 +138,5 @@ l2.methods @bounded for @free
       %5 = l2.softmax %4 : tensor<4x10xf32>
       l2.yield %5 : tensor<4x10xf32>
     }
-    backward #l2.autodiff<mode = reverse>
-    update #l2.sgd<lr = 0.1>
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
