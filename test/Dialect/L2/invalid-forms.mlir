@@ -175,5 +175,6 @@ l2.methods @m for @classify
       l2.yield %x : tensor<4x16xf32>
     }
     backward autodiff<mode = reverse>
-    // expected-error@+1 {{unknown method 'adamw'}}
+    // expected-error@+2 {{unknown method 'adamw'}}
+    // expected-error@+1 {{failed to parse L2_ScheduleAttr parameter 'inner'}}
     update schedule<warmup = 10, decay = cosine, inner = adamw<lr = 0.1>>
