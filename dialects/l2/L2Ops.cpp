@@ -124,6 +124,19 @@ static void printTripCount(OpAsmPrinter &printer, Operation *, IntegerAttr steps
     printer << ", max_steps = " << maxSteps.getInt();
 }
 
+// A dropout probability, printed in its shortest exact form (`0.1`).
+static ParseResult parseProbability(OpAsmParser &parser, FloatAttr &p) {
+  double value;
+  if (parser.parseFloat(value))
+    return failure();
+  p = Builder(parser.getContext()).getF64FloatAttr(value);
+  return success();
+}
+
+static void printProbability(OpAsmPrinter &printer, Operation *, FloatAttr p) {
+  printF64(printer, p.getValue());
+}
+
 #include "synpl/Dialect/L2/L2Enums.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "synpl/Dialect/L2/L2Attrs.cpp.inc"

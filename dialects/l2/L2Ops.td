@@ -229,7 +229,7 @@ def L2_DropoutOp : L2_LayerOp<"dropout"> {
                        OptionalAttr<StrAttr>:$label,
                        OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
-    `(` $p `)` $input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)
+    `(` custom<Probability>($p) `)` $input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)
   }];
 }
 

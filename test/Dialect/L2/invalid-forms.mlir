@@ -178,3 +178,15 @@ l2.methods @m for @classify
     // expected-error@+2 {{unknown method 'adamw'}}
     // expected-error@+1 {{failed to parse L2_ScheduleAttr parameter 'inner'}}
     update schedule<warmup = 10, decay = cosine, inner = adamw<lr = 0.1>>
+
+// -----
+
+l2.methods @m for @classify
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x16xf32>) {
+      // expected-error@+1 {{dropout probability must be in [0, 1), got 1.5}}
+      %0 = l2.dropout(1.5) %x : tensor<4x16xf32>
+      l2.yield %0 : tensor<4x16xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>

@@ -60,7 +60,7 @@ l2.methods @mnist_method for @classify
 // CHECK:         l2.add %{{.*}}, %{{.*}} : tensor<32x8x28x28xf32>, tensor<32x8x28x28xf32>
 // CHECK:         l2.pool(max, kernel = 2) %{{.*}} : tensor<32x8x28x28xf32>
 // CHECK:         l2.pool(avg, kernel = 2) %{{.*}} : tensor<32x8x14x14xf32>
-// CHECK:         l2.dropout(1.000000e-01) %{{.*}} : tensor<32x392xf32>
+// CHECK:         l2.dropout(0.1) %{{.*}} : tensor<32x392xf32>
 // CHECK:         l2.norm(rms) %{{.*}} : tensor<32x10xf32>
 // CHECK:         backward straight_through<estimator = clipped>
 // CHECK-NEXT:    update gradient_clip<max_norm = 1.0, inner = ema<decay = 0.999, inner = adam<lr = 0.001, beta1 = 0.8, beta2 = 0.99, eps = 1.0e-06>>>
