@@ -42,7 +42,7 @@ def L2_Dialect : Dialect {
     | row  | kind        | checked by |
     |------|-------------|------------|
     | L2.1 | consistency | every layer op's shape rule (`inferReturnTypes`) and region-op verifiers |
-    | L2.2 | consistency | `l2.methods` against its `l3.model`: depth, width, param_budget, causal, output domain |
+    | L2.2 | consistency | `l2.methods` against its `l3.model`: depth, width, param_budget, causal, output domain, the model's `l2::` escape hatches |
     | L2.3 | consistency | `l2.methods`: backward method vs infer DAG (non-differentiable ops, dfa structure, checkpoints) |
     | L2.4 | consistency | `l2.methods`: update chain vs parameter shapes (muon, per-parameter overrides) |
     | L2.5 | consistency | `l2.methods`: sample method vs infer inputs vs the data field of the model's `in` |

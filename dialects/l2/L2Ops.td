@@ -54,7 +54,11 @@ def L2_MethodsOp : L2_Op<"methods", [
     produces the output, which the output domain fixes; `param_budget(n)`
     bounds the exact parameter count; `causal` requires causal attention;
     the yielded value must be one batch of the `out` domain (`dist<n>`: a
-    `[batch, n]` float tensor).
+    `[batch, n]` float tensor); an escape hatch on the model that forces an
+    L2 method (`#[l2::backward(evolution(pop: 50))]`, likewise `l2::sample`
+    and `l2::update`) must be honoured: same method, same value for every
+    argument the hatch names (nested methods compared the same way). Its
+    error points at the model that carries the hatch.
 
     Verification: the region's own rows (L2.1 shapes at each layer op, L2.3
     backward compatibility, L2.4 update shapes, L2.5 batch vs sample, L2.6

@@ -13,6 +13,7 @@
 #include "synpl/Support/Units.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <cstdio>
 
@@ -187,6 +188,140 @@ static LogicalResult checkConstraints(MethodsOp methods, l3::ModelOp model) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Escape hatches from L3: #[l2::backward(evolution(pop: 50))] on the model
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A method call as the spec writes it, `name(key: value, ...)`, or as an
+/// attribute prints, `#l2.name<key = value, ...>`; values are kept as text.
+struct MethodCall {
+  std::string name;
+  SmallVector<std::pair<std::string, std::string>> args;
+  bool positional = false; ///< an argument without a key
+};
+} // namespace
+
+/// Splits `text` at top-level commas (outside (), [], <> and quotes).
+static SmallVector<StringRef> splitTopLevel(StringRef text) {
+  SmallVector<StringRef> parts;
+  int depth = 0;
+  bool quoted = false;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"' && (i == 0 || text[i - 1] != '\\'))
+      quoted = !quoted;
+    if (quoted)
+      continue;
+    if (c == '(' || c == '[' || c == '<')
+      ++depth;
+    else if (c == ')' || c == ']' || c == '>')
+      --depth;
+    else if (c == ',' && depth == 0) {
+      parts.push_back(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  StringRef last = text.drop_front(start).trim();
+  if (!last.empty())
+    parts.push_back(last);
+  return parts;
+}
+
+static std::optional<MethodCall> parseCall(StringRef text) {
+  text = text.trim();
+  text.consume_front("#l2.");
+  size_t open = text.find_first_of("(<");
+  MethodCall call;
+  call.name = text.take_front(open).trim().str();
+  if (call.name.empty())
+    return std::nullopt;
+  if (open == StringRef::npos)
+    return call; // a bare name: `adam`
+  char close = text[open] == '(' ? ')' : '>';
+  if (!text.ends_with(StringRef(&close, 1)))
+    return std::nullopt;
+  for (StringRef arg : splitTopLevel(text.slice(open + 1, text.size() - 1))) {
+    size_t sep = arg.find_first_of(":=");
+    if (sep == StringRef::npos) {
+      call.positional = true;
+      continue;
+    }
+    call.args.push_back({arg.take_front(sep).trim().str(), arg.drop_front(sep + 1).trim().str()});
+  }
+  return call;
+}
+
+/// Whether the value `actual` (as printed) satisfies the hinted `wanted`:
+/// equal numbers, equal words, or a nested call that matches recursively.
+static bool matches(StringRef wanted, StringRef actual);
+
+static bool callMatches(const MethodCall &wanted, const MethodCall &actual) {
+  if (wanted.name != actual.name)
+    return false;
+  for (auto &[key, value] : wanted.args) {
+    auto it = llvm::find_if(actual.args, [&](auto &a) { return a.first == key; });
+    if (it == actual.args.end() || !matches(value, it->second))
+      return false;
+  }
+  return true;
+}
+
+static bool matches(StringRef wanted, StringRef actual) {
+  wanted = wanted.trim();
+  actual = actual.trim();
+  double w, a;
+  if (!wanted.getAsDouble(w) && !actual.getAsDouble(a))
+    return w == a;
+  if (wanted.find_first_of("(<") != StringRef::npos) {
+    std::optional<MethodCall> wc = parseCall(wanted), ac = parseCall(actual);
+    return wc && ac && callMatches(*wc, *ac);
+  }
+  return wanted == actual;
+}
+
+/// Row L2.2 for the model's escape hatches that force an L2 method
+/// (`l2::sample`, `l2::backward`, `l2::update`): the method must be the
+/// hinted one, with the hinted arguments. The error points at the hint's
+/// model, as the spec asks of a broken escape hatch.
+static LogicalResult checkHints(MethodsOp methods, l3::ModelOp model) {
+  ArrayAttr hints = model.getHintsAttr();
+  if (!hints)
+    return success();
+  for (Attribute entry : hints) {
+    auto hint = dyn_cast<l3::HintAttr>(entry);
+    if (!hint || hint.getLayer() != "l2")
+      continue;
+    Attribute method = llvm::StringSwitch<Attribute>(hint.getDirective())
+                           .Case("sample", methods.getSample())
+                           .Case("backward", methods.getBackward())
+                           .Case("update", methods.getUpdate())
+                           .Default(Attribute());
+    if (!method)
+      continue; // other L2 directives are for other parts of the lowering
+    std::optional<MethodCall> wanted = parseCall(hint.getArgs());
+    auto fail = [&]() {
+      InFlightDiagnostic diag = emitCheckError(model, Property::Consistency, "L2.2");
+      diag.attachNote(methods.getLoc()) << "the method for @" << model.getSymName();
+      return diag;
+    };
+    if (!wanted || wanted->positional)
+      return fail() << "the escape hatch #[l2::" << hint.getDirective() << "("
+                    << hint.getArgs()
+                    << ")] is not an L2 method written as name(key: value, ...)";
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    method.print(os);
+    std::optional<MethodCall> actual = parseCall(printed);
+    if (!actual || !callMatches(*wanted, *actual))
+      return fail() << "the escape hatch #[l2::" << hint.getDirective() << "("
+                    << hint.getArgs() << ")] forces the " << hint.getDirective()
+                    << " method, but @" << methods.getSymName() << " uses " << method;
+  }
+  return success();
+}
+
 /// L2.7: the forward pass fits the model's latency budget at the reference
 /// throughput.
 static LogicalResult checkLatency(MethodsOp methods, l3::ModelOp model) {
@@ -226,7 +361,7 @@ LogicalResult MethodsOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (!yield || yield.getValues().empty() || getInferBlock().getNumArguments() == 0)
     return success();
   if (failed(checkData(*this, model, symbols)) || failed(checkConstraints(*this, model)) ||
-      failed(checkLatency(*this, model)))
+      failed(checkHints(*this, model)) || failed(checkLatency(*this, model)))
     return failure();
   return success();
 }

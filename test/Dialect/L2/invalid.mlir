@@ -657,3 +657,68 @@ l2.methods @m for @classify
     }
     backward autodiff<mode = reverse>
     update sgd<lr = 0.1>
+
+// -----
+
+l3.data @mnist {
+  l3.field @images : tensor<28x28xf32>
+}
+// L2.2: the model's escape hatch forces evolution; the method uses autodiff.
+// expected-error@+1 {{[consistency] L2.2: the escape hatch #[l2::backward(evolution(pop: 50))] forces the backward method, but @m uses #l2.autodiff<mode = reverse>}}
+l3.model @classify in @mnist::@images out !l3.dist<10> properties []
+    hints [#l3.hint<l2::backward, "evolution(pop: 50)">]
+
+// expected-note@+1 {{the method for @classify}}
+l2.methods @m for @classify
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x28x28xf32>) {
+      %0 = l2.flatten %x : tensor<4x28x28xf32>
+      %1 = l2.linear(784, 10) %0 : tensor<4x784xf32>
+      %2 = l2.softmax %1 : tensor<4x10xf32>
+      l2.yield %2 : tensor<4x10xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
+
+// -----
+
+l3.data @mnist {
+  l3.field @images : tensor<28x28xf32>
+}
+// L2.2: a nested hinted argument that the method does not honour.
+// expected-error@+1 {{[consistency] L2.2: the escape hatch #[l2::update(schedule(warmup: 1000, inner: adam(lr: 3e-4)))] forces the update method, but @m uses #l2.schedule<warmup = 1000, decay = cosine, inner = adam<lr = 0.001>>}}
+l3.model @classify in @mnist::@images out !l3.dist<10> properties []
+    hints [#l3.hint<l2::update, "schedule(warmup: 1000, inner: adam(lr: 3e-4))">]
+
+// expected-note@+1 {{the method for @classify}}
+l2.methods @m for @classify
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x28x28xf32>) {
+      %0 = l2.flatten %x : tensor<4x28x28xf32>
+      %1 = l2.linear(784, 10) %0 : tensor<4x784xf32>
+      %2 = l2.softmax %1 : tensor<4x10xf32>
+      l2.yield %2 : tensor<4x10xf32>
+    }
+    backward autodiff<mode = reverse>
+    update schedule<warmup = 1000, decay = cosine, inner = adam<lr = 1.0e-3>>
+
+// -----
+
+l3.data @mnist {
+  l3.field @images : tensor<28x28xf32>
+}
+// L2.2: a hatch whose arguments are not key: value cannot be checked.
+// expected-error@+1 {{[consistency] L2.2: the escape hatch #[l2::backward(dfa(10))] is not an L2 method written as name(key: value, ...)}}
+l3.model @classify in @mnist::@images out !l3.dist<10> properties []
+    hints [#l3.hint<l2::backward, "dfa(10)">]
+
+// expected-note@+1 {{the method for @classify}}
+l2.methods @m for @classify
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x28x28xf32>) {
+      %0 = l2.flatten %x : tensor<4x28x28xf32>
+      %1 = l2.linear(784, 10) %0 : tensor<4x784xf32>
+      l2.yield %1 : tensor<4x10xf32>
+    }
+    backward dfa<feedback_dim = 10>
+    update sgd<lr = 0.1>

@@ -140,3 +140,24 @@ l2.methods @bounded for @free
     }
     backward autodiff<mode = reverse>
     update sgd<lr = 0.1>
+
+// L2.2 (escape hatches): the model forces evolution(pop: 50) and an update
+// schedule with adam(lr: 3e-4); the method honours both (other arguments
+// are free).
+l3.model @hinted in @mnist::@images out !l3.dist<10> properties []
+    hints [#l3.hint<l2::backward, "evolution(pop: 50)">,
+           #l3.hint<l2::update, "schedule(warmup: 1000, inner: adam(lr: 3e-4))">,
+           #l3.hint<l1::on, "gpu_0">]
+
+// CHECK-LABEL: l2.methods @forced for @hinted
+l2.methods @forced for @hinted
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x28x28xf32>) {
+      %0 = l2.flatten %x : tensor<4x28x28xf32>
+      %1 = l2.linear(784, 10) %0 : tensor<4x784xf32>
+      %2 = l2.softmax %1 : tensor<4x10xf32>
+      l2.yield %2 : tensor<4x10xf32>
+    }
+    backward evolution<pop = 50, sigma = 0.02, selection = truncation>
+    update schedule<warmup = 1000, decay = linear, inner = adam<lr = 3.0e-4, beta2 = 0.95>>
+
