@@ -434,6 +434,22 @@ static std::string typeString(Type type) {
   return s;
 }
 
+/// Layers take statically shaped tensors: shapes are known at L2.
+static FailureOr<RankedTensorType> staticInput(Value value, const ShapeError &error) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape()) {
+    (void)error("layers take statically shaped tensors, got ", typeString(value.getType()));
+    return failure();
+  }
+  return type;
+}
+
+#define L2_STATIC_INPUT(name, value)                                           \
+  FailureOr<RankedTensorType> name##OrFailure = staticInput(value, error);     \
+  if (failed(name##OrFailure))                                                 \
+    return failure();                                                          \
+  RankedTensorType name = *name##OrFailure;
+
 LogicalResult synpl::l2::verifyLayerOp(Operation *op) {
   if (auto hints = op->getAttrOfType<ArrayAttr>("hints")) {
     for (Attribute hint : hints) {
@@ -486,7 +502,7 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
   ShapeError error{loc};
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  L2_STATIC_INPUT(input, adaptor.getInput())
   int64_t in = adaptor.getIn(), out = adaptor.getOut();
   if (input.getRank() < 1 || input.getShape().back() != in)
     return error("linear(", in, ", ", out, ") expects an input whose last dimension is ",
@@ -500,7 +516,7 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
   ShapeError error{loc};
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  L2_STATIC_INPUT(input, adaptor.getInput())
   int64_t inCh = adaptor.getInCh(), outCh = adaptor.getOutCh();
   int64_t k = adaptor.getKernel(), s = adaptor.getStride(), p = adaptor.getPadding();
   if (input.getRank() != 3 && input.getRank() != 4)
@@ -526,7 +542,7 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 LogicalResult AttnOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
   ShapeError error{loc};
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  L2_STATIC_INPUT(input, adaptor.getInput())
   int64_t heads = adaptor.getHeads(), dim = adaptor.getDim();
   if (dim % heads != 0)
     return error("attn dim ", dim, " is not divisible by ", heads, " heads");
@@ -540,7 +556,7 @@ LogicalResult AttnOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 LogicalResult NormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
   ShapeError error{loc};
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  L2_STATIC_INPUT(input, adaptor.getInput())
   if (adaptor.getKind() == NormKind::group) {
     if (input.getRank() < 2)
       return error("norm(group) expects a channels-first input of rank >= 2, got ",
@@ -563,16 +579,18 @@ LogicalResult NormOp::verify() {
   return success();
 }
 
-LogicalResult ActOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+LogicalResult ActOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  results.push_back(adaptor.getInput().getType());
+  ShapeError error{loc};
+  L2_STATIC_INPUT(input, adaptor.getInput())
+  results.push_back(input);
   return success();
 }
 
 LogicalResult EmbedOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
   ShapeError error{loc};
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  L2_STATIC_INPUT(input, adaptor.getInput())
   if (!input.getElementType().isSignlessInteger() &&
       !input.getElementType().isUnsignedInteger())
     return error("embed expects integer token ids, got ", typeString(input));
@@ -585,7 +603,7 @@ LogicalResult EmbedOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location
 LogicalResult PoolOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
   ShapeError error{loc};
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  L2_STATIC_INPUT(input, adaptor.getInput())
   int64_t k = adaptor.getKernel();
   if (input.getRank() != 3 && input.getRank() != 4)
     return error("pool expects a channels-first [N, C, L] or [N, C, H, W] input, got ",
@@ -609,15 +627,18 @@ LogicalResult DropoutOp::inferReturnTypes(MLIRContext *, std::optional<Location>
       mlir::emitError(*loc) << "dropout probability must be in [0, 1), got " << p;
     return failure();
   }
-  results.push_back(adaptor.getInput().getType());
+  ShapeError error{loc};
+  L2_STATIC_INPUT(input, adaptor.getInput())
+  results.push_back(input);
   return success();
 }
 
 LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ShapeError error{loc};
+  L2_STATIC_INPUT(input, adaptor.getInput())
   if (input.getRank() < 1)
-    return ShapeError{loc}("softmax expects a tensor of rank >= 1, got ",
+    return error("softmax expects a tensor of rank >= 1, got ",
                            typeString(input));
   results.push_back(input);
   return success();
@@ -625,14 +646,15 @@ LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 
 LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ShapeError error{loc};
+  L2_STATIC_INPUT(input, adaptor.getInput())
   if (input.getRank() < 1)
-    return ShapeError{loc}("flatten expects a batched tensor (rank >= 1), got ",
+    return error("flatten expects a batched tensor (rank >= 1), got ",
                            typeString(input));
   int64_t rest = 1;
   for (int64_t d : input.getShape().drop_front())
     if (__builtin_mul_overflow(rest, d, &rest))
-      return ShapeError{loc}("flatten of ", typeString(input),
+      return error("flatten of ", typeString(input),
                              " has more elements than fit in 64 bits");
   results.push_back(
       RankedTensorType::get({input.getDimSize(0), rest}, input.getElementType()));
@@ -641,17 +663,21 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 
 LogicalResult AddOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  Type lhs = adaptor.getLhs().getType(), rhs = adaptor.getRhs().getType();
+  ShapeError error{loc};
+  L2_STATIC_INPUT(lhs, adaptor.getLhs())
+  L2_STATIC_INPUT(rhs, adaptor.getRhs())
   if (lhs != rhs)
-    return ShapeError{loc}("add merges tensors of one type, got ", typeString(lhs),
+    return error("add merges tensors of one type, got ", typeString(lhs),
                            " and ", typeString(rhs));
   results.push_back(lhs);
   return success();
 }
 
-LogicalResult QuantizeOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+LogicalResult QuantizeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  results.push_back(adaptor.getInput().getType());
+  ShapeError error{loc};
+  L2_STATIC_INPUT(input, adaptor.getInput())
+  results.push_back(input);
   return success();
 }
 

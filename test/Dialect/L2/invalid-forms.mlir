@@ -190,3 +190,17 @@ l2.methods @m for @classify
     }
     backward autodiff<mode = reverse>
     update sgd<lr = 0.1>
+
+// -----
+
+// L2.1: shapes are known at L2; a dynamic dimension is rejected by the
+// shape rule before it can reach any arithmetic.
+l2.methods @m for @classify
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<?x16xf32>) {
+      // expected-error@+1 {{[consistency] L2.1: layers take statically shaped tensors, got tensor<?x16xf32>}}
+      %0 = l2.linear(16, 16) %x : tensor<?x16xf32>
+      l2.yield %0 : tensor<4x16xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
