@@ -102,8 +102,9 @@ struct ResourceEstimate {
   double forwardLatencyMs() const;
 };
 
-/// Estimates `methods`' cost. Fails (without diagnostics) when the infer DAG
-/// has a cycle, an unbounded recurrence, or a count past 2^64.
+/// Estimates `methods`' cost (a verified op: the searches estimate the
+/// candidates that passed the L2 verifiers). Fails (without diagnostics) when
+/// the infer DAG has a cycle, an unbounded recurrence, or a count past 2^64.
 mlir::FailureOr<ResourceEstimate> estimateResources(MethodsOp methods);
 
 } // namespace synpl::l2
