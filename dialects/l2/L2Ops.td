@@ -60,6 +60,16 @@ def L2_MethodsOp : L2_Op<"methods", [
     argument the hatch names (nested methods compared the same way). Its
     error points at the model that carries the hatch.
 
+    Against the data (row L2.5): the infer region takes one input, a batch
+    of the model's `in` field: `[batch] ++ shape` of the field's domain, with
+    its element type (`tensor<28x28xf32>` -> `tensor<128x28x28xf32>`;
+    `scalar<dt>` -> `[batch]`; `sequence<d, n>` -> `[batch, n, ...d]`;
+    `dist<n>` -> `[batch, n] f32`; tables are not checked). The batch is
+    the sample method's: `epoch_shuffle` `batch`, `stream_window` `window`,
+    `curriculum` and `replay` `batch`, and for `distributed_shard` the inner
+    method's (per-shard) batch. Data sets declare no size at L3, so a batch
+    larger than the data set cannot be checked here.
+
     Verification: the region's own rows (L2.1 shapes at each layer op, L2.3
     backward compatibility, L2.4 update shapes, L2.5 batch vs sample, L2.6
     cycles) run in the op verifier; the rows that read the L3 program (L2.2
