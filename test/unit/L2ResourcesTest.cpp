@@ -222,3 +222,24 @@ TEST_CASE("findCycle names the ops along a cycle, first-written first", "[l2]") 
   CHECK(describeLayer(cycle[2]) == "'l2.linear' \"b\"");
   CHECK(failed(estimateResources(methods)));
 }
+
+TEST_CASE("checkpointing trades activations for a recomputation", "[l2]") {
+  Program p(kMlp, "#l2.autodiff<mode = reverse, checkpoint = [\"fc1\"]>",
+            "#l2.sgd<lr = 0.1>");
+  REQUIRE(p.module);
+  FailureOr<ResourceEstimate> est = estimateResources(p.methods());
+  REQUIRE(succeeded(est));
+  // One more forward pass; kept: the input (8 floats), fc1's output (6) and
+  // one segment's worth, the largest activation (8).
+  CHECK(est->flopsPerStep == 4 * 108 + 2 * 23);
+  CHECK(est->activationBytes == (8 + 6 + 8) * 4);
+}
+
+TEST_CASE("dfa pays for the feedback projection of the error", "[l2]") {
+  Program p(kMlp, "#l2.dfa<feedback_dim = 2>", "#l2.sgd<lr = 0.1>");
+  REQUIRE(p.module);
+  FailureOr<ResourceEstimate> est = estimateResources(p.methods());
+  REQUIRE(succeeded(est));
+  // 2 forward passes' worth plus 2 * feedback_dim FLOPs per parameter.
+  CHECK(est->flopsPerStep == 2 * 108 + 2 * 2 * 23 + 2 * 23);
+}
