@@ -28,9 +28,17 @@ S = "tensor<f32>"
 def synpl_program(n_ops):
     lines = [
         "l1.system @bench {",
+        '  l1.node @ram_0 memory {capacity = "32GB"}',
+        '  l1.node @cpu_0 compute {isa = "x86_64", cores = 8}',
         '  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", sm = 84}',
+        '  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"',
+        '  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"',
         "}",
-        f"l1.tensor_graph @chain on @gpu_0 compute(%a: {T}, %b: {T}) {{",
+        f"l1.stage @sink on @cpu_0 process(%r: !l1.buf<@gpu_0, {T}>) {{",
+        f"  l1.drop %r : !l1.buf<@gpu_0, {T}>",
+        "  l1.end",
+        "}",
+        f"l1.tensor_graph @chain on @gpu_0 then @sink compute(%a: {T}, %b: {T}) {{",
     ]
     prev2, prev = "%a", "%b"
     count, i = 0, 0

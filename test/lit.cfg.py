@@ -14,6 +14,7 @@ config.test_exec_root = os.path.join(config.synpl_obj_root, "test")
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit", "Inputs"]
 
 config.substitutions.append(("%synpl_src_root", config.synpl_src_root))
+config.substitutions.append(("%synpl_obj_root", config.synpl_obj_root))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
