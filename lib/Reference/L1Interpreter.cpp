@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <random>
 
 using namespace mlir;
 using namespace synpl;
@@ -145,6 +146,9 @@ Tensor *StateEnv::lookup(StringRef actor, StringRef field) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+
+/// The largest tensor the interpreter allocates (8 GiB of doubles).
+constexpr int64_t kMaxElements = int64_t(1) << 30;
 
 /// A double for a message: `256`, `2.5`, `nan`.
 std::string num(double v) {
@@ -314,6 +318,18 @@ LogicalResult Evaluator::run(Operation *op) {
   } else {
     if (op->getNumResults() != 1 || op->getNumRegions() != 0)
       return op->emitOpError("is not an op the reference interpreter knows");
+    // Results are allocated from their declared shape: it must be static and
+    // of a size a test can hold.
+    auto rt = tensorType(op->getResult(0));
+    if (!rt || !rt.hasStaticShape())
+      return op->emitOpError("result type ")
+             << op->getResult(0).getType() << " is not a static-shaped tensor";
+    int64_t elements = 1;
+    for (int64_t d : rt.getShape())
+      elements = d > 0 && elements > kMaxElements / d ? kMaxElements + 1 : elements * d;
+    if (elements > kMaxElements)
+      return op->emitOpError("result type ")
+             << rt << " is too large for the reference interpreter";
     FailureOr<Tensor> r = compute(op, in);
     if (failed(r))
       return failure();
@@ -849,5 +865,51 @@ LogicalResult synpl::ref::interpretHandler(l1::HandlerOp handler, ArrayRef<Tenso
   // Commit only a completed handler.
   for (auto &[field, value] : ev.writes)
     state.set(ev.actor, field, std::move(value));
+  return success();
+}
+
+LogicalResult synpl::ref::initializeActorState(l1::ActorOp actor, uint64_t seed,
+                                               StateEnv &state) {
+  std::mt19937_64 rng(seed);
+  for (auto field : actor.getBody().getOps<l1::StateOp>()) {
+    auto type = dyn_cast<RankedTensorType>(field.getType());
+    std::optional<ElementType> et =
+        type ? ElementType::get(type.getElementType()) : std::nullopt;
+    if (!type || !type.hasStaticShape() || !et)
+      return field.emitOpError("type ")
+             << field.getType() << " is not a static-shaped tensor of ints or floats";
+    ArrayRef<int64_t> shape = type.getShape();
+    double fanIn = shape.empty() ? 1.0 : static_cast<double>(shape[0]);
+    double fanOut = shape.size() < 2 ? 1.0 : static_cast<double>(product(shape.drop_front()));
+    Tensor t(*et, shape, 0.0);
+    switch (field.getInit()) {
+    case l1::InitKind::zeros:
+      break;
+    case l1::InitKind::ones:
+      for (double &v : t.data())
+        v = 1.0;
+      break;
+    case l1::InitKind::kaiming: {
+      std::normal_distribution<double> d(0.0, std::sqrt(2.0 / fanIn));
+      for (double &v : t.data())
+        v = d(rng);
+      break;
+    }
+    case l1::InitKind::xavier: {
+      double limit = std::sqrt(6.0 / (fanIn + fanOut));
+      std::uniform_real_distribution<double> d(-limit, limit);
+      for (double &v : t.data())
+        v = d(rng);
+      break;
+    }
+    }
+    if (et->isInteger()) {
+      // Random draws have no integer meaning; zeros and ones do.
+      if (field.getInit() == l1::InitKind::kaiming || field.getInit() == l1::InitKind::xavier)
+        return field.emitOpError("integer state cannot be initialized with ")
+               << l1::stringifyInitKind(field.getInit());
+    }
+    state.set(actor.getSymName(), field.getSymName(), std::move(t));
+  }
   return success();
 }

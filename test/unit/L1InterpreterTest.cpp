@@ -420,6 +420,64 @@ TEST_CASE("interp: wrong inputs and unknown ops are located failures", "[referen
   CHECK(w.diagnosed("the computed result is tensor<2xf32>, expected 'tensor<3xf32>'"));
 }
 
+TEST_CASE("interp: result types must be static and of a holdable size", "[reference]") {
+  Program d(graph("", "  %r = l1.const 1.0 : tensor<?xf32>\n  l1.return %r : tensor<?xf32>"));
+  REQUIRE(d.module);
+  CHECK(failed(ref::interpretTensorGraph(d.graph(), {}, {})));
+  CHECK(d.diagnosed("is not a static-shaped tensor"));
+  Program h(graph("", "  %r = l1.const 1.0 : tensor<4000000000x4000000000x4000000000xf32>\n"
+                      "  l1.return %r : tensor<4000000000x4000000000x4000000000xf32>"));
+  REQUIRE(h.module);
+  CHECK(failed(ref::interpretTensorGraph(h.graph(), {}, {})));
+  CHECK(h.diagnosed("is too large for the reference interpreter"));
+}
+
+TEST_CASE("interp: actor state initializers", "[reference]") {
+  Program p(R"mlir(
+l1.actor @a on @gpu_0 {
+  l1.state @k : tensor<200x300xf32> init kaiming
+  l1.state @x : tensor<200x300xf32> init xavier
+  l1.state @z : tensor<3xf32> init zeros
+  l1.state @o : tensor<f32> init ones
+}
+)mlir");
+  REQUIRE(p.module);
+  auto actor = p.module->lookupSymbol<l1::ActorOp>("a");
+  ref::StateEnv state;
+  REQUIRE(succeeded(ref::initializeActorState(actor, 7, state)));
+  REQUIRE(state.size() == 4);
+  auto moments = [](const Tensor &t) {
+    double mean = 0, sq = 0;
+    for (double v : t.data())
+      mean += v;
+    mean /= t.size();
+    for (double v : t.data())
+      sq += (v - mean) * (v - mean);
+    return std::make_pair(mean, std::sqrt(sq / t.size()));
+  };
+  // kaiming: N(0, sqrt(2 / 200)) = std 0.1; 60000 draws.
+  auto [km, ks] = moments(*state.lookup("a", "k"));
+  CHECK(std::fabs(km) < 0.002);
+  CHECK(std::fabs(ks - 0.1) < 0.002);
+  // xavier: U(+-sqrt(6 / 500)); std = limit / sqrt(3) = sqrt(2 / 500).
+  const Tensor &x = *state.lookup("a", "x");
+  double limit = std::sqrt(6.0 / 500);
+  double largest = 0;
+  for (double v : x.data())
+    largest = std::max(largest, std::fabs(v));
+  CHECK(largest <= limit);
+  CHECK(largest > 0.99 * limit);
+  auto [xm, xs] = moments(x);
+  CHECK(std::fabs(xm) < 0.001);
+  CHECK(std::fabs(xs - std::sqrt(2.0 / 500)) < 0.001);
+  checkValues(*state.lookup("a", "z"), {3}, {0, 0, 0});
+  checkValues(*state.lookup("a", "o"), {}, {1});
+  // The seed fixes the draws.
+  ref::StateEnv again;
+  REQUIRE(succeeded(ref::initializeActorState(actor, 7, again)));
+  CHECK(again.lookup("a", "k")->data() == state.lookup("a", "k")->data());
+}
+
 namespace {
 const char *kActor = R"mlir(
 l1.actor @acc on @gpu_0 {
@@ -670,7 +728,8 @@ TEST_CASE("interp: MNIST loss and gradients", "[reference][mnist]") {
   }
   double tFd = seconds(t1);
   WARN("MNIST: full graph " << tFull << " s, 160 loss evaluations " << tFd
-                            << " s, worst gradient relative error " << worst);
+                            << " s, |loss - plain C++ loss| " << std::fabs(loss - expected)
+                            << ", worst gradient relative error " << worst);
 }
 
 namespace {
@@ -743,7 +802,8 @@ TEST_CASE("interp: MNIST GradUpdate is Adam with warmup and cosine decay",
         worstV = std::max(worstV, std::fabs(v1[i] - vv) / std::max(std::fabs(vv), 1e-30));
       }
     }
-    INFO("relative errors: update " << worstW << ", m " << worstM << ", v " << worstV);
+    WARN("GradUpdate from step " << start << " (" << tHandler << " s): relative errors: update "
+                                 << worstW << ", m " << worstM << ", v " << worstV);
     if (start < 4680)
       CHECK(worstW < 1e-9);
     else { // lr is 0 (up to cos(pi) rounding): the weights stay put.

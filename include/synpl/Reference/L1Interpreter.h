@@ -27,6 +27,7 @@
 #include <vector>
 
 namespace synpl::l1 {
+class ActorOp;
 class TensorGraphOp;
 class HandlerOp;
 } // namespace synpl::l1
@@ -149,6 +150,15 @@ interpretTensorGraph(l1::TensorGraphOp graph, llvm::ArrayRef<Tensor> inputs,
 /// replaces it. The writes reach `state` only if the whole handler succeeds.
 mlir::LogicalResult interpretHandler(l1::HandlerOp handler, llvm::ArrayRef<Tensor> args,
                                      StateEnv &state);
+
+/// Sets every `l1.state` field of `actor` to a fresh value as its `init`
+/// says: zeros, ones, kaiming (normal, std sqrt(2 / fan_in)) or xavier
+/// (uniform in +-sqrt(6 / (fan_in + fan_out))), with fan_in = dimension 0
+/// (1 for a scalar) and fan_out = the product of the other dimensions (1 if
+/// none). The draws come from std::mt19937_64 seeded with `seed`, field by
+/// field in declaration order. Fails (located) on a field type that is not a
+/// static-shaped tensor of ints or floats.
+mlir::LogicalResult initializeActorState(l1::ActorOp actor, uint64_t seed, StateEnv &state);
 
 } // namespace synpl::ref
 
