@@ -370,6 +370,30 @@ TEST_CASE("interp: graph bodies run in def-use order", "[reference]") {
   checkValues(run1(q, {f32({2}, {1, -3})}), {2}, {4, 4});
 }
 
+TEST_CASE("interp: only the asked-for results are computed", "[reference]") {
+  // Result 1 divides by zero in an integer tensor; asking for result 0 only
+  // never runs it.
+  Program p(graph("%a: tensor<2xi32>",
+                  "  %z = l1.const 0.0 : tensor<2xi32>\n"
+                  "  %d = l1.div %a, %z : tensor<2xi32>, tensor<2xi32> -> tensor<2xi32>\n"
+                  "  %n = l1.neg %a : tensor<2xi32> -> tensor<2xi32>\n"
+                  "  l1.return %n, %d : tensor<2xi32>, tensor<2xi32>"));
+  REQUIRE(p.module);
+  Tensor a(ElementType::si(32), {2}, {3, -4});
+  CHECK(failed(ref::interpretTensorGraph(p.graph(), {a}, {})));
+  ref::InterpretOptions only0;
+  only0.onlyResults = SmallVector<unsigned>{0};
+  auto r = ref::interpretTensorGraph(p.graph(), {a}, {}, only0);
+  REQUIRE(succeeded(r));
+  REQUIRE(r->size() == 2);
+  checkValues((*r)[0], {2}, {-3, 4});
+  CHECK((*r)[1].getRank() == 0);
+  ref::InterpretOptions bad;
+  bad.onlyResults = SmallVector<unsigned>{2};
+  CHECK(failed(ref::interpretTensorGraph(p.graph(), {a}, {}, bad)));
+  CHECK(p.diagnosed("has 2 results; result 2 was asked for"));
+}
+
 TEST_CASE("interp: a def-use cycle is a located failure", "[reference]") {
   Program p(graph("%a: tensor<2xf32>",
                   "  %b = l1.add %a, %c : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>\n"

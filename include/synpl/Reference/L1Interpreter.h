@@ -129,9 +129,9 @@ private:
 
 struct InterpretOptions {
   /// If set, only the graph results at these positions are computed (the
-  /// others come back as empty rank-0 tensors) and only the ops they depend
-  /// on run: a loss-only evaluation of a forward/backward graph skips the
-  /// backward.
+  /// others come back default-constructed: a rank-0 f64 zero) and only the
+  /// ops they depend on run: a loss-only evaluation of a forward/backward
+  /// graph skips the backward.
   std::optional<llvm::SmallVector<unsigned>> onlyResults;
 };
 
