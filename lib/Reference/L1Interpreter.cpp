@@ -123,6 +123,44 @@ std::string Tensor::typeString() const {
   return s + type.str() + ">";
 }
 
+Comparison synpl::ref::compare(const Tensor &actual, const Tensor &expected, double rtol,
+                               double atol) {
+  Comparison c;
+  if (actual.getShape() != expected.getShape()) {
+    c.message = "shape " + shapeString(actual.getShape()) + " differs from the expected " +
+                shapeString(expected.getShape());
+    c.worstRatio = std::numeric_limits<double>::infinity();
+    return c;
+  }
+  int64_t worst = -1;
+  for (int64_t i = 0; i < actual.size(); ++i) {
+    double a = actual[i], e = expected[i], ratio;
+    if (std::isnan(a) || std::isnan(e) || std::isinf(a) || std::isinf(e))
+      ratio = (std::isnan(a) && std::isnan(e)) || a == e
+                  ? 0.0
+                  : std::numeric_limits<double>::infinity();
+    else
+      ratio = std::fabs(a - e) / (atol + rtol * std::fabs(e));
+    // (0 / 0 when both tolerances are 0 and the values agree.)
+    if (std::isnan(ratio))
+      ratio = 0.0;
+    if (worst < 0 || ratio > c.worstRatio) {
+      worst = i;
+      c.worstRatio = ratio;
+    }
+  }
+  c.ok = c.worstRatio <= 1.0;
+  if (!c.ok) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf),
+                  "element %lld: %.9g vs expected %.9g (error %.3g times the allowed)",
+                  static_cast<long long>(worst), actual[worst], expected[worst],
+                  c.worstRatio);
+    c.message = buf;
+  }
+  return c;
+}
+
 std::string StateEnv::key(StringRef actor, StringRef field) {
   return (actor + "::" + field).str();
 }

@@ -456,6 +456,35 @@ TEST_CASE("interp: result types must be static and of a holdable size", "[refere
   CHECK(h.diagnosed("is too large for the reference interpreter"));
 }
 
+TEST_CASE("interp: comparing kernel buffers with the reference", "[reference]") {
+  // A kernel's float buffer against the double reference.
+  Tensor expected = f32({2, 2}, {1.0 / 3, -2, 1e-9, 100});
+  std::vector<float> out = expected.toBuffer<float>();
+  REQUIRE(out.size() == 4);
+  Tensor actual = Tensor::fromBuffer(ElementType::f32(), {2, 2}, out.data());
+  ref::Comparison ok = ref::compare(actual, expected, 1e-6, 1e-12);
+  CHECK(ok.ok);
+  CHECK(ok.worstRatio > 0); // f32 rounding is visible, within the allowance
+  // Off by 1e-4 at element 3.
+  out[3] = 100.01f;
+  ref::Comparison bad =
+      ref::compare(Tensor::fromBuffer(ElementType::f32(), {2, 2}, out.data()), expected, 1e-6,
+                   1e-12);
+  CHECK(!bad.ok);
+  CHECK(StringRef(bad.message).starts_with("element 3: 100.01"));
+  CHECK(bad.worstRatio > 90);
+  // Shapes, NaN and infinities.
+  CHECK(!ref::compare(f32({4}, {1, 2, 3, 4}), expected, 1, 1).ok);
+  CHECK(ref::compare(f32({2}, {NAN, INFINITY}), f32({2}, {NAN, INFINITY}), 0, 0).ok);
+  CHECK(!ref::compare(f32({2}, {NAN, 1}), f32({2}, {1, 1}), 1, 1).ok);
+  CHECK(!ref::compare(f32({2}, {INFINITY, 1}), f32({2}, {1e300, 1}), 1, 1).ok);
+  // Bytes.
+  uint8_t bytes[3] = {0, 7, 255};
+  Tensor b = Tensor::fromBuffer(ElementType::ui8(), {3}, bytes);
+  CHECK(b.toBuffer<uint8_t>() == std::vector<uint8_t>{0, 7, 255});
+  CHECK(ref::compare(b, Tensor(ElementType::ui8(), {3}, {0, 7, 255}), 0, 0).ok);
+}
+
 TEST_CASE("interp: actor state initializers", "[reference]") {
   Program p(R"mlir(
 l1.actor @a on @gpu_0 {

@@ -95,6 +95,21 @@ public:
   /// Row-major strides.
   llvm::SmallVector<int64_t, 4> strides() const;
 
+  /// A tensor holding `count` elements of a kernel's buffer (`float`,
+  /// `uint8_t`, ...), converted to double.
+  template <typename T>
+  static Tensor fromBuffer(ElementType type, llvm::ArrayRef<int64_t> shape, const T *data) {
+    Tensor t(type, shape);
+    for (int64_t i = 0; i < t.size(); ++i)
+      t.values[i] = static_cast<double>(data[i]);
+    return t;
+  }
+  /// The elements converted to T (e.g. float, to feed a kernel).
+  template <typename T>
+  std::vector<T> toBuffer() const {
+    return std::vector<T>(values.begin(), values.end());
+  }
+
   /// Whether shape and element type are those of `type` (a ranked tensor).
   bool hasType(mlir::Type type) const;
   /// `tensor<2x3xf32>`.
@@ -107,6 +122,19 @@ private:
   llvm::SmallVector<int64_t, 4> shape;
   std::vector<double> values{0.0};
 };
+
+/// How a computed tensor (a kernel's output) compares with the reference:
+/// numpy's allclose rule, |actual - expected| <= atol + rtol * |expected|
+/// elementwise; NaN matches only NaN, infinities match only themselves.
+struct Comparison {
+  bool ok = false;
+  /// Why not: a shape difference, or the worst element (index, both values,
+  /// and its error over its allowance).
+  std::string message;
+  /// The largest |actual - expected| / (atol + rtol * |expected|) (0 if none).
+  double worstRatio = 0;
+};
+Comparison compare(const Tensor &actual, const Tensor &expected, double rtol, double atol);
 
 /// Actor state: one tensor per (actor, field), e.g. ("model_state", "w1").
 /// `l1.window_read @model_state::@weights[@w1]` and, in a handler of
