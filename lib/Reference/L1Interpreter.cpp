@@ -207,7 +207,7 @@ LogicalResult wrapIntegers(Operation *op, Tensor &t) {
     if (!std::isfinite(v))
       return op->emitOpError("produces ")
              << num(v) << " in an integer tensor (" << et.str() << "); division by zero?";
-    v = std::trunc(v);
+    v = std::trunc(v) + 0.0; // (-0 becomes 0)
     if (v < lo || v > et.maxValue()) {
       v = std::fmod(v - lo, mod);
       if (v < 0)
@@ -765,7 +765,7 @@ FailureOr<Tensor> Evaluator::cast(l1::CastOp op, const Tensor &a) {
       return op->emitOpError("casts ")
              << num(a[i]) << " (element " << i << ") to " << to.str()
              << ", which cannot hold it";
-    r[i] = v;
+    r[i] = v + 0.0; // (-0 becomes 0)
   }
   return r;
 }
