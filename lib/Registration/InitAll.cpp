@@ -6,6 +6,7 @@
 #include "synpl/Dialect/L1/L1Dialect.h"
 #include "synpl/Dialect/L2/L2Dialect.h"
 #include "synpl/Dialect/L3/L3Dialect.h"
+#include "synpl/Conversion/Passes.h"
 #include "synpl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,7 +27,7 @@ void synpl::registerUpstreamDialects(mlir::DialectRegistry &registry) {
 
 void synpl::registerAllPasses() {
   // Verification needs no pass: every check of the spec is an op or region
-  // verifier that runs on every parse and after every pass. The conversion
-  // passes (lib/Conversion/*) register here as they land.
+  // verifier that runs on every parse and after every pass.
   registerSynplPasses();
+  registerSynplConversionPasses();
 }
