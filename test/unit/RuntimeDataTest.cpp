@@ -298,6 +298,50 @@ TEST_CASE("runtime idx: every bad input is a message, not a crash",
   CHECK(idx.data == nullptr);
 }
 
+TEST_CASE("runtime idx: every truncation and every gzip byte flip is caught",
+          "[runtime][idx]") {
+  TempDir dir;
+  SmallSet set(7, 5, 3, 10);
+  Bytes raw = set.imagesIdx();
+  std::string gzPath = dir.file("images.gz");
+  writeGz(gzPath, raw);
+  Bytes packed = readAll(gzPath);
+  std::string path = dir.file("cut");
+  synpl_rt_idx idx;
+  int64_t accepted = 0, unnamed = 0;
+  for (const Bytes *whole : {&raw, &packed})
+    for (size_t len = 0; len < whole->size(); ++len) {
+      writeRaw(path, Bytes(whole->begin(), whole->begin() + len));
+      synpl_rt_clear_error();
+      int32_t st = synpl_rt_idx_load(path.c_str(), &idx);
+      accepted += st == SYNPL_RT_OK;
+      unnamed += err().rfind(path + ": ", 0) != 0;
+      synpl_rt_idx_free(&idx);
+    }
+  CHECK(accepted == 0);
+  CHECK(unnamed == 0);
+
+  // A flipped bit anywhere in the gzip file: an error naming the file, or
+  // (in a field inflate ignores, e.g. the timestamp) the exact data.
+  int64_t wrongData = 0, errors = 0;
+  for (size_t pos = 0; pos < packed.size(); ++pos) {
+    Bytes flipped = packed;
+    flipped[pos] ^= 0x10;
+    writeRaw(path, flipped);
+    int32_t st = synpl_rt_idx_load(path.c_str(), &idx);
+    if (st == SYNPL_RT_OK) {
+      wrongData += Bytes(idx.data, idx.data + idx.bytes) != set.pixels;
+    } else {
+      ++errors;
+      unnamed += err().rfind(path + ": ", 0) != 0;
+    }
+    synpl_rt_idx_free(&idx);
+  }
+  CHECK(wrongData == 0);
+  CHECK(unnamed == 0);
+  CHECK(errors > int64_t(packed.size()) / 2);
+}
+
 TEST_CASE("runtime dataset: counts and label range are checked",
           "[runtime][dataset]") {
   TempDir dir;
