@@ -24,7 +24,8 @@ int32_t openRegular(const char *path, int &fd, uint64_t &size) {
   if (!path)
     return fail(SYNPL_RT_ERR_INVALID, "file read: null path");
   do
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO must not hang the open; regular reads ignore it.
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   while (fd < 0 && errno == EINTR);
   if (fd < 0)
     return failErrno(path, "cannot open", errno);

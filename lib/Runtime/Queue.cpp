@@ -200,7 +200,7 @@ int32_t blockingOp(synpl_rt_queue *q, bool isPush, TryOp tryOp, Ready ready) {
       while (!ready() && !q->closed.load(std::memory_order_acquire))
         q->cv.wait(lock);
       q->waiters.fetch_sub(1, std::memory_order_relaxed);
-      iter = 0;
+      start = nowNanos(); // woken: spin afresh before sleeping again
       continue;
     }
     cpuRelax();

@@ -148,6 +148,11 @@ TEST_CASE("runtime files: read, map, ranged read, errors", "[runtime][file]") {
   CHECK(synpl_rt_file_map(missing.c_str(), &buf) == SYNPL_RT_ERR_IO);
   CHECK(synpl_rt_file_read(dir.path.c_str(), &buf) == SYNPL_RT_ERR_IO);
   CHECK(err() == dir.path + ": not a regular file");
+  // A FIFO without a writer: an error, not a hang in open().
+  std::string fifo = dir.file("fifo");
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(synpl_rt_file_read(fifo.c_str(), &buf) == SYNPL_RT_ERR_IO);
+  CHECK(err() == fifo + ": not a regular file");
 }
 
 TEST_CASE("runtime idx: raw and gzip'd files decode", "[runtime][idx]") {
