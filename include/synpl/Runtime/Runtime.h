@@ -13,8 +13,9 @@
  *    synpl_rt_last_error(): "<file>: <what is wrong>" for data errors. No
  *    function aborts or throws on bad input.
  *  - The hot-path primitives the compiler has proved safe (region_alloc on a
- *    region it sized, queue_push on a queue it bounded) do not set messages on
- *    their fast path; they report NULL / 0 and leave the rest to the caller.
+ *    region it sized, queue_try_push on a queue it bounded) cost nothing
+ *    extra on success; they return NULL / 0 when the proof did not hold
+ *    (region_alloc also leaves a message then).
  *
  * Thread safety is stated per primitive below.
 \*===----------------------------------------------------------------------===*/
@@ -36,7 +37,7 @@ extern "C" {
 #define SYNPL_RT_ERR_IO 2        /* open/read/stat failed (errno text)      */
 #define SYNPL_RT_ERR_FORMAT 3    /* malformed or truncated data             */
 #define SYNPL_RT_ERR_NOMEM 4     /* the host could not allocate             */
-#define SYNPL_RT_ERR_EXHAUSTED 5 /* a region or queue ran out               */
+#define SYNPL_RT_ERR_EXHAUSTED 5 /* a region ran out                        */
 #define SYNPL_RT_ERR_CLOSED 6    /* a queue was closed and is empty         */
 
 /* The message of the last failure on the calling thread ("" when none). */
@@ -88,7 +89,8 @@ void synpl_rt_region_destroy(synpl_rt_region *region);
 
 /* Persistent/arena: `bytes` rounded up to 64 from the bump pointer, NULL when
  * it does not fit. Pool: one block, NULL when `bytes` > the block size or the
- * pool is exhausted. bytes == 0 gives a valid unique-for-pools pointer. */
+ * pool is exhausted. bytes == 0: persistent/arena give the bump pointer
+ * without advancing it, a pool gives a whole block. */
 void *synpl_rt_region_alloc(synpl_rt_region *region, uint64_t bytes);
 /* Pool: returns the block (a pointer not from this pool is ignored and sets
  * SYNPL_RT_ERR_INVALID). Arena, persistent: no-op. */
@@ -135,7 +137,8 @@ int32_t synpl_rt_dma_ssd_to_ram(const char *path, uint64_t offset, void *dst,
  *  - SPSC: one producer thread, one consumer thread (Lamport ring with
  *    acquire/release indices on separate cache lines).
  *  - MPMC: any number of producers and consumers (per-slot sequence numbers).
- * try_push/try_pop never block: 1 when done, 0 when full/empty. push/pop
+ * try_push/try_pop never block: 1 when done, 0 when full/empty (try_push:
+ * or closed). push/pop
  * block (spin briefly, then sleep) until done; pop returns SYNPL_RT_ERR_CLOSED
  * once the queue is closed and drained, push returns it when closed.
  * No descriptor is lost or duplicated; per producer, FIFO order holds.
