@@ -1,0 +1,61 @@
+//===- Internal.h - Shared helpers of the host runtime ----------*- C++ -*-===//
+//
+// Plain C++17: the runtime links into compiled programs, which carry no
+// MLIR or LLVM. Built with -fno-exceptions; allocation failures are reported
+// as statuses, never thrown.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_LIB_RUNTIME_INTERNAL_H
+#define SYNPL_LIB_RUNTIME_INTERNAL_H
+
+#include "synpl/Runtime/Runtime.h"
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace synpl::rt {
+
+/// Records `status` and a printf-formatted one-line message as the calling
+/// thread's last error; returns `status` so callers can `return fail(...)`.
+int32_t fail(int32_t status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/// "<path>: <what>: <strerror(err)>" with SYNPL_RT_ERR_IO.
+int32_t failErrno(const char *path, const char *what, int err);
+
+/// 64-byte (or larger power-of-two) aligned heap memory; nullptr on failure.
+void *alignedAlloc(uint64_t bytes, uint64_t alignment = SYNPL_RT_ALIGNMENT);
+void alignedFree(void *p);
+
+constexpr uint64_t kAlign = SYNPL_RT_ALIGNMENT;
+constexpr uint64_t kCacheLine = 64;
+
+/// Rounds up to a multiple of 64; false on overflow.
+inline bool roundUpAlign(uint64_t bytes, uint64_t &out) {
+  if (bytes > UINT64_MAX - (kAlign - 1))
+    return false;
+  out = (bytes + kAlign - 1) & ~(kAlign - 1);
+  return true;
+}
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+/// Microseconds an idle waiter spins before sleeping (env SYNPL_SPIN_US).
+uint64_t spinMicros();
+
+/// Monotonic clock in nanoseconds.
+uint64_t nowNanos();
+
+} // namespace synpl::rt
+
+#endif // SYNPL_LIB_RUNTIME_INTERNAL_H
