@@ -72,6 +72,7 @@ private:
   OpBuilder b;
   IRMapping mapping;
   llvm::StringMap<Value> regionArgs;
+  bool dependent = false;
 };
 
 Value ProgramBuilder::regionAddress(Location loc, StringRef region,
@@ -134,8 +135,9 @@ void ProgramBuilder::build(ModuleOp target, StringRef name) {
     b.setInsertionPointToEnd(mapping.lookup(&block));
     for (Operation &op : block) {
       std::string why;
+      dependent = false;
       if (failed(lowerOp(&op, why)))
-        failures.push_back({&op, why});
+        failures.push_back({&op, why, dependent});
     }
   }
 }
@@ -145,6 +147,7 @@ LogicalResult ProgramBuilder::lowerOp(Operation *op, std::string &why) {
   for (auto [i, operand] : llvm::enumerate(op->getOperands()))
     if (!mapping.contains(operand)) {
       why = "operand #" + std::to_string(i) + " was not lowered";
+      dependent = true;
       return failure();
     }
   auto get = [&](Value v) { return mapping.lookup(v); };
@@ -307,9 +310,14 @@ struct ConvertL0CtlToLLVMPass
         }
       ++total; // the program itself
       std::string name = functionName(program);
-      if (symbols.lookup(name) || !names.insert(name).second) {
+      Operation *existing = symbols.lookup(name);
+      if ((existing && existing != program.getOperation()) ||
+          !names.insert(name).second) {
         failures.push_back(
             {program, "symbol @" + name + " already exists in the module"});
+        for (Block &block : program.getBody())
+          for (Operation &op : block)
+            failures.push_back({&op, "its program is not lowered", true});
         continue;
       }
       ProgramBuilder(program, failures).build(*scratch, name);
@@ -353,11 +361,13 @@ struct ConvertL0CtlToLLVMPass
     b.setInsertionPointToEnd(module.getBody());
     for (const Decl &d : toDeclare)
       LLVM::LLVMFuncOp::create(b, module.getLoc(), d.name, d.type);
+    // The programs go first: a module-level program's function takes its
+    // symbol name.
+    for (ProgramOp program : programs)
+      program.erase();
     Block *dest = module.getBody();
     for (Operation &op : llvm::make_early_inc_range(*scratch->getBody()))
       op.moveBefore(dest, dest->end());
-    for (ProgramOp program : programs)
-      program.erase();
     if (!keepRegions) {
       SmallVector<RegionOp> regions;
       module.walk([&](RegionOp region) { regions.push_back(region); });

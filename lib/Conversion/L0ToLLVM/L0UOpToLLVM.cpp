@@ -150,8 +150,8 @@ private:
   LogicalResult lowerCustom(CustomOp op, std::string &why);
   LogicalResult lowerWmma(WmmaOp op, std::string &why);
 
-  void fail(Operation *op, std::string why) {
-    failures.push_back({op, std::move(why)});
+  void fail(Operation *op, std::string why, bool dependent = false) {
+    failures.push_back({op, std::move(why), dependent});
   }
 
   KernelOp kernel;
@@ -171,6 +171,8 @@ private:
   SmallVector<Frame> frames;
   llvm::DenseMap<Operation *, Value> reduceResults;
   Value begin, end;
+  /// The op being lowered failed only because an operand did.
+  bool dependent = false;
 };
 
 Type KernelBuilder::convertType(Type t) {
@@ -296,6 +298,7 @@ FailureOr<Value> KernelBuilder::address(Location loc, Value buffer,
     Value idx = indices[d];
     if (!idx) {
       why = "index #" + std::to_string(d) + " was not lowered";
+      dependent = true;
       return failure();
     }
     Value term = stride == 1 ? idx
@@ -326,6 +329,7 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
     Value v = lookup(operand);
     if (!v) {
       why = "operand #" + std::to_string(i) + " was not lowered";
+      dependent = true;
       return failure();
     }
     args.push_back(v);
@@ -479,6 +483,7 @@ LogicalResult KernelBuilder::lowerWmma(WmmaOp op, std::string &why) {
   Value a = lookup(op.getA()), bv = lookup(op.getB()), c = lookup(op.getC());
   if (!a || !bv || !c) {
     why = "an operand was not lowered";
+    dependent = true;
     return failure();
   }
   auto at = cast<VectorType>(op.getA().getType());
@@ -551,6 +556,7 @@ LogicalResult KernelBuilder::lowerCustom(CustomOp op, std::string &why) {
   Value value = store ? lookup(src[3]) : Value();
   if (!i || !j || (store && !value)) {
     why = "an operand was not lowered";
+    dependent = true;
     return failure();
   }
   int64_t rows = tile.getDimSize(0);
@@ -703,7 +709,7 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
     if (auto ifOp = dyn_cast<IfOp>(op)) {
       Value cond = lookup(ifOp.getCondition());
       if (!cond) {
-        fail(&op, "its condition was not lowered");
+        fail(&op, "its condition was not lowered", /*dependent=*/true);
         cond = arith::ConstantOp::create(b, l, b.getBoolAttr(false));
       }
       Frame frame;
@@ -734,7 +740,7 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
       if (!dominates) {
         Value init = lookup(reduce.getInit());
         if (!init) {
-          fail(&op, "its init was not lowered");
+          fail(&op, "its init was not lowered", /*dependent=*/true);
           continue;
         }
         folded = combine(l, reduce.getKind(), init, folded);
@@ -743,8 +749,9 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
       continue;
     }
     std::string why;
+    dependent = false;
     if (failed(lowerOp(&op, why)))
-      fail(&op, why);
+      fail(&op, why, dependent);
   }
   return split;
 }
@@ -793,11 +800,13 @@ struct ConvertL0UOpToLLVMPass
     SmallVector<std::pair<KernelOp, SplitInfo>> built;
     for (auto [plan, kernel] : kernels) {
       unsigned before = failures.size();
-      total += kernel.getBody().front().getOperations().size();
+      total += kernel.getBody().front().getOperations().size() + 1;
       std::string name = (plan.getSymName() + "_" + kernel.getSymName()).str();
       if (moduleSymbols.lookup(name) || !names.insert(name).second) {
         failures.push_back(
             {kernel, "symbol @" + name + " already exists in the module"});
+        for (Operation &op : kernel.getBody().front())
+          failures.push_back({&op, "its kernel is not lowered", true});
         continue;
       }
       SymbolTable planSymbols(plan);

@@ -21,6 +21,8 @@ namespace synpl::l0tollvm {
 struct NotLowered {
   mlir::Operation *op;
   std::string why;
+  /// Only because an operand was not lowered: counted, not noted.
+  bool dependent = false;
 };
 
 /// `file:line:col` for file locations, the printed location otherwise.
@@ -51,9 +53,13 @@ inline void reportNotLowered(unsigned total,
                                   << first.op->getName() << " at "
                                   << formatLoc(first.op->getLoc()) << ": "
                                   << first.why;
-  for (const NotLowered &f : failures.drop_front().take_front(8))
+  unsigned notes = 0;
+  for (const NotLowered &f : failures.drop_front()) {
+    if (f.dependent || ++notes > 8)
+      continue;
     diag.attachNote(f.op->getLoc())
         << "also not lowered: " << f.op->getName() << ": " << f.why;
+  }
 }
 
 } // namespace synpl::l0tollvm
