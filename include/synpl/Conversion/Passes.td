@@ -51,11 +51,16 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     then the upstream conversions (scf→cf, arith/math/vector/cf/ub→llvm,
     reconcile-unrealized-casts) finish the job. MULACC is `llvm.intr.fma`,
     EXP2/LOG2/SIN/SQRT the LLVM intrinsics, WMMA an unrolled tile
-    multiply-accumulate, VECTORIZE/GEP LLVM vector ops. BARRIER is a no-op:
-    one host thread runs a whole chunk in program order (a kernel that
-    exchanges data between the threads of a block through shared memory
-    across a barrier is not yet split at the barrier). Shared scratch
-    buffers are stack allocations of the function. CUSTOM lowers the host
+    multiply-accumulate, VECTORIZE/GEP LLVM vector ops. Integer MAX, CMPLT
+    and CAST are signed (an i1 source casts unsigned), MOD is the C
+    remainder, float MAX is `llvm.intr.maximum`, CMPNE on floats is
+    unordered (NaN != x). BARRIER is a no-op: one host thread runs a whole
+    chunk in program order. That is exact unless an enclosing `local_*`
+    RANGE (or a `global_*` one with more than one thread per block) makes
+    the host run a block's threads one after another across the barrier;
+    such a kernel is refused (it needs the RANGE split at the barrier, not
+    implemented yet). Shared scratch buffers are stack allocations of the
+    function. CUSTOM lowers the host
     intrinsics `host.tile_load(buf, i, j) -> vector<MxNxT>` and
     `host.tile_store(buf, i, j, tile)` (a 2-D tile at row i, column j of a
     2-D buffer); any other CUSTOM is refused.

@@ -467,7 +467,36 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
                                               ArrayRef<int64_t>{g.getLane()}));
       })
       .Case([&](BarrierOp) {
-        // One host thread runs a whole chunk in program order.
+        // One host thread runs a whole chunk in program order, so the
+        // barrier is a no-op -- exact unless the threads of one block are
+        // serialized by an enclosing loop: then a thread would read, after
+        // the barrier, what later threads have not written yet.
+        ArrayRef<int64_t> block = kernel.getBlock();
+        for (const Frame &f : frames) {
+          auto range = dyn_cast<RangeOp>(f.uop);
+          if (!range)
+            continue;
+          RangeKind k = range.getKind();
+          unsigned axis = 0;
+          bool serialized = false;
+          if (k == RangeKind::local_x || k == RangeKind::local_y ||
+              k == RangeKind::local_z) {
+            axis = static_cast<unsigned>(k) - 7;
+            serialized = range.getTripCount() > 1;
+          } else if (k == RangeKind::global_x || k == RangeKind::global_y ||
+                     k == RangeKind::global_z) {
+            axis = static_cast<unsigned>(k) - 1;
+            serialized = block[axis] > 1;
+          }
+          if (serialized) {
+            why = ("BARRIER inside a RANGE over " + stringifyRangeKind(k) +
+                   ": the host runs a block's threads one after another, "
+                   "so it cannot meet them here (splitting the RANGE at the "
+                   "barrier is not implemented)")
+                      .str();
+            return failure();
+          }
+        }
         return success();
       })
       .Case([&](WmmaOp w) { return lowerWmma(w, why); })
