@@ -399,7 +399,8 @@ TEST_CASE("mnist.l0.mlir kernels run on the host and match C++",
   }
 }
 
-// Small kernels that, between them, use every one of the 25 UOps.
+// Small kernels that, between them, use every one of the 25 UOps (and
+// every host intrinsic of CUSTOM).
 static const char *const kEveryUOp = R"mlir(
 l0uop.plan @t pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 1MiB
@@ -417,6 +418,8 @@ l0uop.plan @t pipeline_depth 1 {
   l0uop.slot @tb pool @dev offset 11264 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
   l0uop.slot @tc pool @dev offset 12288 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
   l0uop.slot @td pool @dev offset 13312 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
+  l0uop.slot @ex pool @dev offset 14336 size 256 lifetime(0, 0) : !l0uop.buf<4x16xf32>
+  l0uop.slot @oex pool @dev offset 14592 size 256 lifetime(0, 0) : !l0uop.buf<4x16xf32>
 
   // Float arithmetic, compares and transcendentals: row r of %o holds the
   // r-th result.
@@ -624,6 +627,34 @@ l0uop.plan @t pipeline_depth 1 {
     %td = l0uop.wmma %ta, %tb, %tc : vector<8x16xf32>, vector<16x8xf32>, vector<8x8xf32> -> vector<8x8xf32>
     l0uop.custom "host.tile_store"(%d, %four, %eight, %td) : (!l0uop.buf<16x16xf32>, index, index, vector<8x8xf32>) -> ()
   }
+
+  // Threads of a block exchange values through shared memory across a
+  // BARRIER: the host splits the thread RANGE at the barrier, and %sq
+  // crosses it through a per-thread array.
+  l0uop.kernel @exchange inputs(%x = @ex : !l0uop.buf<4x16xf32>)
+      outputs(%o = @oex : !l0uop.buf<4x16xf32>)
+      grid(4, 1, 1) block(16, 1, 1) shared_mem 64
+      shared(%tmp : !l0uop.buf<16xf32>) {
+    %one = l0uop.const 1 : index
+    %n = l0uop.const 16 : index
+    %g = l0uop.range 0 to 4 over group_x : index
+    %t = l0uop.range 0 to 16 over local_x : index
+    %px = l0uop.index %x[%g, %t] : !l0uop.buf<4x16xf32>
+    %v = l0uop.load %px : f32
+    %sq = l0uop.mul %v, %v : f32
+    %pt = l0uop.index %tmp[%t] : !l0uop.buf<16xf32>
+    l0uop.store %pt, %v : f32
+    l0uop.barrier
+    %t1 = l0uop.add %t, %one : index
+    %nb = l0uop.mod %t1, %n : index
+    %pn = l0uop.index %tmp[%nb] : !l0uop.buf<16xf32>
+    %w = l0uop.load %pn : f32
+    %r = l0uop.add %w, %sq : f32
+    %po = l0uop.index %o[%g, %t] : !l0uop.buf<4x16xf32>
+    l0uop.store %po, %r : f32
+    l0uop.end %t
+    l0uop.end %g
+  }
 }
 
 l0ctl.region @a size 32 access rw
@@ -769,6 +800,21 @@ TEST_CASE("every UOp runs on the host and matches C++", "[l0tollvm][jit]") {
           want = acc;
         }
         cmp(r * 16 + col, d[r * 16 + col], want);
+      }
+    CHECK_ALL(cmp);
+  }
+
+  SECTION("BARRIER: threads exchange through shared memory") {
+    Buffer<float> x(4 * 16), o(4 * 16, NAN);
+    fillRandom(x, rng, std::uniform_real_distribution<float>(-1.0f, 1.0f));
+    CHECK(jit->iterations["t_exchange"] == 4);
+    REQUIRE(jit->runKernel("t_exchange", x.data, o.data));
+    Compare cmp;
+    for (int g = 0; g < 4; ++g)
+      for (int t = 0; t < 16; ++t) {
+        float v = x[g * 16 + t];
+        float sq = v * v;
+        cmp(g * 16 + t, o[g * 16 + t], x[g * 16 + (t + 1) % 16] + sq);
       }
     CHECK_ALL(cmp);
   }

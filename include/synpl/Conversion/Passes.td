@@ -54,13 +54,21 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     multiply-accumulate, VECTORIZE/GEP LLVM vector ops. Integer MAX, CMPLT
     and CAST are signed (an i1 source casts unsigned), MOD is the C
     remainder, float MAX is `llvm.intr.maximum`, CMPNE on floats is
-    unordered (NaN != x). BARRIER is a no-op: one host thread runs a whole
-    chunk in program order. That is exact unless an enclosing `local_*`
-    RANGE (or a `global_*` one with more than one thread per block) makes
-    the host run a block's threads one after another across the barrier;
-    such a kernel is refused (it needs the RANGE split at the barrier, not
-    implemented yet). Shared scratch buffers are stack allocations of the
-    function. CUSTOM lowers the host
+    unordered (NaN != x).
+
+    **BARRIER.** One host thread runs a whole chunk in program order, so a
+    barrier outside the RANGEs that enumerate a block's threads is a no-op.
+    Inside such a RANGE (`local_*` with more than one iteration, or
+    `global_*` with more than one thread per block) the RANGE is split at
+    each barrier directly in its body into one loop per phase: every
+    thread finishes a phase before any starts the next, which is what the
+    barrier promises; values a later phase reads from an earlier one go
+    through per-thread stack arrays. Such a RANGE is never the split range
+    (a block is not spread over host threads). A barrier nested in a loop
+    inside that RANGE (it would need the loop interchanged with the
+    threads), or between a REDUCE and its RANGE, is refused. Shared
+    scratch buffers are stack allocations of the function (one block at a
+    time per host thread). CUSTOM lowers the host
     intrinsics `host.tile_load(buf, i, j) -> vector<MxNxT>` and
     `host.tile_store(buf, i, j, tile)` (a 2-D tile at row i, column j of a
     2-D buffer); any other CUSTOM is refused.

@@ -71,6 +71,94 @@ struct SplitInfo {
   int64_t iterations; // what the runtime splits: [0, iterations)
 };
 
+/// Whether a RANGE makes the host run several threads of one block one
+/// after another (so a BARRIER inside it must split it).
+static bool serializesBlock(KernelOp kernel, RangeOp range) {
+  RangeKind k = range.getKind();
+  ArrayRef<int64_t> block = kernel.getBlock();
+  switch (k) {
+  case RangeKind::local_x:
+  case RangeKind::local_y:
+  case RangeKind::local_z:
+    return range.getTripCount() > 1;
+  case RangeKind::global_x:
+  case RangeKind::global_y:
+  case RangeKind::global_z:
+    return block[static_cast<unsigned>(k) - 1] > 1;
+  default:
+    return false;
+  }
+}
+
+/// The barrier phases of a serializing RANGE whose body holds BARRIERs
+/// directly: the RANGE is split at each barrier into one loop per phase,
+/// and the values a later phase reads from an earlier one go through
+/// per-thread arrays.
+struct Fission {
+  llvm::DenseMap<Value, unsigned> crossPhase; // value -> defining phase
+  SmallVector<Value> cross;                   // in definition order
+  /// REDUCEs separated from their RANGE by a barrier (not supported).
+  llvm::DenseSet<Operation *> splitReduces;
+};
+
+static llvm::DenseMap<Operation *, Fission>
+analyzeBarriers(KernelOp kernel, llvm::DenseSet<Operation *> &directBarriers) {
+  Block &body = kernel.getBody().front();
+  llvm::DenseMap<Operation *, Fission> result;
+  // Which serializing ranges hold a barrier directly.
+  SmallVector<Operation *> stack;
+  for (Operation &op : body) {
+    if (isa<RangeOp, IfOp>(op)) {
+      stack.push_back(&op);
+    } else if (isa<EndOp, EndIfOp>(op)) {
+      if (!stack.empty())
+        stack.pop_back();
+    } else if (isa<BarrierOp>(op) && !stack.empty()) {
+      auto range = dyn_cast<RangeOp>(stack.back());
+      if (range && serializesBlock(kernel, range)) {
+        result[range];
+        directBarriers.insert(&op);
+      }
+    }
+  }
+  // Phases, then the values that cross them.
+  for (auto &[rangeOp, fission] : result) {
+    llvm::DenseMap<Operation *, unsigned> phaseOf;
+    unsigned phase = 0, depth = 0;
+    for (Operation *op = rangeOp->getNextNode(); op; op = op->getNextNode()) {
+      if (auto end = dyn_cast<EndOp>(op);
+          end && depth == 0 && end.getRange().getDefiningOp() == rangeOp)
+        break;
+      if (isa<RangeOp, IfOp>(op))
+        ++depth;
+      else if (isa<EndOp, EndIfOp>(op))
+        --depth;
+      else if (depth == 0 && directBarriers.contains(op))
+        ++phase;
+      phaseOf[op] = phase;
+    }
+    for (auto &[op, pu] : phaseOf)
+      if (auto reduce = dyn_cast<ReduceOp>(op))
+        if (phaseOf.lookup(reduce.getRange().getDefiningOp()) != pu)
+          fission.splitReduces.insert(op);
+    for (auto &[op, pu] : phaseOf)
+      for (Value v : op->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        auto it = def ? phaseOf.find(def) : phaseOf.end();
+        if (it != phaseOf.end() && it->second < pu)
+          fission.crossPhase.try_emplace(v, it->second);
+      }
+    for (Operation *op = rangeOp->getNextNode(); op; op = op->getNextNode()) {
+      if (!phaseOf.count(op))
+        break;
+      for (Value v : op->getResults())
+        if (fission.crossPhase.count(v))
+          fission.cross.push_back(v);
+    }
+  }
+  return result;
+}
+
 static SplitInfo findSplitRange(KernelOp kernel) {
   Block &body = kernel.getBody().front();
   llvm::DenseSet<Operation *> reduced;
@@ -104,6 +192,19 @@ static SplitInfo findSplitRange(KernelOp kernel) {
       }
   if (!split)
     return {RangeOp(), 1};
+  // A block split over host threads cannot meet at a barrier.
+  if (serializesBlock(kernel, split)) {
+    bool inside = false;
+    for (Operation &op : body) {
+      if (&op == split.getOperation())
+        inside = true;
+      else if (auto end = dyn_cast<EndOp>(op);
+               end && end.getRange() == split.getResult())
+        break;
+      else if (inside && isa<BarrierOp>(op))
+        return {RangeOp(), 1};
+    }
+  }
   // Every side effect must lie inside the split range, or each chunk would
   // repeat it.
   bool inside = false;
@@ -167,7 +268,17 @@ private:
     scf::IfOp branch;
     SmallVector<ReduceOp> reduces;
     SmallVector<bool> initDominates;
+    // A RANGE split at its barriers: the current phase, its iteration
+    // number, and the per-thread arrays of the values that cross phases.
+    const Fission *fission = nullptr;
+    unsigned phase = 0;
+    Value iteration;
   };
+  /// Opens one phase loop of a split RANGE (iterations [0, trip)).
+  void openPhase(Frame &frame, Location loc);
+  llvm::DenseMap<Operation *, Fission> fissions;
+  llvm::DenseSet<Operation *> directBarriers;
+  llvm::DenseMap<Value, Value> crossArrays;
   SmallVector<Frame> frames;
   llvm::DenseMap<Operation *, Value> reduceResults;
   Value begin, end;
@@ -472,7 +583,10 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
         // serialized by an enclosing loop: then a thread would read, after
         // the barrier, what later threads have not written yet.
         ArrayRef<int64_t> block = kernel.getBlock();
-        for (const Frame &f : frames) {
+        ArrayRef<Frame> outer = frames;
+        if (directBarriers.contains(op) && !outer.empty())
+          outer = outer.drop_back(); // build() splits the innermost RANGE
+        for (const Frame &f : outer) {
           auto range = dyn_cast<RangeOp>(f.uop);
           if (!range)
             continue;
@@ -489,10 +603,10 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
             serialized = block[axis] > 1;
           }
           if (serialized) {
-            why = ("BARRIER inside a RANGE over " + stringifyRangeKind(k) +
-                   ": the host runs a block's threads one after another, "
-                   "so it cannot meet them here (splitting the RANGE at the "
-                   "barrier is not implemented)")
+            why = ("BARRIER nested in a loop inside a RANGE over " +
+                   stringifyRangeKind(k) +
+                   ": the host runs a block's threads one after another and "
+                   "splits that RANGE only at barriers directly in its body")
                       .str();
             return failure();
           }
@@ -611,6 +725,33 @@ LogicalResult KernelBuilder::lowerCustom(CustomOp op, std::string &why) {
   return success();
 }
 
+void KernelBuilder::openPhase(Frame &frame, Location loc) {
+  auto range = cast<RangeOp>(frame.uop);
+  frame.loop = scf::ForOp::create(b, loc, i64Const(loc, 0),
+                                  i64Const(loc, range.getTripCount()),
+                                  i64Const(loc, 1));
+  b.setInsertionPoint(frame.loop.getBody()->getTerminator());
+  frame.iteration = frame.loop.getInductionVar();
+  Value iv = arith::AddIOp::create(
+      b, loc, i64Const(loc, range.getLower()),
+      arith::MulIOp::create(b, loc, frame.iteration,
+                            i64Const(loc, range.getStep())));
+  mapping.map(range.getResult(), iv);
+  // Values of earlier phases come back from their per-thread arrays.
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  for (Value v : frame.fission->cross) {
+    if (frame.fission->crossPhase.lookup(v) >= frame.phase)
+      continue;
+    Value array = crossArrays.lookup(v);
+    if (!array)
+      continue;
+    Type t = isa<PtrType>(v.getType()) ? Type(ptrTy) : convertType(v.getType());
+    Value slot = LLVM::GEPOp::create(b, loc, ptrTy, t, array,
+                                     ValueRange{frame.iteration});
+    mapping.map(v, LLVM::LoadOp::create(b, loc, t, slot));
+  }
+}
+
 SplitInfo KernelBuilder::build(ModuleOp target) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
@@ -650,6 +791,18 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
     mapping.map(arg, LLVM::AllocaOp::create(b, loc, ptrTy, buf.getElementType(),
                                             count, /*alignment=*/64));
   }
+  // Per-thread arrays of the values that cross a barrier phase.
+  fissions = analyzeBarriers(kernel, directBarriers);
+  for (auto &[rangeOp, fission] : fissions) {
+    auto range = cast<RangeOp>(rangeOp);
+    Value count = i64Const(loc, std::max<int64_t>(1, range.getTripCount()));
+    for (Value v : fission.cross) {
+      Type t = isa<PtrType>(v.getType()) ? Type(ptrTy) : convertType(v.getType());
+      if (t)
+        crossArrays[v] = LLVM::AllocaOp::create(b, loc, ptrTy, t, count,
+                                                /*alignment=*/64);
+    }
+  }
   auto ret = LLVM::ReturnOp::create(b, loc, ValueRange{});
   b.setInsertionPoint(ret);
   if (!split.range) {
@@ -668,6 +821,42 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
 
   for (Operation &op : body) {
     Location l = op.getLoc();
+    if (auto range = dyn_cast<RangeOp>(op);
+        range && fissions.count(range) && range != split.range) {
+      Frame frame;
+      frame.uop = range;
+      frame.fission = &fissions[range];
+      openPhase(frame, l);
+      frames.push_back(std::move(frame));
+      continue;
+    }
+    if (directBarriers.contains(&op) && !frames.empty() &&
+        frames.back().fission) {
+      std::string why;
+      dependent = false;
+      if (failed(lowerOp(&op, why))) { // the enclosing RANGEs allow it?
+        fail(&op, why, dependent);
+        continue;
+      }
+      // Close this phase: its values that later phases read go to their
+      // arrays. Then open the next phase's loop.
+      Frame &frame = frames.back();
+      auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+      for (Value v : frame.fission->cross) {
+        if (frame.fission->crossPhase.lookup(v) != frame.phase)
+          continue;
+        Value array = crossArrays.lookup(v), value = lookup(v);
+        if (!array || !value)
+          continue;
+        Value slot = LLVM::GEPOp::create(b, l, ptrTy, value.getType(), array,
+                                         ValueRange{frame.iteration});
+        LLVM::StoreOp::create(b, l, value, slot);
+      }
+      b.setInsertionPointAfter(frame.loop);
+      ++frame.phase;
+      openPhase(frame, l);
+      continue;
+    }
     if (auto range = dyn_cast<RangeOp>(op)) {
       Frame frame;
       frame.uop = range;
@@ -758,6 +947,12 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
       continue;
     }
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      if (llvm::any_of(frames, [&](const Frame &f) {
+            return f.fission && f.fission->splitReduces.contains(reduce);
+          })) {
+        fail(&op, "a BARRIER separates this REDUCE from its RANGE");
+        continue;
+      }
       Value folded = reduceResults.lookup(reduce);
       if (!folded) {
         fail(&op, "its RANGE did not carry it");

@@ -212,28 +212,75 @@ l0uop.plan @p pipeline_depth 1 {
 
 // -----
 
-// A BARRIER between the threads of a block that the host would run one
-// after another is refused, not silently dropped.
+// A BARRIER between threads of a block that the host runs one after
+// another splits their RANGE: one loop per phase, and a value a later phase
+// reads (%sq) goes through a per-thread array. The block is not split over
+// host threads (the group range is).
+
+// CHECK-LABEL: llvm.func @p_exchange(
+// CHECK-SAME: attributes {synpl.iterations = 2 : i64}
+// The shared scratch, then the array of %sq.
+// CHECK: llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
+// CHECK: %[[SQS:.*]] = llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
+// Phase 0 stores the square for its thread...
+// CHECK: %[[SQ:.*]] = llvm.fmul
+// CHECK: %[[SLOT0:.*]] = llvm.getelementptr %[[SQS]][%[[IT0:.*]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: llvm.store %[[SQ]], %[[SLOT0]]
+// ...phase 1, a loop of its own, reads it back.
+// CHECK: %[[SLOT1:.*]] = llvm.getelementptr %[[SQS]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: %[[BACK:.*]] = llvm.load %[[SLOT1]]
+// CHECK: llvm.fadd %{{.*}}, %[[BACK]]
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 1MiB
-  l0uop.slot @o pool @dev offset 0 size 64 lifetime(0, 0) : !l0uop.buf<16xf32>
-  l0uop.kernel @exchange inputs() outputs(%o = @o : !l0uop.buf<16xf32>)
-      grid(1, 1, 1) block(16, 1, 1) shared_mem 64
+  l0uop.slot @x pool @dev offset 0 size 128 lifetime(0, 0) : !l0uop.buf<2x16xf32>
+  l0uop.slot @o pool @dev offset 256 size 128 lifetime(0, 0) : !l0uop.buf<2x16xf32>
+  l0uop.kernel @exchange inputs(%x = @x : !l0uop.buf<2x16xf32>)
+      outputs(%o = @o : !l0uop.buf<2x16xf32>)
+      grid(2, 1, 1) block(16, 1, 1) shared_mem 64
       shared(%tmp : !l0uop.buf<16xf32>) {
     %one = l0uop.const 1 : index
     %n = l0uop.const 16 : index
+    %g = l0uop.range 0 to 2 over group_x : index
     %t = l0uop.range 0 to 16 over local_x : index
-    %tf = l0uop.cast %t : index to f32
+    %px = l0uop.index %x[%g, %t] : !l0uop.buf<2x16xf32>
+    %v = l0uop.load %px : f32
+    %sq = l0uop.mul %v, %v : f32
     %pt = l0uop.index %tmp[%t] : !l0uop.buf<16xf32>
-    l0uop.store %pt, %tf : f32
-    // expected-error-re @+1 {{lowered 14 of 15 ops; not lowered: l0uop.barrier at {{.*}}: BARRIER inside a RANGE over local_x: the host runs a block's threads one after another, so it cannot meet them here (splitting the RANGE at the barrier is not implemented)}}
+    l0uop.store %pt, %v : f32
     l0uop.barrier
     %t1 = l0uop.add %t, %one : index
     %nb = l0uop.mod %t1, %n : index
     %pn = l0uop.index %tmp[%nb] : !l0uop.buf<16xf32>
-    %v = l0uop.load %pn : f32
+    %w = l0uop.load %pn : f32
+    %r = l0uop.add %w, %sq : f32
+    %po = l0uop.index %o[%g, %t] : !l0uop.buf<2x16xf32>
+    l0uop.store %po, %r : f32
+    l0uop.end %t
+    l0uop.end %g
+  }
+}
+
+// -----
+
+// A BARRIER nested in a loop inside the threads' RANGE would need the loop
+// interchanged with the threads: refused, not silently dropped.
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @o pool @dev offset 0 size 64 lifetime(0, 0) : !l0uop.buf<16xf32>
+  l0uop.kernel @tiled inputs() outputs(%o = @o : !l0uop.buf<16xf32>)
+      grid(1, 1, 1) block(16, 1, 1) shared_mem 64
+      shared(%tmp : !l0uop.buf<16xf32>) {
+    %t = l0uop.range 0 to 16 over local_x : index
+    %k = l0uop.range 0 to 4 : index
+    %kf = l0uop.cast %k : index to f32
+    %pt = l0uop.index %tmp[%t] : !l0uop.buf<16xf32>
+    l0uop.store %pt, %kf : f32
+    // expected-error-re @+1 {{lowered 11 of 12 ops; not lowered: l0uop.barrier at {{.*}}: BARRIER nested in a loop inside a RANGE over local_x: the host runs a block's threads one after another and splits that RANGE only at barriers directly in its body}}
+    l0uop.barrier
+    %v = l0uop.load %pt : f32
     %po = l0uop.index %o[%t] : !l0uop.buf<16xf32>
     l0uop.store %po, %v : f32
+    l0uop.end %k
     l0uop.end %t
   }
 }
