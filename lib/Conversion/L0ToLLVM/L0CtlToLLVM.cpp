@@ -18,6 +18,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <set>
+
 namespace synpl {
 #define GEN_PASS_DEF_CONVERTL0CTLTOLLVM
 #include "synpl/Conversion/Passes.h.inc"
@@ -55,7 +57,7 @@ public:
   ProgramBuilder(ProgramOp program, SmallVectorImpl<NotLowered> &failures)
       : program(program), failures(failures), b(program.getContext()) {}
 
-  /// Builds the function at the end of `target`; returns the count of ops.
+  /// Builds the function at the end of `target`.
   void build(ModuleOp target, StringRef name);
 
 private:
@@ -151,7 +153,6 @@ LogicalResult ProgramBuilder::lowerOp(Operation *op, std::string &why) {
       return failure();
     }
   auto get = [&](Value v) { return mapping.lookup(v); };
-  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](ConstOp c) {
         mapping.map(c.getResult(),
@@ -279,7 +280,6 @@ LogicalResult ProgramBuilder::lowerOp(Operation *op, std::string &why) {
       })
       .Default([&](Operation *) {
         why = "not an l0ctl control op";
-        (void)ptrTy;
         return failure();
       });
 }
