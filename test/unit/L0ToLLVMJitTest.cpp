@@ -849,3 +849,30 @@ TEST_CASE("every UOp runs on the host and matches C++", "[l0tollvm][jit]") {
     CHECK(pushed[0].second == 0x90000000ULL);
   }
 }
+
+TEST_CASE("a refused conversion says why and leaves the module untouched",
+          "[l0tollvm]") {
+  Context c;
+  auto module = mlir::parseSourceFile<mlir::ModuleOp>(kMnist, &c.ctx);
+  REQUIRE(module);
+  std::string before;
+  llvm::raw_string_ostream(before) << *module;
+  std::vector<std::string> errors;
+  mlir::ScopedDiagnosticHandler handler(&c.ctx, [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+      errors.push_back(d.str());
+    return mlir::success();
+  });
+  // Erasing the plan would drop its control program, which is not lowered.
+  mlir::PassManager pm(&c.ctx);
+  pm.addPass(synpl::createConvertL0UOpToLLVM({/*keepPlan=*/false}));
+  CHECK(mlir::failed(pm.run(*module)));
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("ops; not lowered: l0ctl.program at ") !=
+        std::string::npos);
+  CHECK(errors[0].find("run --synpl-convert-l0ctl-to-llvm first") !=
+        std::string::npos);
+  std::string after;
+  llvm::raw_string_ostream(after) << *module;
+  CHECK(after == before);
+}
