@@ -19,4 +19,117 @@ include "mlir/Pass/PassBase.td"
 // L0ToLLVM
 //===----------------------------------------------------------------------===//
 
+def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower every l0uop.kernel to a host llvm.func (C ABI)";
+  let description = [{
+    Every `l0uop.kernel @k` of every `l0uop.plan @p` becomes
+
+    ```mlir
+    llvm.func @p_k(%buf0: !llvm.ptr {llvm.noalias, llvm.align = 64}, ...,
+                   %begin: i64, %end: i64)
+    ```
+
+    one pointer per input, then per output buffer (in the kernel's order),
+    then the half-open chunk `[begin, end)` of the kernel's *split range*
+    that this call runs. The host runtime's parallel_for splits
+    `[0, synpl.iterations)` (an attribute of the function, and
+    `host_iterations` on the kernel) over its threads.
+    `llvm.align` is `min(64, pool alignment)` of the slot.
+
+    **Split range.** The first top-level RANGE over a parallel axis
+    (`global_*`, `group_*`, `local_*`); failing that, the first top-level
+    loop RANGE that no REDUCE folds. `begin`/`end` count its iterations
+    (value = lower + it·step), clamped to `[0, trip count)`. A kernel with
+    no such range, or with a side effect (STORE, CUSTOM) outside it, is
+    not splittable: `synpl.iterations` is 1 and a call with `begin < end`
+    runs the whole kernel.
+
+    **Lowering.** UOps become arith/math/scf/vector ops (loads and stores
+    become `llvm.getelementptr` + `llvm.load`/`llvm.store` on the buffer
+    pointers, index becomes i64), RANGE/END nests to `scf.for`, IF/ENDIF to
+    `scf.if`, a REDUCE to a loop-carried accumulator of its range's loop;
+    then the upstream conversions (scf→cf, arith/math/vector/cf/ub→llvm,
+    reconcile-unrealized-casts) finish the job. MULACC is `llvm.intr.fma`,
+    EXP2/LOG2/SIN/SQRT the LLVM intrinsics, WMMA an unrolled tile
+    multiply-accumulate, VECTORIZE/GEP LLVM vector ops. Integer MAX, CMPLT
+    and CAST are signed (an i1 source casts unsigned), MOD is the C
+    remainder, float MAX is `llvm.intr.maximum`, CMPNE on floats is
+    unordered (NaN != x).
+
+    **BARRIER.** One host thread runs a whole chunk in program order, so a
+    barrier outside the RANGEs that enumerate a block's threads is a no-op.
+    Inside such a RANGE (`local_*` with more than one iteration, or
+    `global_*` with more than one thread per block) the RANGE is split at
+    each barrier directly in its body into one loop per phase: every
+    thread finishes a phase before any starts the next, which is what the
+    barrier promises; values a later phase reads from an earlier one go
+    through per-thread stack arrays. Such a RANGE is never the split range
+    (a block is not spread over host threads). A barrier nested in a loop
+    inside that RANGE (it would need the loop interchanged with the
+    threads), or between a REDUCE and its RANGE, is refused. Shared
+    scratch buffers are stack allocations of the function (one block at a
+    time per host thread). CUSTOM lowers the host
+    intrinsics `host.tile_load(buf, i, j) -> vector<MxNxT>` and
+    `host.tile_store(buf, i, j, tile)` (a 2-D tile at row i, column j of a
+    2-D buffer); any other CUSTOM is refused.
+
+    All or nothing: on any UOp without a host lowering the pass fails with
+    `lowered N of M ops; not lowered: <op> at <loc>: <why>` and leaves the
+    module untouched. On success the functions are added to the module and,
+    with `keep-plan` (the default), each kernel stays in its plan as data
+    for the runtime -- its UOps replaced by the attributes `host_entry`
+    (the function) and `host_iterations`; the plan's pools, slots,
+    streams, syncs, transfers and inits are untouched. `keep-plan=false`
+    erases the plans instead (for `synpl-translate --mlir-to-llvmir` of the
+    kernels alone); it refuses while a plan still holds an `l0ctl.program`
+    (run `--synpl-convert-l0ctl-to-llvm` first).
+  }];
+  let options = [
+    Option<"keepPlan", "keep-plan", "bool", /*default=*/"true",
+           "keep the l0uop.plan ops (kernels reduced to their host entry) "
+           "as data for the runtime">,
+  ];
+  let dependentDialects = [
+    "mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect",
+    "mlir::math::MathDialect", "mlir::scf::SCFDialect",
+    "mlir::cf::ControlFlowDialect", "mlir::vector::VectorDialect",
+    "mlir::ub::UBDialect", "mlir::affine::AffineDialect",
+  ];
+}
+
+def ConvertL0CtlToLLVM : Pass<"synpl-convert-l0ctl-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower every l0ctl.program to an llvm.func over its regions";
+  let description = [{
+    Each `l0ctl.program @f` becomes `llvm.func @f` (`@p_f` when it sits in
+    `l0uop.plan @p`) taking one `!llvm.ptr {llvm.noalias, llvm.align = A}`
+    per region the program names, sorted by region name (A: the region's
+    alignment), and returning nothing. Blocks map 1:1 (block arguments
+    stay); `load`/`store` of width sz become `llvm.load`/`llvm.store` at
+    `region + offset + disp` with alignment sz; `arith` and `cmp` the LLVM
+    integer ops (shift amounts masked to the width, `lt`/`gt` unsigned);
+    `hash` zero-extends to i64 and applies the splitmix64 finaliser;
+    `branch`/`jump`/`terminate` become `llvm.cond_br`/`llvm.br`/
+    `llvm.return`. `queue_push`/`queue_pop` call the runtime:
+
+    ```mlir
+    llvm.func @synpl_rt_queue_push(!llvm.ptr, i64)
+    llvm.func @synpl_rt_queue_pop(!llvm.ptr) -> i64
+    ```
+
+    (values narrower than i64 are zero-extended / truncated). The function
+    lists its regions, in argument order, in `synpl.regions`. With
+    `keep-regions` (the default) the `l0ctl.region` ops stay where they
+    are: they are data for the runtime, which allocates them;
+    `keep-regions=false` erases them (for `synpl-translate --mlir-to-llvmir`
+    of the code alone).
+    All or nothing, with `lowered N of M ops; not lowered: <op> at <loc>:
+    <why>` on failure.
+  }];
+  let options = [
+    Option<"keepRegions", "keep-regions", "bool", /*default=*/"true",
+           "keep the l0ctl.region ops as data for the runtime">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 #endif // SYNPL_CONVERSION_PASSES_TD
