@@ -235,3 +235,20 @@ TEST_CASE("placementPeak is max offset + size", "[packing]") {
   CHECK(placementPeak(buffers, {100, 0}) == 110);
   CHECK(placementPeak({}, {}) == 0);
 }
+
+TEST_CASE("equal sizes pack to the lower bound", "[packing]") {
+  // Equal sizes make packing interval-graph colouring, which the linear
+  // scan (start order, first free range) solves exactly: the peak is the
+  // most buffers live at once times the size.
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<PackBuffer> buffers =
+        randomInstance(rng, 1 + trial % 50, 1 + trial % 23, 1, false);
+    for (PackBuffer &b : buffers)
+      b.size = 256;
+    PackResult r = packBuffers(buffers, 256);
+    INFO("trial " << trial);
+    CHECK(r.peak == r.lowerBound);
+    CHECK(firstOverlap(buffers, r.offsets) == "");
+  }
+}

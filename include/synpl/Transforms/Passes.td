@@ -16,8 +16,9 @@ def L0PackMemory : Pass<"synpl-l0-pack-memory", "mlir::ModuleOp"> {
     common tick never do (row L0.2). Offsets stay multiples of the pool's
     alignment. `freelist` pools are placed at run time and left alone.
 
-    When the plan's existing layout is valid and has a strictly lower peak
-    than the packer finds, it is kept: the pass never makes a pool worse.
+    When the plan's existing layout is valid (rows L0.2 and L0.5) and its
+    peak is no higher than the packer's, it is kept: the pass never makes a
+    pool worse and moves slots only to lower the peak.
     The result depends only on sizes, lifetimes and alignment, so running
     the pass on its own output changes nothing.
 

@@ -5,8 +5,8 @@
 // persistent and arena pool's slots out of the plan, packs them, and writes
 // the offsets back. Freelist pools get their offsets at run time.
 //
-// The pass never makes a pool worse: a valid existing layout with a lower
-// peak than the packer's is kept. Its output depends only on sizes,
+// The pass never makes a pool worse, nor moves slots for nothing: a valid
+// existing layout whose peak is no higher than the packer's is kept. Its output depends only on sizes,
 // lifetimes and alignments, so it is idempotent.
 //
 //===----------------------------------------------------------------------===//
@@ -132,7 +132,9 @@ struct L0PackMemoryPass
     std::optional<uint64_t> before = validExistingPeak(pool, slots, buffers);
     PackResult packed = packBuffers(buffers, align);
 
-    bool keep = before && *before < packed.peak;
+    // Offsets change only when that lowers the peak: no churn, and a
+    // better hand (or earlier) layout survives.
+    bool keep = before && *before <= packed.peak;
     uint64_t peak = keep ? *before : packed.peak;
     if (!keep && packed.peak > capacity) {
       auto diag = emitCheckError(pool, Property::Resource, "L0.5")
@@ -174,8 +176,8 @@ struct L0PackMemoryPass
     else
       remark << "was " << formatBytes(*before) << " before packing";
     if (keep)
-      remark << " (kept: the packer's best was " << formatBytes(packed.peak)
-             << ")";
+      remark << " (layout kept: the packer's best was "
+             << formatBytes(packed.peak) << ")";
 
     if (shrinkPools && peak > 0) {
       uint64_t shrunk = alignUpSaturating(peak, align);

@@ -87,7 +87,7 @@ l0uop.plan @params pipeline_depth 1 {
 // CHECK: l0uop.slot @c pool @arena offset 1536 size 768 lifetime(2, 3)
 // CHECK: l0uop.slot @d pool @arena offset 512 size 1024 lifetime(3, 4)
 // CHECK: l0uop.slot @e pool @arena offset 768 size 1024 lifetime(0, 1)
-// REMARK: remark: pool @arena: 5 slots, peak 2.3 KB (2304 bytes), lower bound 2.3 KB (2304 bytes), was 2.3 KB (2304 bytes) before packing (kept: the packer's best was 2.6 KB (2560 bytes))
+// REMARK: remark: pool @arena: 5 slots, peak 2.3 KB (2304 bytes), lower bound 2.3 KB (2304 bytes), was 2.3 KB (2304 bytes) before packing (layout kept: the packer's best was 2.6 KB (2560 bytes))
 // SHRINK-LABEL: l0uop.plan @kept
 // SHRINK: l0uop.pool @arena arena on device capacity 2304
 l0uop.plan @kept pipeline_depth 1 {
@@ -97,6 +97,20 @@ l0uop.plan @kept pipeline_depth 1 {
   l0uop.slot @c pool @arena offset 1536 size 768 lifetime(2, 3) : !l0uop.buf<192xf32>
   l0uop.slot @d pool @arena offset 512 size 1024 lifetime(3, 4) : !l0uop.buf<256xf32>
   l0uop.slot @e pool @arena offset 768 size 1024 lifetime(0, 1) : !l0uop.buf<256xf32>
+}
+
+// -----
+
+// A layout as good as the packer's is left as it is: the packer would put
+// @x (the first of two equal slots) lowest, but that lowers no peak.
+// CHECK-LABEL: l0uop.plan @as_good
+// CHECK: l0uop.slot @x pool @arena offset 256 size 256 lifetime(0, 3)
+// CHECK: l0uop.slot @y pool @arena offset 0 size 256 lifetime(0, 3)
+// REMARK: remark: pool @arena: 2 slots, peak 512 B, lower bound 512 B, was 512 B before packing (layout kept: the packer's best was 512 B)
+l0uop.plan @as_good pipeline_depth 1 {
+  l0uop.pool @arena arena on device capacity 1KiB
+  l0uop.slot @x pool @arena offset 256 size 256 lifetime(0, 3) : !l0uop.buf<64xf32>
+  l0uop.slot @y pool @arena offset 0 size 256 lifetime(0, 3) : !l0uop.buf<64xf32>
 }
 
 // -----
