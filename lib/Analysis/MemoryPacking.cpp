@@ -103,12 +103,41 @@ std::vector<size_t> placementOrder(llvm::ArrayRef<PackBuffer> buffers,
 }
 } // namespace
 
-uint64_t synpl::packingLowerBound(llvm::ArrayRef<PackBuffer> buffers) {
+uint64_t synpl::packingLowerBound(llvm::ArrayRef<PackBuffer> buffers,
+                                  uint64_t poolAlignment) {
   std::vector<LiveInterval> live;
   live.reserve(buffers.size());
   for (const PackBuffer &b : buffers)
     live.push_back({b.life, b.size});
-  return peakLiveBytes(live).bytes;
+  uint64_t bound = peakLiveBytes(live).bytes;
+  if (poolAlignment <= 1 || bound == UINT64_MAX)
+    return bound;
+
+  // Sorted by offset, the buffers live at tick t each start at a multiple of
+  // the pool's alignment at or above the previous one's end, so all but the
+  // topmost take their size rounded up:
+  //   peak >= sum(alignUp(size)) - max(alignUp(size) - size).
+  // The live set only grows at a start tick, and so does this sum.
+  std::vector<uint64_t> starts;
+  for (const PackBuffer &b : buffers)
+    if (conflicts(b))
+      starts.push_back(b.life.first);
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  for (uint64_t t : starts) {
+    uint64_t sum = 0, maxPad = 0;
+    for (const PackBuffer &b : buffers) {
+      if (!conflicts(b) || !b.life.contains(t))
+        continue;
+      uint64_t padded = alignUpSaturating(b.size, poolAlignment);
+      sum = saturatingAdd(sum, padded);
+      maxPad = std::max(maxPad, padded - b.size);
+    }
+    if (sum == UINT64_MAX)
+      return UINT64_MAX;
+    bound = std::max(bound, sum - maxPad);
+  }
+  return bound;
 }
 
 uint64_t synpl::placementPeak(llvm::ArrayRef<PackBuffer> buffers,
@@ -124,7 +153,7 @@ PackResult synpl::packBuffersWith(llvm::ArrayRef<PackBuffer> buffers,
   PackResult result;
   result.order = order;
   result.offsets.assign(buffers.size(), 0);
-  result.lowerBound = packingLowerBound(buffers);
+  result.lowerBound = packingLowerBound(buffers, poolAlignment);
 
   std::vector<size_t> placed; // indices, in placement order
   placed.reserve(buffers.size());

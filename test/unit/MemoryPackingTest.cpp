@@ -33,17 +33,24 @@ std::string firstOverlap(const std::vector<PackBuffer> &buffers,
   return "";
 }
 
-/// Brute-force lower bound: the most bytes live at one tick.
-uint64_t bruteLowerBound(const std::vector<PackBuffer> &buffers) {
+/// Brute-force lower bound, tick by tick: the live bytes, with every live
+/// buffer but the one with the most padding rounded up to the pool's
+/// alignment.
+uint64_t bruteLowerBound(const std::vector<PackBuffer> &buffers,
+                         uint64_t poolAlign) {
   uint64_t best = 0, maxTick = 0;
   for (const PackBuffer &b : buffers)
     maxTick = std::max(maxTick, b.life.last);
   for (uint64_t t = 0; t <= maxTick; ++t) {
-    uint64_t sum = 0;
+    uint64_t sum = 0, padded = 0, maxPad = 0;
     for (const PackBuffer &b : buffers)
-      if (b.life.first <= t && t <= b.life.last)
+      if (b.life.first <= t && t <= b.life.last) {
         sum += b.size;
-    best = std::max(best, sum);
+        uint64_t up = (b.size + poolAlign - 1) / poolAlign * poolAlign;
+        padded += up;
+        maxPad = std::max(maxPad, up - b.size);
+      }
+    best = std::max({best, sum, padded - maxPad});
   }
   return best;
 }
@@ -76,7 +83,7 @@ TEST_CASE("packing never overlaps live buffers", "[packing]") {
     uint64_t poolAlign = aligned ? (uint64_t{1} << (trial % 9)) : 1;
     std::vector<PackBuffer> buffers =
         randomInstance(rng, n, ticks, 1 + trial * 37 % 5000, aligned);
-    uint64_t lower = bruteLowerBound(buffers);
+    uint64_t lower = bruteLowerBound(buffers, poolAlign);
     INFO("trial " << trial << ", " << n << " buffers, pool alignment "
                   << poolAlign);
 
@@ -188,10 +195,21 @@ TEST_CASE("offsets respect buffer and pool alignment", "[packing]") {
   CHECK(r.offsets[0] % 16 == 0);
   CHECK(r.offsets[1] % 64 == 0);
   CHECK(r.offsets[2] % 16 == 0);
-  // Padding makes the peak exceed the 30 live bytes, but it stays tight.
-  CHECK(r.lowerBound == 30);
-  CHECK(r.peak >= 30);
+  // Two of the three live buffers sit below another, at a multiple of 16:
+  // the bound counts their padding (16 + 16 + 10 = 42, not 30 live bytes).
+  CHECK(r.lowerBound == 42);
+  CHECK(r.peak >= 42);
   CHECK(r.peak <= 64 + 10 + 16 + 10);
+  CHECK(packingLowerBound(buffers) == 30); // no alignment: live bytes
+
+  // Largest first leaves the one padded buffer on top, where its padding
+  // costs nothing: the peak meets the alignment-aware bound.
+  std::vector<PackBuffer> params = {
+      {40, 1, {0, 9}}, {1024, 1, {0, 9}}, {4096, 1, {0, 9}}};
+  PackResult p = packBuffers(params, 256);
+  CHECK(p.lowerBound == 256 + 1024 + 4096 - 216);
+  CHECK(p.peak == p.lowerBound);
+  CHECK(p.offsets == std::vector<uint64_t>{5120, 4096, 0});
 }
 
 TEST_CASE("packing is deterministic and ignores nothing but the input",

@@ -58,15 +58,20 @@ struct PackResult {
   std::vector<uint64_t> offsets;
   /// max over buffers of offset + size (saturating); 0 for no buffers.
   uint64_t peak = 0;
-  /// packingLowerBound(buffers): no packing can have a smaller peak.
+  /// packingLowerBound(buffers, poolAlignment): no packing has a smaller
+  /// peak.
   uint64_t lowerBound = 0;
   /// The ordering whose placement was kept.
   PackOrder order = PackOrder::Size;
 };
 
-/// The most bytes live at any one tick (the sweep of Lifetimes.h): a lower
-/// bound on the peak of every valid packing.
-uint64_t packingLowerBound(llvm::ArrayRef<PackBuffer> buffers);
+/// A lower bound on the peak of every valid packing: the most bytes live at
+/// any one tick (the sweep of Lifetimes.h), where every live buffer but the
+/// topmost is rounded up to `poolAlignment` (the next one up starts at a
+/// multiple of it), so the padding the live buffers cannot avoid counts.
+/// With poolAlignment 0 or 1 it is exactly peakLiveBytes.
+uint64_t packingLowerBound(llvm::ArrayRef<PackBuffer> buffers,
+                           uint64_t poolAlignment = 1);
 
 /// Places the buffers with one ordering. Every offset is a multiple of
 /// lcm(buffer alignment, poolAlignment), and two buffers whose lifetimes

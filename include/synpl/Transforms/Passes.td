@@ -23,8 +23,9 @@ def L0PackMemory : Pass<"synpl-l0-pack-memory", "mlir::ModuleOp"> {
     the pass on its own output changes nothing.
 
     Emits a remark per pool with its peak (max offset + size), the lower
-    bound (most bytes live at one tick; no layout does better) and the
-    peak before packing. If the packed peak exceeds the pool's capacity and
+    bound (the most bytes live at one tick, counting the alignment padding
+    of all but the topmost live slot: no layout does better) and the peak
+    before packing. If the packed peak exceeds the pool's capacity and
     the existing layout is not a valid one that fits, fails with a
     `[resource] L0.5` error at the pool.
 
