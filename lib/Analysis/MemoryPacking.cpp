@@ -150,15 +150,23 @@ uint64_t synpl::placementPeak(llvm::ArrayRef<PackBuffer> buffers,
 
 PackResult synpl::packBuffersWith(llvm::ArrayRef<PackBuffer> buffers,
                                   uint64_t poolAlignment, PackOrder order) {
-  PackResult result;
+  PackResult result =
+      placeInOrder(buffers, poolAlignment, placementOrder(buffers, order));
   result.order = order;
+  return result;
+}
+
+PackResult synpl::placeInOrder(llvm::ArrayRef<PackBuffer> buffers,
+                               uint64_t poolAlignment,
+                               llvm::ArrayRef<size_t> order) {
+  PackResult result;
   result.offsets.assign(buffers.size(), 0);
   result.lowerBound = packingLowerBound(buffers, poolAlignment);
 
   std::vector<size_t> placed; // indices, in placement order
   placed.reserve(buffers.size());
   std::vector<size_t> conflicting;
-  for (size_t i : placementOrder(buffers, order)) {
+  for (size_t i : order) {
     const PackBuffer &b = buffers[i];
     if (!conflicts(b))
       continue; // offset 0: it shares no tick or no byte with anything

@@ -270,3 +270,15 @@ TEST_CASE("equal sizes pack to the lower bound", "[packing]") {
     CHECK(firstOverlap(buffers, r.offsets) == "");
   }
 }
+
+TEST_CASE("placeInOrder places in the order given", "[packing]") {
+  // Three buffers live together: the order alone decides who goes lowest.
+  std::vector<PackBuffer> buffers = {
+      {100, 1, {0, 1}}, {200, 1, {0, 1}}, {300, 1, {0, 1}}};
+  PackResult r = placeInOrder(buffers, 1, {2, 0, 1});
+  CHECK(r.offsets == std::vector<uint64_t>{300, 400, 0});
+  CHECK(r.peak == 600);
+  // The same buffers through the size ordering: largest first.
+  CHECK(packBuffersWith(buffers, 1, PackOrder::Size).offsets ==
+        std::vector<uint64_t>{500, 300, 0});
+}

@@ -79,6 +79,11 @@ uint64_t packingLowerBound(llvm::ArrayRef<PackBuffer> buffers,
 PackResult packBuffersWith(llvm::ArrayRef<PackBuffer> buffers,
                            uint64_t poolAlignment, PackOrder order);
 
+/// Places the buffers in the given order (a permutation of their indices),
+/// each into the smallest gap among the placed buffers it conflicts with.
+PackResult placeInOrder(llvm::ArrayRef<PackBuffer> buffers,
+                        uint64_t poolAlignment, llvm::ArrayRef<size_t> order);
+
 /// Tries every PackOrder (in declaration order, stopping early when a
 /// placement meets the lower bound) and keeps the first with the lowest peak.
 PackResult packBuffers(llvm::ArrayRef<PackBuffer> buffers,

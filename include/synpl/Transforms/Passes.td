@@ -14,7 +14,9 @@ def L0PackMemory : Pass<"synpl-l0-pack-memory", "mlir::ModuleOp"> {
     (TFLite's arena planner), a few orderings tried, the lowest peak kept.
     Slots whose lifetimes are disjoint may share bytes; slots live at a
     common tick never do (row L0.2). Offsets stay multiples of the pool's
-    alignment. `freelist` pools are placed at run time and left alone.
+    alignment. `freelist` pools are placed at run time and left alone;
+    their remark gives the peak rows L0.5 and L0.6 hold them to (live slots
+    rounded up to the alignment, per step and times `pipeline_depth`).
 
     When the plan's existing layout is valid (rows L0.2 and L0.5) and its
     peak is no higher than the packer's, it is kept: the pass never makes a

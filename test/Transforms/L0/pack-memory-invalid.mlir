@@ -45,7 +45,7 @@ l0uop.plan @p pipeline_depth 1 {
 // A slot whose pool does not resolve is skipped by the pass; the verifier
 // that runs after it reports the dangling reference.
 l0uop.plan @p pipeline_depth 1 {
-  // expected-remark @+1 {{pool @arena: 1 slots, peak 512 B, lower bound 512 B, was 512 B before packing}}
+  // expected-remark @+1 {{pool @arena: 1 slot, peak 512 B, lower bound 512 B, was 512 B before packing}}
   l0uop.pool @arena arena on device capacity 1KiB
   l0uop.slot @a pool @arena offset 0 size 512 lifetime(0, 1) : !l0uop.buf<128xf32>
   // expected-error @+1 {{'l0uop.slot' op names pool @nope, which is not an l0uop.pool}}

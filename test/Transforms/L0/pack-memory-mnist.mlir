@@ -13,12 +13,14 @@
 // but the topmost must be (3 x 216 bytes above the 4325536 live bytes), so
 // the example's layout meets the lower bound already and is kept.
 // REMARK: remark: pool @host_data: 2 slots, peak 47.1 MB (47100000 bytes), lower bound 47.1 MB (47100000 bytes), was 47.1 MB (47100000 bytes) before packing (layout kept: the packer's best was 47.1 MB (47100000 bytes))
+// The staging pair is placed at run time: its peak is the two slots rounded
+// up to 4 KiB, twice at pipeline_depth 2 (row L0.6).
+// REMARK: remark: pool @host_staging: 2 slots placed at run time, peak 405.5 KB (405504 bytes) per step, 811.0 KB (811008 bytes) at pipeline_depth 2
 // REMARK: remark: pool @dev_params: 40 slots, peak 4.3 MB (4326184 bytes), lower bound 4.3 MB (4326184 bytes), was 4.3 MB (4326184 bytes) before packing (layout kept: the packer's best was 4.3 MB (4326184 bytes))
 // The activations: the example's hand layout puts two backward buffers on
 // dead bytes (1460992 bytes); packing puts all four there and meets the
 // lower bound (1324036 bytes, 9.4% less).
 // REMARK: remark: pool @dev_arena: 15 slots, peak 1.3 MB (1324036 bytes), lower bound 1.3 MB (1324036 bytes), was 1.5 MB (1460992 bytes) before packing{{$}}
-// REMARK-NOT: @host_staging
 
 // The backward buffers take the bytes of the forward activations that are
 // dead by then: @da2 on @logits' (dead after t=8), @dh2 on @a2's, @da1 on
