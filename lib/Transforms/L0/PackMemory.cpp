@@ -154,7 +154,13 @@ struct L0PackMemoryPass
                          {static_cast<uint64_t>(slot.getFirstUse()),
                           static_cast<uint64_t>(slot.getLastUse())}});
 
+    if (slots.empty()) {
+      pool.emitRemark() << "pool @" << pool.getSymName() << ": no slots";
+      return success();
+    }
     std::optional<uint64_t> before = validExistingPeak(pool, slots, buffers);
+    bool allPlaced =
+        llvm::all_of(slots, [](SlotOp s) { return s.getOffset().has_value(); });
     PackResult packed = packBuffers(buffers, align);
 
     // Offsets change only when that lowers the peak: no churn, and a
@@ -166,18 +172,23 @@ struct L0PackMemoryPass
                   << "pool @" << pool.getSymName() << " needs "
                   << packed.peak << " bytes once packed, past its capacity of "
                   << capacity << " bytes";
-      if (packed.lowerBound > capacity) {
+      std::vector<LiveInterval> live;
+      for (const PackBuffer &b : buffers)
+        live.push_back({b.life, b.size});
+      PeakUsage worst = peakLiveBytes(live);
+      if (worst.bytes > capacity) {
         // No layout fits: show the slots of the worst tick.
-        std::vector<LiveInterval> live;
-        for (const PackBuffer &b : buffers)
-          live.push_back({b.life, b.size});
-        PeakUsage worst = peakLiveBytes(live);
         diag << " (at t=" << worst.time << " its live slots alone sum to "
              << worst.bytes << " bytes)";
         for (size_t i : worst.live)
           diag.attachNote(slots[i].getLoc())
               << "live at t=" << worst.time << ": " << buffers[i].size
               << " bytes";
+      } else if (packed.lowerBound > capacity) {
+        diag << " (its live slots sum to at most " << worst.bytes
+             << " bytes, but with the padding its alignment of " << align
+             << " forces no layout takes less than " << packed.lowerBound
+             << ")";
       } else {
         diag << " (its live slots never sum to more than "
              << packed.lowerBound
@@ -197,10 +208,12 @@ struct L0PackMemoryPass
                   << (slots.size() == 1 ? " slot" : " slots") << ", peak "
                   << formatBytes(peak) << ", lower bound "
                   << formatBytes(packed.lowerBound) << ", ";
-    if (!before)
-      remark << "unplaced before packing";
-    else
+    if (before)
       remark << "was " << formatBytes(*before) << " before packing";
+    else if (allPlaced)
+      remark << "no valid layout before packing";
+    else
+      remark << "unplaced before packing";
     if (keep)
       remark << " (layout kept: the packer's best was "
              << formatBytes(packed.peak) << ")";

@@ -33,6 +33,18 @@ l0uop.plan @p pipeline_depth 1 {
 
 // -----
 
+// L0.5: 300 live bytes, but three slots live together at a 256-byte
+// alignment take at least 256 + 256 + 100 bytes, more than the pool has.
+l0uop.plan @p pipeline_depth 1 {
+  // expected-error @+1 {{[resource] L0.5: pool @arena needs 612 bytes once packed, past its capacity of 512 bytes (its live slots sum to at most 300 bytes, but with the padding its alignment of 256 forces no layout takes less than 612)}}
+  l0uop.pool @arena arena on device capacity 512
+  l0uop.slot @a pool @arena offset 0 size 100 lifetime(0, 1) : !l0uop.buf<25xf32>
+  l0uop.slot @b pool @arena offset 0 size 100 lifetime(0, 1) : !l0uop.buf<25xf32>
+  l0uop.slot @c pool @arena offset 0 size 100 lifetime(0, 1) : !l0uop.buf<25xf32>
+}
+
+// -----
+
 // A malformed slot (its verifier would reject it) is reported, not packed.
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @arena arena on device capacity 1KiB

@@ -55,7 +55,8 @@ l0uop.plan @chain pipeline_depth 1 {
 // Persistent state lives throughout, so nothing shares bytes; packing only
 // orders the slots largest first, which moves the alignment padding of the
 // 40-byte slot to the top where it costs nothing (5160 bytes, was 5376).
-// The freelist pool is placed at run time and left as it is; its remark
+// A pool with no slots is reported as such (and not shrunk). The freelist
+// pool is placed at run time and left as it is; its remark
 // gives the peak rows L0.5 and L0.6 hold it to (100 bytes rounded up to
 // its 4 KiB alignment).
 // CHECK-LABEL: l0uop.plan @params
@@ -66,9 +67,11 @@ l0uop.plan @chain pipeline_depth 1 {
 // CHECK: l0uop.slot @stage pool @staging size 100
 // REMARK: remark: pool @params: 3 slots, peak 5.2 KB (5160 bytes), lower bound 5.2 KB (5160 bytes), was 5.4 KB (5376 bytes) before packing
 // REMARK: remark: pool @staging: 1 slot placed at run time, peak 4.1 KB (4096 bytes) per step{{$}}
+// REMARK: remark: pool @spare: no slots
 // SHRINK-LABEL: l0uop.plan @params
 // SHRINK: l0uop.pool @params persistent on device capacity 5376
 // SHRINK: l0uop.pool @staging freelist on host capacity 4KiB align 4096
+// SHRINK: l0uop.pool @spare arena on device capacity 1KiB
 l0uop.plan @params pipeline_depth 1 {
   l0uop.pool @params persistent on device capacity 1MiB
   l0uop.pool @staging freelist on host capacity 4KiB align 4096
@@ -76,6 +79,7 @@ l0uop.plan @params pipeline_depth 1 {
   l0uop.slot @gain pool @params offset 256 size 1024 lifetime(0, 9) : !l0uop.buf<256xf32>
   l0uop.slot @weight pool @params offset 1280 size 4096 lifetime(0, 9) : !l0uop.buf<1024xf32>
   l0uop.slot @stage pool @staging size 100 lifetime(0, 0) : !l0uop.buf<25xf32>
+  l0uop.pool @spare arena on device capacity 1KiB
 }
 
 // -----
