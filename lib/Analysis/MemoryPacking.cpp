@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <random>
 
 using namespace synpl;
 
@@ -211,16 +212,48 @@ PackResult synpl::placeInOrder(llvm::ArrayRef<PackBuffer> buffers,
 PackResult synpl::packBuffers(llvm::ArrayRef<PackBuffer> buffers,
                               uint64_t poolAlignment) {
   PackResult best;
+  std::vector<size_t> bestOrder;
   bool have = false;
   for (PackOrder order : {PackOrder::Size, PackOrder::Breadth, PackOrder::Area,
                           PackOrder::Start}) {
-    PackResult r = packBuffersWith(buffers, poolAlignment, order);
+    std::vector<size_t> idx = placementOrder(buffers, order);
+    PackResult r = placeInOrder(buffers, poolAlignment, idx);
+    r.order = order;
     if (!have || r.peak < best.peak) {
       best = std::move(r);
+      bestOrder = std::move(idx);
       have = true;
     }
     if (best.peak <= best.lowerBound)
-      break; // optimal: no ordering can do better
+      return best; // optimal: no ordering can do better
+  }
+
+  // Local search on the best order: swap two random positions, re-place,
+  // keep the order unless the peak rises (sideways moves let it drift off
+  // plateaus). Placement is O(n^2), so the rounds shrink for big pools. A
+  // fixed-seed mt19937_64 (whose output the standard fixes) keeps the result
+  // a function of the input alone.
+  size_t n = buffers.size();
+  if (n < 2)
+    return best;
+  constexpr uint64_t kWorkBudget = 40'000'000; // ~ n^2 per round
+  uint64_t rounds = std::min<uint64_t>(
+      kPackRefineRounds, kWorkBudget / (static_cast<uint64_t>(n) * n));
+  std::mt19937_64 rng(0x5EED);
+  for (uint64_t k = 0; k < rounds && best.peak > best.lowerBound; ++k) {
+    std::vector<size_t> trial = bestOrder;
+    for (int swaps = 0; swaps < 2; ++swaps) {
+      size_t a = rng() % n;
+      size_t b = rng() % n;
+      std::swap(trial[a], trial[b]);
+    }
+    PackResult r = placeInOrder(buffers, poolAlignment, trial);
+    if (r.peak <= best.peak) {
+      r.order = best.order;
+      r.refined = best.refined || r.peak < best.peak;
+      best = std::move(r);
+      bestOrder = std::move(trial);
+    }
   }
   return best;
 }

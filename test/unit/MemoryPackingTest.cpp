@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -281,4 +282,85 @@ TEST_CASE("placeInOrder places in the order given", "[packing]") {
   // The same buffers through the size ordering: largest first.
   CHECK(packBuffersWith(buffers, 1, PackOrder::Size).offsets ==
         std::vector<uint64_t>{500, 300, 0});
+}
+
+TEST_CASE("the lower bound holds against the exhaustive optimum",
+          "[packing]") {
+  // Tiny instances solved exactly. Any layout can be pushed down, lowest
+  // buffer first, until each buffer sits at 0 or at the aligned end of a
+  // buffer below it that it conflicts with, without raising the peak; so
+  // trying every order of the buffers with those positions finds the
+  // optimum. It is never under the (alignment-aware) bound, and the packer
+  // is never under it.
+  std::mt19937_64 rng(42);
+  int packerOptimal = 0;
+  const int trials = 150;
+  for (int trial = 0; trial < trials; ++trial) {
+    uint64_t align = trial % 3 == 0 ? 1 : (trial % 3 == 1 ? 64 : 128);
+    std::vector<PackBuffer> buffers =
+        randomInstance(rng, 2 + trial % 5, 1 + trial % 6, 300, false);
+    PackResult r = packBuffers(buffers, align);
+    size_t n = buffers.size();
+    uint64_t best = r.peak;
+    std::vector<uint64_t> off(n);
+    std::vector<bool> used(n, false);
+    std::vector<size_t> placed;
+    std::function<void(uint64_t)> search = [&](uint64_t top) {
+      if (top >= best)
+        return;
+      if (placed.size() == n) {
+        best = top;
+        return;
+      }
+      for (size_t i = 0; i < n; ++i) {
+        if (used[i])
+          continue;
+        std::vector<uint64_t> candidates = {0};
+        for (size_t j : placed)
+          candidates.push_back((off[j] + buffers[j].size + align - 1) /
+                               align * align);
+        for (uint64_t o : candidates) {
+          bool free = true;
+          for (size_t j : placed)
+            if (lifetimesOverlap(buffers[i].life, buffers[j].life) &&
+                o < off[j] + buffers[j].size && off[j] < o + buffers[i].size)
+              free = false;
+          if (!free)
+            continue;
+          off[i] = o;
+          used[i] = true;
+          placed.push_back(i);
+          search(std::max(top, o + buffers[i].size));
+          placed.pop_back();
+          used[i] = false;
+        }
+      }
+    };
+    search(0);
+    INFO("trial " << trial << ", alignment " << align);
+    CHECK(best >= r.lowerBound);
+    CHECK(r.peak >= best);
+    packerOptimal += r.peak == best;
+  }
+  // Not exact (pack-memory.mlir's @kept is a 7-buffer counterexample), but
+  // with its local search it solves nearly every instance this small; the
+  // four greedy orderings alone solve about 70%.
+  CHECK(packerOptimal >= trials * 19 / 20);
+}
+
+TEST_CASE("the local search beats the greedy orderings", "[packing]") {
+  // Every greedy ordering needs 10 bytes here; the optimum is the bound, 9.
+  std::vector<PackBuffer> buffers = {{2, 1, {1, 3}},
+                                     {1, 1, {1, 2}},
+                                     {3, 1, {2, 3}},
+                                     {4, 1, {3, 4}},
+                                     {4, 1, {0, 1}}};
+  for (PackOrder order : {PackOrder::Size, PackOrder::Breadth, PackOrder::Area,
+                          PackOrder::Start})
+    CHECK(packBuffersWith(buffers, 1, order).peak == 10);
+  PackResult r = packBuffers(buffers, 1);
+  CHECK(r.lowerBound == 9);
+  CHECK(r.peak == 9);
+  CHECK(r.refined);
+  CHECK(firstOverlap(buffers, r.offsets) == "");
 }

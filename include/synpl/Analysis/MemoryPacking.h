@@ -11,9 +11,10 @@
 // Lee 2020): place buffers largest first, each into the smallest gap left by
 // the already-placed buffers whose lifetimes conflict with it (best fit),
 // or above all of them when no gap fits. A few orderings are tried (size,
-// breadth, size x duration, start time) and the lowest peak kept; every
-// choice breaks ties by input index, so the result is a pure function of
-// the input.
+// breadth, size x duration, start time) and the lowest peak kept, then a
+// short local search over the order (seeded swaps) improves on it. Every
+// choice breaks ties by input index and the search's seed is fixed, so the
+// result is a pure function of the input.
 //
 // Plain integers only (no MLIR), so the L0 pass and the unit tests share it.
 //
@@ -61,9 +62,15 @@ struct PackResult {
   /// packingLowerBound(buffers, poolAlignment): no packing has a smaller
   /// peak.
   uint64_t lowerBound = 0;
-  /// The ordering whose placement was kept.
+  /// The ordering whose placement was kept (or the local search started
+  /// from).
   PackOrder order = PackOrder::Size;
+  /// True when the local search lowered the peak below every ordering's.
+  bool refined = false;
 };
+
+/// Rounds of local search packBuffers runs at most (fewer for big pools).
+constexpr unsigned kPackRefineRounds = 32;
 
 /// A lower bound on the peak of every valid packing: the most bytes live at
 /// any one tick (the sweep of Lifetimes.h), where every live buffer but the
@@ -85,7 +92,10 @@ PackResult placeInOrder(llvm::ArrayRef<PackBuffer> buffers,
                         uint64_t poolAlignment, llvm::ArrayRef<size_t> order);
 
 /// Tries every PackOrder (in declaration order, stopping early when a
-/// placement meets the lower bound) and keeps the first with the lowest peak.
+/// placement meets the lower bound) and keeps the first with the lowest peak;
+/// then, while above the bound, runs up to kPackRefineRounds rounds of local
+/// search on that order (swap two positions at random from a fixed seed,
+/// re-place, keep unless the peak rises). Deterministic.
 PackResult packBuffers(llvm::ArrayRef<PackBuffer> buffers,
                        uint64_t poolAlignment);
 

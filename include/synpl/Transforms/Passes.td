@@ -11,7 +11,8 @@ def L0PackMemory : Pass<"synpl-l0-pack-memory", "mlir::ModuleOp"> {
     For every `persistent` and `arena` pool of every `l0uop.plan`, assigns
     the `offset` of its slots with the offline packer of
     `synpl/Analysis/MemoryPacking.h`: greedy by size with best-fit gaps
-    (TFLite's arena planner), a few orderings tried, the lowest peak kept.
+    (TFLite's arena planner), a few orderings tried, the lowest peak kept,
+    then a short local search over the order with a fixed seed.
     Slots whose lifetimes are disjoint may share bytes; slots live at a
     common tick never do (row L0.2). Offsets stay multiples of the pool's
     alignment. `freelist` pools are placed at run time and left alone;

@@ -18,17 +18,19 @@ l0uop.plan @p pipeline_depth 1 {
 
 // -----
 
-// L0.5: the live bytes never pass 2304, and a layout of 2304 bytes exists
-// (pack-memory.mlir, @kept), but the heuristic finds 2560 and the layout
-// given overlaps @a and @b: the pass reports that it has no layout.
+// L0.5: the live bytes never pass 4096, and a layout of 4096 bytes exists
+// (pack-memory.mlir, @kept), but the heuristic finds 4352 and the layout
+// given is no layout (every slot at 0): the pass reports that it has none.
 l0uop.plan @p pipeline_depth 1 {
-  // expected-error @+1 {{[resource] L0.5: pool @arena needs 2560 bytes once packed, past its capacity of 2304 bytes (its live slots never sum to more than 2304 bytes, but the packer found no layout that fits)}}
-  l0uop.pool @arena arena on device capacity 2304
-  l0uop.slot @a pool @arena offset 0 size 512 lifetime(1, 3) : !l0uop.buf<128xf32>
-  l0uop.slot @b pool @arena offset 0 size 256 lifetime(1, 2) : !l0uop.buf<64xf32>
-  l0uop.slot @c pool @arena offset 1536 size 768 lifetime(2, 3) : !l0uop.buf<192xf32>
-  l0uop.slot @d pool @arena offset 512 size 1024 lifetime(3, 4) : !l0uop.buf<256xf32>
-  l0uop.slot @e pool @arena offset 768 size 1024 lifetime(0, 1) : !l0uop.buf<256xf32>
+  // expected-error @+1 {{[resource] L0.5: pool @arena needs 4352 bytes once packed, past its capacity of 4096 bytes (its live slots never sum to more than 4096 bytes, but the packer found no layout that fits)}}
+  l0uop.pool @arena arena on device capacity 4KiB
+  l0uop.slot @a pool @arena offset 0 size 256 lifetime(2, 5) : !l0uop.buf<64xf32>
+  l0uop.slot @b pool @arena offset 0 size 1024 lifetime(2, 3) : !l0uop.buf<256xf32>
+  l0uop.slot @c pool @arena offset 0 size 1280 lifetime(0, 4) : !l0uop.buf<320xf32>
+  l0uop.slot @d pool @arena offset 0 size 768 lifetime(2, 5) : !l0uop.buf<192xf32>
+  l0uop.slot @e pool @arena offset 0 size 1536 lifetime(0, 1) : !l0uop.buf<384xf32>
+  l0uop.slot @f pool @arena offset 0 size 1280 lifetime(4, 5) : !l0uop.buf<320xf32>
+  l0uop.slot @g pool @arena offset 0 size 768 lifetime(1, 3) : !l0uop.buf<192xf32>
 }
 
 // -----
