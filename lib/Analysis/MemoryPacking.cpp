@@ -149,6 +149,9 @@ uint64_t synpl::placementPeak(llvm::ArrayRef<PackBuffer> buffers,
   return peak;
 }
 
+static PackResult place(llvm::ArrayRef<PackBuffer> buffers,
+                        uint64_t poolAlignment, llvm::ArrayRef<size_t> order);
+
 PackResult synpl::packBuffersWith(llvm::ArrayRef<PackBuffer> buffers,
                                   uint64_t poolAlignment, PackOrder order) {
   PackResult result =
@@ -160,9 +163,17 @@ PackResult synpl::packBuffersWith(llvm::ArrayRef<PackBuffer> buffers,
 PackResult synpl::placeInOrder(llvm::ArrayRef<PackBuffer> buffers,
                                uint64_t poolAlignment,
                                llvm::ArrayRef<size_t> order) {
+  PackResult result = place(buffers, poolAlignment, order);
+  result.lowerBound = packingLowerBound(buffers, poolAlignment);
+  return result;
+}
+
+/// placeInOrder without the lower bound, which the callers that place many
+/// orders compute once.
+static PackResult place(llvm::ArrayRef<PackBuffer> buffers,
+                        uint64_t poolAlignment, llvm::ArrayRef<size_t> order) {
   PackResult result;
   result.offsets.assign(buffers.size(), 0);
-  result.lowerBound = packingLowerBound(buffers, poolAlignment);
 
   std::vector<size_t> placed; // indices, in placement order
   placed.reserve(buffers.size());
@@ -211,14 +222,16 @@ PackResult synpl::placeInOrder(llvm::ArrayRef<PackBuffer> buffers,
 
 PackResult synpl::packBuffers(llvm::ArrayRef<PackBuffer> buffers,
                               uint64_t poolAlignment) {
+  uint64_t lowerBound = packingLowerBound(buffers, poolAlignment);
   PackResult best;
   std::vector<size_t> bestOrder;
   bool have = false;
   for (PackOrder order : {PackOrder::Size, PackOrder::Breadth, PackOrder::Area,
                           PackOrder::Start}) {
     std::vector<size_t> idx = placementOrder(buffers, order);
-    PackResult r = placeInOrder(buffers, poolAlignment, idx);
+    PackResult r = place(buffers, poolAlignment, idx);
     r.order = order;
+    r.lowerBound = lowerBound;
     if (!have || r.peak < best.peak) {
       best = std::move(r);
       bestOrder = std::move(idx);
@@ -247,9 +260,10 @@ PackResult synpl::packBuffers(llvm::ArrayRef<PackBuffer> buffers,
       size_t b = rng() % n;
       std::swap(trial[a], trial[b]);
     }
-    PackResult r = placeInOrder(buffers, poolAlignment, trial);
+    PackResult r = place(buffers, poolAlignment, trial);
     if (r.peak <= best.peak) {
       r.order = best.order;
+      r.lowerBound = lowerBound;
       r.refined = best.refined || r.peak < best.peak;
       best = std::move(r);
       bestOrder = std::move(trial);
