@@ -11,9 +11,7 @@
 using namespace synpl;
 
 namespace {
-bool conflicts(const PackBuffer &b) {
-  return b.size != 0 && b.life.isValid();
-}
+bool conflicts(const PackBuffer &b) { return b.size != 0 && b.life.isValid(); }
 
 /// The alignment a buffer's offset must satisfy within the pool.
 uint64_t effectiveAlignment(uint64_t a, uint64_t b) {

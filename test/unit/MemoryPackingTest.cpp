@@ -177,11 +177,11 @@ TEST_CASE("a dead buffer's bytes are reused (best fit)", "[packing]") {
   // F2 [500,600) die at tick 0, P [300,500) and Q [600,650) live on. At tick
   // 5 a 90-byte buffer fits the gaps [0,300) and [500,600): best fit takes
   // the 100-byte one.
-  std::vector<PackBuffer> gaps = {{300, 1, {0, 0}},  // F1
-                                  {200, 1, {0, 9}},  // P
-                                  {100, 1, {0, 0}},  // F2
-                                  {50, 1, {0, 9}},   // Q
-                                  {90, 1, {5, 5}}};  // X
+  std::vector<PackBuffer> gaps = {{300, 1, {0, 0}}, // F1
+                                  {200, 1, {0, 9}}, // P
+                                  {100, 1, {0, 0}}, // F2
+                                  {50, 1, {0, 9}},  // Q
+                                  {90, 1, {5, 5}}}; // X
   PackResult g = packBuffersWith(gaps, 1, PackOrder::Start);
   CHECK(firstOverlap(gaps, g.offsets) == "");
   CHECK(g.offsets == std::vector<uint64_t>{0, 300, 500, 600, 500});
@@ -284,8 +284,7 @@ TEST_CASE("placeInOrder places in the order given", "[packing]") {
         std::vector<uint64_t>{500, 300, 0});
 }
 
-TEST_CASE("the lower bound holds against the exhaustive optimum",
-          "[packing]") {
+TEST_CASE("the lower bound holds against the exhaustive optimum", "[packing]") {
   // Tiny instances solved exactly. Any layout can be pushed down, lowest
   // buffer first, until each buffer sits at 0 or at the aligned end of a
   // buffer below it that it conflicts with, without raising the peak; so
@@ -317,8 +316,8 @@ TEST_CASE("the lower bound holds against the exhaustive optimum",
           continue;
         std::vector<uint64_t> candidates = {0};
         for (size_t j : placed)
-          candidates.push_back((off[j] + buffers[j].size + align - 1) /
-                               align * align);
+          candidates.push_back((off[j] + buffers[j].size + align - 1) / align *
+                               align);
         for (uint64_t o : candidates) {
           bool free = true;
           for (size_t j : placed)
@@ -355,8 +354,8 @@ TEST_CASE("the local search beats the greedy orderings", "[packing]") {
                                      {3, 1, {2, 3}},
                                      {4, 1, {3, 4}},
                                      {4, 1, {0, 1}}};
-  for (PackOrder order : {PackOrder::Size, PackOrder::Breadth, PackOrder::Area,
-                          PackOrder::Start})
+  for (PackOrder order :
+       {PackOrder::Size, PackOrder::Breadth, PackOrder::Area, PackOrder::Start})
     CHECK(packBuffersWith(buffers, 1, order).peak == 10);
   PackResult r = packBuffers(buffers, 1);
   CHECK(r.lowerBound == 9);

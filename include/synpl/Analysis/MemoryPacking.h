@@ -1,4 +1,4 @@
-//===- MemoryPacking.h - Offline packing of buffers into a pool ---*- C++ -*-===//
+//===- MemoryPacking.h - Offline packing of buffers into a pool -*- C++ -*-===//
 //
 // The L0 optimisation "memory packing (minimize peak by reordering
 // lifetimes)": given buffers with sizes, alignments and closed lifetimes,

@@ -6,8 +6,8 @@
 // the offsets back. Freelist pools get their offsets at run time.
 //
 // The pass never makes a pool worse, nor moves slots for nothing: a valid
-// existing layout whose peak is no higher than the packer's is kept. Its output depends only on sizes,
-// lifetimes and alignments, so it is idempotent.
+// existing layout whose peak is no higher than the packer's is kept. Its output
+// depends only on sizes, lifetimes and alignments, so it is idempotent.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Transforms/Passes.h"
@@ -55,7 +55,8 @@ LogicalResult checkPackable(PoolOp pool, MutableArrayRef<SlotOp> slots) {
 /// The peak of the slots' current offsets if they form a valid layout of the
 /// pool (every slot placed, aligned, inside the pool, and no two live slots
 /// sharing a byte: rows L0.2 and L0.5), else nothing.
-std::optional<uint64_t> validExistingPeak(PoolOp pool, MutableArrayRef<SlotOp> slots,
+std::optional<uint64_t> validExistingPeak(PoolOp pool,
+                                          MutableArrayRef<SlotOp> slots,
                                           ArrayRef<PackBuffer> buffers) {
   uint64_t capacity = pool.getCapacity();
   uint64_t align = pool.getAlignment();
@@ -150,7 +151,8 @@ struct L0PackMemoryPass
     std::vector<PackBuffer> buffers;
     buffers.reserve(slots.size());
     for (SlotOp slot : slots)
-      buffers.push_back({static_cast<uint64_t>(slot.getSize()), align,
+      buffers.push_back({static_cast<uint64_t>(slot.getSize()),
+                         align,
                          {static_cast<uint64_t>(slot.getFirstUse()),
                           static_cast<uint64_t>(slot.getLastUse())}});
 
@@ -169,9 +171,9 @@ struct L0PackMemoryPass
     uint64_t peak = keep ? *before : packed.peak;
     if (!keep && packed.peak > capacity) {
       auto diag = emitCheckError(pool, Property::Resource, "L0.5")
-                  << "pool @" << pool.getSymName() << " needs "
-                  << packed.peak << " bytes once packed, past its capacity of "
-                  << capacity << " bytes";
+                  << "pool @" << pool.getSymName() << " needs " << packed.peak
+                  << " bytes once packed, past its capacity of " << capacity
+                  << " bytes";
       std::vector<LiveInterval> live;
       for (const PackBuffer &b : buffers)
         live.push_back({b.life, b.size});
@@ -190,8 +192,7 @@ struct L0PackMemoryPass
              << " forces no layout takes less than " << packed.lowerBound
              << ")";
       } else {
-        diag << " (its live slots never sum to more than "
-             << packed.lowerBound
+        diag << " (its live slots never sum to more than " << packed.lowerBound
              << " bytes, but the packer found no layout that fits)";
       }
       return failure();
@@ -221,8 +222,9 @@ struct L0PackMemoryPass
     if (shrinkPools && peak > 0) {
       uint64_t shrunk = alignUpSaturating(peak, align);
       if (shrunk < capacity) {
-        pool.setCapacityAttr(Builder(pool.getContext())
-                                 .getI64IntegerAttr(static_cast<int64_t>(shrunk)));
+        pool.setCapacityAttr(
+            Builder(pool.getContext())
+                .getI64IntegerAttr(static_cast<int64_t>(shrunk)));
         remark << "; capacity " << formatBytes(capacity) << " -> "
                << formatBytes(shrunk);
       }
