@@ -15,6 +15,38 @@ include "mlir/Pass/PassBase.td"
 // L1ToL0
 //===----------------------------------------------------------------------===//
 
+def L1ToL0 : Pass<"synpl-l1-to-l0", "mlir::ModuleOp"> {
+  let summary = "emit the L0 plan of a verified L1 program";
+  let description = [{
+    Lowers a verified l1 program (system, actors, stages, tensor graphs,
+    pipelines, schedule) into one `l0uop.plan`, in the spec's three passes:
+
+    * **Kernel scheduling & fusion.** The ops of each tensor graph and actor
+      handler are grouped into kernels. Elementwise ops over the same
+      iteration space fuse (intermediates stay in registers); a matmul or
+      reduction opens a new kernel and reads its operands from memory, so
+      a reduction is a kernel boundary, and its elementwise consumers fuse
+      after it as the epilogue; ops of different iteration spaces never
+      fuse. Broadcast, transpose and reshape are index arithmetic inside the
+      consumer. Each kernel's body is emitted as UOps.
+    * **Memory planning.** A persistent pool per node for actor state, an
+      arena per tensor graph and handler for intermediates that leave
+      registers, an `io` arena per device for buffers that cross stage
+      boundaries, and a freelist pool per host memory node for staging
+      buffers; offsets are bump-allocated (no reuse; a later packing pass
+      overlaps dead slots), lifetimes are launch ticks of one step.
+    * **Stream inference.** pipeline_depth N gives N streams that each run
+      one step's launches in order; an event recorded after the last launch
+      of step k's stream is waited before the first launch of step k+1's
+      (the actor is the fence between steps).
+
+    Init ops follow the actor state's initializers. A program with an op
+    the pass cannot lower fails with
+    `lowered N of M ops; not lowered: <op> at <loc>: <why>`.
+  }];
+  let dependentDialects = ["::synpl::l0uop::L0UOpDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // L0ToLLVM
 //===----------------------------------------------------------------------===//
