@@ -48,6 +48,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <memory>
 
 namespace synpl {
@@ -158,6 +159,14 @@ static RankedTensorType tensorOf(Value v) {
 }
 
 static std::string locString(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+    return locString(fused.getLocations().front());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locString(name.getChildLoc());
   std::string s;
   llvm::raw_string_ostream os(s);
   loc.print(os);
@@ -238,7 +247,7 @@ private:
                      llvm::function_ref<void(Value, bool)> fn);
 
   // Phase 3: emission.
-  void emitKernel(OpBuilder &b, Group &g, Launch &launch);
+  LogicalResult emitKernel(OpBuilder &b, Group &g, Launch &launch);
   LogicalResult fail(Operation *op, const Twine &why);
 
   ModuleOp module;
@@ -517,7 +526,18 @@ LogicalResult Emitter::planBuffers() {
     stepItems.push_back({-1, graph});
     // Results: io slots on the graph's node, passed to the `then` stage.
     l1::NodeOp node = nodeOf(graph, graph.getNodeAttr());
+    if (!node)
+      return fail(graph, "its node does not resolve");
     Block &body = graph.getBody().front();
+    // Inputs no stage forwards are filled from outside the step (by the
+    // runtime): they get io slots of their own.
+    for (BlockArgument arg : body.getArguments())
+      if (!slotOf.count(arg))
+        slotOf[arg] = newSlot(graph.getSymName().str() + ".in" +
+                                  std::to_string(arg.getArgNumber()),
+                              poolFor(node, l0uop::PoolKind::arena,
+                                      (node.getSymName() + ".io").str()),
+                              tensorOf(arg));
     auto ret = dyn_cast<l1::ReturnOp>(body.getTerminator());
     Operation *then = graph.getThenAttr()
                           ? l1::lookupInProgram(tables, graph, graph.getThenAttr())
@@ -838,6 +858,22 @@ public:
   /// The scalar value of `v` at `idx` (an index per dimension of v; or one
   /// flat index when `flatIdx`).
   Value eval(Value v, ArrayRef<Value> idx, bool flatIdx = false) {
+    // Values computed outside any reduction loop are reused (CSE); inside a
+    // loop they die at its END.
+    if (loopDepth > 0)
+      return evalUncached(v, idx, flatIdx);
+    CacheKey key{v.getAsOpaquePointer(), {}, flatIdx};
+    for (Value i : idx)
+      key.idx.push_back(i.getAsOpaquePointer());
+    auto it = cache.find(key);
+    if (it != cache.end())
+      return it->second;
+    Value r = evalUncached(v, idx, flatIdx);
+    cache[key] = r;
+    return r;
+  }
+
+  Value evalUncached(Value v, ArrayRef<Value> idx, bool flatIdx) {
     Type et = tensorOf(v).getElementType();
     Operation *def = v.getDefiningOp();
     if (!flatIdx && regs.count(v))
@@ -1019,9 +1055,11 @@ public:
           int64_t k = tensorOf(m.getLhs()).getShape()[1];
           Value kv = l0uop::RangeOp::create(b, loc, b.getIndexType(), int64_t{0}, k, 1,
                                               l0uop::RangeKind::loop);
+          ++loopDepth;
           Value a = eval(m.getLhs(), {idx[0], kv});
           Value w = eval(m.getRhs(), {kv, idx[1]});
           Value p = op<l0uop::MulOp>(t, {a, w});
+          --loopDepth;
           l0uop::EndOp::create(b, loc, kv);
           return (Value)l0uop::ReduceOp::create(b, loc, t, l0uop::ReduceKind::add,
                                                   p, kv, zero);
@@ -1054,7 +1092,9 @@ public:
               count *= d;
             }
           }
+          loopDepth += ranges.size();
           Value acc = eval(in, sub);
+          loopDepth -= ranges.size();
           for (Value kv : llvm::reverse(ranges)) {
             l0uop::EndOp::create(b, loc, kv);
             acc = l0uop::ReduceOp::create(b, 
@@ -1078,10 +1118,20 @@ public:
   const llvm::DenseMap<Operation *, unsigned> &groupOf;
   llvm::DenseMap<Value, Value> regs;
   bool broken = false;
+  int loopDepth = 0;
+  struct CacheKey {
+    const void *value;
+    std::vector<const void *> idx;
+    bool flat;
+    bool operator<(const CacheKey &o) const {
+      return std::tie(value, idx, flat) < std::tie(o.value, o.idx, o.flat);
+    }
+  };
+  std::map<CacheKey, Value> cache;
 };
 } // namespace
 
-void Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
+LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
   // Slots it reads and writes.
   llvm::SetVector<Slot *> outs, ins;
   for (Operation *op : g.ops)
@@ -1172,6 +1222,9 @@ void Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
     launch.reads.push_back(s);
   for (Slot *s : outs)
     launch.writes.push_back(s);
+  if (k.broken)
+    return fail(g.ops.front(), "a value its kernel reads has no buffer");
+  return success();
 }
 
 
@@ -1206,10 +1259,13 @@ LogicalResult Emitter::run() {
   for (auto graph : module.getOps<l1::TensorGraphOp>())
     for (Operation &op : graph.getBody().front())
       consider(&op);
+  // A handler no stage messages never runs: nothing of it is emitted.
+  l1::Dataflow flow = l1::Dataflow::build(&module.getBody()->front());
   for (auto actor : module.getOps<l1::ActorOp>())
     for (auto handler : actor.getOps<l1::HandlerOp>())
-      for (Operation &op : handler.getBody().front())
-        consider(&op);
+      if (!flow.getSenders(handler).empty())
+        for (Operation &op : handler.getBody().front())
+          consider(&op);
   for (auto stage : module.getOps<l1::StageOp>())
     stage.walk([&](Operation *op) {
       if (isa<l1::ReadBatchOp, l1::TransferOp, l1::ForwardOp, l1::SendOp>(op))
@@ -1340,7 +1396,10 @@ LogicalResult Emitter::run() {
                           g.ops.front()->getName().stripDialect().str());
       Launch l;
       l.name = g.name;
-      emitKernel(kb, g, l);
+      if (failed(emitKernel(kb, g, l))) {
+        plan.erase();
+        return failure();
+      }
       launches.push_back(l);
     }
   }
