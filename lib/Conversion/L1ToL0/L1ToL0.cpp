@@ -33,6 +33,7 @@
 #include "synpl/Support/Units.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -130,6 +131,9 @@ struct Group {
   llvm::SetVector<unsigned> deps; // groups that must run first
   std::string name;
   Operation *region; // the tensor graph or handler
+  // Copy kernels: values stored into a slot no kernel computes them into.
+  SmallVector<std::pair<Value, Slot *>> copies;
+  std::optional<Location> loc;
 };
 
 struct Failure {
@@ -483,6 +487,18 @@ LogicalResult Emitter::planBuffers() {
           ++txIndex;
           return WalkResult::advance();
         }
+        if (auto br = dyn_cast<BranchOpInterface>(op)) {
+          // Buffers passed to a successor block are the same buffers.
+          for (unsigned i = 0; i < op->getNumSuccessors(); ++i) {
+            SuccessorOperands ops = br.getSuccessorOperands(i);
+            Block *dest = op->getSuccessor(i);
+            for (unsigned a = 0; a < dest->getNumArguments() && a < ops.size(); ++a)
+              if (Value v = ops[a])
+                if (Slot *s = slotOf.lookup(v))
+                  slotOf[dest->getArgument(a)] = s;
+          }
+          return WalkResult::advance();
+        }
         if (auto fwd = dyn_cast<l1::ForwardOp>(op)) {
           Operation *target =
               l1::lookupInProgram(tables, op, fwd.getTargetAttr());
@@ -509,10 +525,38 @@ LogicalResult Emitter::planBuffers() {
           stepItems.push_back({-1, handler});
           return WalkResult::advance();
         }
-        if (isa<l1::WindowCopyOp>(op)) {
-          (void)fail(op, "window_copy (a stage reading actor state) has no L0 "
-                   "lowering yet");
-          return WalkResult::interrupt();
+        if (auto wc = dyn_cast<l1::WindowCopyOp>(op)) {
+          // A snapshot of actor state: a copy from the state's slot.
+          Operation *actorOp = l1::lookupInProgram(
+              tables, op, SymbolRefAttr::get(wc.getWindow().getRootReference()));
+          Slot *src = stateByName.lookup({actorOp, wc.getFieldAttr().getAttr()});
+          if (!src) {
+            (void)fail(op, "the window's actor state does not resolve");
+            return WalkResult::interrupt();
+          }
+          auto bt = cast<l1::BufType>(wc.getResult().getType());
+          l1::NodeOp node = nodeOf(op, bt.getNode());
+          l0uop::MemSpace space = spaceOf(node);
+          Pool *pool = space == l0uop::MemSpace::device
+                           ? poolFor(node, l0uop::PoolKind::arena,
+                                     (node.getSymName() + ".io").str())
+                           : poolFor(node, l0uop::PoolKind::freelist,
+                                     node ? node.getSymName() : "host");
+          Slot *dst = newSlot(owner + ".snap" + std::to_string(txIndex), pool,
+                              bt.getTensor());
+          slotOf[wc.getResult()] = dst;
+          l0uop::MemSpace from = src->pool->space;
+          l0uop::Direction dir =
+              from == l0uop::MemSpace::host
+                  ? (space == l0uop::MemSpace::host ? l0uop::Direction::h2h
+                                                    : l0uop::Direction::h2d)
+                  : (space == l0uop::MemSpace::host ? l0uop::Direction::d2h
+                                                    : l0uop::Direction::d2d);
+          transfers.push_back(
+              {uniqueName(owner + ".copy" + std::to_string(txIndex)), src, dst, dir});
+          stepItems.push_back({(int)transfers.size() - 1, nullptr});
+          ++txIndex;
+          return WalkResult::advance();
         }
         return WalkResult::advance();
       });
@@ -593,9 +637,10 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     else if (auto rs = dyn_cast<l1::ReshapeOp>(&op))
       mustStore.insert(rs.getOperand());
   }
-  // Elementwise ops over memory and constants only are recomputed inside
-  // each consumer at the consumer's index (prologue fusion): they never
-  // open a kernel of their own.
+  // An elementwise op over memory and constants only, with one consumer, is
+  // computed inside its consumer at the consumer's index (prologue fusion,
+  // e.g. |w| inside the loop of sum |w|): it never opens a kernel of its
+  // own. With several consumers it is computed once by a kernel instead.
   std::function<bool(Value)> fromMemory = [&](Value v) {
     Operation *def = v.getDefiningOp();
     if (!def || isa<l1::ConstOp, l1::WindowReadOp, l1::StateReadOp>(def))
@@ -606,6 +651,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   };
   for (Operation &op : body)
     if (isElementwise(&op) && !mustStore.contains(op.getResult(0)) &&
+        op.getResult(0).hasOneUse() &&
         llvm::all_of(op.getOperands(), fromMemory))
       inlined.insert(&op);
 
@@ -669,15 +715,32 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
         bool view = false;
         Value b = baseOf(v, view);
         std::optional<unsigned> h = groupOfValue(b);
-        if (view || !h)
-          return fail(op, "stores a value that no kernel of " + owner +
-                              " computes (an input, state, constant or "
-                              "view); copy kernels are not emitted");
-        if (sinkSlot.count(b))
-          return fail(op, "stores a value that is already stored to another "
-                          "slot; copy kernels are not emitted");
         if (!dst)
           return fail(op, "has no slot to store into");
+        if (view || !h || sinkSlot.count(b) || !b.getDefiningOp()) {
+          // No kernel computes it into `dst` (an input, state, constant or
+          // view, or a value stored elsewhere already): a copy kernel that
+          // runs after everything before it in the graph or handler.
+          Group g;
+          g.id = groups.size();
+          g.space.assign(tensorOf(v).getShape().begin(),
+                         tensorOf(v).getShape().end());
+          g.region = region;
+          g.copies.push_back({v, dst});
+          g.loc = op->getLoc();
+          for (unsigned k : mine)
+            g.deps.insert(k);
+          groups.push_back(std::move(g));
+          mine.push_back(groups.back().id);
+          unsigned c = groups.back().id;
+          collectLeaves(v, false, [&](Value leaf, bool) {
+            if (groupOfValue(leaf))
+              materialized.insert(leaf);
+          });
+          if (dst->persistent)
+            writerOf[dst] = c;
+          return success();
+        }
         sinkSlot[b] = dst;
         materialized.insert(b);
         if (dst->persistent) {
@@ -1137,6 +1200,14 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
   for (Operation *op : g.ops)
     if (materialized.contains(op->getResult(0)))
       outs.insert(slotOf.lookup(op->getResult(0)));
+  for (auto &[v, dst] : g.copies)
+    outs.insert(dst);
+  for (auto &[v, dst] : g.copies)
+    collectLeaves(v, false, [&](Value b2, bool) {
+      if (Slot *s = slotOf.lookup(b2))
+        if (!outs.contains(s))
+          ins.insert(s);
+    });
   for (Operation *op : g.ops)
     for (Value v : op->getOperands())
       collectLeaves(v, false, [&](Value b2, bool) {
@@ -1183,7 +1254,7 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
     inRefs.push_back(FlatSymbolRefAttr::get(c, s->name));
   for (Slot *s : outs)
     outRefs.push_back(FlatSymbolRefAttr::get(c, s->name));
-  Location loc = g.ops.front()->getLoc();
+  Location loc = g.loc ? *g.loc : g.ops.front()->getLoc();
   auto kernel = l0uop::KernelOp::create(b, 
       loc, g.name, b.getArrayAttr(inRefs), b.getArrayAttr(outRefs),
       ArrayRef<int64_t>(grid, 3), ArrayRef<int64_t>(block, 3), 0);
@@ -1207,13 +1278,17 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
   }
   // Stores last, so that every load of this kernel sees the values before
   // the kernel (a state field it reads and rewrites).
+  SmallVector<std::pair<Slot *, Value>> stores;
   for (Operation *op : g.ops) {
     Value r = op->getResult(0);
-    if (!materialized.contains(r))
-      continue;
-    Slot *s = slotOf.lookup(r);
+    if (materialized.contains(r))
+      stores.push_back({slotOf.lookup(r), k.regs.lookup(r)});
+  }
+  for (auto &[v, dst] : g.copies)
+    stores.push_back({dst, k.eval(v, idx)});
+  for (auto &[s, value] : stores) {
     Value ptr = k.pointer(s, idx, false);
-    l0uop::StoreOp::create(kb, op->getLoc(), ValueRange{ptr, k.regs.lookup(r)});
+    l0uop::StoreOp::create(kb, loc, ValueRange{ptr, value});
   }
   for (Value r : llvm::reverse(idx))
     l0uop::EndOp::create(kb, loc, r);
@@ -1223,7 +1298,8 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
   for (Slot *s : outs)
     launch.writes.push_back(s);
   if (k.broken)
-    return fail(g.ops.front(), "a value its kernel reads has no buffer");
+    return fail(g.ops.empty() ? module.getOperation() : g.ops.front(),
+                "a value its kernel reads has no buffer");
   return success();
 }
 
@@ -1268,13 +1344,9 @@ LogicalResult Emitter::run() {
           consider(&op);
   for (auto stage : module.getOps<l1::StageOp>())
     stage.walk([&](Operation *op) {
-      if (isa<l1::ReadBatchOp, l1::TransferOp, l1::ForwardOp, l1::SendOp>(op))
+      if (isa<l1::ReadBatchOp, l1::TransferOp, l1::WindowCopyOp, l1::ForwardOp,
+              l1::SendOp>(op))
         ++totalOps;
-      else if (isa<l1::WindowCopyOp>(op)) {
-        ++totalOps;
-        bad.push_back({op, "window_copy (a stage reading actor state) has "
-                           "no L0 lowering yet"});
-      }
     });
   if (!bad.empty()) {
     auto diag = bad.front().first->emitError()
@@ -1351,8 +1423,7 @@ LogicalResult Emitter::run() {
         }
       }
       if (!progress)
-        return fail(groups[ids.front()].ops.front(),
-                    "its kernels depend on each other in a cycle");
+        return fail(item.region, "its kernels depend on each other in a cycle");
     }
     ordered[item.region] = out;
   }
@@ -1392,8 +1463,10 @@ LogicalResult Emitter::run() {
     unsigned n = 0;
     for (unsigned id : ordered[item.region]) {
       Group &g = groups[id];
-      g.name = uniqueName(owner + ".k" + std::to_string(n++) + "_" +
-                          g.ops.front()->getName().stripDialect().str());
+      g.name = uniqueName(
+          owner + ".k" + std::to_string(n++) + "_" +
+          (g.ops.empty() ? std::string("copy")
+                         : g.ops.front()->getName().stripDialect().str()));
       Launch l;
       l.name = g.name;
       if (failed(emitKernel(kb, g, l))) {

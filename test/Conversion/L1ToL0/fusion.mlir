@@ -32,8 +32,8 @@ l1.stage @sink on @cpu_0 process(%c: !l1.buf<@gpu_0, tensor<4x8xf32>>) {
 // -----
 
 // A reduction splits: the row sums are a kernel of their own (the
-// elementwise exp feeding them is fused in front of the loop), stored to
-// the arena, and read back through the broadcast by the kernel after them.
+// single-use exp feeding them is fused into the loop), stored to the arena,
+// and read back through the broadcast by the kernel after them.
 // CHECK-LABEL: l0uop.plan @sys_split
 // CHECK: l0uop.slot @[[SUM:split.t[0-9]+_reduce_sum]] pool @split.arena {{.*}} : !l0uop.buf<4xf32>
 // CHECK: l0uop.kernel @[[K0:split.k0[^ ]*]] inputs({{.*}}) outputs(%{{.*}} = @[[SUM]] : !l0uop.buf<4xf32>)
@@ -53,7 +53,7 @@ l1.tensor_graph @split on @gpu_0 then @sink compute(%x: tensor<4x8xf32>) {
   %e = l1.exp %x : tensor<4x8xf32> -> tensor<4x8xf32>
   %s = l1.reduce_sum %e axis 1 : tensor<4x8xf32> -> tensor<4xf32>
   %sb = l1.broadcast %s dims [0] : tensor<4xf32> -> tensor<4x8xf32>
-  %r = l1.div %e, %sb : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %r = l1.div %x, %sb : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   l1.return %r : tensor<4x8xf32>
 }
 l1.stage @sink on @cpu_0 process(%c: !l1.buf<@gpu_0, tensor<4x8xf32>>) {

@@ -3,6 +3,8 @@
 // the output, and the printed plan parses and verifies again).
 // RUN: synpl-opt %synpl_src_root/examples/mnist/mnist.l1.mlir --synpl-l1-to-l0-pipeline | FileCheck %s
 // RUN: synpl-opt %synpl_src_root/examples/mnist/mnist.l1.mlir --synpl-l1-to-l0-pipeline | synpl-opt | FileCheck %s
+// Idempotent: a second run over the plan changes nothing.
+// RUN: synpl-opt %synpl_src_root/examples/mnist/mnist.l1.mlir --synpl-l1-to-l0-pipeline --synpl-l1-to-l0 | FileCheck %s
 
 // CHECK-LABEL: l0uop.plan @single_gpu pipeline_depth 2 {
 // CHECK-DAG: l0uop.pool @{{.*}} persistent on device

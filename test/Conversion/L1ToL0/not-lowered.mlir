@@ -24,9 +24,8 @@ l1.stage @sink on @cpu_0 process(%c: !l1.buf<@gpu_0, tensor<4xi32>>) {
 
 // -----
 
-// A state write of a value no kernel computes would need a copy kernel,
-// which the emission does not make.
-// CHECK: error: lowered 4 of 5 ops; not lowered: l1.state_write at {{.*}}: stores a value that no kernel of a.Upd computes
+// A handler that reads a state field after writing it.
+// CHECK: error: lowered {{[0-9]+}} of {{[0-9]+}} ops; not lowered: l1.state_read at {{.*}}: reads a state field after this handler wrote it
 l1.system @sys {
   l1.node @cpu_0 compute {isa = "x86_64"}
   l1.node @gpu_0 compute {isa = "cuda", vram = "1GB"}
@@ -34,9 +33,14 @@ l1.system @sys {
 }
 l1.actor @a on @gpu_0 {
   l1.state @w : tensor<8xf32> init zeros
+  l1.state @v : tensor<8xf32> init zeros
   l1.handler @Upd(%g: tensor<8xf32>) {
-    // expected-error @+1 {{lowered 4 of 5 ops; not lowered: l1.state_write at}}
-    l1.state_write @w, %g : tensor<8xf32>
+    %n = l1.neg %g : tensor<8xf32> -> tensor<8xf32>
+    l1.state_write @w, %n : tensor<8xf32>
+    // expected-error @+1 {{not lowered: l1.state_read at}}
+    %w = l1.state_read @w : tensor<8xf32>
+    %m = l1.add %w, %g : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+    l1.state_write @v, %m : tensor<8xf32>
     l1.return
   }
 }
