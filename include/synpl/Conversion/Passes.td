@@ -40,7 +40,10 @@ def L1ToL0 : Pass<"synpl-l1-to-l0", "mlir::ModuleOp"> {
       of step k's stream is waited before the first launch of step k+1's
       (the actor is the fence between steps).
 
-    Init ops follow the actor state's initializers. A program with an op
+    Init ops follow the actor state's initializers. Control (path A) is one
+    `l0ctl.program @step_dispatch` that pops each step's batch descriptor,
+    counts the step, and pushes a launch descriptor naming the step's stream
+    (the conventions of examples/mnist/mnist.l0.mlir). A program with an op
     the pass cannot lower fails with
     `lowered N of M ops; not lowered: <op> at <loc>: <why>`.
   }];

@@ -35,6 +35,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -1591,6 +1592,60 @@ LogicalResult Emitter::run() {
       l0uop::InitOp::create(pb, state.getLoc(), kind, s->name, StringAttr(),
                                FloatAttr(), fanIn, seedAttr);
     }
+
+  // Control (path A): the step dispatcher. Each step pops its batch
+  // descriptor (when a stage reads batches), counts the step, and pushes a
+  // launch descriptor for the runtime: bits 32 and up pick the step's
+  // stream (steps rotate over the pipeline_depth streams), the low bits
+  // carry the batch. The conventions are those of examples/mnist/mnist.l0.mlir.
+  {
+    bool readsBatches = false;
+    module.walk([&](l1::ReadBatchOp) { readsBatches = true; });
+    std::string batchQ = uniqueName("batch_queue");
+    std::string launchQ = uniqueName("launch_queue");
+    std::string stepState = uniqueName("step_state");
+    std::string program = uniqueName("step_dispatch");
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (readsBatches)
+      os << "l0ctl.region @" << batchQ << " size 64 access ro queue 8\n";
+    os << "l0ctl.region @" << launchQ << " size 64 access wo queue 8\n"
+       << "l0ctl.region @" << stepState << " size 16 access rw\n"
+       << "l0ctl.program @" << program << " {\n";
+    if (readsBatches)
+      os << "  %batch = l0ctl.queue_pop @" << batchQ << " : i64\n";
+    else
+      os << "  %batch = l0ctl.const 0 : i64\n";
+    os << "  %step = l0ctl.load @" << stepState << "[0] : i64\n"
+       << "  %one = l0ctl.const 1 : i64\n"
+       << "  %next = l0ctl.arith add %step, %one : i64\n"
+       << "  l0ctl.store @" << stepState << "[0], %next : i64\n"
+       << "  %stream = l0ctl.load @" << stepState << "[8] : i64\n"
+       << "  %c32 = l0ctl.const 32 : i64\n"
+       << "  %tag = l0ctl.arith shl %stream, %c32 : i64\n"
+       << "  %launch = l0ctl.arith or %tag, %batch : i64\n"
+       << "  l0ctl.queue_push @" << launchQ << ", %launch : i64\n"
+       << "  %following = l0ctl.arith add %stream, %one : i64\n"
+       << "  %depth = l0ctl.const " << depth << " : i64\n"
+       << "  %wrap = l0ctl.cmp eq %following, %depth : i64\n"
+       << "  l0ctl.branch %wrap, ^wrap, ^keep\n"
+       << "^wrap:\n"
+       << "  %zero = l0ctl.const 0 : i64\n"
+       << "  l0ctl.store @" << stepState << "[8], %zero : i64\n"
+       << "  l0ctl.terminate\n"
+       << "^keep:\n"
+       << "  l0ctl.store @" << stepState << "[8], %following : i64\n"
+       << "  l0ctl.terminate\n"
+       << "}\n";
+    Block parsed;
+    ParserConfig config(ctx, /*verifyAfterParse=*/false);
+    if (failed(parseSourceString(os.str(), &parsed, config))) {
+      plan.erase();
+      return fail(system, "internal error: the step dispatcher does not parse");
+    }
+    while (!parsed.empty())
+      parsed.front().moveBefore(planBlock, planBlock->end());
+  }
 
   // The L1 program is now the plan.
   SmallVector<Operation *> dead;

@@ -32,6 +32,10 @@
 // The state's initializers.
 // CHECK: l0uop.init kaiming @[[W]] fan_in 8 seed 1
 // CHECK: l0uop.init zeros @[[T]]
+// No stage reads batches: the dispatcher only counts steps and launches.
+// CHECK-NOT: queue_pop
+// CHECK: l0ctl.program @step_dispatch
+// CHECK: l0ctl.queue_push
 // CHECK-NOT: l1.
 l1.system @sys {
   l1.node @cpu_0 compute {isa = "x86_64"}

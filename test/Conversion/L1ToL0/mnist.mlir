@@ -32,4 +32,13 @@
 // CHECK: l0uop.wait @[[E]] before @{{.*}} on @stream_1
 // CHECK: l0uop.init kaiming @model_state.w1 fan_in 784 seed 1
 // CHECK: l0uop.init ones @model_state.g1
+// Control: the step dispatcher pops the batch, rotates over the 2 streams
+// and pushes the launch descriptor.
+// CHECK: l0ctl.region @[[BQ:.*]] size 64 access ro queue 8
+// CHECK: l0ctl.region @[[LQ:.*]] size 64 access wo queue 8
+// CHECK: l0ctl.program @step_dispatch {
+// CHECK: l0ctl.queue_pop @[[BQ]] : i64
+// CHECK: l0ctl.queue_push @[[LQ]], %{{.*}} : i64
+// CHECK: l0ctl.const 2 : i64
+// CHECK: l0ctl.terminate
 // CHECK-NOT: l1.
