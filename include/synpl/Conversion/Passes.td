@@ -47,7 +47,12 @@ def L1ToL0 : Pass<"synpl-l1-to-l0", "mlir::ModuleOp"> {
     the pass cannot lower fails with
     `lowered N of M ops; not lowered: <op> at <loc>: <why>`.
   }];
-  let dependentDialects = ["::synpl::l0uop::L0UOpDialect"];
+  let dependentDialects = ["::synpl::l0uop::L0UOpDialect",
+                           "::synpl::l0ctl::L0CtlDialect"];
+  let options = [
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "remark, at the plan, its kernel count and pool capacities">
+  ];
 }
 
 //===----------------------------------------------------------------------===//

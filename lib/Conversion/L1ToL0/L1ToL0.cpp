@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 #include "synpl/Conversion/Passes.h"
 
+#include "synpl/Dialect/L0Ctl/L0CtlDialect.h"
 #include "synpl/Dialect/L0UOp/L0UOpDialect.h"
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Dialect/L1/L1Dialect.h"
@@ -232,6 +233,8 @@ public:
   /// Builds the plan; on failure reports and returns failure, leaving the
   /// module untouched.
   LogicalResult run();
+  /// Tensor ops computed by the kernels (fused or inlined).
+  int64_t numLowered() const { return (int64_t)groupOf.size() + (int64_t)inlined.size(); }
 
 private:
   // Phase 1: buffers.
@@ -1662,10 +1665,32 @@ LogicalResult Emitter::run() {
 }
 
 struct L1ToL0Pass : public synpl::impl::L1ToL0Base<L1ToL0Pass> {
+  using L1ToL0Base::L1ToL0Base;
+
   void runOnOperation() override {
     Emitter emitter(getOperation());
     if (failed(emitter.run()))
-      signalPassFailure();
+      return signalPassFailure();
+    if (!summary)
+      return;
+    for (auto plan : getOperation().getOps<l0uop::PlanOp>()) {
+      int64_t kernels = 0, slots = 0;
+      std::string pools;
+      for (Operation &op : plan.getBody().front()) {
+        if (isa<l0uop::KernelOp>(op))
+          ++kernels;
+        else if (isa<l0uop::SlotOp>(op))
+          ++slots;
+        else if (auto pool = dyn_cast<l0uop::PoolOp>(op))
+          pools += (", @" + pool.getSymName() + " " +
+                    l0uop::stringifyPoolKind(pool.getKind()) + " " +
+                    std::to_string(pool.getCapacity()) + " bytes")
+                       .str();
+      }
+      plan.emitRemark() << "plan @" << plan.getSymName() << ": " << kernels
+                        << " kernels (" << emitter.numLowered()
+                        << " tensor ops), " << slots << " slots" << pools;
+    }
   }
 };
 

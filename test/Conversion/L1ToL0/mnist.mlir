@@ -3,6 +3,9 @@
 // the output, and the printed plan parses and verifies again).
 // RUN: synpl-opt %synpl_src_root/examples/mnist/mnist.l1.mlir --synpl-l1-to-l0-pipeline | FileCheck %s
 // RUN: synpl-opt %synpl_src_root/examples/mnist/mnist.l1.mlir --synpl-l1-to-l0-pipeline | synpl-opt | FileCheck %s
+// The summary remark names the kernel count and every pool's capacity.
+// RUN: synpl-opt %synpl_src_root/examples/mnist/mnist.l1.mlir --synpl-l1-to-l0=summary -mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck --check-prefix=SUM %s
+// SUM: remark: plan @single_gpu: {{[1-9][0-9]*}} kernels ({{[0-9]+}} tensor ops), {{[0-9]+}} slots, @gpu_0.persistent persistent {{[0-9]+}} bytes
 // Idempotent: a second run over the plan changes nothing.
 // RUN: synpl-opt %synpl_src_root/examples/mnist/mnist.l1.mlir --synpl-l1-to-l0-pipeline --synpl-l1-to-l0 | FileCheck %s
 
