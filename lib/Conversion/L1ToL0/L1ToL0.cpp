@@ -1321,9 +1321,36 @@ LogicalResult Emitter::run() {
 
   // Count the ops to lower and refuse up front what has no lowering.
   SmallVector<std::pair<Operation *, std::string>> bad;
+  // Buffers hold integers or floats, and every dimension is positive.
+  auto badType = [](Operation *op) -> std::string {
+    auto check = [](Type t) -> std::string {
+      RankedTensorType tt = dyn_cast<RankedTensorType>(t);
+      if (auto b = dyn_cast<l1::BufType>(t))
+        tt = b.getTensor();
+      if (!tt)
+        return "";
+      if (!tt.getElementType().isIntOrFloat())
+        return "a buffer of " + std::string(llvm::isa<IndexType>(tt.getElementType())
+                                                ? "index"
+                                                : "non-numeric") +
+               " elements has no L0 form";
+      if (llvm::is_contained(tt.getShape(), 0))
+        return "an empty tensor has no L0 buffer";
+      return "";
+    };
+    for (Type t : op->getResultTypes())
+      if (std::string why = check(t); !why.empty())
+        return why;
+    for (Type t : op->getOperandTypes())
+      if (std::string why = check(t); !why.empty())
+        return why;
+    return "";
+  };
   auto consider = [&](Operation *op) {
     ++totalOps;
-    std::string why = unsupportedReason(op);
+    std::string why = badType(op);
+    if (why.empty())
+      why = unsupportedReason(op);
     if (why.empty() && isElementwise(op) && !isa<l1::OneHotOp>(op)) {
       auto rs = tensorOf(op->getResult(0)).getShape();
       for (Value o : op->getOperands()) {
@@ -1336,9 +1363,22 @@ LogicalResult Emitter::run() {
     if (!why.empty())
       bad.push_back({op, why});
   };
-  for (auto graph : module.getOps<l1::TensorGraphOp>())
+  for (auto graph : module.getOps<l1::TensorGraphOp>()) {
+    for (BlockArgument arg : graph.getBody().front().getArguments())
+      if (RankedTensorType t = dyn_cast<RankedTensorType>(arg.getType());
+          t && (!t.getElementType().isIntOrFloat() || llvm::is_contained(t.getShape(), 0)))
+        bad.push_back({graph, "an input has no L0 buffer form (non-numeric "
+                              "elements or an empty dimension)"});
     for (Operation &op : graph.getBody().front())
       consider(&op);
+  }
+  for (auto actor : module.getOps<l1::ActorOp>())
+    for (auto state : actor.getOps<l1::StateOp>()) {
+      auto t = cast<RankedTensorType>(state.getType());
+      if (!t.getElementType().isIntOrFloat() || llvm::is_contained(t.getShape(), 0))
+        bad.push_back({state, "the state field has no L0 buffer form "
+                              "(non-numeric elements or an empty dimension)"});
+    }
   // A handler no stage messages never runs: nothing of it is emitted.
   l1::Dataflow flow = l1::Dataflow::build(&module.getBody()->front());
   for (auto actor : module.getOps<l1::ActorOp>())
@@ -1349,12 +1389,19 @@ LogicalResult Emitter::run() {
   for (auto stage : module.getOps<l1::StageOp>())
     stage.walk([&](Operation *op) {
       if (isa<l1::ReadBatchOp, l1::TransferOp, l1::WindowCopyOp, l1::ForwardOp,
-              l1::SendOp>(op))
+              l1::SendOp>(op)) {
         ++totalOps;
+        if (std::string why = badType(op); !why.empty())
+          bad.push_back({op, why});
+      }
     });
   if (!bad.empty()) {
+    // Graph inputs and state fields are not ops of the count.
+    int64_t badOps = llvm::count_if(bad, [](auto &b) {
+      return !isa<l1::TensorGraphOp, l1::StateOp>(b.first);
+    });
     auto diag = bad.front().first->emitError()
-                << "lowered " << (totalOps - (int64_t)bad.size()) << " of "
+                << "lowered " << (totalOps - badOps) << " of "
                 << totalOps << " ops; not lowered: "
                 << bad.front().first->getName() << " at "
                 << locString(bad.front().first->getLoc()) << ": "
