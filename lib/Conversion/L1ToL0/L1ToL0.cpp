@@ -447,6 +447,22 @@ LogicalResult Emitter::planBuffers() {
     if (auto stage = dyn_cast<l1::StageOp>(n)) {
       std::string owner = stage.getSymName().str();
       unsigned txIndex = 0;
+      // Buffers a root stage receives come from outside the step (the
+      // runtime): they get slots of their own, where their type places them.
+      if (!stage.getBody().empty())
+        for (BlockArgument arg : stage.getBody().front().getArguments()) {
+          auto bt = dyn_cast<l1::BufType>(arg.getType());
+          if (!bt || slotOf.count(arg))
+            continue;
+          l1::NodeOp node = nodeOf(stage, bt.getNode());
+          Pool *pool = spaceOf(node) == l0uop::MemSpace::device
+                           ? poolFor(node, l0uop::PoolKind::arena,
+                                     (node.getSymName() + ".io").str())
+                           : poolFor(node, l0uop::PoolKind::freelist,
+                                     node ? node.getSymName() : "host");
+          slotOf[arg] = newSlot(owner + ".in" + std::to_string(arg.getArgNumber()),
+                                pool, bt.getTensor());
+        }
       WalkResult r = stage.walk([&](Operation *op) -> WalkResult {
         if (auto rb = dyn_cast<l1::ReadBatchOp>(op)) {
           for (auto [i, res] : llvm::enumerate(rb.getResults())) {
@@ -628,6 +644,14 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   if (!node)
     return fail(region, "its node does not resolve");
   arenaOf[region] = poolFor(node, l0uop::PoolKind::arena, owner);
+  // Arguments of a handler whose sender's buffers have no slot.
+  for (BlockArgument arg : body.getArguments())
+    if (!slotOf.count(arg))
+      if (auto t = dyn_cast<RankedTensorType>(arg.getType()))
+        slotOf[arg] = newSlot(owner + ".arg" + std::to_string(arg.getArgNumber()),
+                              poolFor(node, l0uop::PoolKind::arena,
+                                      (node.getSymName() + ".io").str()),
+                              t);
   SmallVector<unsigned> &mine = regionKernels[region];
 
   // Values a kernel must compute and store: stored to state or returned,
@@ -1302,7 +1326,7 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
   for (Slot *s : outs)
     launch.writes.push_back(s);
   if (k.broken)
-    return fail(g.ops.empty() ? module.getOperation() : g.ops.front(),
+    return fail(g.ops.empty() ? g.region : g.ops.front(),
                 "a value its kernel reads has no buffer");
   return success();
 }
