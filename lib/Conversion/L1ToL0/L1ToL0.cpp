@@ -1435,6 +1435,33 @@ LogicalResult Emitter::run() {
     return failure();
   }
 
+  // A reduction of a whole rank>=2 tensor to a scalar would run in one
+  // thread (a REDUCE cannot fold a parallel RANGE): reduce the last axis
+  // first, in parallel over the rest, until one axis is left. Exact for sum
+  // and max, and for mean (equal group sizes); the program stays valid L1.
+  {
+    SmallVector<Operation *> full;
+    module.walk([&](Operation *op) {
+      if (isa<l1::ReduceSumOp, l1::ReduceMeanOp, l1::ReduceMaxOp>(op) &&
+          !op->getAttr("axis") && tensorOf(op->getOperand(0)).getRank() >= 2)
+        full.push_back(op);
+    });
+    for (Operation *op : full) {
+      OpBuilder b(op);
+      Value v = op->getOperand(0);
+      while (tensorOf(v).getRank() >= 2) {
+        RankedTensorType t = tensorOf(v);
+        OperationState st(op->getLoc(), op->getName());
+        st.addOperands(v);
+        st.addTypes(RankedTensorType::get(t.getShape().drop_back(),
+                                          t.getElementType()));
+        st.addAttribute("axis", b.getI64IntegerAttr(t.getRank() - 1));
+        v = b.create(st)->getResult(0);
+      }
+      op->setOperand(0, v);
+    }
+  }
+
   if (failed(planBuffers()))
     return failure();
 
