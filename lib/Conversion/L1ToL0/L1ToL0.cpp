@@ -138,11 +138,6 @@ struct Group {
   std::optional<Location> loc;
 };
 
-struct Failure {
-  Operation *op;
-  std::string why;
-};
-
 static bool isElementwise(Operation *op) {
   return isa<l1::AddOp, l1::SubOp, l1::MulOp, l1::DivOp, l1::MaxOp, l1::MinOp,
              l1::ExpOp, l1::LogOp, l1::SqrtOp, l1::ReciprocalOp, l1::TanhOp,
@@ -264,6 +259,8 @@ private:
   bool hasFailed = false;
 
   std::vector<std::unique_ptr<Pool>> pools;
+  std::map<std::tuple<Operation *, int, std::string>, Pool *> poolByKey;
+  llvm::DenseMap<Operation *, std::string> ownerOf; // graph / handler -> name
   std::vector<std::unique_ptr<Slot>> slots;
   llvm::StringSet<> names;
   llvm::DenseMap<Value, Slot *> slotOf;               // buffers and materialized values
@@ -317,12 +314,12 @@ l0uop::MemSpace Emitter::spaceOf(l1::NodeOp node) const {
 }
 
 Pool *Emitter::poolFor(l1::NodeOp node, l0uop::PoolKind kind, StringRef owner) {
-  std::string base = (owner + "." + l0uop::stringifyPoolKind(kind)).str();
-  for (auto &p : pools)
-    if (p->node == node && p->kind == kind && StringRef(p->name).starts_with(sanitize(base)))
-      return p.get();
+  Pool *&known = poolByKey[{node.getOperation(), (int)kind, owner.str()}];
+  if (known)
+    return known;
   auto p = std::make_unique<Pool>();
-  p->name = uniqueName(base);
+  p->name = uniqueName((owner + "." + l0uop::stringifyPoolKind(kind)).str());
+  known = p.get();
   p->kind = kind;
   p->space = spaceOf(node);
   p->node = node;
@@ -644,6 +641,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   if (!node)
     return fail(region, "its node does not resolve");
   arenaOf[region] = poolFor(node, l0uop::PoolKind::arena, owner);
+  ownerOf[region] = owner;
   // Arguments of a handler whose sender's buffers have no slot.
   for (BlockArgument arg : body.getArguments())
     if (!slotOf.count(arg))
@@ -1247,9 +1245,6 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
           if (!outs.contains(s))
             ins.insert(s);
       });
-  // A value computed here and read back here through a view is stored and
-  // reloaded... which a kernel cannot do across threads; grouping avoids it.
-
   // Launch shape: the last dimension across a block's threads, leading
   // dimensions across blocks, the rest as loops.
   auto space = g.space;
@@ -1476,9 +1471,6 @@ LogicalResult Emitter::run() {
   // Handlers nobody messages, graphs nobody feeds: nothing launches them.
 
   // Slots of materialized values, in kernel order.
-  for (auto &[region, ids] : regionKernels) {
-    (void)region;
-  }
   for (StepItem &item : stepItems) {
     if (!item.region)
       continue;
@@ -1493,7 +1485,7 @@ LogicalResult Emitter::run() {
           continue;
         }
         Pool *arena = arenaOf.lookup(item.region);
-        std::string owner = arena->name.substr(0, arena->name.rfind('.'));
+        const std::string &owner = ownerOf[item.region];
         slotOf[r] = newSlot(owner + ".t" + std::to_string(counter++) + "_" +
                                 op->getName().stripDialect().str(),
                             arena, tensorOf(r));
@@ -1560,8 +1552,7 @@ LogicalResult Emitter::run() {
     }
     if (!emitted.insert(item.region).second)
       continue;
-    Pool *arena = arenaOf.lookup(item.region);
-    std::string owner = arena->name.substr(0, arena->name.rfind('.'));
+    const std::string &owner = ownerOf[item.region];
     unsigned n = 0;
     for (unsigned id : ordered[item.region]) {
       Group &g = groups[id];
