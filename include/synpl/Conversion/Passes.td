@@ -28,7 +28,12 @@ def L1ToL0 : Pass<"synpl-l1-to-l0", "mlir::ModuleOp"> {
       a reduction is a kernel boundary, and its elementwise consumers fuse
       after it as the epilogue; ops of different iteration spaces never
       fuse. Broadcast, transpose and reshape are index arithmetic inside the
-      consumer. Each kernel's body is emitted as UOps.
+      consumer (a reshaped buffer is stored flat). A single-use elementwise
+      op over memory is computed inside its consumer (e.g. |w| inside the
+      loop of sum |w|). A whole-tensor reduction folds one axis per kernel,
+      in parallel over the rest. A value stored where no kernel computes it
+      (a returned view or input) gets a copy kernel. Each kernel's body is
+      emitted as UOps.
     * **Memory planning.** A persistent pool per node for actor state, an
       arena per tensor graph and handler for intermediates that leave
       registers, an `io` arena per device for buffers that cross stage
