@@ -1,0 +1,118 @@
+// Kernel scheduling & fusion of --synpl-l1-to-l0: elementwise ops over one
+// iteration space fuse, a reduction is a kernel boundary, different
+// iteration spaces do not fuse, movement ops are index arithmetic.
+// RUN: synpl-opt %s -split-input-file --synpl-l1-to-l0 | FileCheck %s
+
+// An elementwise chain over one iteration space is one kernel; its
+// intermediates stay in registers (no arena slot, one store).
+// CHECK-LABEL: l0uop.plan @sys_chain
+// CHECK-NOT: @chain.t
+// CHECK: l0uop.kernel @chain.k0
+// CHECK: l0uop.exp2
+// CHECK-COUNT-1: l0uop.store
+// CHECK-NOT: l0uop.kernel
+// CHECK: l0uop.stream @stream_0 [@chain.k0{{[^,]*}}]
+l1.system @sys_chain {
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "1GB"}
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.tensor_graph @chain on @gpu_0 then @sink compute(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) {
+  %a = l1.add %x, %y : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %b = l1.exp %a : tensor<4x8xf32> -> tensor<4x8xf32>
+  %c = l1.mul %b, %a : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %d = l1.tanh %c : tensor<4x8xf32> -> tensor<4x8xf32>
+  l1.return %d : tensor<4x8xf32>
+}
+l1.stage @sink on @cpu_0 process(%c: !l1.buf<@gpu_0, tensor<4x8xf32>>) {
+  l1.drop %c : !l1.buf<@gpu_0, tensor<4x8xf32>>
+  l1.end
+}
+
+// -----
+
+// A reduction splits: the row sums are a kernel of their own (the
+// single-use exp feeding them is fused into the loop), stored to the arena,
+// and read back through the broadcast by the kernel after them.
+// CHECK-LABEL: l0uop.plan @sys_split
+// CHECK: l0uop.slot @[[SUM:split.t[0-9]+_reduce_sum]] pool @split.arena {{.*}} : !l0uop.buf<4xf32>
+// CHECK: l0uop.kernel @[[K0:split.k0[^ ]*]] inputs({{.*}}) outputs(%{{.*}} = @[[SUM]] : !l0uop.buf<4xf32>)
+// CHECK: l0uop.range 0 to 8 : index
+// CHECK: l0uop.exp2
+// CHECK: l0uop.end
+// CHECK: l0uop.reduce add
+// CHECK: l0uop.kernel @[[K1:split.k1[^ ]*]] inputs({{.*}}@[[SUM]] : !l0uop.buf<4xf32>{{.*}}) outputs
+// CHECK-NOT: l0uop.reduce
+// CHECK: l0uop.stream @stream_0 [@[[K0]], @[[K1]]]
+l1.system @sys_split {
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "1GB"}
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.tensor_graph @split on @gpu_0 then @sink compute(%x: tensor<4x8xf32>) {
+  %e = l1.exp %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  %s = l1.reduce_sum %e axis 1 : tensor<4x8xf32> -> tensor<4xf32>
+  %sb = l1.broadcast %s dims [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %r = l1.div %x, %sb : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  l1.return %r : tensor<4x8xf32>
+}
+l1.stage @sink on @cpu_0 process(%c: !l1.buf<@gpu_0, tensor<4x8xf32>>) {
+  l1.drop %c : !l1.buf<@gpu_0, tensor<4x8xf32>>
+  l1.end
+}
+
+// -----
+
+// Two iteration spaces do not fuse, even with no dependency between them.
+// CHECK-LABEL: l0uop.plan @sys_spaces
+// CHECK: l0uop.kernel @spaces.k0{{.*}} grid(4, 1, 1) block(8, 1, 1)
+// CHECK: l0uop.kernel @spaces.k1{{.*}} grid(1, 1, 1) block(16, 1, 1)
+// CHECK-NOT: l0uop.kernel
+l1.system @sys_spaces {
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "1GB"}
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.tensor_graph @spaces on @gpu_0 then @sink compute(%x: tensor<4x8xf32>, %y: tensor<16xf32>) {
+  %a = l1.neg %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  %b = l1.sqrt %y : tensor<16xf32> -> tensor<16xf32>
+  l1.return %a, %b : tensor<4x8xf32>, tensor<16xf32>
+}
+l1.stage @sink on @cpu_0 process(%a: !l1.buf<@gpu_0, tensor<4x8xf32>>, %b: !l1.buf<@gpu_0, tensor<16xf32>>) {
+  l1.drop %a : !l1.buf<@gpu_0, tensor<4x8xf32>>
+  l1.drop %b : !l1.buf<@gpu_0, tensor<16xf32>>
+  l1.end
+}
+
+// -----
+
+// A matmul is a RANGE nest folded by REDUCE; its elementwise consumer (the
+// bias) fuses after it; the transpose is index arithmetic (no copy kernel).
+// CHECK-LABEL: l0uop.plan @sys_linear
+// CHECK: l0uop.kernel @linear.k0_matmul
+// CHECK: %[[I:.*]] = l0uop.range 0 to 2 over group_x
+// CHECK: %[[J:.*]] = l0uop.range 0 to 3 over local_x
+// CHECK: %[[K:.*]] = l0uop.range 0 to 5 : index
+// CHECK: l0uop.index %{{.*}}[%[[I]], %[[K]]] : !l0uop.buf<2x5xf32>
+// CHECK: l0uop.index %{{.*}}[%[[J]], %[[K]]] : !l0uop.buf<3x5xf32>
+// CHECK: l0uop.end %[[K]]
+// CHECK: l0uop.reduce add %{{.*}} over %[[K]]
+// CHECK: l0uop.add
+// CHECK: l0uop.store
+// CHECK-NOT: l0uop.kernel
+l1.system @sys_linear {
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "1GB"}
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l1.tensor_graph @linear on @gpu_0 then @sink compute(%x: tensor<2x5xf32>, %wt: tensor<3x5xf32>, %b: tensor<3xf32>) {
+  %w = l1.transpose %wt : tensor<3x5xf32> -> tensor<5x3xf32>
+  %m = l1.matmul %x, %w : tensor<2x5xf32>, tensor<5x3xf32> -> tensor<2x3xf32>
+  %bb = l1.broadcast %b : tensor<3xf32> -> tensor<2x3xf32>
+  %y = l1.add %m, %bb : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  l1.return %y : tensor<2x3xf32>
+}
+l1.stage @sink on @cpu_0 process(%c: !l1.buf<@gpu_0, tensor<2x3xf32>>) {
+  l1.drop %c : !l1.buf<@gpu_0, tensor<2x3xf32>>
+  l1.end
+}
