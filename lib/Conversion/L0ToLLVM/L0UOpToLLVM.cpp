@@ -293,14 +293,17 @@ Type KernelBuilder::convertType(Type t) {
   }
   if (t.isIndex())
     return b.getI64Type();
-  if (isa<IntegerType>(t))
-    return t;
+  // LLVM integers are signless: ui8 data is i8 in memory; its signedness
+  // only matters to CAST (zero-extension, uitofp, fptoui).
+  if (auto it = dyn_cast<IntegerType>(t))
+    return it.isSignless() ? t : IntegerType::get(t.getContext(), it.getWidth());
   if (t.isF16() || t.isBF16() || t.isF32() || t.isF64())
     return t;
   return Type();
 }
 
 Value KernelBuilder::constLike(Location loc, Type t, double f, int64_t i) {
+  t = convertType(t);
   Type e = elementOf(t);
   TypedAttr scalar = isa<FloatType>(e)
                          ? TypedAttr(b.getFloatAttr(e, f))
@@ -358,19 +361,22 @@ FailureOr<Value> KernelBuilder::castValue(Location loc, Value v, Type from,
   if (v.getType() == toC)
     return v;
   bool boolSrc = elementOf(from).isInteger(1);
+  bool unsignedSrc = boolSrc || elementOf(from).isUnsignedInteger();
+  bool unsignedDst = elementOf(to).isUnsignedInteger();
   Type fc = elementOf(v.getType()), tc = elementOf(toC);
   if (fc.isIntOrIndex() && tc.isIntOrIndex()) {
     unsigned fw = fc.getIntOrFloatBitWidth(), tw = tc.getIntOrFloatBitWidth();
     if (fw < tw)
-      return boolSrc ? Value(arith::ExtUIOp::create(b, loc, toC, v))
-                     : Value(arith::ExtSIOp::create(b, loc, toC, v));
+      return unsignedSrc ? Value(arith::ExtUIOp::create(b, loc, toC, v))
+                         : Value(arith::ExtSIOp::create(b, loc, toC, v));
     return Value(arith::TruncIOp::create(b, loc, toC, v));
   }
   if (fc.isIntOrIndex() && isa<FloatType>(tc))
-    return boolSrc ? Value(arith::UIToFPOp::create(b, loc, toC, v))
-                   : Value(arith::SIToFPOp::create(b, loc, toC, v));
+    return unsignedSrc ? Value(arith::UIToFPOp::create(b, loc, toC, v))
+                       : Value(arith::SIToFPOp::create(b, loc, toC, v));
   if (isa<FloatType>(fc) && tc.isIntOrIndex())
-    return Value(arith::FPToSIOp::create(b, loc, toC, v));
+    return unsignedDst ? Value(arith::FPToUIOp::create(b, loc, toC, v))
+                       : Value(arith::FPToSIOp::create(b, loc, toC, v));
   if (isa<FloatType>(fc) && isa<FloatType>(tc)) {
     unsigned fw = fc.getIntOrFloatBitWidth(), tw = tc.getIntOrFloatBitWidth();
     if (fw < tw)
@@ -419,7 +425,8 @@ FailureOr<Value> KernelBuilder::address(Location loc, Value buffer,
   if (!offset)
     offset = i64Const(loc, 0);
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
-  return Value(LLVM::GEPOp::create(b, loc, ptrTy, buf.getElementType(), base,
+  return Value(LLVM::GEPOp::create(b, loc, ptrTy,
+                                   convertType(buf.getElementType()), base,
                                    ValueRange{offset}));
 }
 
@@ -786,7 +793,8 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
   for (BlockArgument arg : kernel.getSharedArgs()) {
     auto buf = cast<BufType>(arg.getType());
     Value count = i64Const(loc, buf.getNumElements());
-    mapping.map(arg, LLVM::AllocaOp::create(b, loc, ptrTy, buf.getElementType(),
+    mapping.map(arg, LLVM::AllocaOp::create(b, loc, ptrTy,
+                                            convertType(buf.getElementType()),
                                             count, /*alignment=*/64));
   }
   // Per-thread arrays of the values that cross a barrier phase.
