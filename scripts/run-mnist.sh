@@ -15,3 +15,18 @@ for layer in l3 l2 l1 l0; do
   "$opt" "$file"
   echo "=== $layer: verified"
 done
+
+# The host path as far as it goes today: the L1 program lowered to an L0 plan
+# (kernels, memory plan, streams), memory packed, and compiled to LLVM IR.
+# Running the compiled step (runtime, ELF, synplc) arrives with the codegen work.
+echo "=== l1 -> l0 -> llvm: examples/mnist/mnist.l1.mlir"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+"$opt" "$root/examples/mnist/mnist.l1.mlir" \
+  --synpl-l1-to-l0=summary --synpl-l0-pack-memory \
+  --synpl-convert-l0ctl-to-llvm=keep-regions=false \
+  --synpl-convert-l0uop-to-llvm=keep-plan=false \
+  -mlir-print-op-on-diagnostic=false -o "$tmp/mnist.llvm.mlir" 2>&1 | grep remark | sed 's/^[^ ]* remark: /  /'
+"$BUILD_DIR/bin/synpl-translate" --mlir-to-llvmir "$tmp/mnist.llvm.mlir" -o "$tmp/mnist.ll"
+echo "  LLVM IR: $(grep -c '^define' "$tmp/mnist.ll") functions (kernels + control program), $(wc -c < "$tmp/mnist.ll") bytes"
+echo "=== l1 -> l0 -> llvm: compiled"
