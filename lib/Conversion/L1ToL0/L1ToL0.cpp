@@ -439,11 +439,40 @@ LogicalResult Emitter::planBuffers() {
   auto nodeOf = [&](Operation *from, FlatSymbolRefAttr ref) {
     return l1::lookupNode(from, ref);
   };
+  // Buffers that stages move: device buffers live in the node's io arena,
+  // host buffers in its freelist staging pool.
+  auto stagingPool = [&](l1::NodeOp node) -> Pool * {
+    return spaceOf(node) == l0uop::MemSpace::device
+               ? poolFor(node, l0uop::PoolKind::arena,
+                         (node.getSymName() + ".io").str())
+               : poolFor(node, l0uop::PoolKind::freelist,
+                         node ? node.getSymName() : "host");
+  };
 
   for (Operation *n : order) {
     if (auto stage = dyn_cast<l1::StageOp>(n)) {
       std::string owner = stage.getSymName().str();
       unsigned txIndex = 0;
+      // A transfer or window copy: a fresh staging slot for `result`, filled
+      // from `src` by a plan transfer at this point of the step.
+      auto copyIntoStaging = [&](Operation *op, Slot *src, Value result,
+                                 StringRef suffix) {
+        auto bt = cast<l1::BufType>(result.getType());
+        l1::NodeOp node = nodeOf(op, bt.getNode());
+        l0uop::MemSpace space = spaceOf(node);
+        Slot *dst = newSlot(owner + suffix.str() + std::to_string(txIndex),
+                            stagingPool(node), bt.getTensor());
+        slotOf[result] = dst;
+        bool fromHost = src->pool->space == l0uop::MemSpace::host;
+        bool toHost = space == l0uop::MemSpace::host;
+        l0uop::Direction dir =
+            fromHost ? (toHost ? l0uop::Direction::h2h : l0uop::Direction::h2d)
+                     : (toHost ? l0uop::Direction::d2h : l0uop::Direction::d2d);
+        transfers.push_back(
+            {uniqueName(owner + ".copy" + std::to_string(txIndex)), src, dst, dir});
+        stepItems.push_back({(int)transfers.size() - 1, nullptr});
+        ++txIndex;
+      };
       // Buffers a root stage receives come from outside the step (the
       // runtime): they get slots of their own, where their type places them.
       if (!stage.getBody().empty())
@@ -451,14 +480,9 @@ LogicalResult Emitter::planBuffers() {
           auto bt = dyn_cast<l1::BufType>(arg.getType());
           if (!bt || slotOf.count(arg))
             continue;
-          l1::NodeOp node = nodeOf(stage, bt.getNode());
-          Pool *pool = spaceOf(node) == l0uop::MemSpace::device
-                           ? poolFor(node, l0uop::PoolKind::arena,
-                                     (node.getSymName() + ".io").str())
-                           : poolFor(node, l0uop::PoolKind::freelist,
-                                     node ? node.getSymName() : "host");
           slotOf[arg] = newSlot(owner + ".in" + std::to_string(arg.getArgNumber()),
-                                pool, bt.getTensor());
+                                stagingPool(nodeOf(stage, bt.getNode())),
+                                bt.getTensor());
         }
       WalkResult r = stage.walk([&](Operation *op) -> WalkResult {
         if (auto rb = dyn_cast<l1::ReadBatchOp>(op)) {
@@ -480,28 +504,7 @@ LogicalResult Emitter::planBuffers() {
                      "from a read_batch, transfer or tensor graph)");
             return WalkResult::interrupt();
           }
-          auto bt = cast<l1::BufType>(tx.getResult().getType());
-          l1::NodeOp node = nodeOf(op, bt.getNode());
-          l0uop::MemSpace space = spaceOf(node);
-          Pool *pool = space == l0uop::MemSpace::device
-                           ? poolFor(node, l0uop::PoolKind::arena,
-                                     (node.getSymName() + ".io").str())
-                           : poolFor(node, l0uop::PoolKind::freelist,
-                                     node ? node.getSymName() : "host");
-          Slot *dst = newSlot(owner + ".tx" + std::to_string(txIndex),
-                              pool, bt.getTensor());
-          slotOf[tx.getResult()] = dst;
-          l0uop::MemSpace from = src->pool->space;
-          l0uop::Direction dir =
-              from == l0uop::MemSpace::host
-                  ? (space == l0uop::MemSpace::host ? l0uop::Direction::h2h
-                                                    : l0uop::Direction::h2d)
-                  : (space == l0uop::MemSpace::host ? l0uop::Direction::d2h
-                                                    : l0uop::Direction::d2d);
-          transfers.push_back(
-              {uniqueName(owner + ".copy" + std::to_string(txIndex)), src, dst, dir});
-          stepItems.push_back({(int)transfers.size() - 1, nullptr});
-          ++txIndex;
+          copyIntoStaging(op, src, tx.getResult(), ".tx");
           return WalkResult::advance();
         }
         if (auto br = dyn_cast<BranchOpInterface>(op)) {
@@ -551,28 +554,7 @@ LogicalResult Emitter::planBuffers() {
             (void)fail(op, "the window's actor state does not resolve");
             return WalkResult::interrupt();
           }
-          auto bt = cast<l1::BufType>(wc.getResult().getType());
-          l1::NodeOp node = nodeOf(op, bt.getNode());
-          l0uop::MemSpace space = spaceOf(node);
-          Pool *pool = space == l0uop::MemSpace::device
-                           ? poolFor(node, l0uop::PoolKind::arena,
-                                     (node.getSymName() + ".io").str())
-                           : poolFor(node, l0uop::PoolKind::freelist,
-                                     node ? node.getSymName() : "host");
-          Slot *dst = newSlot(owner + ".snap" + std::to_string(txIndex), pool,
-                              bt.getTensor());
-          slotOf[wc.getResult()] = dst;
-          l0uop::MemSpace from = src->pool->space;
-          l0uop::Direction dir =
-              from == l0uop::MemSpace::host
-                  ? (space == l0uop::MemSpace::host ? l0uop::Direction::h2h
-                                                    : l0uop::Direction::h2d)
-                  : (space == l0uop::MemSpace::host ? l0uop::Direction::d2h
-                                                    : l0uop::Direction::d2d);
-          transfers.push_back(
-              {uniqueName(owner + ".copy" + std::to_string(txIndex)), src, dst, dir});
-          stepItems.push_back({(int)transfers.size() - 1, nullptr});
-          ++txIndex;
+          copyIntoStaging(op, src, wc.getResult(), ".snap");
           return WalkResult::advance();
         }
         return WalkResult::advance();
