@@ -466,6 +466,11 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
     return success();
   };
   bool fp = resultType && isFloat(resultType);
+  // LLVM integers are signless: unsigned data (ui8 pixels, labels) compares,
+  // takes its maximum and its remainder unsigned.
+  bool unsignedOperands =
+      op->getNumOperands() > 0 &&
+      elementOf(op->getOperand(0).getType()).isUnsignedInteger();
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](ConstOp c) {
@@ -523,19 +528,25 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
             b, loc, constLike(loc, resultType, 1.0, 1), args[0]));
       })
       .Case([&](MaxOp) {
-        return bind(
-            fp ? Value(arith::MaximumFOp::create(b, loc, args[0], args[1]))
-               : Value(arith::MaxSIOp::create(b, loc, args[0], args[1])));
+        if (fp)
+          return bind(arith::MaximumFOp::create(b, loc, args[0], args[1]));
+        return bind(unsignedOperands
+                        ? Value(arith::MaxUIOp::create(b, loc, args[0], args[1]))
+                        : Value(arith::MaxSIOp::create(b, loc, args[0], args[1])));
       })
       .Case([&](ModOp) {
-        return bind(arith::RemSIOp::create(b, loc, args[0], args[1]));
+        return bind(unsignedOperands
+                        ? Value(arith::RemUIOp::create(b, loc, args[0], args[1]))
+                        : Value(arith::RemSIOp::create(b, loc, args[0], args[1])));
       })
       .Case([&](CmpLtOp) {
         if (isFloat(args[0].getType()))
           return bind(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
                                             args[0], args[1]));
-        return bind(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          args[0], args[1]));
+        return bind(arith::CmpIOp::create(
+            b, loc,
+            unsignedOperands ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+            args[0], args[1]));
       })
       .Case([&](CmpNeOp) {
         if (isFloat(args[0].getType()))

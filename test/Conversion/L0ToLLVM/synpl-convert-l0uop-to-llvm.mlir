@@ -284,3 +284,39 @@ l0uop.plan @p pipeline_depth 1 {
     l0uop.end %t
   }
 }
+
+// -----
+
+// Unsigned data (ui8 pixels and labels) is signless i8 in LLVM: it compares,
+// takes its maximum and remainder unsigned, and converts with uitofp, so 200
+// stays 200 rather than becoming -56.
+// CHECK-LABEL: llvm.func @u_unsigned(
+// CHECK-DAG: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr -> i8
+// CHECK-DAG: llvm.icmp "ult"
+// CHECK-DAG: llvm.intr.umax
+// CHECK-DAG: llvm.urem
+// CHECK-DAG: llvm.uitofp %{{.*}} : i8 to f32
+l0uop.plan @u pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @a pool @dev offset 0 size 64 lifetime(0, 0) : !l0uop.buf<64xui8>
+  l0uop.slot @b pool @dev offset 256 size 64 lifetime(0, 0) : !l0uop.buf<64xui8>
+  l0uop.slot @o pool @dev offset 512 size 256 lifetime(0, 0) : !l0uop.buf<64xf32>
+  l0uop.kernel @unsigned inputs(%a = @a : !l0uop.buf<64xui8>, %b = @b : !l0uop.buf<64xui8>)
+      outputs(%o = @o : !l0uop.buf<64xf32>)
+      grid(1, 1, 1) block(64, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 64 over global_x : index
+    %pa = l0uop.index %a[%i] : !l0uop.buf<64xui8>
+    %x = l0uop.load %pa : ui8
+    %pb = l0uop.index %b[%i] : !l0uop.buf<64xui8>
+    %y = l0uop.load %pb : ui8
+    %lt = l0uop.cmplt %x, %y : ui8
+    %mx = l0uop.max %x, %y : ui8
+    %r = l0uop.mod %mx, %y : ui8
+    %w = l0uop.where %lt, %r, %x : ui8
+    %f = l0uop.cast %w : ui8 to f32
+    %po = l0uop.index %o[%i] : !l0uop.buf<64xf32>
+    l0uop.store %po, %f : f32
+    l0uop.end %i
+  }
+  l0uop.stream @s [@unsigned]
+}
