@@ -5,8 +5,8 @@
 // --synpl-convert-l0uop-to-llvm with keep-plan), JIT-compiles the kernel
 // functions of a copy of the result, and runs ONE training step the way the
 // host runtime would: every pool is one 64-byte aligned allocation (freelist
-// slots get their own, as the runtime places them at run time), every slot
-// lives at pool + offset, and the first stream's entries run in order
+// slots get their own, as the runtime places them at run time; transient
+// memory starts as NaN), every slot lives at pool + offset, and the first stream's entries run in order
 // (kernels over [0, host_iterations), matmuls in two uneven chunks;
 // transfers are memcpys between slots). The numbers are then compared with
 // the reference interpreter (double precision) on the same state and batch:
@@ -81,8 +81,15 @@ class PlanMemory {
 public:
   explicit PlanMemory(l0uop::PlanOp plan) {
     Block &body = plan.getBody().front();
-    for (auto pool : body.getOps<l0uop::PoolOp>())
-      pools[pool.getSymName().str()] = std::make_unique<Aligned>(pool.getCapacity());
+    // Persistent pools stay zeroed; transient memory (arenas, freelist
+    // slots) starts as NaN (all bytes 0xFF), so that a kernel reading a
+    // slot before its producer wrote it, or a packing that overlaps two
+    // live slots, shows up in the numbers.
+    for (auto pool : body.getOps<l0uop::PoolOp>()) {
+      auto &p = pools[pool.getSymName().str()] = std::make_unique<Aligned>(pool.getCapacity());
+      if (pool.getKind() != l0uop::PoolKind::persistent)
+        std::memset(p->data, 0xFF, pool.getCapacity());
+    }
     for (auto slot : body.getOps<l0uop::SlotOp>()) {
       std::string name = slot.getSymName().str();
       types[name] = slot.getBufType();
@@ -91,6 +98,7 @@ public:
       } else {
         // A freelist slot: placed at run time, here in its own allocation.
         dynamic.push_back(std::make_unique<Aligned>(slot.getSize()));
+        std::memset(dynamic.back()->data, 0xFF, slot.getSize());
         addr[name] = dynamic.back()->data;
       }
     }
