@@ -207,6 +207,20 @@ static ParseResult parseOnAndReads(OpAsmParser &parser, OperationState &result,
   return success();
 }
 
+/// Prints ` @name on @node [reads [...]]`, the shared head of stages and
+/// tensor graphs (the inverse of parseSymbolName + parseOnAndReads).
+static void printNameOnAndReads(OpAsmPrinter &p, StringRef name,
+                                FlatSymbolRefAttr node, ArrayAttr reads) {
+  p << ' ';
+  p.printSymbolName(name);
+  p << " on ";
+  p.printAttribute(node);
+  if (!reads.empty()) {
+    p << " reads ";
+    p.printAttribute(reads);
+  }
+}
+
 ParseResult StageOp::parse(OpAsmParser &parser, OperationState &result) {
   StringAttr name;
   if (parser.parseSymbolName(name, getSymNameAttrName(result.name), result.attributes) ||
@@ -218,14 +232,7 @@ ParseResult StageOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void StageOp::print(OpAsmPrinter &p) {
-  p << ' ';
-  p.printSymbolName(getSymName());
-  p << " on ";
-  p.printAttribute(getNodeAttr());
-  if (!getReads().empty()) {
-    p << " reads ";
-    p.printAttribute(getReads());
-  }
+  printNameOnAndReads(p, getSymName(), getNodeAttr(), getReads());
   p << " process";
   printEntryAndBody(p, *this, getBody(), {});
 }
@@ -248,14 +255,7 @@ ParseResult TensorGraphOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void TensorGraphOp::print(OpAsmPrinter &p) {
-  p << ' ';
-  p.printSymbolName(getSymName());
-  p << " on ";
-  p.printAttribute(getNodeAttr());
-  if (!getReads().empty()) {
-    p << " reads ";
-    p.printAttribute(getReads());
-  }
+  printNameOnAndReads(p, getSymName(), getNodeAttr(), getReads());
   if (getThenAttr()) {
     p << " then ";
     p.printAttribute(getThenAttr());
