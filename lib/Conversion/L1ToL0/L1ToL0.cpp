@@ -1507,8 +1507,11 @@ LogicalResult Emitter::run() {
   // Launches of one step.
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(module.getBody());
+  // Plan items are located at the L1 declarations they come from (the
+  // system; a pool at its node), so remarks and errors on them point there.
+  Location planLoc = system.getLoc();
   auto plan = l0uop::PlanOp::create(b, 
-      module.getLoc(), system.getSymName(),
+      planLoc, system.getSymName(),
       module.getOps<l1::ScheduleOp>().empty()
           ? int64_t{1}
           : (*module.getOps<l1::ScheduleOp>().begin()).getPipelineDepth());
@@ -1604,16 +1607,17 @@ LogicalResult Emitter::run() {
   if (!planBlock->empty())
     pb.setInsertionPoint(&planBlock->front());
   for (auto &p : pools)
-    l0uop::PoolOp::create(pb, module.getLoc(), p->name, p->kind, p->space,
+    l0uop::PoolOp::create(pb, p->node ? p->node.getLoc() : planLoc, p->name,
+                          p->kind, p->space,
                              p->capacity, kAlign);
   for (auto &s : slots)
     l0uop::SlotOp::create(pb, 
-        module.getLoc(), s->name, s->pool->name,
+        s->pool->node ? s->pool->node.getLoc() : planLoc, s->name, s->pool->name,
         s->offset >= 0 ? pb.getI64IntegerAttr(s->offset) : IntegerAttr(),
         s->bytes(), s->firstUse, s->lastUse, s->bufType(ctx));
   pb.setInsertionPointToEnd(planBlock);
   for (TransferItem &t : transfers)
-    l0uop::TransferOp::create(pb, module.getLoc(), t.name, t.src->name,
+    l0uop::TransferOp::create(pb, planLoc, t.name, t.src->name,
                                  t.dst->name, t.dir, t.src->bytes());
   if (!launches.empty()) {
     SmallVector<Attribute> entries;
@@ -1622,20 +1626,20 @@ LogicalResult Emitter::run() {
     SmallVector<std::string> streams;
     for (int64_t i = 0; i < depth; ++i) {
       streams.push_back(uniqueName("stream_" + std::to_string(i)));
-      l0uop::StreamOp::create(pb, module.getLoc(), pb.getStringAttr(streams.back()),
+      l0uop::StreamOp::create(pb, planLoc, pb.getStringAttr(streams.back()),
                                  pb.getArrayAttr(entries));
     }
     // Step k's stream finishes (its handler rewrote the actor state) before
     // step k+1's stream starts: the actor is the fence between steps.
     for (int64_t i = 0; i + 1 < depth; ++i) {
       std::string ev = uniqueName("step_" + std::to_string(i) + "_done");
-      l0uop::EventOp::create(pb, module.getLoc(), pb.getStringAttr(ev));
+      l0uop::EventOp::create(pb, planLoc, pb.getStringAttr(ev));
       l0uop::RecordOp::create(pb, 
-          module.getLoc(), FlatSymbolRefAttr::get(ctx, ev),
+          planLoc, FlatSymbolRefAttr::get(ctx, ev),
           FlatSymbolRefAttr::get(ctx, launches.back().name),
           FlatSymbolRefAttr::get(ctx, streams[i]));
       l0uop::WaitOp::create(pb, 
-          module.getLoc(), FlatSymbolRefAttr::get(ctx, ev),
+          planLoc, FlatSymbolRefAttr::get(ctx, ev),
           FlatSymbolRefAttr::get(ctx, launches.front().name),
           FlatSymbolRefAttr::get(ctx, streams[i + 1]));
     }
