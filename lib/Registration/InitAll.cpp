@@ -7,6 +7,7 @@
 #include "synpl/Dialect/L2/L2Dialect.h"
 #include "synpl/Dialect/L3/L3Dialect.h"
 #include "synpl/Conversion/Passes.h"
+#include "synpl/Pipelines/Pipelines.h"
 #include "synpl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,4 +31,5 @@ void synpl::registerAllPasses() {
   // verifier that runs on every parse and after every pass.
   registerSynplPasses();
   registerSynplConversionPasses();
+  registerPipelines();
 }

@@ -1,0 +1,31 @@
+//===- Pipelines.cpp - The pinned pass pipelines ---------------------------===//
+#include "synpl/Pipelines/Pipelines.h"
+
+#include "synpl/Conversion/Passes.h"
+#include "synpl/Transforms/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+void synpl::buildHostPipeline(OpPassManager &pm,
+                              const HostPipelineOptions &options) {
+  pm.addPass(createL1ToL0());
+  pm.addPass(createL0PackMemory());
+  // The control programs first: the plan can only be erased once no
+  // l0ctl.program is left inside it.
+  ConvertL0CtlToLLVMOptions ctl;
+  ctl.keepRegions = !options.llvmOnly;
+  pm.addPass(createConvertL0CtlToLLVM(ctl));
+  ConvertL0UOpToLLVMOptions uop;
+  uop.keepPlan = !options.llvmOnly;
+  pm.addPass(createConvertL0UOpToLLVM(uop));
+}
+
+void synpl::registerPipelines() {
+  PassPipelineRegistration<HostPipelineOptions>(
+      "synpl-host-pipeline",
+      "Lower a verified L1 program to LLVM dialect functions for the host CPU "
+      "(L1 -> L0, memory packing, l0ctl and l0uop -> LLVM)",
+      buildHostPipeline);
+}
