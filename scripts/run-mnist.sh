@@ -23,7 +23,7 @@ echo "=== l1 -> l0 -> llvm: examples/mnist/mnist.l1.mlir"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 "$opt" "$root/examples/mnist/mnist.l1.mlir" \
-  --synpl-l1-to-l0=summary --synpl-host-pipeline=llvm-only=true \
+  --synpl-host-pipeline="llvm-only=true summary=true" \
   -mlir-print-op-on-diagnostic=false -o "$tmp/mnist.llvm.mlir" 2>&1 | grep remark | sed 's/^[^ ]* remark: /  /'
 "$BUILD_DIR/bin/synpl-translate" --mlir-to-llvmir "$tmp/mnist.llvm.mlir" -o "$tmp/mnist.ll"
 echo "  LLVM IR: $(grep -c '^define' "$tmp/mnist.ll") functions (kernels + control program), $(wc -c < "$tmp/mnist.ll") bytes"

@@ -10,7 +10,9 @@ using namespace mlir;
 
 void synpl::buildHostPipeline(OpPassManager &pm,
                               const HostPipelineOptions &options) {
-  pm.addPass(createL1ToL0());
+  L1ToL0Options emission;
+  emission.summary = options.summary;
+  pm.addPass(createL1ToL0(emission));
   pm.addPass(createL0PackMemory());
   // The control programs first: the plan can only be erased once no
   // l0ctl.program is left inside it.

@@ -21,6 +21,11 @@ struct HostPipelineOptions : public mlir::PassPipelineOptions<HostPipelineOption
                      "synpl-translate --mlir-to-llvmir); by default they stay as "
                      "data for the runtime"),
       llvm::cl::init(false)};
+  Option<bool> summary{
+      *this, "summary",
+      llvm::cl::desc("Remark the L0 plan's kernel, slot and pool counts after "
+                     "L1 -> L0 emission (the emission pass's own summary option)"),
+      llvm::cl::init(false)};
 };
 
 /// `synpl-host-pipeline`: a verified L1 program down to the LLVM dialect for
