@@ -235,6 +235,11 @@ private:
   // Phase 1: buffers.
   LogicalResult planBuffers();
   Pool *poolFor(l1::NodeOp node, l0uop::PoolKind kind, StringRef owner);
+  /// The arena of a device node that holds buffers crossing stage, graph and
+  /// handler boundaries (`@<node>.io.arena`).
+  Pool *ioArena(l1::NodeOp node) {
+    return poolFor(node, l0uop::PoolKind::arena, (node.getSymName() + ".io").str());
+  }
   Slot *newSlot(StringRef name, Pool *pool, RankedTensorType type);
   l0uop::MemSpace spaceOf(l1::NodeOp node) const;
   std::string uniqueName(StringRef base);
@@ -443,8 +448,7 @@ LogicalResult Emitter::planBuffers() {
   // host buffers in its freelist staging pool.
   auto stagingPool = [&](l1::NodeOp node) -> Pool * {
     return spaceOf(node) == l0uop::MemSpace::device
-               ? poolFor(node, l0uop::PoolKind::arena,
-                         (node.getSymName() + ".io").str())
+               ? ioArena(node)
                : poolFor(node, l0uop::PoolKind::freelist,
                          node ? node.getSymName() : "host");
   };
@@ -578,16 +582,14 @@ LogicalResult Emitter::planBuffers() {
       if (!slotOf.count(arg))
         slotOf[arg] = newSlot(graph.getSymName().str() + ".in" +
                                   std::to_string(arg.getArgNumber()),
-                              poolFor(node, l0uop::PoolKind::arena,
-                                      (node.getSymName() + ".io").str()),
+                              ioArena(node),
                               tensorOf(arg));
     auto ret = dyn_cast<l1::ReturnOp>(body.getTerminator());
     Operation *then = graph.getThenAttr()
                           ? l1::lookupInProgram(tables, graph, graph.getThenAttr())
                           : nullptr;
     if (ret) {
-      Pool *io = poolFor(node, l0uop::PoolKind::arena,
-                         (node.getSymName() + ".io").str());
+      Pool *io = ioArena(node);
       for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
         Slot *s = newSlot(graph.getSymName().str() + ".out" + std::to_string(i),
                           io, tensorOf(v));
@@ -629,8 +631,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     if (!slotOf.count(arg))
       if (auto t = dyn_cast<RankedTensorType>(arg.getType()))
         slotOf[arg] = newSlot(owner + ".arg" + std::to_string(arg.getArgNumber()),
-                              poolFor(node, l0uop::PoolKind::arena,
-                                      (node.getSymName() + ".io").str()),
+                              ioArena(node),
                               t);
   SmallVector<unsigned> &mine = regionKernels[region];
 
