@@ -323,6 +323,60 @@ def L0UOp_InitOp : L0UOp_PlanItem<"init", [
   }];
 }
 
+def L0UOp_IngestOp : L0UOp_PlanItem<"ingest", [
+    Symbol, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a host-side batch reader: decode, shuffle, gather a batch";
+  let description = [{
+    ```mlir
+    l0uop.ingest @load_data.read0 into [@load_data.images, @load_data.labels]
+        from ["/data/train-images-idx3-ubyte.gz",
+              "/data/train-labels-idx1-ubyte.gz"]
+        format "idx" batch 128 shuffle drop_last seed 0
+    ```
+    The L0 form of an L1 `read_batch` (the spec's "Data Ingestion":
+    storage → decode (CPU) → host memory → batch → staging). Before the
+    first step the runtime decodes every file (the host-side decoder
+    named by `format`; `idx` is the IDX format, gzip'd or raw), checks
+    that the files agree on the sample count and that each sample has the
+    shape of its slot's trailing dimensions; every epoch it draws the
+    sample order (a seeded permutation under `shuffle`, the file order
+    otherwise); at the start of each step it gathers the step's batch into
+    the slots, one file per slot, in order. The slots are host memory and
+    their leading dimension is the batch. `drop_last` drops a last
+    partial batch; without it the last batch is padded (zero samples,
+    label 255) and counted as partial.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       FlatSymbolRefArrayAttr:$slots,
+                       StrArrayAttr:$paths,
+                       StrAttr:$format,
+                       L0UOp_I64Attr:$batch,
+                       UnitAttr:$shuffle,
+                       UnitAttr:$drop_last,
+                       L0UOp_I64Attr:$seed);
+  let assemblyFormat = [{
+    $sym_name `into` $slots `from` $paths `format` $format `batch` $batch
+    (`shuffle` $shuffle^)? (`drop_last` $drop_last^)? `seed` $seed attr-dict
+  }];
+}
+
+def L0UOp_ReportOp : L0UOp_PlanItem<"report", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a named scalar the runtime reads after each step";
+  let description = [{
+    ```mlir
+    l0uop.report "loss" @transfer_grads.tx0
+    ```
+    The L0 form of an L1 `report`: after each step the runtime reads the
+    f32 slot (a device slot through a copy back to the host) and hands it
+    to the training loop under its name. The
+    metrics the loop knows are scalars: `loss` feeds progress lines and the
+    epoch line's mean loss, `correct` counts argmax hits for test accuracy.
+  }];
+  let arguments = (ins StrAttr:$name, FlatSymbolRefAttr:$slot);
+  let assemblyFormat = "$name $slot attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // UOps
 //===----------------------------------------------------------------------===//

@@ -607,3 +607,55 @@ LogicalResult PlanOp::verifyRegions() {
   ok &= checkStreams(*this, symbols);
   return success(ok);
 }
+
+/// The host pool a slot lives in, or a failure naming why not.
+static LogicalResult requireHostSlot(Operation *op, SymbolTableCollection &symbols,
+                                     FlatSymbolRefAttr ref, SlotOp &slot) {
+  slot = symbols.lookupNearestSymbolFrom<SlotOp>(op, ref);
+  if (!slot)
+    return op->emitOpError("names ") << ref << ", which is not an l0uop.slot";
+  auto pool = symbols.lookupNearestSymbolFrom<PoolOp>(op, slot.getPoolAttr());
+  if (pool && pool.getSpace() != MemSpace::host)
+    return op->emitOpError("runs on the host; slot ")
+           << ref << " is in device pool " << slot.getPoolAttr();
+  return success();
+}
+
+LogicalResult IngestOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (getSlots().empty())
+    return emitOpError("reads no field");
+  if (getSlots().size() != getPaths().size())
+    return emitOpError("has ") << getSlots().size() << " slots but "
+                               << getPaths().size() << " paths";
+  if (getFormat() != "idx")
+    return emitOpError("format '")
+           << getFormat() << "' has no host decoder (known: idx)";
+  if (getBatch() <= 0)
+    return emitOpError("batch must be positive, got ") << getBatch();
+  if (getSeed() < 0)
+    return emitOpError("seed must not be negative, got ") << getSeed();
+  for (Attribute a : getSlots()) {
+    SlotOp slot;
+    if (failed(requireHostSlot(*this, symbols, cast<FlatSymbolRefAttr>(a), slot)))
+      return failure();
+    BufType buf = slot.getBufType();
+    if (buf.getRank() < 1 || buf.getShape()[0] != getBatch())
+      return emitOpError("gathers batches of ")
+             << getBatch() << " into " << a << " of type " << buf
+             << "; its leading dimension must be the batch";
+  }
+  return success();
+}
+
+LogicalResult ReportOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (getName().empty())
+    return emitOpError("needs a name");
+  auto slot = symbols.lookupNearestSymbolFrom<SlotOp>(*this, getSlotAttr());
+  if (!slot)
+    return emitOpError("names ") << getSlotAttr() << ", which is not an l0uop.slot";
+  BufType buf = slot.getBufType();
+  if (!buf.getElementType().isF32())
+    return emitOpError("reports f32 values; slot ")
+           << getSlotAttr() << " holds " << buf;
+  return success();
+}

@@ -22,6 +22,8 @@ void synpl::buildHostPipeline(OpPassManager &pm,
   ConvertL0UOpToLLVMOptions uop;
   uop.keepPlan = !options.llvmOnly;
   pm.addPass(createConvertL0UOpToLLVM(uop));
+  if (options.executable && !options.llvmOnly)
+    pm.addPass(createConvertL0PlanToLLVM());
 }
 
 void synpl::registerPipelines() {

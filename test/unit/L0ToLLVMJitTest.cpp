@@ -162,10 +162,10 @@ public:
     engine = std::move(*created);
     engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
       llvm::orc::SymbolMap map;
-      map[interner("synpl_rt_queue_push")] = {
+      map[interner("synpl_rt_ctl_queue_push")] = {
           llvm::orc::ExecutorAddr::fromPtr(&stubQueuePush),
           llvm::JITSymbolFlags::Exported};
-      map[interner("synpl_rt_queue_pop")] = {
+      map[interner("synpl_rt_ctl_queue_pop")] = {
           llvm::orc::ExecutorAddr::fromPtr(&stubQueuePop),
           llvm::JITSymbolFlags::Exported};
       return map;

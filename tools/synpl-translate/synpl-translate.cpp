@@ -1,11 +1,13 @@
 //===- synpl-translate.cpp - Translations in and out of synplexum IR -------===//
 //
 // Registers the upstream translations the codegen path needs
-// (--mlir-to-llvmir, --import-llvm); synplexum's own translations (.syn
-// import, ELF and PTX emission) register here as they land.
+// (--mlir-to-llvmir, --import-llvm) and synplexum's own: --synpl-to-object
+// (the in-process x86-64 backend); .syn import and PTX emission register here
+// as they land.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/InitAll.h"
+#include "synpl/Target/HostObject.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllTranslations.h"
@@ -14,6 +16,7 @@
 int main(int argc, char **argv) {
   mlir::registerToLLVMIRTranslation();
   mlir::registerFromLLVMIRTranslation();
+  synpl::host::registerToObjectTranslation();
   return mlir::failed(mlir::mlirTranslateMain(
       argc, argv, "synplexum translation driver\n"));
 }

@@ -157,11 +157,12 @@ def ConvertL0CtlToLLVM : Pass<"synpl-convert-l0ctl-to-llvm", "mlir::ModuleOp"> {
     `llvm.return`. `queue_push`/`queue_pop` call the runtime:
 
     ```mlir
-    llvm.func @synpl_rt_queue_push(!llvm.ptr, i64)
-    llvm.func @synpl_rt_queue_pop(!llvm.ptr) -> i64
+    llvm.func @synpl_rt_ctl_queue_push(!llvm.ptr, i64)
+    llvm.func @synpl_rt_ctl_queue_pop(!llvm.ptr) -> i64
     ```
 
-    (values narrower than i64 are zero-extended / truncated). The function
+    (values narrower than i64 are zero-extended / truncated; the runtime
+    keeps the queue's handle in the first 8 bytes of a queue region). The function
     lists its regions, in argument order, in `synpl.regions`. With
     `keep-regions` (the default) the `l0ctl.region` ops stay where they
     are: they are data for the runtime, which allocates them;
@@ -173,6 +174,41 @@ def ConvertL0CtlToLLVM : Pass<"synpl-convert-l0ctl-to-llvm", "mlir::ModuleOp"> {
   let options = [
     Option<"keepRegions", "keep-regions", "bool", /*default=*/"true",
            "keep the l0ctl.region ops as data for the runtime">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def ConvertL0PlanToLLVM : Pass<"synpl-convert-l0-plan-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Write the lowered L0 plan as the binary's metadata tables";
+  let description = [{
+    Runs after `--synpl-convert-l0ctl-to-llvm` and
+    `--synpl-convert-l0uop-to-llvm` (both keeping the plan as data). The
+    plan's pools, slots, kernel descriptors (host function, buffer slots,
+    split-range iterations), transfers, streams, events and syncs, inits,
+    ingests and reports, and the control regions with each program's
+    region list, become the read-only tables of
+    `include/synpl/Runtime/PlanFormat.h` -- the spec's memory layout
+    table, stream descriptors and schedule descriptor:
+
+    ```mlir
+    llvm.mlir.global internal constant @synpl_plan_table(dense<[...]> : tensor<Nxi64>)
+    llvm.mlir.global internal constant @synpl_plan_strings("...")
+    llvm.mlir.global internal constant @synpl_plan_kernels() : !llvm.array<K x ptr>
+    llvm.mlir.global internal constant @synpl_plan_programs() : !llvm.array<P x ptr>
+    llvm.mlir.global external constant @synpl_plan() : !llvm.struct<(ptr, ptr, ptr, ptr)>
+    llvm.func @main(%argc: i32, %argv: !llvm.ptr) -> i32  // calls synpl_rt_main
+    ```
+
+    and the plan and regions are erased, leaving a module of LLVM dialect
+    only, ready for `synpl-translate --synpl-to-object`. `main=false`
+    leaves `main` out (for embedders that call `synpl_rt_main`
+    themselves). Exactly one plan is expected; a kernel or program not yet
+    lowered fails the pass with
+    `lowered N of M ops; not lowered: <op> at <loc>: <why>`.
+  }];
+  let options = [
+    Option<"defineMain", "main", "bool", /*default=*/"true",
+           "define main(argc, argv) calling the runtime's synpl_rt_main">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

@@ -21,6 +21,12 @@ struct HostPipelineOptions : public mlir::PassPipelineOptions<HostPipelineOption
                      "synpl-translate --mlir-to-llvmir); by default they stay as "
                      "data for the runtime"),
       llvm::cl::init(false)};
+  Option<bool> executable{
+      *this, "executable",
+      llvm::cl::desc("Finish with --synpl-convert-l0-plan-to-llvm: the plan "
+                     "becomes the binary's metadata tables and main() calls "
+                     "the runtime's executor (what synplc compiles)"),
+      llvm::cl::init(false)};
   Option<bool> summary{
       *this, "summary",
       llvm::cl::desc("Remark the L0 plan's kernel, slot and pool counts after "

@@ -308,6 +308,17 @@ uint64_t synpl_rt_progress_format(char *buf, uint64_t cap, uint64_t step,
                                   uint64_t samples_per_step, double loss,
                                   double elapsed_s);
 
+/*===---------------------- Control-code queues ----------------------------===*/
+/*
+ * What `l0ctl.queue_push` / `queue_pop` call in compiled control code. The
+ * argument is the queue region itself: its first 8 bytes hold the
+ * synpl_rt_queue (8-byte descriptors) the runtime created for it. Values
+ * travel as their low bytes, little-endian. pop blocks while the queue is
+ * empty; either call on a closed queue exits with a message.
+ */
+void synpl_rt_ctl_queue_push(void *region, uint64_t value);
+uint64_t synpl_rt_ctl_queue_pop(void *region);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -32,8 +32,8 @@ using synpl::l0tollvm::NotLowered;
 
 namespace {
 
-constexpr llvm::StringLiteral kQueuePush = "synpl_rt_queue_push";
-constexpr llvm::StringLiteral kQueuePop = "synpl_rt_queue_pop";
+constexpr llvm::StringLiteral kQueuePush = "synpl_rt_ctl_queue_push";
+constexpr llvm::StringLiteral kQueuePop = "synpl_rt_ctl_queue_pop";
 
 /// The region an access names.
 static FlatSymbolRefAttr regionRef(Operation *op) {

@@ -297,6 +297,20 @@ private:
     Operation *region = nullptr; // a tensor graph or handler
   };
   std::vector<StepItem> stepItems;
+  // Batch readers and reported scalars (host-side plan items).
+  struct IngestItem {
+    std::string name;
+    l1::ReadBatchOp op;
+    SmallVector<Slot *> slots;
+    SmallVector<std::string> paths;
+  };
+  std::vector<IngestItem> ingests;
+  struct ReportItem {
+    std::string metric;
+    Slot *slot;
+    Location loc;
+  };
+  std::vector<ReportItem> reports;
   llvm::DenseMap<std::pair<Operation *, unsigned>, Slot *> graphOut;
   llvm::DenseMap<Operation *, Pool *> arenaOf;
 };
@@ -490,6 +504,10 @@ LogicalResult Emitter::planBuffers() {
         }
       WalkResult r = stage.walk([&](Operation *op) -> WalkResult {
         if (auto rb = dyn_cast<l1::ReadBatchOp>(op)) {
+          IngestItem ingest{uniqueName(owner + ".read" + std::to_string(ingests.size())),
+                            rb, {}, {}};
+          auto data = SymbolTable::lookupNearestSymbolFrom<l1::DataOp>(
+              rb, rb.getSourceAttr());
           for (auto [i, res] : llvm::enumerate(rb.getResults())) {
             auto bt = cast<l1::BufType>(res.getType());
             l1::NodeOp node = nodeOf(op, bt.getNode());
@@ -498,7 +516,34 @@ LogicalResult Emitter::planBuffers() {
             auto field = cast<FlatSymbolRefAttr>(rb.getFields()[i]);
             slotOf[res] = newSlot(owner + "." + field.getValue().str(), pool,
                                   bt.getTensor());
+            auto fieldOp =
+                data ? dyn_cast_or_null<l1::FieldOp>(
+                           SymbolTable::lookupSymbolIn(data, field.getAttr()))
+                     : nullptr;
+            if (!fieldOp) {
+              (void)fail(op, "field " + field.getValue() +
+                                 " is not a field of the data source");
+              return WalkResult::interrupt();
+            }
+            if (fieldOp.getFormat() != l1::DataFormat::idx) {
+              (void)fail(op, "field " + field.getValue() + " has format " +
+                                 l1::stringifyDataFormat(fieldOp.getFormat()) +
+                                 ", which has no host decoder (known: idx)");
+              return WalkResult::interrupt();
+            }
+            ingest.slots.push_back(slotOf[res]);
+            ingest.paths.push_back(fieldOp.getPath().str());
           }
+          ingests.push_back(std::move(ingest));
+          return WalkResult::advance();
+        }
+        if (auto report = dyn_cast<l1::ReportOp>(op)) {
+          Slot *s = slotOf.lookup(report.getValue());
+          if (!s) {
+            (void)fail(op, "the reported buffer has no slot");
+            return WalkResult::interrupt();
+          }
+          reports.push_back({report.getMetric().str(), s, op->getLoc()});
           return WalkResult::advance();
         }
         if (auto tx = dyn_cast<l1::TransferOp>(op)) {
@@ -1617,9 +1662,23 @@ LogicalResult Emitter::run() {
         s->offset >= 0 ? pb.getI64IntegerAttr(s->offset) : IntegerAttr(),
         s->bytes(), s->firstUse, s->lastUse, s->bufType(ctx));
   pb.setInsertionPointToEnd(planBlock);
+  for (IngestItem &in : ingests) {
+    SmallVector<Attribute> slotRefs;
+    for (Slot *s : in.slots)
+      slotRefs.push_back(FlatSymbolRefAttr::get(ctx, s->name));
+    SmallVector<StringRef> paths(in.paths.begin(), in.paths.end());
+    l1::ReadBatchOp rb = in.op;
+    l0uop::IngestOp::create(
+        pb, rb.getLoc(), in.name, pb.getArrayAttr(slotRefs),
+        pb.getStrArrayAttr(paths), "idx", rb.getBatch(),
+        rb.getOrder() == l1::BatchOrder::shuffle, rb.getDropLast(),
+        (int64_t)rb.getSeed().value_or(0));
+  }
   for (TransferItem &t : transfers)
     l0uop::TransferOp::create(pb, planLoc, t.name, t.src->name,
                                  t.dst->name, t.dir, t.src->bytes());
+  for (ReportItem &r : reports)
+    l0uop::ReportOp::create(pb, r.loc, r.metric, r.slot->name);
   if (!launches.empty()) {
     SmallVector<Attribute> entries;
     for (Launch &l : launches)

@@ -11,8 +11,8 @@ l0ctl.region @batch_queue size 64 access rw queue 8
 l0ctl.region @dispatch size 32 access wo queue 4
 
 // The runtime's queue primitives, declared once.
-// CHECK-DAG: llvm.func @synpl_rt_queue_push(!llvm.ptr, i64)
-// CHECK-DAG: llvm.func @synpl_rt_queue_pop(!llvm.ptr) -> i64
+// CHECK-DAG: llvm.func @synpl_rt_ctl_queue_push(!llvm.ptr, i64)
+// CHECK-DAG: llvm.func @synpl_rt_ctl_queue_pop(!llvm.ptr) -> i64
 
 // One noalias pointer per region used, sorted by name; blocks 1:1.
 // CHECK-LABEL: llvm.func @all_ops(
@@ -23,7 +23,7 @@ l0ctl.region @dispatch size 32 access wo queue 4
 // CHECK-SAME: attributes {synpl.regions = [@batch_queue, @dispatch, @labels, @staging]}
 // LLVMIR-LABEL: define void @all_ops(ptr noalias align 8 %0, ptr noalias align 8 %1, ptr noalias align 8 %2, ptr noalias align 64 %3)
 l0ctl.program @all_ops {
-  // CHECK: %[[D:.*]] = llvm.call @synpl_rt_queue_pop(%[[BQ]]) : (!llvm.ptr) -> i64
+  // CHECK: %[[D:.*]] = llvm.call @synpl_rt_ctl_queue_pop(%[[BQ]]) : (!llvm.ptr) -> i64
   %d = l0ctl.queue_pop @batch_queue : i64
   // CHECK: %[[C8:.*]] = llvm.mlir.constant(8 : i64) : i64
   %c8 = l0ctl.const 8 : i64
@@ -76,7 +76,7 @@ l0ctl.program @all_ops {
   // CHECK: ^[[PUSH]](%[[X:.*]]: i64):
   %x32 = l0ctl.load @staging[%x] : i32
   // CHECK: %[[X64:.*]] = llvm.zext %{{.*}} : i32 to i64
-  // CHECK: llvm.call @synpl_rt_queue_push(%[[DQ]], %[[X64]]) : (!llvm.ptr, i64) -> ()
+  // CHECK: llvm.call @synpl_rt_ctl_queue_push(%[[DQ]], %[[X64]]) : (!llvm.ptr, i64) -> ()
   l0ctl.queue_push @dispatch, %x32 : i32
   // CHECK: llvm.br ^[[DONE]]
   l0ctl.jump ^done

@@ -1,0 +1,240 @@
+/*===- PlanFormat.h - The metadata tables of a compiled program ---*- C -*-===*\
+ *
+ * The spec's "Binary Structure": a compiled program is one object holding
+ * the control code, the kernels and the metadata the runtime binds them
+ * with (memory layout table, stream and schedule descriptors). The
+ * compiler (--synpl-convert-l0-plan-to-llvm) writes these tables as
+ * read-only globals; the runtime's executor (synpl_rt_main) reads them.
+ *
+ * Layout: `synpl_plan_desc` points at
+ *  - `table`: an array of int64_t words. Word 0..SYNPL_PLAN_HEADER_WORDS-1
+ *    are the header (magic, version, pipeline depth, then one (offset,
+ *    count) pair per section, offsets in words from the start of the table);
+ *    each section is an array of the fixed-size records below (every field
+ *    an int64_t, so a section can be read as an array of its struct).
+ *  - `strings`: NUL-terminated names and paths; records hold byte offsets.
+ *  - `kernels`: one function pointer per kernel record, in record order,
+ *    with the ABI void(void *const *args, i64 begin, i64 end): args holds
+ *    the kernel's num_args buffer pointers (inputs, then outputs) and
+ *    [begin, end) is a chunk of its split range.
+ *  - `programs`: one function pointer per control program, with the ABI
+ *    void(ptr region0, ...) (regions in the program record's order).
+ * The compiler and the runtime share this header; the version changes
+ * whenever a record does.
+\*===----------------------------------------------------------------------===*/
+#ifndef SYNPL_RUNTIME_PLANFORMAT_H
+#define SYNPL_RUNTIME_PLANFORMAT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SYNPL_PLAN_MAGIC 0x314e414c504e5953ll /* "SYNPLAN1" little-endian */
+#define SYNPL_PLAN_VERSION 1
+
+/* Sections, in header order. */
+enum synpl_plan_section {
+  SYNPL_PLAN_POOLS = 0,
+  SYNPL_PLAN_SLOTS,
+  SYNPL_PLAN_KERNELS,
+  SYNPL_PLAN_KERNEL_ARGS,
+  SYNPL_PLAN_TRANSFERS,
+  SYNPL_PLAN_STREAMS,
+  SYNPL_PLAN_STREAM_ENTRIES,
+  SYNPL_PLAN_EVENTS,
+  SYNPL_PLAN_SYNCS,
+  SYNPL_PLAN_INITS,
+  SYNPL_PLAN_INGESTS,
+  SYNPL_PLAN_INGEST_FIELDS,
+  SYNPL_PLAN_REPORTS,
+  SYNPL_PLAN_REGIONS,
+  SYNPL_PLAN_PROGRAMS,
+  SYNPL_PLAN_PROGRAM_REGIONS,
+  SYNPL_PLAN_NUM_SECTIONS
+};
+
+typedef struct synpl_plan_header {
+  int64_t magic;
+  int64_t version;
+  int64_t name;           /* string: the plan's (system's) name */
+  int64_t pipeline_depth;
+  int64_t section[SYNPL_PLAN_NUM_SECTIONS][2]; /* (word offset, count) */
+} synpl_plan_header;
+#define SYNPL_PLAN_HEADER_WORDS (4 + 2 * SYNPL_PLAN_NUM_SECTIONS)
+
+/* Pool kinds and memory spaces: the l0uop enums' values. */
+#define SYNPL_PLAN_POOL_PERSISTENT 0
+#define SYNPL_PLAN_POOL_ARENA 1
+#define SYNPL_PLAN_POOL_FREELIST 2
+#define SYNPL_PLAN_SPACE_HOST 0
+#define SYNPL_PLAN_SPACE_DEVICE 1
+
+typedef struct synpl_plan_pool {
+  int64_t name;
+  int64_t kind;
+  int64_t space;
+  int64_t capacity; /* bytes */
+  int64_t align;
+} synpl_plan_pool;
+
+/* Element types of slots. */
+#define SYNPL_PLAN_F32 0
+#define SYNPL_PLAN_F64 1
+#define SYNPL_PLAN_F16 2
+#define SYNPL_PLAN_BF16 3
+#define SYNPL_PLAN_I8 4
+#define SYNPL_PLAN_U8 5
+#define SYNPL_PLAN_I16 6
+#define SYNPL_PLAN_I32 7
+#define SYNPL_PLAN_I64 8
+#define SYNPL_PLAN_I1 9
+#define SYNPL_PLAN_OTHER 10
+
+typedef struct synpl_plan_slot {
+  int64_t name;
+  int64_t pool;     /* index */
+  int64_t offset;   /* bytes into the pool; -1: placed at run time */
+  int64_t size;     /* bytes */
+  int64_t element;  /* SYNPL_PLAN_F32, ... */
+  int64_t elements; /* element count */
+} synpl_plan_slot;
+
+typedef struct synpl_plan_kernel {
+  int64_t name;
+  int64_t first_arg;  /* index into KERNEL_ARGS */
+  int64_t num_args;   /* inputs, then outputs */
+  int64_t num_inputs;
+  int64_t iterations; /* the split range: parallel_for over [0, iterations) */
+} synpl_plan_kernel;
+
+typedef struct synpl_plan_kernel_arg {
+  int64_t slot;
+} synpl_plan_kernel_arg;
+
+/* Directions: the l0uop enum's values. */
+#define SYNPL_PLAN_H2D 0
+#define SYNPL_PLAN_D2H 1
+#define SYNPL_PLAN_D2D 2
+#define SYNPL_PLAN_H2H 3
+
+typedef struct synpl_plan_transfer {
+  int64_t name;
+  int64_t src; /* slot */
+  int64_t dst; /* slot */
+  int64_t bytes;
+  int64_t direction;
+} synpl_plan_transfer;
+
+typedef struct synpl_plan_stream {
+  int64_t name;
+  int64_t first_entry; /* index into STREAM_ENTRIES */
+  int64_t num_entries;
+} synpl_plan_stream;
+
+#define SYNPL_PLAN_ENTRY_KERNEL 0
+#define SYNPL_PLAN_ENTRY_TRANSFER 1
+
+typedef struct synpl_plan_entry {
+  int64_t kind;  /* SYNPL_PLAN_ENTRY_* */
+  int64_t index; /* kernel or transfer */
+} synpl_plan_entry;
+
+typedef struct synpl_plan_event {
+  int64_t name;
+} synpl_plan_event;
+
+#define SYNPL_PLAN_SYNC_RECORD 0
+#define SYNPL_PLAN_SYNC_WAIT 1
+
+typedef struct synpl_plan_sync {
+  int64_t kind;   /* record: after `entry`; wait: before `entry` */
+  int64_t event;  /* index */
+  int64_t stream; /* index */
+  int64_t entry;  /* position in the stream's entry list */
+} synpl_plan_sync;
+
+/* Init kinds: the l0uop enum's values. */
+#define SYNPL_PLAN_INIT_ZEROS 0
+#define SYNPL_PLAN_INIT_ONES 1
+#define SYNPL_PLAN_INIT_CONSTANT 2
+#define SYNPL_PLAN_INIT_KAIMING 3
+#define SYNPL_PLAN_INIT_XAVIER 4
+#define SYNPL_PLAN_INIT_UNIFORM 5
+#define SYNPL_PLAN_INIT_NORMAL 6
+#define SYNPL_PLAN_INIT_DECODE_IDX 7
+
+typedef struct synpl_plan_init {
+  int64_t kind;
+  int64_t slot;
+  int64_t fan_in;  /* 0: none */
+  int64_t seed;
+  int64_t value;   /* constant: the f64's bits */
+  int64_t path;    /* string, -1: none */
+} synpl_plan_init;
+
+#define SYNPL_PLAN_FORMAT_IDX 0
+
+typedef struct synpl_plan_ingest {
+  int64_t name;
+  int64_t format;
+  int64_t batch;
+  int64_t shuffle;
+  int64_t drop_last;
+  int64_t seed;
+  int64_t first_field; /* index into INGEST_FIELDS */
+  int64_t num_fields;
+} synpl_plan_ingest;
+
+typedef struct synpl_plan_ingest_field {
+  int64_t slot;
+  int64_t path; /* string */
+} synpl_plan_ingest_field;
+
+typedef struct synpl_plan_report {
+  int64_t name; /* string: the metric */
+  int64_t slot;
+} synpl_plan_report;
+
+/* Region access: the l0ctl enum's values. The program pops from `ro`
+ * queues (the runtime feeds them) and pushes into `wo` queues (the runtime
+ * drains them). */
+#define SYNPL_PLAN_ACCESS_RO 0
+#define SYNPL_PLAN_ACCESS_RW 1
+#define SYNPL_PLAN_ACCESS_WO 2
+
+typedef struct synpl_plan_region {
+  int64_t name;
+  int64_t access;
+  int64_t size;
+  int64_t align;
+  int64_t queue_entry; /* descriptor bytes of a queue region; 0: not a queue */
+} synpl_plan_region;
+
+typedef struct synpl_plan_program {
+  int64_t name;
+  int64_t first_region; /* index into PROGRAM_REGIONS */
+  int64_t num_regions;
+} synpl_plan_program;
+
+typedef struct synpl_plan_program_region {
+  int64_t region;
+} synpl_plan_program_region;
+
+typedef struct synpl_plan_desc {
+  const int64_t *table;
+  const char *strings;
+  void *const *kernels;
+  void *const *programs;
+} synpl_plan_desc;
+
+/* The executor: parses the command line (--epochs N, --data DIR, ...),
+ * binds the plan and trains. Returns the process exit status. */
+int synpl_rt_main(int argc, char **argv, const synpl_plan_desc *plan);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SYNPL_RUNTIME_PLANFORMAT_H */

@@ -1,0 +1,1120 @@
+//===- Executor.cpp - Binds a compiled plan and trains --------------------===//
+//
+// synpl_rt_main: the host executor every compiled program's main() calls.
+// It reads the metadata tables (include/synpl/Runtime/PlanFormat.h),
+// checks them, allocates the pools, fills the inits, decodes the data of
+// every ingest, and runs steps:
+//
+//   1. the control program decides the step: the runtime pushes the batch
+//      index into its batch queue, calls it, and pops the launch descriptor
+//      (bits 32 and up: the stream, low bits: the batch);
+//   2. the ingests gather that batch of the epoch's sample order into their
+//      slots (freelist slots are popped from their pool for the step);
+//   3. the stream's entries run in order: kernels through the worker pool
+//      (parallel_for over their split range), transfers as copies. On the
+//      host one step finishes before the next begins, which every record /
+//      wait pair of the plan allows;
+//   4. the reports are read: `loss` (mean per epoch), `correct` (argmax
+//      hits, for test accuracy).
+//
+// Evaluation runs the same step on the test split with the actor state
+// read-only: entries that write a persistent slot (the handler's update)
+// are skipped. The test split's files are the training files' names with
+// the prefix `train` replaced by `t10k` (the IDX naming of MNIST and
+// Fashion-MNIST), in the same folder.
+//
+//===----------------------------------------------------------------------===//
+#include "Internal.h"
+#include "synpl/Runtime/PlanFormat.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace synpl::rt;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Control-code ABI
+//===----------------------------------------------------------------------===//
+
+/// A queue region's first 8 bytes hold its synpl_rt_queue handle.
+synpl_rt_queue *queueOf(void *region) {
+  synpl_rt_queue *q;
+  std::memcpy(&q, region, sizeof q);
+  return q;
+}
+
+} // namespace
+
+extern "C" void synpl_rt_ctl_queue_push(void *region, uint64_t value) {
+  synpl_rt_queue *q = queueOf(region);
+  uint8_t desc[8];
+  std::memcpy(desc, &value, 8); // little-endian: the low bytes first
+  if (synpl_rt_queue_push(q, desc) != SYNPL_RT_OK)
+    synpl_rt_check(fail(SYNPL_RT_ERR_CLOSED, "control program pushed into a "
+                                             "closed queue"));
+}
+
+extern "C" uint64_t synpl_rt_ctl_queue_pop(void *region) {
+  synpl_rt_queue *q = queueOf(region);
+  uint8_t desc[8] = {};
+  if (synpl_rt_queue_pop(q, desc) != SYNPL_RT_OK)
+    synpl_rt_check(fail(SYNPL_RT_ERR_CLOSED, "control program popped from an "
+                                             "empty, closed queue"));
+  uint64_t v = 0;
+  std::memcpy(&v, desc, sizeof v);
+  return v;
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The tables
+//===----------------------------------------------------------------------===//
+
+template <typename T> struct Section {
+  const T *data = nullptr;
+  int64_t size = 0;
+  const T &operator[](int64_t i) const { return data[i]; }
+};
+
+struct Plan {
+  const synpl_plan_desc *desc;
+  const synpl_plan_header *header;
+  const char *strings;
+  int64_t stringsBytes = 0;
+  Section<synpl_plan_pool> pools;
+  Section<synpl_plan_slot> slots;
+  Section<synpl_plan_kernel> kernels;
+  Section<synpl_plan_kernel_arg> kernelArgs;
+  Section<synpl_plan_transfer> transfers;
+  Section<synpl_plan_stream> streams;
+  Section<synpl_plan_entry> entries;
+  Section<synpl_plan_event> events;
+  Section<synpl_plan_sync> syncs;
+  Section<synpl_plan_init> inits;
+  Section<synpl_plan_ingest> ingests;
+  Section<synpl_plan_ingest_field> ingestFields;
+  Section<synpl_plan_report> reports;
+  Section<synpl_plan_region> regions;
+  Section<synpl_plan_program> programs;
+  Section<synpl_plan_program_region> programRegions;
+
+  const char *str(int64_t off) const { return strings + off; }
+};
+
+using KernelFn = void (*)(void *const *, int64_t, int64_t);
+using ProgramFn = void (*)(...);
+
+int32_t badTable(const char *what) {
+  return fail(SYNPL_RT_ERR_FORMAT, "the program's plan tables are corrupt: %s",
+              what);
+}
+
+template <typename T>
+int32_t bindSection(const int64_t *table, const synpl_plan_header *h, int s,
+                    Section<T> &out) {
+  int64_t off = h->section[s][0], count = h->section[s][1];
+  if (off < SYNPL_PLAN_HEADER_WORDS || count < 0 || count > (1 << 24))
+    return badTable("section bounds");
+  out.data = reinterpret_cast<const T *>(table + off);
+  out.size = count;
+  return SYNPL_RT_OK;
+}
+
+/// Reads and checks the tables: every index in range, every string inside
+/// the string blob (its size is the last string's end; we check offsets
+/// against the table's own largest string offset + NUL search bound).
+int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
+  if (!desc || !desc->table || !desc->strings || !desc->kernels)
+    return badTable("missing descriptor");
+  p.desc = desc;
+  p.header = reinterpret_cast<const synpl_plan_header *>(desc->table);
+  p.strings = desc->strings;
+  if (p.header->magic != SYNPL_PLAN_MAGIC)
+    return badTable("bad magic");
+  if (p.header->version != SYNPL_PLAN_VERSION)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "the program's plan tables have version %" PRId64
+                ", this runtime reads version %d (relink with a matching "
+                "runtime)",
+                p.header->version, SYNPL_PLAN_VERSION);
+  const int64_t *t = desc->table;
+  const synpl_plan_header *h = p.header;
+  int32_t st = SYNPL_RT_OK;
+  st |= bindSection(t, h, SYNPL_PLAN_POOLS, p.pools);
+  st |= bindSection(t, h, SYNPL_PLAN_SLOTS, p.slots);
+  st |= bindSection(t, h, SYNPL_PLAN_KERNELS, p.kernels);
+  st |= bindSection(t, h, SYNPL_PLAN_KERNEL_ARGS, p.kernelArgs);
+  st |= bindSection(t, h, SYNPL_PLAN_TRANSFERS, p.transfers);
+  st |= bindSection(t, h, SYNPL_PLAN_STREAMS, p.streams);
+  st |= bindSection(t, h, SYNPL_PLAN_STREAM_ENTRIES, p.entries);
+  st |= bindSection(t, h, SYNPL_PLAN_EVENTS, p.events);
+  st |= bindSection(t, h, SYNPL_PLAN_SYNCS, p.syncs);
+  st |= bindSection(t, h, SYNPL_PLAN_INITS, p.inits);
+  st |= bindSection(t, h, SYNPL_PLAN_INGESTS, p.ingests);
+  st |= bindSection(t, h, SYNPL_PLAN_INGEST_FIELDS, p.ingestFields);
+  st |= bindSection(t, h, SYNPL_PLAN_REPORTS, p.reports);
+  st |= bindSection(t, h, SYNPL_PLAN_REGIONS, p.regions);
+  st |= bindSection(t, h, SYNPL_PLAN_PROGRAMS, p.programs);
+  st |= bindSection(t, h, SYNPL_PLAN_PROGRAM_REGIONS, p.programRegions);
+  if (st != SYNPL_RT_OK)
+    return SYNPL_RT_ERR_FORMAT;
+  auto in = [](int64_t i, int64_t n) { return i >= 0 && i < n; };
+  for (int64_t i = 0; i < p.slots.size; ++i) {
+    const synpl_plan_slot &s = p.slots[i];
+    if (!in(s.pool, p.pools.size) || s.size <= 0)
+      return badTable("slot pool");
+    const synpl_plan_pool &pool = p.pools[s.pool];
+    if (s.offset >= 0 && s.offset + s.size > pool.capacity)
+      return badTable("slot outside its pool");
+    if (s.offset < 0 && pool.kind != SYNPL_PLAN_POOL_FREELIST)
+      return badTable("unplaced slot outside a freelist pool");
+  }
+  for (int64_t k = 0; k < p.kernels.size; ++k) {
+    const synpl_plan_kernel &kr = p.kernels[k];
+    if (kr.num_args < 0 || kr.first_arg < 0 ||
+        kr.first_arg + kr.num_args > p.kernelArgs.size || kr.iterations < 1 ||
+        !desc->kernels[k])
+      return badTable("kernel");
+    for (int64_t a = 0; a < kr.num_args; ++a)
+      if (!in(p.kernelArgs[kr.first_arg + a].slot, p.slots.size))
+        return badTable("kernel argument");
+  }
+  for (int64_t i = 0; i < p.transfers.size; ++i) {
+    const synpl_plan_transfer &tx = p.transfers[i];
+    if (!in(tx.src, p.slots.size) || !in(tx.dst, p.slots.size) ||
+        tx.bytes > p.slots[tx.src].size || tx.bytes > p.slots[tx.dst].size)
+      return badTable("transfer");
+  }
+  for (int64_t s = 0; s < p.streams.size; ++s) {
+    const synpl_plan_stream &sr = p.streams[s];
+    if (sr.first_entry < 0 || sr.first_entry + sr.num_entries > p.entries.size)
+      return badTable("stream");
+  }
+  for (int64_t e = 0; e < p.entries.size; ++e) {
+    const synpl_plan_entry &en = p.entries[e];
+    if (!in(en.index, en.kind == SYNPL_PLAN_ENTRY_KERNEL ? p.kernels.size
+                                                         : p.transfers.size))
+      return badTable("stream entry");
+  }
+  for (int64_t i = 0; i < p.inits.size; ++i)
+    if (!in(p.inits[i].slot, p.slots.size))
+      return badTable("init");
+  for (int64_t i = 0; i < p.ingests.size; ++i) {
+    const synpl_plan_ingest &g = p.ingests[i];
+    if (g.first_field < 0 || g.num_fields < 1 ||
+        g.first_field + g.num_fields > p.ingestFields.size || g.batch < 1)
+      return badTable("ingest");
+  }
+  for (int64_t i = 0; i < p.ingestFields.size; ++i)
+    if (!in(p.ingestFields[i].slot, p.slots.size))
+      return badTable("ingest field");
+  for (int64_t i = 0; i < p.reports.size; ++i)
+    if (!in(p.reports[i].slot, p.slots.size) ||
+        p.slots[p.reports[i].slot].element != SYNPL_PLAN_F32)
+      return badTable("report");
+  for (int64_t i = 0; i < p.programs.size; ++i) {
+    const synpl_plan_program &pr = p.programs[i];
+    if (pr.first_region < 0 ||
+        pr.first_region + pr.num_regions > p.programRegions.size ||
+        pr.num_regions > 8 || !desc->programs[i])
+      return badTable("program");
+    for (int64_t r = 0; r < pr.num_regions; ++r)
+      if (!in(p.programRegions[pr.first_region + r].region, p.regions.size))
+        return badTable("program region");
+  }
+  if (p.header->pipeline_depth < 1 || p.streams.size < 1)
+    return badTable("no stream");
+  return SYNPL_RT_OK;
+}
+
+int64_t elementBytes(int64_t element) {
+  switch (element) {
+  case SYNPL_PLAN_F64:
+  case SYNPL_PLAN_I64:
+    return 8;
+  case SYNPL_PLAN_F32:
+  case SYNPL_PLAN_I32:
+    return 4;
+  case SYNPL_PLAN_F16:
+  case SYNPL_PLAN_BF16:
+  case SYNPL_PLAN_I16:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+struct Options {
+  int64_t epochs = 1;
+  std::string dataDir;
+  int64_t threads = 0;
+  int64_t maxSteps = -1; // per epoch; -1: all batches
+  int64_t evalBatches = -1;
+  double progressInterval = 1.0;
+  bool quiet = false;
+  bool profile = false;
+  bool evaluate = true;
+};
+
+void usage(const char *argv0, const Plan *p) {
+  std::printf(
+      "usage: %s [options]\n\n"
+      "Trains the compiled program%s%s%s on this host and prints, after each "
+      "epoch,\n"
+      "  epoch=E loss=L test_accuracy=A samples_per_s=S\n"
+      "(L: the epoch's mean training loss; A: the fraction of the test split\n"
+      "classified right; S: training samples per second). Progress lines go "
+      "to stderr.\n\n"
+      "options:\n"
+      "  --epochs N        epochs to train (default 1)\n"
+      "  --data DIR        read every data file from DIR (same file names as\n"
+      "                    compiled in); the test split is the files named\n"
+      "                    t10k-* next to the train-* ones\n"
+      "  --threads N       worker threads for kernels (default: all cores, or\n"
+      "                    SYNPL_NUM_THREADS)\n"
+      "  --steps N         at most N training steps per epoch\n"
+      "  --eval-batches N  at most N test batches per evaluation\n"
+      "  --no-eval         skip evaluation (test_accuracy=nan)\n"
+      "  --progress SECS   seconds between progress lines (default 1; 0: every "
+      "step)\n"
+      "  --quiet           no progress lines\n"
+      "  --profile         print a per-kernel time table at the end (stderr)\n"
+      "  --help            this text\n",
+      argv0, p ? " (plan @" : "", p ? p->str(p->header->name) : "",
+      p ? ")" : "");
+}
+
+bool parseInt(const char *s, int64_t &out) {
+  if (!s || !*s)
+    return false;
+  char *end = nullptr;
+  long long v = std::strtoll(s, &end, 10);
+  if (*end || v < 0)
+    return false;
+  out = v;
+  return true;
+}
+
+/// 0: run, 1: exit 0 (help), 2: exit 2 (bad usage).
+int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char *&v) {
+      size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        v = argv[i] + eq + 1;
+        a = a.substr(0, eq);
+        return true;
+      }
+      if (i + 1 >= argc)
+        return false;
+      v = argv[++i];
+      return true;
+    };
+    const char *v = nullptr;
+    if (a == "--help" || a == "-h") {
+      usage(argv[0], &plan);
+      return 1;
+    }
+    if (a == "--quiet") {
+      o.quiet = true;
+      continue;
+    }
+    if (a == "--profile") {
+      o.profile = true;
+      continue;
+    }
+    if (a == "--no-eval") {
+      o.evaluate = false;
+      continue;
+    }
+    std::string name = a.substr(0, a.find('='));
+    bool ok = true;
+    if (name == "--epochs")
+      ok = value(v) && parseInt(v, o.epochs) && o.epochs >= 1;
+    else if (name == "--data") {
+      ok = value(v) && *v;
+      if (ok)
+        o.dataDir = v;
+    }
+    else if (name == "--threads")
+      ok = value(v) && parseInt(v, o.threads) && o.threads >= 1;
+    else if (name == "--steps")
+      ok = value(v) && parseInt(v, o.maxSteps) && o.maxSteps >= 1;
+    else if (name == "--eval-batches")
+      ok = value(v) && parseInt(v, o.evalBatches) && o.evalBatches >= 1;
+    else if (name == "--progress") {
+      ok = value(v);
+      if (ok) {
+        char *end = nullptr;
+        o.progressInterval = std::strtod(v, &end);
+        ok = *v && !*end && o.progressInterval >= 0;
+      }
+    } else {
+      std::fprintf(stderr, "%s: error: unknown option '%s' (see --help)\n",
+                   argv[0], argv[i]);
+      return 2;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "%s: error: option '%s' needs a %s value\n",
+                   argv[0], name.c_str(),
+                   name == "--data" ? "non-empty" : "positive");
+      return 2;
+    }
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Inits
+//===----------------------------------------------------------------------===//
+
+uint64_t splitmix64(uint64_t &x) {
+  uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+double uniform01(uint64_t &x) { return (splitmix64(x) >> 11) * 0x1.0p-53; }
+
+/// Fills a float slot. kaiming: He uniform, U(-b, b) with b = sqrt(6 /
+/// fan_in) (variance 2 / fan_in); xavier: U(-b, b), b = sqrt(6 / (fan_in +
+/// fan_out)), fan_out = elements / fan_in; uniform: U(-1, 1); normal:
+/// N(0, 1) by Box-Muller. The stream of draws is splitmix64 from the seed.
+int32_t runInit(const Plan &p, const synpl_plan_init &init, uint8_t *addr,
+                const std::string &dataDir) {
+  const synpl_plan_slot &s = p.slots[init.slot];
+  int64_t n = s.elements;
+  bool isF32 = s.element == SYNPL_PLAN_F32;
+  switch (init.kind) {
+  case SYNPL_PLAN_INIT_ZEROS:
+    std::memset(addr, 0, s.size);
+    return SYNPL_RT_OK;
+  case SYNPL_PLAN_INIT_ONES:
+  case SYNPL_PLAN_INIT_CONSTANT: {
+    double v = 1.0;
+    if (init.kind == SYNPL_PLAN_INIT_CONSTANT)
+      std::memcpy(&v, &init.value, sizeof v);
+    for (int64_t i = 0; i < n; ++i) {
+      switch (s.element) {
+      case SYNPL_PLAN_F32:
+        reinterpret_cast<float *>(addr)[i] = (float)v;
+        break;
+      case SYNPL_PLAN_F64:
+        reinterpret_cast<double *>(addr)[i] = v;
+        break;
+      case SYNPL_PLAN_I32:
+        reinterpret_cast<int32_t *>(addr)[i] = (int32_t)v;
+        break;
+      case SYNPL_PLAN_I64:
+        reinterpret_cast<int64_t *>(addr)[i] = (int64_t)v;
+        break;
+      case SYNPL_PLAN_I8:
+      case SYNPL_PLAN_U8:
+      case SYNPL_PLAN_I1:
+        addr[i] = (uint8_t)v;
+        break;
+      default:
+        return fail(SYNPL_RT_ERR_INVALID, "init of slot %s: unsupported element type",
+                    p.str(s.name));
+      }
+    }
+    return SYNPL_RT_OK;
+  }
+  case SYNPL_PLAN_INIT_KAIMING:
+  case SYNPL_PLAN_INIT_XAVIER:
+  case SYNPL_PLAN_INIT_UNIFORM:
+  case SYNPL_PLAN_INIT_NORMAL: {
+    if (!isF32)
+      return fail(SYNPL_RT_ERR_INVALID, "init of slot %s: random inits fill f32 slots",
+                  p.str(s.name));
+    uint64_t state = (uint64_t)init.seed * 0xD1B54A32D192ED03ull + 1;
+    double fanIn = init.fan_in > 0 ? (double)init.fan_in : 1.0;
+    double bound = 1.0;
+    if (init.kind == SYNPL_PLAN_INIT_KAIMING)
+      bound = std::sqrt(6.0 / fanIn);
+    else if (init.kind == SYNPL_PLAN_INIT_XAVIER)
+      bound = std::sqrt(6.0 / (fanIn + (double)n / fanIn));
+    float *f = reinterpret_cast<float *>(addr);
+    for (int64_t i = 0; i < n; ++i) {
+      if (init.kind == SYNPL_PLAN_INIT_NORMAL) {
+        double u1 = uniform01(state), u2 = uniform01(state);
+        f[i] = (float)(std::sqrt(-2.0 * std::log(u1 + 0x1.0p-60)) *
+                       std::cos(6.283185307179586 * u2));
+      } else {
+        f[i] = (float)((2.0 * uniform01(state) - 1.0) * bound);
+      }
+    }
+    return SYNPL_RT_OK;
+  }
+  case SYNPL_PLAN_INIT_DECODE_IDX: {
+    if (init.path < 0)
+      return badTable("decode_idx without a path");
+    std::string path = p.str(init.path);
+    if (!dataDir.empty()) {
+      size_t slash = path.rfind('/');
+      path = dataDir + "/" + (slash == std::string::npos ? path : path.substr(slash + 1));
+    }
+    synpl_rt_idx idx;
+    if (int32_t st = synpl_rt_idx_load(path.c_str(), &idx))
+      return st;
+    int32_t st = SYNPL_RT_OK;
+    if ((int64_t)idx.bytes != s.size)
+      st = fail(SYNPL_RT_ERR_FORMAT, "%s: holds %" PRIu64 " bytes of data, slot %s needs %" PRId64,
+                path.c_str(), idx.bytes, p.str(s.name), s.size);
+    else
+      std::memcpy(addr, idx.data, idx.bytes);
+    synpl_rt_idx_free(&idx);
+    return st;
+  }
+  }
+  return badTable("init kind");
+}
+
+//===----------------------------------------------------------------------===//
+// Ingest: decoded files, the epoch order, gathering a batch
+//===----------------------------------------------------------------------===//
+
+struct Field {
+  int64_t slot;
+  std::string path;
+  synpl_rt_idx idx{};
+  int64_t sampleBytes = 0;
+};
+
+struct Split {
+  std::vector<Field> fields;
+  int64_t samples = 0;
+  std::vector<uint32_t> order;
+};
+
+struct Ingest {
+  const synpl_plan_ingest *desc;
+  Split train, test;
+  bool hasTest = false;
+};
+
+std::string resolve(const std::string &compiled, const std::string &dataDir) {
+  if (dataDir.empty())
+    return compiled;
+  size_t slash = compiled.rfind('/');
+  return dataDir + "/" +
+         (slash == std::string::npos ? compiled : compiled.substr(slash + 1));
+}
+
+/// The test split's file for a training file: `train` -> `t10k` in the
+/// file name; "" when the name does not start with `train`.
+std::string testPathOf(const std::string &trainPath) {
+  size_t slash = trainPath.rfind('/');
+  size_t base = slash == std::string::npos ? 0 : slash + 1;
+  if (trainPath.compare(base, 5, "train") != 0)
+    return "";
+  return trainPath.substr(0, base) + "t10k" + trainPath.substr(base + 5);
+}
+
+bool fileExists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/// Decodes every field of a split and checks it against its slot.
+int32_t openSplit(const Plan &p, const synpl_plan_ingest &g,
+                  const std::vector<std::string> &paths, Split &split) {
+  for (int64_t f = 0; f < g.num_fields; ++f) {
+    const synpl_plan_ingest_field &fd = p.ingestFields[g.first_field + f];
+    const synpl_plan_slot &slot = p.slots[fd.slot];
+    Field field;
+    field.slot = fd.slot;
+    field.path = paths[f];
+    if (int32_t st = synpl_rt_idx_load(field.path.c_str(), &field.idx))
+      return st;
+    int64_t perSample = slot.elements / g.batch;
+    int64_t count = field.idx.ndims ? field.idx.dims[0] : 0;
+    int64_t sampleElems = count ? (int64_t)(field.idx.elements / count) : 0;
+    int64_t eb = elementBytes(slot.element);
+    bool typeOk = (field.idx.type == SYNPL_RT_IDX_U8 &&
+                   (slot.element == SYNPL_PLAN_U8 || slot.element == SYNPL_PLAN_I8)) ||
+                  (field.idx.type == SYNPL_RT_IDX_I8 && slot.element == SYNPL_PLAN_I8) ||
+                  (field.idx.type == SYNPL_RT_IDX_I32 && slot.element == SYNPL_PLAN_I32) ||
+                  (field.idx.type == SYNPL_RT_IDX_F32 && slot.element == SYNPL_PLAN_F32);
+    int32_t st = SYNPL_RT_OK;
+    if (!count)
+      st = fail(SYNPL_RT_ERR_FORMAT, "%s: holds no samples", field.path.c_str());
+    else if (!typeOk)
+      st = fail(SYNPL_RT_ERR_FORMAT,
+                "%s: IDX element type 0x%02x does not match slot %s", field.path.c_str(),
+                field.idx.type, p.str(slot.name));
+    else if (sampleElems != perSample)
+      st = fail(SYNPL_RT_ERR_FORMAT,
+                "%s: samples of %" PRId64 " elements, but the program reads %" PRId64
+                " per sample into %s",
+                field.path.c_str(), sampleElems, perSample, p.str(slot.name));
+    else if (f > 0 && count != split.samples)
+      st = fail(SYNPL_RT_ERR_FORMAT, "%s: %" PRId64 " samples, but %s has %" PRId64,
+                field.path.c_str(), count, split.fields[0].path.c_str(), split.samples);
+    field.sampleBytes = perSample * eb;
+    if (st) {
+      synpl_rt_idx_free(&field.idx);
+      return st;
+    }
+    split.samples = count;
+    split.fields.push_back(field);
+  }
+  if (split.samples > UINT32_MAX)
+    return fail(SYNPL_RT_ERR_FORMAT, "%s: too many samples", split.fields[0].path.c_str());
+  split.order.resize(split.samples);
+  for (int64_t i = 0; i < split.samples; ++i)
+    split.order[i] = (uint32_t)i;
+  return SYNPL_RT_OK;
+}
+
+void closeSplit(Split &s) {
+  for (Field &f : s.fields)
+    synpl_rt_idx_free(&f.idx);
+  s.fields.clear();
+}
+
+int64_t numBatches(const Split &s, int64_t batch, bool dropLast) {
+  return dropLast ? s.samples / batch : (s.samples + batch - 1) / batch;
+}
+
+/// Gathers batch `b` into the slots: rows past the end of the split are
+/// zero (a label slot's padding is 255, outside any class).
+void gather(const Split &s, int64_t batch, int64_t b,
+            const std::vector<uint8_t *> &addr) {
+  for (size_t f = 0; f < s.fields.size(); ++f) {
+    const Field &fd = s.fields[f];
+    uint8_t *dst = addr[f];
+    for (int64_t r = 0; r < batch; ++r) {
+      int64_t i = b * batch + r;
+      if (i < s.samples)
+        std::memcpy(dst + r * fd.sampleBytes,
+                    fd.idx.data + (uint64_t)s.order[i] * fd.sampleBytes,
+                    fd.sampleBytes);
+      else
+        std::memset(dst + r * fd.sampleBytes, fd.sampleBytes == 1 ? 0xFF : 0,
+                    fd.sampleBytes);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The executor
+//===----------------------------------------------------------------------===//
+
+struct KernelStats {
+  uint64_t calls = 0;
+  uint64_t nanos = 0;
+};
+
+class Executor {
+public:
+  Executor(const Plan &p, const Options &o) : p(p), o(o) {}
+  ~Executor();
+  int32_t setUp();
+  int run();
+
+private:
+  int32_t allocatePools();
+  int32_t allocateRegions();
+  int32_t openData();
+  /// One step on `stream`: returns the reports.
+  int32_t step(int64_t stream, int64_t batch, bool train, Split Ingest::*split);
+  void runKernel(int64_t k, int64_t stream);
+  int32_t dispatch(int64_t batch, int64_t &stream, int64_t &outBatch);
+  uint8_t *slotAddr(int64_t slot, int64_t stream) const {
+    return addr[stream][slot];
+  }
+  double report(const char *name, int64_t stream, bool &found) const;
+  void printProfile(double trainSeconds, int64_t trainSteps) const;
+
+  const Plan &p;
+  const Options &o;
+  synpl_rt_workers *workers = nullptr;
+  std::vector<synpl_rt_region *> poolRegions;
+  std::vector<std::vector<uint8_t *>> addr; // [stream][slot]
+  std::vector<void *> regionMem;
+  std::vector<synpl_rt_queue *> queues;
+  std::vector<std::vector<void *>> programArgs;
+  std::vector<Ingest> ingests;
+  std::vector<bool> writesState; // per kernel / transfer entry
+  std::vector<KernelStats> kernelStats;
+  uint64_t transferNanos = 0, ingestNanos = 0, controlNanos = 0;
+  int64_t depth = 1;
+  int64_t lossReport = -1, correctReport = -1;
+};
+
+Executor::~Executor() {
+  for (Ingest &g : ingests) {
+    closeSplit(g.train);
+    closeSplit(g.test);
+  }
+  for (synpl_rt_queue *q : queues)
+    synpl_rt_queue_destroy(q);
+  for (void *m : regionMem)
+    alignedFree(m);
+  for (synpl_rt_region *r : poolRegions)
+    synpl_rt_region_destroy(r);
+  if (workers)
+    synpl_rt_workers_destroy(workers);
+}
+
+int32_t Executor::allocatePools() {
+  depth = std::max<int64_t>(1, std::min<int64_t>(p.header->pipeline_depth,
+                                                 p.streams.size));
+  addr.assign(p.streams.size, std::vector<uint8_t *>(p.slots.size, nullptr));
+  for (int64_t i = 0; i < p.pools.size; ++i) {
+    const synpl_plan_pool &pool = p.pools[i];
+    synpl_rt_region *r = nullptr;
+    if (pool.kind == SYNPL_PLAN_POOL_FREELIST) {
+      // One block per run-time-placed slot per stream, each as large as the
+      // pool's largest slot: a step pops its blocks and pushes them back.
+      int64_t largest = 64, count = 0;
+      for (int64_t s = 0; s < p.slots.size; ++s)
+        if (p.slots[s].pool == i) {
+          largest = std::max(largest, p.slots[s].size);
+          ++count;
+        }
+      r = synpl_rt_region_create_pool((uint64_t)largest,
+                                      (uint64_t)std::max<int64_t>(1, count * p.streams.size));
+    } else if (pool.kind == SYNPL_PLAN_POOL_PERSISTENT) {
+      r = synpl_rt_region_create_persistent((uint64_t)std::max<int64_t>(pool.capacity, 64));
+    } else {
+      r = synpl_rt_region_create_arena((uint64_t)std::max<int64_t>(pool.capacity, 64));
+    }
+    if (!r)
+      return synpl_rt_last_status();
+    poolRegions.push_back(r);
+    uint8_t *base = static_cast<uint8_t *>(synpl_rt_region_base(r));
+    if (pool.kind == SYNPL_PLAN_POOL_ARENA) {
+      // Transient memory starts as NaN bytes, so a kernel reading a slot
+      // before its producer wrote it shows up in the numbers.
+      std::memset(base, 0xFF, synpl_rt_region_capacity(r));
+    }
+    for (int64_t s = 0; s < p.slots.size; ++s)
+      if (p.slots[s].pool == i && p.slots[s].offset >= 0)
+        for (auto &perStream : addr)
+          perStream[s] = base + p.slots[s].offset;
+  }
+  return SYNPL_RT_OK;
+}
+
+int32_t Executor::allocateRegions() {
+  for (int64_t i = 0; i < p.regions.size; ++i) {
+    const synpl_plan_region &r = p.regions[i];
+    uint64_t bytes = (uint64_t)std::max<int64_t>(r.size, 8);
+    uint64_t align = (uint64_t)std::max<int64_t>(r.align, 8);
+    if (align & (align - 1))
+      return badTable("region alignment");
+    void *m = alignedAlloc(bytes, std::max<uint64_t>(align, 64));
+    if (!m)
+      return fail(SYNPL_RT_ERR_NOMEM, "control region %s: out of memory",
+                  p.str(r.name));
+    std::memset(m, 0, bytes);
+    regionMem.push_back(m);
+    if (r.queue_entry > 0) {
+      uint32_t capacity = (uint32_t)std::max<int64_t>(1, r.size / r.queue_entry);
+      synpl_rt_queue *q = synpl_rt_queue_create(capacity, 8, SYNPL_RT_QUEUE_SPSC);
+      if (!q)
+        return synpl_rt_last_status();
+      queues.push_back(q);
+      std::memcpy(m, &q, sizeof q);
+    }
+  }
+  for (int64_t i = 0; i < p.programs.size; ++i) {
+    const synpl_plan_program &pr = p.programs[i];
+    std::vector<void *> args;
+    for (int64_t r = 0; r < pr.num_regions; ++r)
+      args.push_back(regionMem[p.programRegions[pr.first_region + r].region]);
+    programArgs.push_back(args);
+  }
+  return SYNPL_RT_OK;
+}
+
+int32_t Executor::openData() {
+  for (int64_t i = 0; i < p.ingests.size; ++i) {
+    const synpl_plan_ingest &g = p.ingests[i];
+    Ingest in;
+    in.desc = &g;
+    std::vector<std::string> trainPaths, testPaths;
+    bool test = o.evaluate;
+    for (int64_t f = 0; f < g.num_fields; ++f) {
+      std::string path = resolve(p.str(p.ingestFields[g.first_field + f].path), o.dataDir);
+      trainPaths.push_back(path);
+      std::string t = testPathOf(path);
+      test = test && !t.empty() && fileExists(t);
+      testPaths.push_back(t);
+    }
+    int32_t st = openSplit(p, g, trainPaths, in.train);
+    if (!st && test) {
+      st = openSplit(p, g, testPaths, in.test);
+      in.hasTest = !st;
+    }
+    ingests.push_back(std::move(in));
+    if (st)
+      return st;
+  }
+  return SYNPL_RT_OK;
+}
+
+int32_t Executor::setUp() {
+  int32_t threads = (int32_t)o.threads;
+  workers = synpl_rt_workers_create(threads);
+  if (!workers)
+    return synpl_rt_last_status();
+  if (int32_t st = allocatePools())
+    return st;
+  if (int32_t st = allocateRegions())
+    return st;
+  for (int64_t i = 0; i < p.inits.size; ++i) {
+    const synpl_plan_init &init = p.inits[i];
+    uint8_t *a = addr[0][init.slot];
+    if (!a)
+      return badTable("init of a run-time-placed slot");
+    if (int32_t st = runInit(p, init, a, o.dataDir))
+      return st;
+  }
+  // Which entries write actor state (skipped while evaluating).
+  auto persistent = [&](int64_t slot) {
+    return p.pools[p.slots[slot].pool].kind == SYNPL_PLAN_POOL_PERSISTENT;
+  };
+  writesState.assign(p.entries.size, false);
+  for (int64_t e = 0; e < p.entries.size; ++e) {
+    const synpl_plan_entry &en = p.entries[e];
+    if (en.kind == SYNPL_PLAN_ENTRY_KERNEL) {
+      const synpl_plan_kernel &k = p.kernels[en.index];
+      for (int64_t a = k.num_inputs; a < k.num_args; ++a)
+        if (persistent(p.kernelArgs[k.first_arg + a].slot))
+          writesState[e] = true;
+    } else if (persistent(p.transfers[en.index].dst)) {
+      writesState[e] = true;
+    }
+  }
+  kernelStats.assign(p.kernels.size, {});
+  for (int64_t r = 0; r < p.reports.size; ++r) {
+    const char *name = p.str(p.reports[r].name);
+    bool known = !std::strcmp(name, "loss") || !std::strcmp(name, "correct");
+    if (known && p.slots[p.reports[r].slot].elements != 1)
+      return fail(SYNPL_RT_ERR_INVALID,
+                  "report `%s` must be a scalar; slot %s holds %" PRId64 " values",
+                  name, p.str(p.slots[p.reports[r].slot].name),
+                  p.slots[p.reports[r].slot].elements);
+    if (!std::strcmp(name, "loss"))
+      lossReport = r;
+    if (!std::strcmp(name, "correct"))
+      correctReport = r;
+  }
+  return openData();
+}
+
+struct KernelCall {
+  KernelFn fn;
+  void *const *args;
+};
+
+void runChunk(void *ctx, int64_t begin, int64_t end) {
+  auto *call = static_cast<KernelCall *>(ctx);
+  call->fn(call->args, begin, end);
+}
+
+void Executor::runKernel(int64_t k, int64_t stream) {
+  const synpl_plan_kernel &kr = p.kernels[k];
+  void *args[256];
+  int64_t n = std::min<int64_t>(kr.num_args, 256);
+  for (int64_t a = 0; a < n; ++a)
+    args[a] = slotAddr(p.kernelArgs[kr.first_arg + a].slot, stream);
+  KernelCall call{reinterpret_cast<KernelFn>(p.desc->kernels[k]), args};
+  if (kr.iterations <= 1)
+    call.fn(args, 0, kr.iterations);
+  else
+    synpl_rt_parallel_for(workers, kr.iterations, runChunk, &call);
+}
+
+int32_t Executor::dispatch(int64_t batch, int64_t &stream, int64_t &outBatch) {
+  stream = 0;
+  outBatch = batch;
+  if (p.programs.size == 0)
+    return SYNPL_RT_OK;
+  // The step dispatcher of the plan: batch in, launch descriptor out. Its
+  // queues are the regions declared `ro queue` (we feed) and `wo queue`
+  // (we drain); see L1ToL0's control program.
+  uint64_t t0 = nowNanos();
+  // Feed every queue region the program reads (`batch_queue`), run it,
+  // drain the one it writes (`launch_queue`).
+  const synpl_plan_program &pr = p.programs[0];
+  int64_t q = 0;
+  synpl_rt_queue *out = nullptr;
+  for (int64_t r = 0; r < p.regions.size; ++r) {
+    if (p.regions[r].queue_entry <= 0)
+      continue;
+    synpl_rt_queue *queue = queues[q++];
+    bool used = false;
+    for (int64_t i = 0; i < pr.num_regions; ++i)
+      used |= p.programRegions[pr.first_region + i].region == r;
+    if (!used)
+      continue;
+    if (p.regions[r].access == SYNPL_PLAN_ACCESS_WO)
+      out = queue;
+    else {
+      uint64_t v = (uint64_t)batch;
+      synpl_rt_queue_push(queue, &v);
+    }
+  }
+  const std::vector<void *> &a = programArgs[0];
+  void *fn = p.desc->programs[0];
+  switch (a.size()) {
+  case 0: reinterpret_cast<void (*)()>(fn)(); break;
+  case 1: reinterpret_cast<void (*)(void *)>(fn)(a[0]); break;
+  case 2: reinterpret_cast<void (*)(void *, void *)>(fn)(a[0], a[1]); break;
+  case 3: reinterpret_cast<void (*)(void *, void *, void *)>(fn)(a[0], a[1], a[2]); break;
+  case 4: reinterpret_cast<void (*)(void *, void *, void *, void *)>(fn)(a[0], a[1], a[2], a[3]); break;
+  default:
+    return badTable("control program with more than 4 regions");
+  }
+  if (out) {
+    uint64_t desc = 0;
+    if (!synpl_rt_queue_try_pop(out, &desc))
+      return fail(SYNPL_RT_ERR_INVALID, "the control program launched no step");
+    stream = (int64_t)(desc >> 32);
+    outBatch = (int64_t)(desc & 0xFFFFFFFFu);
+    if (stream >= p.streams.size)
+      return fail(SYNPL_RT_ERR_INVALID,
+                  "the control program launched stream %" PRId64 " of %" PRId64,
+                  stream, p.streams.size);
+  }
+  controlNanos += nowNanos() - t0;
+  return SYNPL_RT_OK;
+}
+
+double Executor::report(const char *name, int64_t stream, bool &found) const {
+  for (int64_t r = 0; r < p.reports.size; ++r)
+    if (!std::strcmp(p.str(p.reports[r].name), name)) {
+      found = true;
+      float v;
+      std::memcpy(&v, slotAddr(p.reports[r].slot, stream), sizeof v);
+      return v;
+    }
+  found = false;
+  return 0;
+}
+
+int32_t Executor::step(int64_t stream, int64_t batch, bool train,
+                       Split Ingest::*split) {
+  // Freelist slots of this step.
+  std::vector<std::pair<int64_t, void *>> popped;
+  for (int64_t s = 0; s < p.slots.size; ++s)
+    if (p.slots[s].offset < 0) {
+      void *b = synpl_rt_region_alloc(poolRegions[p.slots[s].pool], (uint64_t)p.slots[s].size);
+      if (!b)
+        return synpl_rt_last_status();
+      addr[stream][s] = static_cast<uint8_t *>(b);
+      popped.push_back({p.slots[s].pool, b});
+    }
+  uint64_t t0 = nowNanos();
+  for (Ingest &g : ingests) {
+    std::vector<uint8_t *> dst;
+    for (int64_t f = 0; f < g.desc->num_fields; ++f)
+      dst.push_back(slotAddr(p.ingestFields[g.desc->first_field + f].slot, stream));
+    gather(g.*split, g.desc->batch, batch, dst);
+  }
+  ingestNanos += nowNanos() - t0;
+  const synpl_plan_stream &sr = p.streams[stream];
+  for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e) {
+    if (!train && writesState[e])
+      continue;
+    const synpl_plan_entry &en = p.entries[e];
+    uint64_t s0 = nowNanos();
+    if (en.kind == SYNPL_PLAN_ENTRY_KERNEL) {
+      runKernel(en.index, stream);
+      KernelStats &ks = kernelStats[en.index];
+      ++ks.calls;
+      ks.nanos += nowNanos() - s0;
+    } else {
+      const synpl_plan_transfer &tx = p.transfers[en.index];
+      std::memcpy(slotAddr(tx.dst, stream), slotAddr(tx.src, stream), tx.bytes);
+      transferNanos += nowNanos() - s0;
+    }
+  }
+  for (auto &[pool, block] : popped)
+    synpl_rt_region_free(poolRegions[pool], block);
+  return SYNPL_RT_OK;
+}
+
+void Executor::printProfile(double trainSeconds, int64_t trainSteps) const {
+  struct Row {
+    const char *name;
+    KernelStats s;
+  };
+  std::vector<Row> rows;
+  uint64_t total = 0;
+  for (int64_t k = 0; k < p.kernels.size; ++k) {
+    rows.push_back({p.str(p.kernels[k].name), kernelStats[k]});
+    total += kernelStats[k].nanos;
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const Row &a, const Row &b) { return a.s.nanos > b.s.nanos; });
+  uint64_t all = total + transferNanos + ingestNanos + controlNanos;
+  std::fprintf(stderr, "\nper-kernel time (all steps, training and evaluation; "
+                       "%" PRId64 " training steps in %.2f s):\n",
+               trainSteps, trainSeconds);
+  std::fprintf(stderr, "  %-44s %8s %12s %10s %6s\n", "kernel", "calls",
+               "total ms", "us/call", "%");
+  for (const Row &r : rows) {
+    if (!r.s.calls)
+      continue;
+    std::fprintf(stderr, "  %-44s %8" PRIu64 " %12.2f %10.1f %6.2f\n", r.name,
+                 r.s.calls, r.s.nanos / 1e6, r.s.nanos / 1e3 / r.s.calls,
+                 all ? 100.0 * r.s.nanos / all : 0.0);
+  }
+  std::fprintf(stderr, "  %-44s %8s %12.2f %10s %6.2f\n", "(transfers)", "",
+               transferNanos / 1e6, "", all ? 100.0 * transferNanos / all : 0.0);
+  std::fprintf(stderr, "  %-44s %8s %12.2f %10s %6.2f\n", "(ingest: batch gather)", "",
+               ingestNanos / 1e6, "", all ? 100.0 * ingestNanos / all : 0.0);
+  std::fprintf(stderr, "  %-44s %8s %12.2f %10s %6.2f\n", "(control program)", "",
+               controlNanos / 1e6, "", all ? 100.0 * controlNanos / all : 0.0);
+}
+
+int Executor::run() {
+  // Every ingest must agree on the number of batches per epoch.
+  int64_t trainBatches = -1, testBatches = -1;
+  bool hasTest = !ingests.empty();
+  for (Ingest &g : ingests) {
+    int64_t n = numBatches(g.train, g.desc->batch, g.desc->drop_last);
+    trainBatches = trainBatches < 0 ? n : std::min(trainBatches, n);
+    hasTest = hasTest && g.hasTest;
+    if (g.hasTest) {
+      int64_t t = numBatches(g.test, g.desc->batch, /*dropLast=*/false);
+      testBatches = testBatches < 0 ? t : std::min(testBatches, t);
+    }
+  }
+  if (trainBatches < 0)
+    trainBatches = 1; // no data: one step per epoch
+  if (trainBatches == 0) {
+    std::fprintf(stderr, "synpl: error: %s: fewer samples than one batch\n",
+                 ingests[0].train.fields[0].path.c_str());
+    return 1;
+  }
+  int64_t steps = o.maxSteps > 0 ? std::min(o.maxSteps, trainBatches) : trainBatches;
+  if (o.evalBatches > 0 && testBatches > 0)
+    testBatches = std::min(testBatches, o.evalBatches);
+  bool canEval = hasTest && correctReport >= 0 && testBatches > 0;
+  int64_t samplesPerStep = ingests.empty() ? 1 : ingests[0].desc->batch;
+  if (!o.quiet && o.evaluate && !canEval)
+    std::fprintf(stderr, "synpl: note: no evaluation (%s); test_accuracy=nan\n",
+                 correctReport < 0 ? "the program reports no `correct`"
+                                   : "no t10k-* test files next to the training data");
+
+  synpl_rt_progress *progress =
+      o.quiet ? nullptr
+              : synpl_rt_progress_create((uint64_t)(steps * o.epochs),
+                                         (uint64_t)samplesPerStep,
+                                         o.progressInterval, 2);
+  double trainSecondsTotal = 0;
+  int64_t globalStep = 0;
+  for (int64_t epoch = 1; epoch <= o.epochs; ++epoch) {
+    for (Ingest &g : ingests) {
+      Split &s = g.train;
+      if (g.desc->shuffle)
+        synpl_rt_epoch_permutation((uint64_t)g.desc->seed, (uint64_t)(epoch - 1),
+                                   (uint32_t)s.samples, s.order.data());
+    }
+    double lossSum = 0;
+    int64_t lossCount = 0;
+    uint64_t t0 = nowNanos();
+    for (int64_t b = 0; b < steps; ++b) {
+      int64_t stream, batch;
+      int32_t st = dispatch(b, stream, batch);
+      if (!st)
+        st = step(stream, batch, /*train=*/true, &Ingest::train);
+      if (st) {
+        synpl_rt_progress_destroy(progress);
+        synpl_rt_check(st);
+        return 1;
+      }
+      bool found;
+      double loss = report("loss", stream, found);
+      if (found) {
+        lossSum += loss;
+        ++lossCount;
+        if (!std::isfinite(loss)) {
+          synpl_rt_progress_destroy(progress);
+          std::fprintf(stderr, "synpl: error: the loss is %f at step %" PRId64
+                               " (epoch %" PRId64 "); training diverged\n",
+                       loss, globalStep + 1, epoch);
+          return 1;
+        }
+      }
+      ++globalStep;
+      if (progress)
+        synpl_rt_progress_step(progress, (uint64_t)globalStep, found ? loss : NAN);
+    }
+    double trainSeconds = (nowNanos() - t0) / 1e9;
+    trainSecondsTotal += trainSeconds;
+
+    double accuracy = NAN;
+    if (canEval) {
+      double correct = 0;
+      int64_t seen = 0;
+      for (int64_t b = 0; b < testBatches; ++b) {
+        int64_t stream, batch;
+        int32_t st = dispatch(b, stream, batch);
+        if (!st)
+          st = step(stream, batch, /*train=*/false, &Ingest::test);
+        if (st) {
+          synpl_rt_progress_destroy(progress);
+          synpl_rt_check(st);
+          return 1;
+        }
+        bool found;
+        correct += report("correct", stream, found);
+        seen += std::min<int64_t>(samplesPerStep,
+                                  ingests[0].test.samples - b * samplesPerStep);
+      }
+      accuracy = seen ? correct / (double)seen : NAN;
+    }
+    std::printf("epoch=%" PRId64 " loss=%.6f test_accuracy=%.4f samples_per_s=%.1f\n",
+                epoch, lossCount ? lossSum / lossCount : NAN, accuracy,
+                trainSeconds > 0 ? steps * samplesPerStep / trainSeconds : 0.0);
+    std::fflush(stdout);
+  }
+  synpl_rt_progress_destroy(progress);
+  if (o.profile)
+    printProfile(trainSecondsTotal, globalStep);
+  return 0;
+}
+
+} // namespace
+
+extern "C" int synpl_rt_main(int argc, char **argv, const synpl_plan_desc *desc) {
+  Plan plan;
+  if (loadPlan(desc, plan) != SYNPL_RT_OK) {
+    std::fprintf(stderr, "synpl: error: %s\n", synpl_rt_last_error());
+    return 1;
+  }
+  Options options;
+  if (int r = parseOptions(argc, argv, options, plan))
+    return r == 1 ? 0 : 2;
+  Executor ex(plan, options);
+  if (ex.setUp() != SYNPL_RT_OK) {
+    std::fprintf(stderr, "synpl: error: %s\n", synpl_rt_last_error());
+    return 1;
+  }
+  return ex.run();
+}

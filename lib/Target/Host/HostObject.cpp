@@ -1,0 +1,136 @@
+//===- HostObject.cpp - LLVM dialect module -> x86-64 object file ---------===//
+#include "synpl/Target/HostObject.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <optional>
+
+using namespace mlir;
+
+namespace synpl::host {
+
+static std::string hostFeatures() {
+  llvm::SubtargetFeatures features;
+  for (const auto &f : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(f.first(), f.second);
+  return features.getString();
+}
+
+LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
+                         const ObjectOptions &options) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  llvm::Triple triple(options.triple.empty() ? llvm::sys::getProcessTriple()
+                                             : options.triple);
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return module.emitError() << "no LLVM backend for " << triple.str() << ": "
+                              << error;
+  std::string cpu = options.cpu, features = options.features;
+  if (cpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    std::string host = hostFeatures();
+    features = features.empty() ? host : host + "," + features;
+  }
+  llvm::TargetOptions targetOptions;
+  std::optional<llvm::CodeGenOptLevel> level =
+      llvm::CodeGenOpt::getLevel(std::min(options.optLevel, 3u));
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
+      level.value_or(llvm::CodeGenOptLevel::Default)));
+  if (!tm)
+    return module.emitError() << "cannot create a target machine for "
+                              << triple.str() << " (cpu " << cpu << ")";
+
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "synpl");
+  if (!llvmModule)
+    return module.emitError() << "translation to LLVM IR failed";
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(tm->createDataLayout());
+  // The CPU and features on every function, so the optimizer's cost model
+  // and the vectorizer see the real target.
+  for (llvm::Function &f : *llvmModule) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", cpu);
+    if (!features.empty())
+      f.addFnAttr("target-features", features);
+  }
+
+  auto optimize = makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
+                                            tm.get());
+  if (llvm::Error err = optimize(llvmModule.get())) {
+    std::string msg = llvm::toString(std::move(err));
+    return module.emitError() << "LLVM optimization failed: " << msg;
+  }
+
+  llvm::legacy::PassManager codegen;
+  if (tm->addPassesToEmitFile(codegen, os, nullptr,
+                              llvm::CodeGenFileType::ObjectFile))
+    return module.emitError() << "the " << triple.str()
+                              << " backend cannot emit object files";
+  codegen.run(*llvmModule);
+  return success();
+}
+
+void registerToObjectTranslation() {
+  static llvm::cl::opt<std::string> cpu(
+      "synpl-cpu", llvm::cl::desc("CPU for --synpl-to-object (default: native)"),
+      llvm::cl::init("native"));
+  static llvm::cl::opt<unsigned> optLevel(
+      "synpl-opt-level", llvm::cl::desc("LLVM optimization level for "
+                                        "--synpl-to-object (0-3, default 3)"),
+      llvm::cl::init(3));
+  TranslateFromMLIRRegistration reg(
+      "synpl-to-object",
+      "Write an LLVM dialect module (synpl-opt --synpl-host-pipeline="
+      "executable=true) as an x86-64 ELF object: kernels, control code and "
+      "the plan's metadata tables",
+      [](Operation *op, raw_ostream &os) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a builtin.module");
+        ObjectOptions options;
+        options.cpu = cpu;
+        options.optLevel = optLevel;
+        llvm::SmallString<0> buffer;
+        llvm::raw_svector_ostream bufferStream(buffer);
+        if (failed(emitObject(module, bufferStream, options)))
+          return failure();
+        os << buffer;
+        return success();
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<LLVM::LLVMDialect>();
+        registerBuiltinDialectTranslation(registry);
+        registerLLVMDialectTranslation(registry);
+      });
+}
+
+} // namespace synpl::host
