@@ -156,6 +156,30 @@ static std::optional<Entry> entryOf(Operation *target) {
   return std::nullopt;
 }
 
+/// Whether a buffer on `have` is where work expecting it on `want` finds it:
+/// the same node, or a compute node without memory of its own (no vram) and
+/// a memory node it has an edge to (a CPU's tensor graphs and actors take and
+/// return their buffers in the RAM they are attached to).
+static bool sameRegion(Operation *op, FlatSymbolRefAttr have, FlatSymbolRefAttr want) {
+  if (have == want)
+    return true;
+  SystemOp system = getSystem(op);
+  if (!system || !have || !want)
+    return false;
+  NodeOp a = system.lookupNode(have.getValue()), b = system.lookupNode(want.getValue());
+  if (!a || !b)
+    return false;
+  if (a.getKind() == NodeKind::compute)
+    std::swap(a, b);
+  if (a.getKind() != NodeKind::memory || b.getKind() != NodeKind::compute ||
+      b.holdsBuffers())
+    return false;
+  return llvm::any_of(system.getBody().front().getOps<EdgeOp>(), [&](EdgeOp e) {
+    return (e.getFrom() == a.getSymName() && e.getTo() == b.getSymName()) ||
+           (e.getFrom() == b.getSymName() && e.getTo() == a.getSymName());
+  });
+}
+
 /// Checks buffers of types `delivered`, sent from `fromNode`, against the
 /// target's entry signature.
 static LogicalResult checkDelivery(Operation *site, StringRef verb, const Entry &target,
@@ -192,7 +216,7 @@ static LogicalResult checkDelivery(Operation *site, StringRef verb, const Entry 
       d.attachNote(target.op->getLoc()) << target.what << " is declared here";
       return d;
     }
-    if (buf.getNode() != wantNode) {
+    if (!sameRegion(site, buf.getNode(), wantNode)) {
       InFlightDiagnostic d = emitCheckError(site, Property::Consistency, "L1.6")
                              << "buffer #" << i << " lives on " << buf.getNode() << " but "
                              << target.what << " (on " << target.node << ") takes it on "
@@ -440,7 +464,7 @@ LogicalResult WindowCopyOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (!window)
     return failure();
   auto actor = window->getParentOfType<ActorOp>();
-  if (buf.getNode() != actor.getNodeAttr())
+  if (!sameRegion(*this, buf.getNode(), actor.getNodeAttr()))
     return emitCheckError(*this, Property::Consistency, "L1.6")
            << "the copy of " << getFieldAttr() << " is made where actor @"
            << actor.getSymName() << " keeps it, on " << actor.getNodeAttr()

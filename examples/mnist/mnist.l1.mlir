@@ -14,9 +14,9 @@
 //   load_data (cpu_0: read a shuffled batch from ssd_0 into ram_0)
 //     -> transfer_to_gpu (cpu_0: DMA ram_0 -> gpu_0)
 //     -> forward_backward (gpu_0: reads @model_state::@weights; returns the
-//        loss and the gradient of every parameter)
-//     -> transfer_grads (cpu_0: loss to ram_0 and reported; gradients sent
-//        to @model_state::@GradUpdate, which runs Adam on gpu_0)
+//        loss, the gradient of every parameter, and the batch's argmax hits)
+//     -> transfer_grads (cpu_0: loss and correct to ram_0 and reported;
+//        gradients sent to @model_state::@GradUpdate, which runs Adam on gpu_0)
 // The reader (forward_backward) precedes the only message to the writer
 // (GradUpdate) in the dataflow, and the actor is listed in the schedule:
 // at pipeline_depth 2 it fences step N's update before step N+1's read (L1.4).
@@ -28,6 +28,8 @@
 // * Cross-entropy is the batch mean of -log softmax(logits)[label].
 // * The L1 term covers every parameter (weights, biases, norm gains and
 //   shifts); its gradient is 1e-4 * sign(p) (0 at p = 0, a subgradient).
+// * correct counts the rows whose label's logit equals the row max (an
+//   argmax hit; ties count as hits); a label outside [0, 10) counts 0.
 // * Adam: beta1 0.9, beta2 0.999, eps 1e-8, bias-corrected; learning rate
 //   3e-4 * min(t/1000, 1) * 0.5 (1 + cos(pi * min(max(t-1000, 0)/3680, 1)));
 //   the cosine reaches 0 at step 4680 = 10 epochs of 468 batches.
@@ -493,6 +495,13 @@ l1.tensor_graph @forward_backward on @gpu_0 reads [@model_state::@weights] then 
   %lambda = l1.const 0.0001 : tensor<f32>
   %penalty = l1.scale %l1_acc_8, %lambda : tensor<f32>, tensor<f32> -> tensor<f32>
   %loss = l1.add %ce, %penalty : tensor<f32>, tensor<f32> -> tensor<f32>
+  // Evaluation: the rows whose label's logit is the row max (ties count as
+  // hits; a label outside [0, 10), as on padded rows, one-hot encodes as
+  // zeros and counts 0). Not part of the loss: it has no gradient.
+  %is_rowmax = l1.cmp ge, %z3, %rowmaxb : tensor<128x10xf32>, tensor<128x10xf32> -> tensor<128x10xi1>
+  %rowmax_hits = l1.cast %is_rowmax : tensor<128x10xi1> -> tensor<128x10xf32>
+  %label_hits = l1.mul %onehot, %rowmax_hits : tensor<128x10xf32>, tensor<128x10xf32> -> tensor<128x10xf32>
+  %correct = l1.reduce_sum %label_hits : tensor<128x10xf32> -> tensor<f32>
   // Backward: d loss / d logits = (softmax - onehot) / batch.
   %probs = l1.exp %logp : tensor<128x10xf32> -> tensor<128x10xf32>
   %probs_minus_y = l1.sub %probs, %onehot : tensor<128x10xf32>, tensor<128x10xf32> -> tensor<128x10xf32>
@@ -596,7 +605,7 @@ l1.tensor_graph @forward_backward on @gpu_0 reads [@model_state::@weights] then 
   %sign_b1 = l1.sign %b1 : tensor<256xf32> -> tensor<256xf32>
   %dpen_b1 = l1.scale %sign_b1, %lambda : tensor<256xf32>, tensor<f32> -> tensor<256xf32>
   %gb1 = l1.add %db1_data, %dpen_b1 : tensor<256xf32>, tensor<256xf32> -> tensor<256xf32>
-  l1.return %loss, %gw1, %gb1, %gg1, %gbe1, %gw2, %gb2, %gg2, %gbe2, %gw3, %gb3 : tensor<f32>, tensor<784x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x10xf32>, tensor<10xf32>
+  l1.return %loss, %gw1, %gb1, %gg1, %gbe1, %gw2, %gb2, %gg2, %gbe2, %gw3, %gb3, %correct : tensor<f32>, tensor<784x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x10xf32>, tensor<10xf32>, tensor<f32>
 }
 
 l1.stage @transfer_grads on @cpu_0 process(%loss: !l1.buf<@gpu_0, tensor<f32>>,
@@ -609,10 +618,14 @@ l1.stage @transfer_grads on @cpu_0 process(%loss: !l1.buf<@gpu_0, tensor<f32>>,
     %g_g2: !l1.buf<@gpu_0, tensor<256xf32>>,
     %g_be2: !l1.buf<@gpu_0, tensor<256xf32>>,
     %g_w3: !l1.buf<@gpu_0, tensor<256x10xf32>>,
-    %g_b3: !l1.buf<@gpu_0, tensor<10xf32>>) {
+    %g_b3: !l1.buf<@gpu_0, tensor<10xf32>>,
+    %correct: !l1.buf<@gpu_0, tensor<f32>>) {
   %host_loss = l1.transfer %loss : !l1.buf<@gpu_0, tensor<f32>> -> !l1.buf<@ram_0, tensor<f32>>
   l1.report "loss", %host_loss : !l1.buf<@ram_0, tensor<f32>>
   l1.drop %host_loss : !l1.buf<@ram_0, tensor<f32>>
+  %host_correct = l1.transfer %correct : !l1.buf<@gpu_0, tensor<f32>> -> !l1.buf<@ram_0, tensor<f32>>
+  l1.report "correct", %host_correct : !l1.buf<@ram_0, tensor<f32>>
+  l1.drop %host_correct : !l1.buf<@ram_0, tensor<f32>>
   l1.send @model_state::@GradUpdate(%g_w1, %g_b1, %g_g1, %g_be1, %g_w2, %g_b2, %g_g2, %g_be2, %g_w3, %g_b3)
       : !l1.buf<@gpu_0, tensor<784x256xf32>>,
         !l1.buf<@gpu_0, tensor<256xf32>>,

@@ -667,8 +667,9 @@ struct Mnist {
   }
 };
 
-/// The loss written out in plain C++ (the example header's math).
-double referenceLoss(const Mnist &m) {
+/// The logits, [batch x 10] row-major, written out in plain C++ (the
+/// example header's math).
+std::vector<double> referenceLogits(const Mnist &m) {
   const int64_t B = kBatch;
   auto linear = [&](const std::vector<double> &x, int64_t in, const Tensor &w, const Tensor &b) {
     int64_t out = w.getShape()[1];
@@ -704,7 +705,13 @@ double referenceLoss(const Mnist &m) {
     x[i] = m.images[i] / 255.0;
   auto a1 = normGelu(linear(x, 784, m.param(0), m.param(1)), 256, m.param(2), m.param(3));
   auto a2 = normGelu(linear(a1, 256, m.param(4), m.param(5)), 256, m.param(6), m.param(7));
-  auto logits = linear(a2, 256, m.param(8), m.param(9));
+  return linear(a2, 256, m.param(8), m.param(9));
+}
+
+/// The loss written out in plain C++.
+double referenceLoss(const Mnist &m) {
+  const int64_t B = kBatch;
+  std::vector<double> logits = referenceLogits(m);
   double ce = 0;
   for (int64_t r = 0; r < B; ++r) {
     double mx = -INFINITY;
@@ -724,6 +731,21 @@ double referenceLoss(const Mnist &m) {
   return ce + 1e-4 * l1;
 }
 
+/// The argmax hits in plain C++: rows whose label's logit is the row's
+/// largest (ties count); labels outside [0, 10) never hit.
+double referenceCorrect(const Mnist &m) {
+  std::vector<double> logits = referenceLogits(m);
+  double hits = 0;
+  for (int64_t r = 0; r < kBatch; ++r) {
+    double y = m.labels[r];
+    if (y < 0 || y >= 10)
+      continue;
+    double mx = *std::max_element(logits.begin() + r * 10, logits.begin() + r * 10 + 10);
+    hits += logits[r * 10 + static_cast<int64_t>(y)] >= mx;
+  }
+  return hits;
+}
+
 double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
@@ -737,7 +759,8 @@ TEST_CASE("interp: MNIST loss and gradients", "[reference][mnist]") {
   INFO((m.program->diagnostics.empty() ? "" : m.program->diagnostics.front()));
   REQUIRE(succeeded(full));
   double tFull = seconds(t0);
-  REQUIRE(full->size() == 1 + kNumParams);
+  // The loss, one gradient per parameter, and correct.
+  REQUIRE(full->size() == 2 + kNumParams);
   const Tensor &lossT = (*full)[0];
   REQUIRE(lossT.getRank() == 0);
   double loss = lossT[0];
@@ -747,6 +770,26 @@ TEST_CASE("interp: MNIST loss and gradients", "[reference][mnist]") {
   INFO("interpreter loss " << loss << ", plain C++ loss " << expected);
   CHECK(std::fabs(loss - expected) < 1e-10);
   CHECK(std::fabs(m.loss() - loss) == 0.0); // the loss-only evaluation agrees exactly
+
+  // correct against the plain C++ argmax, also with the last rows padded
+  // with label 255 (the runtime's padding of a last partial batch).
+  const Tensor &correct = full->back();
+  REQUIRE(correct.getRank() == 0);
+  INFO("interpreter correct " << correct[0] << ", plain C++ " << referenceCorrect(m));
+  CHECK(correct[0] == referenceCorrect(m));
+  CHECK(correct[0] > 0);
+  {
+    Mnist padded;
+    for (int64_t r = 100; r < kBatch; ++r)
+      padded.labels[r] = 255;
+    auto p = ref::interpretTensorGraph(padded.graph, {padded.images, padded.labels},
+                                       padded.state);
+    REQUIRE(succeeded(p));
+    INFO("padded: interpreter correct " << p->back()[0] << ", plain C++ "
+                                        << referenceCorrect(padded));
+    CHECK(p->back()[0] == referenceCorrect(padded));
+    CHECK(p->back()[0] <= correct[0]);
+  }
 
   // Gradients against fourth-order central differences of the
   // interpreter's own loss: (8 (f(+h) - f(-h)) - (f(+2h) - f(-2h))) / 12h,
@@ -811,7 +854,7 @@ TEST_CASE("interp: MNIST GradUpdate is Adam with warmup and cosine decay",
   Mnist m;
   auto full = ref::interpretTensorGraph(m.graph, {m.images, m.labels}, m.state);
   REQUIRE(succeeded(full));
-  SmallVector<Tensor> grads(full->begin() + 1, full->end());
+  SmallVector<Tensor> grads(full->begin() + 1, full->end() - 1); // not loss, correct
 
   // Step 1 (warmup), 2501 (cosine phase) and 5001 (past the schedule: lr 0).
   for (double start : {0.0, 2500.0, 5000.0}) {

@@ -1617,6 +1617,14 @@ LogicalResult Emitter::run() {
       s->firstUse = s->lastUse = 0;
     }
   }
+  // A buffer a stage reports is read on the host when the step's launches
+  // are done, not by a launch: it lives to the end of the step. (A graph
+  // output on a CPU's memory is reported where the graph wrote it; without
+  // this, packing reused its bytes for a later output.)
+  module.walk([&](l1::ReportOp report) {
+    if (Slot *s = slotOf.lookup(report.getValue()); s && !s->persistent)
+      s->lastUse = lastTick;
+  });
 
   // Bump offsets and capacities.
   for (auto &s : slots) {

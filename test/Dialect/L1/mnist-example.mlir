@@ -32,10 +32,17 @@
 // CHECK: l1.one_hot
 // CHECK: l1.tanh
 // CHECK: l1.log
+// The argmax hits: label logit >= row max, through the one-hot labels.
+// CHECK: %[[HIT:.*]] = l1.cmp ge, %{{.*}}, %{{.*}} : tensor<128x10xf32>, tensor<128x10xf32> -> tensor<128x10xi1>
+// CHECK: %[[HITF:.*]] = l1.cast %[[HIT]] : tensor<128x10xi1> -> tensor<128x10xf32>
+// CHECK: %[[LH:.*]] = l1.mul %{{.*}}, %[[HITF]]
+// CHECK: %[[CORRECT:.*]] = l1.reduce_sum %[[LH]] : tensor<128x10xf32> -> tensor<f32>
 // CHECK: l1.sign
-// CHECK: l1.return {{.*}} : tensor<f32>, tensor<784x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x10xf32>, tensor<10xf32>
+// Outputs: the loss, the gradients in the handler's order, correct.
+// CHECK: l1.return %{{.*}}, %[[CORRECT]] : tensor<f32>, tensor<784x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x10xf32>, tensor<10xf32>, tensor<f32>{{$}}
 // CHECK-LABEL: l1.stage @transfer_grads on @cpu_0
 // CHECK: l1.report "loss"
+// CHECK: l1.report "correct"
 // CHECK: l1.send @model_state::@GradUpdate(
 // CHECK: l1.pipeline @train = @load_data -> @transfer_to_gpu -> @forward_backward
 // CHECK: l1.pipeline @grad_return = @transfer_grads

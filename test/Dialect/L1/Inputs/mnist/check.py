@@ -17,8 +17,8 @@ for n, s, init in mnist.PARAMS:
 X = rng.integers(0, 256, x.shape).astype(np.float64)
 Y = rng.integers(0, 10, y.shape).astype(np.float64)
 
-def evaluate(ps):
-    env = {'%x': X, '%y': Y}
+def evaluate(ps, labels=None):
+    env = {'%x': X, '%y': Y if labels is None else labels}
     for n, v in ps.items():
         env['@' + n] = v
     run(g, env)
@@ -27,8 +27,9 @@ def evaluate(ps):
 res = evaluate(params)
 loss = float(res[0])
 print('loss', loss)
+assert len(res) == 2 + len(mnist.PARAMS), 'outputs: loss, one gradient per parameter, correct'
 # Independent forward for the loss value.
-def ref_loss(ps):
+def ref_logits(ps):
     xx = (X / 255.0).reshape(128, 784)
     def ln(z, gg, bb):
         mu = z.mean(1, keepdims=True); var = ((z - mu) ** 2).mean(1, keepdims=True)
@@ -37,13 +38,34 @@ def ref_loss(ps):
         return 0.5 * n * (1 + np.tanh(math.sqrt(2 / math.pi) * (n + 0.044715 * n ** 3)))
     a1 = gelu(ln(xx @ ps['w1'] + ps['b1'], ps['g1'], ps['be1']))
     a2 = gelu(ln(a1 @ ps['w2'] + ps['b2'], ps['g2'], ps['be2']))
-    lg = a2 @ ps['w3'] + ps['b3']
+    return a2 @ ps['w3'] + ps['b3']
+def ref_loss(ps):
+    lg = ref_logits(ps)
     lg = lg - lg.max(1, keepdims=True)
     logp = lg - np.log(np.exp(lg).sum(1, keepdims=True))
     ce = -logp[np.arange(128), Y[:, 0].astype(int)].mean()
     return ce + 1e-4 * sum(np.abs(v).sum() for v in ps.values())
 print('ref loss', ref_loss(params), 'diff', abs(ref_loss(params) - loss))
 assert abs(ref_loss(params) - loss) < 1e-9
+
+# correct: argmax hits, against numpy's argmax. Labels 255 (the runtime's
+# padding of a last partial batch) count 0; ties count as hits.
+def ref_correct(ps, labels):
+    lg = ref_logits(ps)
+    n = 0
+    for r, l in enumerate(labels[:, 0].astype(int)):
+        if 0 <= l < 10 and l in np.flatnonzero(lg[r] == lg[r].max()):
+            n += 1
+    return n
+padded = Y.copy(); padded[100:] = 255
+tied = {k: v.copy() for k, v in params.items()}
+tied['w3'][:] = 0.0; tied['b3'][:] = 0.0; tied['b3'][[2, 7]] = 0.5  # every row ties 2 and 7
+for what, ps, labels in [('random', params, Y), ('padded', params, padded), ('tied', tied, Y)]:
+    got = float(evaluate(ps, labels)[-1])
+    want = ref_correct(ps, labels)
+    print('correct', what, got, 'want', want)
+    assert got == want, 'correct disagrees with numpy argmax hits'
+assert ref_correct(tied, Y) == int(np.isin(Y, [2, 7]).sum()) > 0
 worst = 0
 for i, (n, s, _) in enumerate(mnist.PARAMS):
     grad = res[1 + i]

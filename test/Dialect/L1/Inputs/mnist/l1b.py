@@ -96,6 +96,14 @@ class B:
     def rsum(self, a, n, axis=None): return self.reduce('reduce_sum', a, n, axis)
     def rmax(self, a, n, axis=None): return self.reduce('reduce_max', a, n, axis)
     def rmean(self, a, n, axis=None): return self.reduce('reduce_mean', a, n, axis)
+    def cmp(self, pred, a, b, name):
+        assert a.shape == b.shape and a.dt == b.dt, ('cmp', a.shape, b.shape)
+        f = {'eq': np.equal, 'ne': np.not_equal, 'lt': np.less, 'le': np.less_equal,
+             'gt': np.greater, 'ge': np.greater_equal}[pred]
+        r = V('', a.shape, 'i1')
+        return self._emit(name, a.shape, 'i1',
+            f'l1.cmp {pred}, {a.name}, {b.name} : {a.ty()}, {b.ty()} -> {r.ty()}',
+            lambda env: f(env[a.name], env[b.name]))
     def one_hot(self, a, classes, name):
         shape = a.shape + (classes,)
         r = V('', shape, 'f32')

@@ -148,6 +148,14 @@ def build_graph():
     pen = g.scale(l1sum, lam, 'penalty')
     loss = g.add(ce, pen, 'loss')
 
+    g.comment('Evaluation: the rows whose label\'s logit is the row max (ties count as')
+    g.comment('hits; a label outside [0, 10), as on padded rows, one-hot encodes as')
+    g.comment('zeros and counts 0). Not part of the loss: it has no gradient.')
+    is_max = g.cmp('ge', logits, mxb, 'is_rowmax')
+    hits = g.cast(is_max, 'f32', 'rowmax_hits')
+    label_hits = g.mul(Y, hits, 'label_hits')
+    correct = g.rsum(label_hits, 'correct')
+
     g.comment('Backward: d loss / d logits = (softmax - onehot) / batch.')
     probs = g.un('exp', logp, 'probs')
     dl = g.sub(probs, Y, 'probs_minus_y')
@@ -189,7 +197,7 @@ def build_graph():
     grads['w1'] = g.add(gw1, l1grad('w1'), 'gw1')
     gb1_ = g.rsum(dz1, 'db1_data', axis=0)
     grads['b1'] = g.add(gb1_, l1grad('b1'), 'gb1')
-    outs = [loss] + [grads[n] for n, _, _ in PARAMS]
+    outs = [loss] + [grads[n] for n, _, _ in PARAMS] + [correct]
     g.ret(outs)
     return g, x_u8, y_u8, outs
 
@@ -259,14 +267,22 @@ def build_handler():
 def ty(shape, dt='f32'):
     return V('', shape, dt).ty()
 
-def emit(path):
-    g, x, y, outs = build_graph()
-    h, gs = build_handler()
-    buf = lambda node, shape, dt='f32': f'!l1.buf<@{node}, {ty(shape, dt)}>'
-    L = []
-    w = L.append
-    w('''// Fashion-MNIST at L1: the spec's "Trace - MNIST at L1", completed.
-//
+MATH_NOTES = """\
+// Math notes (the later finite-difference check relies on them):
+// * Layer norm over the 256 features of a row, biased variance, eps 1e-5:
+//   n = (z - mean) / sqrt(var + eps) * g + be.
+// * GELU is the tanh form: 0.5 n (1 + tanh(sqrt(2/pi) (n + 0.044715 n^3))).
+// * Cross-entropy is the batch mean of -log softmax(logits)[label].
+// * The L1 term covers every parameter (weights, biases, norm gains and
+//   shifts); its gradient is 1e-4 * sign(p) (0 at p = 0, a subgradient).
+// * correct counts the rows whose label's logit equals the row max (an
+//   argmax hit; ties count as hits); a label outside [0, 10) counts 0.
+// * Adam: beta1 0.9, beta2 0.999, eps 1e-8, bias-corrected; learning rate
+//   3e-4 * min(t/1000, 1) * 0.5 (1 + cos(pi * min(max(t-1000, 0)/3680, 1)));
+//   the cosine reaches 0 at step 4680 = 10 epochs of 468 batches.
+"""
+
+L2_METHOD = """\
 // The L2 method it places (spec, "Trace - MNIST at L2"):
 //   sample:   epoch_shuffle(batch: 128)
 //   infer:    linear(784, 256), norm(layer), gelu,
@@ -276,47 +292,97 @@ def emit(path):
 //   backward: autodiff(mode: reverse)  -> written out below, op by op
 //   update:   schedule(warmup: 1000, decay: cosine, inner: adam(lr: 3e-4))
 //             -> the GradUpdate handler
+"""
+
+HEADER = {
+    'single_gpu': """\
+// Fashion-MNIST at L1: the spec's "Trace - MNIST at L1", completed.
+//
+""" + L2_METHOD + """\
 //
 // Dataflow of one step:
 //   load_data (cpu_0: read a shuffled batch from ssd_0 into ram_0)
 //     -> transfer_to_gpu (cpu_0: DMA ram_0 -> gpu_0)
 //     -> forward_backward (gpu_0: reads @model_state::@weights; returns the
-//        loss and the gradient of every parameter)
-//     -> transfer_grads (cpu_0: loss to ram_0 and reported; gradients sent
-//        to @model_state::@GradUpdate, which runs Adam on gpu_0)
+//        loss, the gradient of every parameter, and the batch's argmax hits)
+//     -> transfer_grads (cpu_0: loss and correct to ram_0 and reported;
+//        gradients sent to @model_state::@GradUpdate, which runs Adam on gpu_0)
 // The reader (forward_backward) precedes the only message to the writer
 // (GradUpdate) in the dataflow, and the actor is listed in the schedule:
 // at pipeline_depth 2 it fences step N's update before step N+1's read (L1.4).
 //
-// Math notes (the later finite-difference check relies on them):
-// * Layer norm over the 256 features of a row, biased variance, eps 1e-5:
-//   n = (z - mean) / sqrt(var + eps) * g + be.
-// * GELU is the tanh form: 0.5 n (1 + tanh(sqrt(2/pi) (n + 0.044715 n^3))).
-// * Cross-entropy is the batch mean of -log softmax(logits)[label].
-// * The L1 term covers every parameter (weights, biases, norm gains and
-//   shifts); its gradient is 1e-4 * sign(p) (0 at p = 0, a subgradient).
-// * Adam: beta1 0.9, beta2 0.999, eps 1e-8, bias-corrected; learning rate
-//   3e-4 * min(t/1000, 1) * 0.5 (1 + cos(pi * min(max(t-1000, 0)/3680, 1)));
-//   the cosine reaches 0 at step 4680 = 10 epochs of 468 batches.
-''')
-    w('l1.system @single_gpu {')
-    w('  l1.node @ssd_0 storage')
-    w('  l1.node @ram_0 memory {capacity = "32GB"}')
-    w('  l1.node @cpu_0 compute {isa = "x86_64", cores = 8}')
-    w('  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", sm = 84}')
-    w('  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"')
-    w('  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"')
-    w('  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"')
+""" + MATH_NOTES,
+    'single_cpu': """\
+// Fashion-MNIST at L1 on this host: the spec's MNIST trace
+// (examples/mnist/mnist.l1.mlir) placed on one x86-64 CPU without an
+// accelerator. The model, its explicit backward and the Adam handler are the
+// same ops; the system, the placement and the stages differ. Generated by
+// test/Dialect/L1/Inputs/mnist/mnist.py --system single_cpu (edit that).
+//
+""" + L2_METHOD + """\
+//
+// Dataflow of one step:
+//   load_data (cpu_0: read a shuffled batch from ssd_0 into ram_0)
+//     -> forward_backward (cpu_0: reads the batch in ram_0 and
+//        @model_state::@weights; returns the loss, the gradient of every
+//        parameter, and the batch's argmax hits, in ram_0)
+//     -> report_and_send (cpu_0: loss and correct reported; gradients sent
+//        to @model_state::@GradUpdate, which runs Adam on cpu_0)
+// cpu_0 has no memory of its own: its tensor graph and its actor keep their
+// buffers in ram_0, the memory node it has an edge to, so nothing is
+// transferred. The plan assumes cores = 2; the runtime uses the cores the
+// machine has when it runs.
+// The reader (forward_backward) precedes the only message to the writer
+// (GradUpdate) in the dataflow, and the actor is listed in the schedule:
+// at pipeline_depth 2 it fences step N's update before step N+1's read (L1.4).
+//
+""" + MATH_NOTES,
+}
+
+SYSTEMS = {
+    'single_gpu': [
+        'l1.node @ssd_0 storage',
+        'l1.node @ram_0 memory {capacity = "32GB"}',
+        'l1.node @cpu_0 compute {isa = "x86_64", cores = 8}',
+        'l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", sm = 84}',
+        'l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"',
+        'l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"',
+        'l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"',
+    ],
+    'single_cpu': [
+        'l1.node @ssd_0 storage',
+        'l1.node @ram_0 memory {capacity = "16GB"}',
+        'l1.node @cpu_0 compute {isa = "x86_64", cores = 2}',
+        'l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"',
+        'l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"',
+    ],
+}
+
+def emit(path, system='single_gpu'):
+    gpu = system == 'single_gpu'
+    g, x, y, outs = build_graph()
+    h, gs = build_handler()
+    buf = lambda node, shape, dt='f32': f'!l1.buf<@{node}, {ty(shape, dt)}>'
+    # Where the model runs, and where the buffers of its graph live.
+    dev = 'gpu_0' if gpu else 'cpu_0'
+    devmem = 'gpu_0' if gpu else 'ram_0'
+    data = 'mnist' if gpu else 'fashion_mnist'
+    L = []
+    w = L.append
+    w(HEADER[system])
+    w(f'l1.system @{system} {{')
+    for line in SYSTEMS[system]:
+        w('  ' + line)
     w('}')
     w('')
-    w('l1.data @mnist {')
+    w(f'l1.data @{data} {{')
     w('  l1.field @images : tensor<28x28xui8> at @ssd_0')
     w('      path "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz" format idx')
     w('  l1.field @labels : tensor<1xui8> at @ssd_0')
     w('      path "/usr/share/datasets/fashion-mnist/train-labels-idx1-ubyte.gz" format idx')
     w('}')
     w('')
-    w('l1.actor @model_state on @gpu_0 {')
+    w(f'l1.actor @model_state on @{dev} {{')
     w('  // Parameters of the L2 model.')
     for n, s, init in PARAMS:
         w(f'  l1.state @{n} : {ty(s)} init {init}')
@@ -339,38 +405,59 @@ def emit(path):
     w('// epoch_shuffle(batch: 128): a fresh permutation per epoch; the last')
     w('// partial batch is dropped.')
     w('l1.stage @load_data on @cpu_0 process() {')
-    w(f'  %images, %labels = l1.read_batch @mnist [@images, @labels] batch {BATCH} shuffle drop_last seed 0 : {xb}, {yb}')
-    w(f'  l1.forward @transfer_to_gpu(%images, %labels) : {xb}, {yb}')
+    w(f'  %images, %labels = l1.read_batch @{data} [@images, @labels] batch {BATCH} shuffle drop_last seed 0 : {xb}, {yb}')
+    if gpu:
+        w(f'  l1.forward @transfer_to_gpu(%images, %labels) : {xb}, {yb}')
+        w('}')
+        w('')
+        w(f'l1.stage @transfer_to_gpu on @cpu_0 process(%images: {xb}, %labels: {yb}) {{')
+        w(f'  %dev_images = l1.transfer %images : {xb} -> {xg}')
+        w(f'  %dev_labels = l1.transfer %labels : {yb} -> {yg}')
+        w(f'  l1.forward @forward_backward(%dev_images, %dev_labels) : {xg}, {yg}')
+    else:
+        w(f'  l1.forward @forward_backward(%images, %labels) : {xb}, {yb}')
     w('}')
     w('')
-    w(f'l1.stage @transfer_to_gpu on @cpu_0 process(%images: {xb}, %labels: {yb}) {{')
-    w(f'  %dev_images = l1.transfer %images : {xb} -> {xg}')
-    w(f'  %dev_labels = l1.transfer %labels : {yb} -> {yg}')
-    w(f'  l1.forward @forward_backward(%dev_images, %dev_labels) : {xg}, {yg}')
-    w('}')
-    w('')
-    w(f'l1.tensor_graph @forward_backward on @gpu_0 reads [{WIN}] then @transfer_grads')
+    host = 'transfer_grads' if gpu else 'report_and_send'
+    w(f'l1.tensor_graph @forward_backward on @{dev} reads [{WIN}] then @{host}')
     w(f'    compute(%x: {x.ty()}, %y: {y.ty()}) {{')
     L.extend(g.lines)
     w('}')
     w('')
-    outb = [buf('gpu_0', v.shape) for v in outs]
-    names = ['%loss'] + ['%g_' + n for n, _, _ in PARAMS]
-    w('l1.stage @transfer_grads on @cpu_0 process(' +
+    outb = [buf(devmem, v.shape) for v in outs]
+    names = ['%loss'] + ['%g_' + n for n, _, _ in PARAMS] + ['%correct']
+    w(f'l1.stage @{host} on @cpu_0 process(' +
       ',\n    '.join(f'{n}: {t}' for n, t in zip(names, outb)) + ') {')
-    w(f'  %host_loss = l1.transfer %loss : {outb[0]} -> {buf("ram_0", ())}')
-    w(f'  l1.report "loss", %host_loss : {buf("ram_0", ())}')
-    w(f'  l1.drop %host_loss : {buf("ram_0", ())}')
-    w('  l1.send @model_state::@GradUpdate(' + ', '.join(names[1:]) + ')\n      : ' + ',\n        '.join(outb[1:]))
+    scalar = buf('ram_0', ())
+    for what, v, t in [('loss', names[0], outb[0]), ('correct', names[-1], outb[-1])]:
+        if gpu:
+            w(f'  %host_{what} = l1.transfer {v} : {t} -> {scalar}')
+            v = f'%host_{what}'
+        w(f'  l1.report "{what}", {v} : {scalar}')
+        w(f'  l1.drop {v} : {scalar}')
+    w('  l1.send @model_state::@GradUpdate(' + ', '.join(names[1:-1]) + ')\n      : ' +
+      ',\n        '.join(outb[1:-1]))
     w('  l1.end')
     w('}')
     w('')
-    w('l1.pipeline @train = @load_data -> @transfer_to_gpu -> @forward_backward')
-    w('l1.pipeline @grad_return = @transfer_grads')
+    if gpu:
+        w('l1.pipeline @train = @load_data -> @transfer_to_gpu -> @forward_backward')
+    else:
+        w('l1.pipeline @train = @load_data -> @forward_backward')
+    w(f'l1.pipeline @grad_return = @{host}')
     w('')
     w('l1.schedule pipelines [@train, @grad_return] actors [@model_state] pipeline_depth 2')
     open(path, 'w').write('\n'.join(L) + '\n')
     return g, h, x, y, outs, gs
 
 if __name__ == '__main__':
-    emit(sys.argv[1])
+    # mnist.py OUT [--system single_gpu|single_cpu]
+    args = sys.argv[1:]
+    system = 'single_gpu'
+    if '--system' in args:
+        k = args.index('--system')
+        system = args[k + 1] if k + 1 < len(args) else ''
+        del args[k:k + 2]
+    if len(args) != 1 or system not in SYSTEMS:
+        sys.exit('usage: mnist.py OUT.l1.mlir [--system single_gpu|single_cpu]')
+    emit(args[0], system)
