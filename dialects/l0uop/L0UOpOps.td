@@ -344,7 +344,11 @@ def L0UOp_IngestOp : L0UOp_PlanItem<"ingest", [
     the slots, one file per slot, in order. The slots are host memory and
     their leading dimension is the batch. `drop_last` drops a last
     partial batch; without it the last batch is padded (zero samples,
-    label 255) and counted as partial.
+    label 255) and counted as partial. `classes [0, 10]` (one entry per
+    slot, 0: none) bounds a label field: the runtime rejects a file with a
+    value outside `[0, classes)` before training, naming the file and the
+    sample (L1 → L0 takes the bound from the `one_hot` that reads the
+    field).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefArrayAttr:$slots,
@@ -353,10 +357,12 @@ def L0UOp_IngestOp : L0UOp_PlanItem<"ingest", [
                        L0UOp_I64Attr:$batch,
                        UnitAttr:$shuffle,
                        UnitAttr:$drop_last,
-                       L0UOp_I64Attr:$seed);
+                       L0UOp_I64Attr:$seed,
+                       OptionalAttr<DenseI64ArrayAttr>:$classes);
   let assemblyFormat = [{
     $sym_name `into` $slots `from` $paths `format` $format `batch` $batch
-    (`shuffle` $shuffle^)? (`drop_last` $drop_last^)? `seed` $seed attr-dict
+    (`shuffle` $shuffle^)? (`drop_last` $drop_last^)? `seed` $seed
+    (`classes` $classes^)? attr-dict
   }];
 }
 

@@ -634,6 +634,14 @@ LogicalResult IngestOp::verifySymbolUses(SymbolTableCollection &symbols) {
     return emitOpError("batch must be positive, got ") << getBatch();
   if (getSeed() < 0)
     return emitOpError("seed must not be negative, got ") << getSeed();
+  if (std::optional<ArrayRef<int64_t>> classes = getClasses()) {
+    if (classes->size() != getSlots().size())
+      return emitOpError("has ") << classes->size() << " class bounds for "
+                                 << getSlots().size() << " slots";
+    for (int64_t c : *classes)
+      if (c < 0)
+        return emitOpError("class bounds must not be negative, got ") << c;
+  }
   for (Attribute a : getSlots()) {
     SlotOp slot;
     if (failed(requireHostSlot(*this, symbols, cast<FlatSymbolRefAttr>(a), slot)))

@@ -543,7 +543,8 @@ int32_t openSplit(const Plan &p, const synpl_plan_ingest &g,
     Field field;
     field.slot = fd.slot;
     field.path = paths[f];
-    if (int32_t st = synpl_rt_idx_load(field.path.c_str(), &field.idx))
+    if (int32_t st = synpl_rt_idx_load_expect(field.path.c_str(),
+                                              (uint32_t)fd.magic, &field.idx))
       return st;
     int64_t perSample = slot.elements / g.batch;
     int64_t count = field.idx.ndims ? field.idx.dims[0] : 0;
@@ -570,6 +571,15 @@ int32_t openSplit(const Plan &p, const synpl_plan_ingest &g,
       st = fail(SYNPL_RT_ERR_FORMAT, "%s: %" PRId64 " samples, but %s has %" PRId64,
                 field.path.c_str(), count, split.fields[0].path.c_str(), split.samples);
     field.sampleBytes = perSample * eb;
+    if (!st && fd.classes > 0 && field.idx.type == SYNPL_RT_IDX_U8)
+      for (uint64_t i = 0; i < field.idx.elements; ++i)
+        if (field.idx.data[i] >= fd.classes) {
+          st = fail(SYNPL_RT_ERR_FORMAT,
+                    "%s: label %u of sample %" PRIu64 " is out of range [0, %" PRId64 ")",
+                    field.path.c_str(), (unsigned)field.idx.data[i],
+                    perSample ? i / perSample : i, fd.classes);
+          break;
+        }
     if (st) {
       synpl_rt_idx_free(&field.idx);
       return st;

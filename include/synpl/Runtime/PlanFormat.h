@@ -189,7 +189,11 @@ typedef struct synpl_plan_ingest {
 
 typedef struct synpl_plan_ingest_field {
   int64_t slot;
-  int64_t path; /* string */
+  int64_t path;    /* string */
+  int64_t classes; /* > 0: every value must lie in [0, classes) */
+  int64_t magic;   /* the IDX magic the file must have: 0x0000TTNN, TT the
+                      slot's element type, NN = 1 + the sample's non-unit
+                      dimensions (a [batch, 1] label slot reads a 1-D file) */
 } synpl_plan_ingest_field;
 
 typedef struct synpl_plan_report {

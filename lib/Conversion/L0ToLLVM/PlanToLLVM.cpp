@@ -257,11 +257,45 @@ struct ConvertL0PlanToLLVM
     for (auto ingest : body.getOps<l0uop::IngestOp>()) {
       ++total;
       int64_t first = w.count(SYNPL_PLAN_INGEST_FIELDS);
-      for (auto [slot, path] :
-           llvm::zip(ingest.getSlots(), ingest.getPaths()))
+      std::optional<ArrayRef<int64_t>> classes = ingest.getClasses();
+      for (auto [i, slot, path] :
+           llvm::enumerate(ingest.getSlots(), ingest.getPaths())) {
+        auto slotOp = SymbolTable::lookupNearestSymbolFrom<l0uop::SlotOp>(
+            ingest, cast<FlatSymbolRefAttr>(slot));
+        l0uop::BufType buf = slotOp.getBufType();
+        int64_t typeCode = 0;
+        switch (elementCode(buf.getElementType())) {
+        case SYNPL_PLAN_U8:
+          typeCode = 0x08;
+          break;
+        case SYNPL_PLAN_I8:
+          typeCode = 0x09;
+          break;
+        case SYNPL_PLAN_I16:
+          typeCode = 0x0B;
+          break;
+        case SYNPL_PLAN_I32:
+          typeCode = 0x0C;
+          break;
+        case SYNPL_PLAN_F32:
+          typeCode = 0x0D;
+          break;
+        case SYNPL_PLAN_F64:
+          typeCode = 0x0E;
+          break;
+        default:
+          failures.push_back({ingest, "slot element type has no IDX type"});
+          break;
+        }
+        int64_t ndims = 1;
+        for (int64_t d : buf.getShape().drop_front())
+          ndims += d != 1;
         w.add(SYNPL_PLAN_INGEST_FIELDS,
               synpl_plan_ingest_field{slotOf(slot),
-                                      w.str(cast<StringAttr>(path).getValue())});
+                                      w.str(cast<StringAttr>(path).getValue()),
+                                      classes ? (*classes)[i] : 0,
+                                      (typeCode << 8) | ndims});
+      }
       w.add(SYNPL_PLAN_INGESTS,
             synpl_plan_ingest{w.str(ingest.getSymName()), SYNPL_PLAN_FORMAT_IDX,
                               (int64_t)ingest.getBatch(), ingest.getShuffle(),

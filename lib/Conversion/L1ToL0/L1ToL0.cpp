@@ -221,6 +221,38 @@ static std::string unsupportedReason(Operation *op) {
 // The emitter
 //===----------------------------------------------------------------------===//
 
+/// The smallest `classes` of the one_hot ops that read `v` (through
+/// forwards into stages and tensor graphs, transfers and views), or 0 when
+/// none does: a label field the runtime must check to be in [0, classes).
+static int64_t labelClasses(Value v, llvm::DenseSet<Value> &seen) {
+  if (!seen.insert(v).second)
+    return 0;
+  int64_t best = 0;
+  auto merge = [&](int64_t c) {
+    if (c > 0 && (best == 0 || c < best))
+      best = c;
+  };
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto oneHot = dyn_cast<l1::OneHotOp>(user)) {
+      merge(oneHot.getClasses());
+    } else if (isa<l1::TransferOp>(user) || isView(user)) {
+      merge(labelClasses(user->getResult(0), seen));
+    } else if (auto fwd = dyn_cast<l1::ForwardOp>(user)) {
+      Operation *target =
+          SymbolTable::lookupNearestSymbolFrom(fwd, fwd.getTargetAttr());
+      if (!target || target->getNumRegions() == 0 ||
+          target->getRegion(0).empty())
+        continue;
+      Block &entry = target->getRegion(0).front();
+      unsigned index = use.getOperandNumber();
+      if (index < entry.getNumArguments())
+        merge(labelClasses(entry.getArgument(index), seen));
+    }
+  }
+  return best;
+}
+
 class Emitter {
 public:
   Emitter(ModuleOp module) : module(module), ctx(module.getContext()) {}
@@ -1676,11 +1708,19 @@ LogicalResult Emitter::run() {
       slotRefs.push_back(FlatSymbolRefAttr::get(ctx, s->name));
     SmallVector<StringRef> paths(in.paths.begin(), in.paths.end());
     l1::ReadBatchOp rb = in.op;
+    SmallVector<int64_t> classes;
+    bool anyClasses = false;
+    for (Value res : rb.getResults()) {
+      llvm::DenseSet<Value> seen;
+      classes.push_back(labelClasses(res, seen));
+      anyClasses |= classes.back() > 0;
+    }
     l0uop::IngestOp::create(
         pb, rb.getLoc(), in.name, pb.getArrayAttr(slotRefs),
         pb.getStrArrayAttr(paths), "idx", rb.getBatch(),
         rb.getOrder() == l1::BatchOrder::shuffle, rb.getDropLast(),
-        (int64_t)rb.getSeed().value_or(0));
+        (int64_t)rb.getSeed().value_or(0),
+        anyClasses ? pb.getDenseI64ArrayAttr(classes) : DenseI64ArrayAttr());
   }
   for (TransferItem &t : transfers)
     l0uop::TransferOp::create(pb, planLoc, t.name, t.src->name,
