@@ -16,15 +16,14 @@ for layer in l3 l2 l1 l0; do
   echo "=== $layer: verified"
 done
 
-# The host path as far as it goes today: the L1 program lowered to an L0 plan
-# (kernels, memory plan, streams), memory packed, and compiled to LLVM IR.
-# Running the compiled step (runtime, ELF, synplc) arrives with the codegen work.
-echo "=== l1 -> l0 -> llvm: examples/mnist/mnist.l1.mlir"
+# The host path: the Fashion-MNIST program (system single_cpu, this host)
+# compiled by synplc into an executable, which trains and evaluates.
+# SYNPL_EPOCHS (default 3) sets the epochs; extra arguments go to the program.
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-"$opt" "$root/examples/mnist/mnist.l1.mlir" \
-  --synpl-host-pipeline="llvm-only=true summary=true" \
-  -mlir-print-op-on-diagnostic=false -o "$tmp/mnist.llvm.mlir" 2>&1 | grep remark | sed 's/^[^ ]* remark: /  /'
-"$BUILD_DIR/bin/synpl-translate" --mlir-to-llvmir "$tmp/mnist.llvm.mlir" -o "$tmp/mnist.ll"
-echo "  LLVM IR: $(grep -c '^define' "$tmp/mnist.ll") functions (kernels + control program), $(wc -c < "$tmp/mnist.ll") bytes"
-echo "=== l1 -> l0 -> llvm: compiled"
+program="$root/examples/fashion_mnist/fashion_mnist.l1.mlir"
+echo "=== synplc: examples/fashion_mnist/fashion_mnist.l1.mlir -> train"
+"$BUILD_DIR/bin/synplc" -v "$program" -o "$tmp/train" 2>&1 \
+  | grep -E 'remark|synplc:' | sed -e 's/^[^ ]* remark: /  /' -e 's/^synplc: /  /'
+echo "=== train: ${SYNPL_EPOCHS:-3} epochs on /usr/share/datasets/fashion-mnist"
+"$tmp/train" --epochs "${SYNPL_EPOCHS:-3}" --profile "$@"

@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cstring>
 
@@ -126,6 +127,7 @@ struct ConvertL0PlanToLLVM
     llvm::StringMap<int64_t> poolIndex, slotIndex, kernelIndex, transferIndex,
         streamIndex, eventIndex, regionIndex;
     SmallVector<std::string> kernelFns, programFns;
+    llvm::StringSet<> unlowered;
     Block &body = plan.getBody().front();
 
     for (auto pool : body.getOps<l0uop::PoolOp>()) {
@@ -163,6 +165,7 @@ struct ConvertL0PlanToLLVM
           !module.lookupSymbol<LLVM::LLVMFuncOp>(entry.getAttr())) {
         failures.push_back({kernel, "the kernel has no host function yet "
                                     "(run --synpl-convert-l0uop-to-llvm first)"});
+        unlowered.insert(kernel.getSymName());
         continue;
       }
       kernelIndex[kernel.getSymName()] = w.count(SYNPL_PLAN_KERNELS);
@@ -206,9 +209,11 @@ struct ConvertL0PlanToLLVM
                 synpl_plan_entry{SYNPL_PLAN_ENTRY_TRANSFER,
                                  transferIndex.lookup(name)});
         else
-          failures.push_back({stream, ("entry @" + name +
-                                       " is neither a kernel nor a transfer")
-                                          .str()});
+          failures.push_back({stream,
+                              ("entry @" + name +
+                               " is neither a kernel nor a transfer")
+                                  .str(),
+                              /*dependent=*/unlowered.contains(name)});
       }
       w.add(SYNPL_PLAN_STREAMS,
             synpl_plan_stream{w.str(stream.getSymName()), first,

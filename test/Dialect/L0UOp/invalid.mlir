@@ -228,3 +228,67 @@ l0uop.plan @p pipeline_depth 1 {
   // expected-error @+1 {{byte size '99999999999TiB' is too large}}
   l0uop.pool @m arena on device capacity 99999999999 TiB
 }
+
+// -----
+
+// l0uop.ingest: the slots, paths and decoder agree.
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @h freelist on host capacity 1KiB
+  l0uop.slot @a pool @h size 16 lifetime(0, 1) : !l0uop.buf<4xui8>
+  // expected-error @+1 {{has 1 slots but 2 paths}}
+  l0uop.ingest @r into [@a] from ["a", "b"] format "idx" batch 4 seed 0
+}
+
+// -----
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @h freelist on host capacity 1KiB
+  l0uop.slot @a pool @h size 16 lifetime(0, 1) : !l0uop.buf<4xui8>
+  // expected-error @+1 {{format 'jpeg' has no host decoder (known: idx)}}
+  l0uop.ingest @r into [@a] from ["a"] format "jpeg" batch 4 seed 0
+}
+
+// -----
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @h freelist on host capacity 1KiB
+  l0uop.slot @a pool @h size 16 lifetime(0, 1) : !l0uop.buf<4xui8>
+  // expected-error @+1 {{gathers batches of 8 into @a of type '!l0uop.buf<4xui8>'; its leading dimension must be the batch}}
+  l0uop.ingest @r into [@a] from ["a"] format "idx" batch 8 seed 0
+}
+
+// -----
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @d arena on device capacity 1KiB
+  l0uop.slot @a pool @d offset 0 size 16 lifetime(0, 1) : !l0uop.buf<4xui8>
+  // expected-error @+1 {{runs on the host; slot @a is in device pool @d}}
+  l0uop.ingest @r into [@a] from ["a"] format "idx" batch 4 seed 0
+}
+
+// -----
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @h freelist on host capacity 1KiB
+  l0uop.slot @a pool @h size 16 lifetime(0, 1) : !l0uop.buf<4xui8>
+  // expected-error @+1 {{has 2 class bounds for 1 slots}}
+  l0uop.ingest @r into [@a] from ["a"] format "idx" batch 4 seed 0 classes [10, 10]
+}
+
+// -----
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @h freelist on host capacity 1KiB
+  // expected-error @+1 {{names @nope, which is not an l0uop.slot}}
+  l0uop.ingest @r into [@nope] from ["a"] format "idx" batch 4 seed 0
+}
+
+// -----
+
+// l0uop.report: an f32 slot.
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @h freelist on host capacity 1KiB
+  l0uop.slot @a pool @h size 16 lifetime(0, 1) : !l0uop.buf<4xui8>
+  // expected-error @+1 {{reports f32 values; slot @a holds '!l0uop.buf<4xui8>'}}
+  l0uop.report "loss" @a
+}

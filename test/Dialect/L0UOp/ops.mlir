@@ -143,8 +143,14 @@ l0uop.plan @all_forms pipeline_depth 2 {
     l0uop.end %g
   }
 
+  // CHECK: l0uop.ingest @read0 into [@x_host] from ["/data/train-images-idx3-ubyte.gz"] format "idx" batch 128 shuffle drop_last seed 3 classes [0]
+  l0uop.ingest @read0 into [@x_host] from ["/data/train-images-idx3-ubyte.gz"] format "idx" batch 128 shuffle drop_last seed 3 classes [0]
+  // CHECK: l0uop.ingest @read1 into [@x_host] from ["x.idx"] format "idx" batch 128 seed 0{{$}}
+  l0uop.ingest @read1 into [@x_host] from ["x.idx"] format "idx" batch 128 seed 0
   // CHECK: l0uop.transfer @tx_x @x_host -> @x h2d bytes 401408
   l0uop.transfer @tx_x @x_host -> @x h2d bytes 401408
+  // CHECK: l0uop.report "loss" @b
+  l0uop.report "loss" @b
   // CHECK: l0uop.stream @s0 [@tx_x, @all_uops]
   l0uop.stream @s0 [@tx_x, @all_uops]
   l0uop.stream @s1 [@tx_x, @all_uops]
