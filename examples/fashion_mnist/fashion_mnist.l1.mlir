@@ -39,8 +39,8 @@
 // * correct counts the rows whose label's logit equals the row max (an
 //   argmax hit; ties count as hits); a label outside [0, 10) counts 0.
 // * Adam: beta1 0.9, beta2 0.999, eps 1e-8, bias-corrected; learning rate
-//   3e-4 * min(t/1000, 1) * 0.5 (1 + cos(pi * min(max(t-1000, 0)/3680, 1)));
-//   the cosine reaches 0 at step 4680 = 10 epochs of 468 batches.
+//   3e-4 * min(t/1000, 1) * 0.5 (1 + cos(pi * min(max(t-1000, 0)/404, 1)));
+//   the cosine reaches 0 at step 1404 = 3 epochs of 468 batches.
 
 l1.system @single_cpu {
   l1.node @ssd_0 storage
@@ -110,7 +110,7 @@ l1.actor @model_state on @cpu_0 {
     %one = l1.const 1.0 : tensor<f32>
     %t = l1.add %t_prev, %one : tensor<f32>, tensor<f32> -> tensor<f32>
     l1.state_write @step, %t : tensor<f32>
-    // lr = 3e-4 * min(t / 1000, 1) * 0.5 (1 + cos(pi * min(max(t - 1000, 0) / 3680, 1)))
+    // lr = 3e-4 * min(t / 1000, 1) * 0.5 (1 + cos(pi * min(max(t - 1000, 0) / 404, 1)))
     %inv_warmup = l1.const 0.001 : tensor<f32>
     %warm_frac = l1.scale %t, %inv_warmup : tensor<f32>, tensor<f32> -> tensor<f32>
     %warm = l1.min %warm_frac, %one : tensor<f32>, tensor<f32> -> tensor<f32>
@@ -118,7 +118,7 @@ l1.actor @model_state on @cpu_0 {
     %after_warmup = l1.sub %t, %warmup : tensor<f32>, tensor<f32> -> tensor<f32>
     %zero = l1.const 0.0 : tensor<f32>
     %after_pos = l1.max %after_warmup, %zero : tensor<f32>, tensor<f32> -> tensor<f32>
-    %inv_decay_steps = l1.const 0.0002717391304347826 : tensor<f32>
+    %inv_decay_steps = l1.const 0.0024752475247524753 : tensor<f32>
     %progress_raw = l1.scale %after_pos, %inv_decay_steps : tensor<f32>, tensor<f32> -> tensor<f32>
     %progress = l1.min %progress_raw, %one : tensor<f32>, tensor<f32> -> tensor<f32>
     %pi = l1.const 3.141592653589793 : tensor<f32>

@@ -209,7 +209,8 @@ def build_handler():
     one = h.const(1.0, (), 'one')
     t = h.add(t0, one, 't')
     h.state_write('step', t)
-    h.comment('lr = 3e-4 * min(t / 1000, 1) * 0.5 (1 + cos(pi * min(max(t - 1000, 0) / 3680, 1)))')
+    h.comment('lr = 3e-4 * min(t / 1000, 1) * 0.5 (1 + cos(pi * min(max(t - 1000, 0) / %d, 1)))'
+              % (TOTAL_STEPS - WARMUP))
     invw = h.const(1.0 / WARMUP, (), 'inv_warmup')
     wf = h.scale(t, invw, 'warm_frac')
     warm = h.min(wf, one, 'warm')
@@ -278,8 +279,8 @@ MATH_NOTES = """\
 // * correct counts the rows whose label's logit equals the row max (an
 //   argmax hit; ties count as hits); a label outside [0, 10) counts 0.
 // * Adam: beta1 0.9, beta2 0.999, eps 1e-8, bias-corrected; learning rate
-//   3e-4 * min(t/1000, 1) * 0.5 (1 + cos(pi * min(max(t-1000, 0)/3680, 1)));
-//   the cosine reaches 0 at step 4680 = 10 epochs of 468 batches.
+//   3e-4 * min(t/1000, 1) * 0.5 (1 + cos(pi * min(max(t-1000, 0)/@DECAY@, 1)));
+//   the cosine reaches 0 at step @TOTAL@ = @EPOCHS@ epochs of 468 batches.
 """
 
 L2_METHOD = """\
@@ -447,17 +448,27 @@ def emit(path, system='single_gpu'):
     w(f'l1.pipeline @grad_return = @{host}')
     w('')
     w('l1.schedule pipelines [@train, @grad_return] actors [@model_state] pipeline_depth 2')
-    open(path, 'w').write('\n'.join(L) + '\n')
+    text = '\n'.join(L) + '\n'
+    text = (text.replace('@DECAY@', str(TOTAL_STEPS - WARMUP))
+                .replace('@TOTAL@', str(TOTAL_STEPS))
+                .replace('@EPOCHS@', str(TOTAL_STEPS // 468)))
+    open(path, 'w').write(text)
     return g, h, x, y, outs, gs
 
 if __name__ == '__main__':
-    # mnist.py OUT [--system single_gpu|single_cpu]
+    # mnist.py OUT [--system single_gpu|single_cpu] [--epochs N (default 10)]
     args = sys.argv[1:]
     system = 'single_gpu'
     if '--system' in args:
         k = args.index('--system')
         system = args[k + 1] if k + 1 < len(args) else ''
         del args[k:k + 2]
+    if '--epochs' in args:
+        # The cosine's horizon: the schedule decays to 0 at the end of a run
+        # of this many epochs (as the PyTorch peer's schedule does).
+        k = args.index('--epochs')
+        TOTAL_STEPS = 468 * int(args[k + 1])
+        del args[k:k + 2]
     if len(args) != 1 or system not in SYSTEMS:
-        sys.exit('usage: mnist.py OUT.l1.mlir [--system single_gpu|single_cpu]')
+        sys.exit('usage: mnist.py OUT.l1.mlir [--system single_gpu|single_cpu] [--epochs N]')
     emit(args[0], system)
