@@ -61,7 +61,7 @@ std::string matmulKernel(int64_t m, int64_t n, int64_t k) {
     return "!l0uop.buf<" + std::to_string(r) + "x" + std::to_string(c) +
            "xf32>";
   };
-  auto bytes = [](int64_t r, int64_t c) { return (r * c * 4 + 63) / 64 * 64; };
+  auto bytes = [](int64_t r, int64_t c) { return (r * c * 4 + 255) / 256 * 256; };
   int64_t oa = 0, ob = oa + bytes(m, k), oc = ob + bytes(k, n),
           total = oc + bytes(m, n);
   std::string a = buf(m, k), b = buf(k, n), c = buf(m, n);

@@ -242,6 +242,17 @@ struct TilePlan {
   llvm::DenseMap<Operation *, SmallVector<ReduceOp>> reducesOf;
   llvm::DenseSet<Operation *> initFirst; // REDUCEs whose init precedes the RANGE
   unsigned laneCount = 0, rowCount = 0;
+  /// A load of a k loop whose lanes do not depend on i: packed once per
+  /// lane block into a contiguous panel (k iterations x lanes) that every
+  /// row block then reads with aligned vector loads. Its address is
+  /// computed by `slice` (ops of the k body, and CONSTs) from j and k.
+  struct Pack {
+    Operation *load;
+    mutable RangeOp range;
+    SmallVector<Operation *> slice; // in body order, the load last
+  };
+  SmallVector<Pack> packs;
+  llvm::DenseMap<Operation *, unsigned> packOf;
 };
 
 static bool isParallel(RangeOp r) { return r.getKind() != RangeKind::loop; }
@@ -274,6 +285,8 @@ static std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
   plan.body.assign(ops.begin() + 2, ops.end() - 2);
   RangeOp open;
   unsigned maxReduces = 0;
+  llvm::DenseMap<Operation *, Operation *> rangeOf; // op -> its k RANGE
+  llvm::DenseMap<Operation *, unsigned> position;
   // Loads and stores move whole bytes per lane (a vector of i1 is packed).
   auto byteSized = [](Type t) {
     return t.isIntOrIndexOrFloat() && !t.isIndex() &&
@@ -290,6 +303,9 @@ static std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
       vary |= plan.varying.contains(v);
       rowDep |= plan.rowDependent.contains(v);
     }
+    position[op] = position.size();
+    if (open)
+      rangeOf[op] = open;
     if (auto r = dyn_cast<RangeOp>(op)) {
       if (open || isParallel(r))
         return std::nullopt;
@@ -333,6 +349,46 @@ static std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
   }
   if (open || maxReduces == 0)
     return std::nullopt;
+  // Loads to pack: varying, independent of i, addressed from j, k and
+  // constants alone; at most 4 panels of at most 128 KiB.
+  for (Operation *op : plan.body) {
+    auto range = dyn_cast_or_null<RangeOp>(rangeOf.lookup(op));
+    if (!isa<LoadOp>(op) || !range || !plan.varying.contains(op->getResult(0)) ||
+        plan.rowDependent.contains(op->getResult(0)) || plan.packs.size() >= 4)
+      continue;
+    unsigned bytes = op->getResult(0).getType().getIntOrFloatBitWidth() / 8;
+    if (range.getTripCount() * lanes * bytes > 128 * 1024)
+      continue;
+    SmallVector<Operation *> slice{op};
+    llvm::DenseSet<Operation *> seen{op};
+    bool ok = true;
+    for (size_t n = 0; n < slice.size() && ok; ++n)
+      for (Value v : slice[n]->getOperands()) {
+        if (isa<BufType>(v.getType()) || v == inner.getResult() ||
+            v == range.getResult())
+          continue;
+        Operation *def = v.getDefiningOp();
+        if (!def || !position.count(def)) {
+          ok = false;
+          break;
+        }
+        if (!isa<ConstOp>(def) &&
+            (rangeOf.lookup(def) != range.getOperation() ||
+             !isa<IndexOp, AddOp, MulOp, NegOp>(def))) {
+          ok = false;
+          break;
+        }
+        if (seen.insert(def).second)
+          slice.push_back(def);
+      }
+    if (!ok)
+      continue;
+    llvm::sort(slice, [&](Operation *x, Operation *y) {
+      return position[x] < position[y];
+    });
+    plan.packOf[op] = plan.packs.size();
+    plan.packs.push_back({op, range, std::move(slice)});
+  }
   // Accumulators fill at most 12 of the 16 ymm registers (8 f32 each); the
   // rest hold the shared lane vector and a broadcast.
   unsigned regsPerRow = std::max(1u, lanes / 8) * maxReduces;
@@ -434,6 +490,10 @@ private:
   /// The op being lowered failed only because an operand did.
   bool dependent = false;
   unsigned tileLanes, tileRows;
+  /// The tiled lowering's panels (one per TilePlan::Pack) and, inside a
+  /// row block's k loop, that loop's iteration number.
+  SmallVector<Value> panels;
+  Value panelIteration;
 };
 
 Type KernelBuilder::convertType(Type t) {
@@ -1025,6 +1085,18 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
     Type t = convertType(op->getResult(0).getType());
     if (!t)
       return failure();
+    if (auto it = plan.packOf.find(op);
+        it != plan.packOf.end() && panelIteration) {
+      Value slot = LLVM::GEPOp::create(
+          b, loc, ptrTy, t, panels[it->second],
+          ValueRange{arith::MulIOp::create(b, loc, panelIteration,
+                                           i64Const(loc, lanes))});
+      vals[op->getResult(0)] = {
+          LLVM::LoadOp::create(b, loc, VectorType::get({lanes}, t), slot,
+                               /*alignment=*/64),
+          0};
+      return success();
+    }
     const LaneValue &ptr = args[0];
     unsigned align = elementAlign(t);
     if (!ptr.varying()) {
@@ -1188,10 +1260,20 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
         b.setInsertionPointToEnd(loopBody);
       for (unsigned r = 0; r < numRows; ++r)
         rows[r][range.getResult()] = {loop.getInductionVar(), 0};
+      panelIteration = loop.getInductionVar();
+      if (range.getLower() != 0)
+        panelIteration = arith::SubIOp::create(b, l, panelIteration,
+                                               i64Const(l, range.getLower()));
+      if (range.getStep() != 1)
+        panelIteration = arith::DivSIOp::create(b, l, panelIteration,
+                                                i64Const(l, range.getStep()));
       for (++n; n < ops.size() && !isa<EndOp>(ops[n]); ++n)
         for (unsigned r = 0; r < numRows; ++r)
-          if (failed(lowerTiledOp(ops[n], plan, rows, r, mask)))
+          if (failed(lowerTiledOp(ops[n], plan, rows, r, mask))) {
+            panelIteration = Value();
             return failure();
+          }
+      panelIteration = Value();
       // One step of every accumulator; a sum of products is an fma.
       SmallVector<Value> next;
       unsigned arg = 0;
@@ -1258,13 +1340,81 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   Value rowLo = arith::MaxSIOp::create(b, loc, begin, i64Const(loc, 0));
   Value rowHi = arith::MinSIOp::create(b, loc, end, i64Const(loc, tripI));
   rowHi = arith::MaxSIOp::create(b, loc, rowHi, rowLo);
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  panels.clear();
+  for (const TilePlan::Pack &pack : plan.packs)
+    panels.push_back(LLVM::AllocaOp::create(
+        b, loc, ptrTy, convertType(pack.load->getResult(0).getType()),
+        i64Const(loc, pack.range.getTripCount() * lanes), /*alignment=*/64));
+  OpBuilder::InsertionGuard guard(b);
+  // Row panels: the rows one lane sweep reads (about `kTrip` elements each)
+  // stay in a 256 KiB share of L2 while the lane blocks go by.
+  int64_t kTrip = 1;
+  for (Operation *op : plan.body)
+    if (auto range = dyn_cast<RangeOp>(op))
+      kTrip = std::max<int64_t>(kTrip, range.getTripCount());
+  int64_t panel = std::max<int64_t>(1, (256 * 1024 / 4 / kTrip) / blockRows) *
+                  blockRows;
+  if (panel < tripI) {
+    auto panels = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, panel));
+    b.setInsertionPoint(panels.getBody()->getTerminator());
+    rowLo = panels.getInductionVar();
+    rowHi = arith::MinSIOp::create(
+        b, loc, rowHi, arith::AddIOp::create(b, loc, rowLo, i64Const(loc, panel)));
+  }
   auto laneLoop = scf::ForOp::create(b, loc, i64Const(loc, 0),
                                      i64Const(loc, tripJ), i64Const(loc, lanes));
-  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(laneLoop.getBody()->getTerminator());
   Value firstLane = laneLoop.getInductionVar();
   LogicalResult result = success();
-  // The row blocks of one lane block: full blocks, then single rows.
+  // Pack the panels of this lane block (lanes past the end read as 0).
+  if (!plan.packs.empty()) {
+    Value mask;
+    if (tripJ % lanes != 0) {
+      auto vt = VectorType::get({lanes}, b.getI64Type());
+      Value left = arith::SubIOp::create(b, loc, i64Const(loc, tripJ), firstLane);
+      mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                   laneSteps(loc, lanes, 1),
+                                   vector::BroadcastOp::create(b, loc, vt, left));
+    }
+    Value lane0 = firstLane;
+    if (plan.lanes.getStep() != 1)
+      lane0 = arith::MulIOp::create(b, loc, lane0,
+                                    i64Const(loc, plan.lanes.getStep()));
+    if (plan.lanes.getLower() != 0)
+      lane0 = arith::AddIOp::create(b, loc, lane0,
+                                    i64Const(loc, plan.lanes.getLower()));
+    for (auto [pack, panel] : llvm::zip(plan.packs, panels)) {
+      RangeOp range = pack.range;
+      auto loop = scf::ForOp::create(b, loc, i64Const(loc, 0),
+                                     i64Const(loc, range.getTripCount()),
+                                     i64Const(loc, 1));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value it = loop.getInductionVar();
+      Value k = it;
+      if (range.getStep() != 1)
+        k = arith::MulIOp::create(b, loc, k, i64Const(loc, range.getStep()));
+      if (range.getLower() != 0)
+        k = arith::AddIOp::create(b, loc, k, i64Const(loc, range.getLower()));
+      LaneMap row;
+      row[plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
+      row[range.getResult()] = {k, 0};
+      MutableArrayRef<LaneMap> rows(row);
+      for (Operation *op : pack.slice)
+        if (failed(lowerTiledOp(op, plan, rows, 0, mask)))
+          return failure();
+      Type t = convertType(pack.load->getResult(0).getType());
+      auto vt = VectorType::get({lanes}, t);
+      Value v = laneForm(loc, row[pack.load->getResult(0)], vt);
+      Value slot = LLVM::GEPOp::create(
+          b, loc, ptrTy, t, panel,
+          ValueRange{arith::MulIOp::create(b, loc, it, i64Const(loc, lanes))});
+      LLVM::StoreOp::create(b, loc, v, slot, /*alignment=*/64);
+    }
+  }
+  // The row blocks of one lane block: full blocks, then the rest in blocks
+  // of 4, 2, 1 rows (the binary digits of what is left).
   auto emitRows = [&](bool masked) {
     Value mask;
     if (masked) {
@@ -1274,26 +1424,46 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
                                    laneSteps(loc, lanes, 1),
                                    vector::BroadcastOp::create(b, loc, vt, left));
     }
-    Value fullEnd = rowLo;
-    if (blockRows > 1) {
-      Value span = arith::SubIOp::create(b, loc, rowHi, rowLo);
-      Value blocks = arith::DivSIOp::create(b, loc, span, i64Const(loc, blockRows));
-      fullEnd = arith::AddIOp::create(
-          b, loc, rowLo,
-          arith::MulIOp::create(b, loc, blocks, i64Const(loc, blockRows)));
-      auto loop = scf::ForOp::create(b, loc, rowLo, fullEnd,
-                                     i64Const(loc, blockRows));
+    if (blockRows == 1) {
+      auto loop = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, 1));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      if (failed(emitBlock(plan, loop.getInductionVar(), 1, firstLane, mask)))
+        result = failure();
+      return;
+    }
+    Value span = arith::SubIOp::create(b, loc, rowHi, rowLo);
+    Value blocks = arith::DivSIOp::create(b, loc, span, i64Const(loc, blockRows));
+    Value pos = arith::AddIOp::create(
+        b, loc, rowLo,
+        arith::MulIOp::create(b, loc, blocks, i64Const(loc, blockRows)));
+    {
+      auto loop = scf::ForOp::create(b, loc, rowLo, pos, i64Const(loc, blockRows));
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
       if (failed(emitBlock(plan, loop.getInductionVar(), blockRows, firstLane,
                            mask)))
         result = failure();
     }
-    auto loop = scf::ForOp::create(b, loc, fullEnd, rowHi, i64Const(loc, 1));
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    if (failed(emitBlock(plan, loop.getInductionVar(), 1, firstLane, mask)))
-      result = failure();
+    unsigned size = 1;
+    while (size * 2 < blockRows)
+      size *= 2;
+    for (; size >= 1; size /= 2) {
+      Value fits = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sge,
+          arith::SubIOp::create(b, loc, rowHi, pos), i64Const(loc, size));
+      auto branch = scf::IfOp::create(b, loc, TypeRange{b.getI64Type()}, fits,
+                                      /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      if (failed(emitBlock(plan, pos, size, firstLane, mask)))
+        result = failure();
+      scf::YieldOp::create(
+          b, loc, ValueRange{arith::AddIOp::create(b, loc, pos, i64Const(loc, size))});
+      b.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(b, loc, ValueRange{pos});
+      pos = branch.getResult(0);
+    }
   };
   bool full = tripJ >= lanes, tail = tripJ % lanes != 0;
   if (full && tail) {
