@@ -19,9 +19,18 @@
 //
 // Usage: synpl-bench-sgemm [--runs R] [--min-ms T] [MxNxK ...]
 //        (default sizes 128x256x784 and 1024x1024x1024)
+//        synpl-bench-sgemm --kernels PROGRAM.l1.mlir [--runs R] [--min-ms T]
+//
+// --kernels: the per-kernel effect on a real program. Runs
+// --synpl-l1-to-l0-pipeline on the L1 program, lowers its kernels twice
+// (tile-lanes=0: the untiled lowering; and the default), and times, one
+// thread, every kernel that the tiled lowering took (a vector fma in its
+// function) and whose buffers are all f32, on random data, both ways.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Conversion/Passes.h"
+#include "synpl/Dialect/L0Ctl/L0CtlOps.h"
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/InitAll.h"
 #include "synpl/Runtime/Runtime.h"
 
@@ -33,6 +42,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/Support/TargetSelect.h"
@@ -163,15 +173,141 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+/// A JIT of `module` lowered with the given tile-lanes.
+std::unique_ptr<mlir::ExecutionEngine>
+lowerAndJit(mlir::ModuleOp source, unsigned tileLanes, mlir::ModuleOp *kept) {
+  mlir::OwningOpRef<mlir::ModuleOp> module = source.clone();
+  mlir::PassManager pm(source.getContext());
+  synpl::ConvertL0UOpToLLVMOptions options;
+  options.tileLanes = tileLanes;
+  pm.addPass(synpl::createConvertL0UOpToLLVM(options));
+  if (mlir::failed(pm.run(*module)))
+    return nullptr;
+  // The plan and the control programs stay out of the JIT.
+  for (mlir::Operation &op :
+       llvm::make_early_inc_range(module->getBody()->getOperations()))
+    if (mlir::isa<synpl::l0uop::PlanOp>(op) ||
+        mlir::isa<synpl::l0ctl::L0CtlDialect>(op.getDialect()))
+      op.erase();
+  if (kept)
+    *kept = mlir::cast<mlir::ModuleOp>(module->getOperation()->clone());
+  auto optimize = mlir::makeOptimizingTransformer(3, 0, nullptr);
+  mlir::ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = optimize;
+  auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
+  if (!engine) {
+    llvm::consumeError(engine.takeError());
+    return nullptr;
+  }
+  return std::move(*engine);
+}
+
+int benchKernels(mlir::MLIRContext &ctx, const std::string &path, int runs,
+                 double minSeconds) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(path, &ctx);
+  if (!module)
+    return 1;
+  mlir::PassManager pm(&ctx);
+  if (mlir::failed(mlir::parsePassPipeline("synpl-l1-to-l0-pipeline", pm)) ||
+      mlir::failed(pm.run(*module))) {
+    std::fprintf(stderr, "--synpl-l1-to-l0-pipeline failed on %s\n", path.c_str());
+    return 1;
+  }
+  struct Kernel {
+    std::string name;
+    std::vector<size_t> sizes; // elements per buffer argument
+    bool allF32 = true;
+  };
+  std::vector<Kernel> kernels;
+  module->walk([&](synpl::l0uop::KernelOp kernel) {
+    auto plan = kernel->getParentOfType<synpl::l0uop::PlanOp>();
+    if (!plan)
+      return;
+    Kernel k;
+    k.name = (plan.getSymName() + "_" + kernel.getSymName()).str();
+    unsigned n = kernel.getNumInputs() + kernel.getNumOutputs();
+    for (unsigned a = 0; a < n; ++a) {
+      auto buf = mlir::cast<synpl::l0uop::BufType>(
+          kernel.getBody().front().getArgument(a).getType());
+      k.sizes.push_back(buf.getNumElements());
+      k.allF32 &= buf.getElementType().isF32();
+    }
+    kernels.push_back(std::move(k));
+  });
+  mlir::ModuleOp tiledModule;
+  auto untiled = lowerAndJit(*module, 0, nullptr);
+  auto tiled = lowerAndJit(*module, 16, &tiledModule);
+  if (!untiled || !tiled) {
+    std::fprintf(stderr, "lowering or JIT failed\n");
+    return 1;
+  }
+  std::printf("%-48s %10s %12s %12s %8s\n", "kernel (1 thread)", "iterations",
+              "untiled ms", "tiled ms", "speedup");
+  double totalUntiled = 0, totalTiled = 0;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (const Kernel &k : kernels) {
+    auto fn = tiledModule.lookupSymbol<mlir::LLVM::LLVMFuncOp>(k.name);
+    if (!fn || !k.allF32)
+      continue;
+    bool vectorFma = false;
+    fn.walk([&](mlir::LLVM::FMAOp fma) {
+      vectorFma |= mlir::isa<mlir::VectorType>(fma.getType());
+    });
+    if (!vectorFma)
+      continue;
+    int64_t iterations =
+        fn->getAttrOfType<mlir::IntegerAttr>("synpl.iterations").getInt();
+    std::vector<float *> bufs;
+    for (size_t n : k.sizes) {
+      bufs.push_back(alignedFloats(n ? n : 1));
+      for (size_t i = 0; i < n; ++i)
+        bufs.back()[i] = dist(rng);
+    }
+    auto a = untiled->lookupPacked(k.name), b = tiled->lookupPacked(k.name);
+    if (!a || !b) {
+      llvm::consumeError(a.takeError());
+      llvm::consumeError(b.takeError());
+      continue;
+    }
+    int64_t begin = 0, end = iterations;
+    std::vector<void *> args;
+    for (float *&p : bufs)
+      args.push_back(&p);
+    args.push_back(&begin);
+    args.push_back(&end);
+    std::vector<double> ta, tb;
+    for (int r = 0; r < runs; ++r) {
+      ta.push_back(timeIt([&] { (*a)(args.data()); }, minSeconds));
+      tb.push_back(timeIt([&] { (*b)(args.data()); }, minSeconds));
+    }
+    double ma = median(ta) * 1e3, mb = median(tb) * 1e3;
+    totalUntiled += ma;
+    totalTiled += mb;
+    std::printf("%-48s %10lld %12.3f %12.3f %8.1f\n", k.name.c_str(),
+                (long long)iterations, ma, mb, ma / mb);
+    for (float *p : bufs)
+      std::free(p);
+  }
+  std::printf("%-48s %10s %12.3f %12.3f %8.1f\n", "total", "", totalUntiled,
+              totalTiled, totalTiled > 0 ? totalUntiled / totalTiled : 0.0);
+  tiledModule->erase();
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   int runs = 5;
   double minSeconds = 0.2;
   std::vector<std::array<int64_t, 3>> sizes;
+  std::string program;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--runs" && i + 1 < argc) {
+    if (arg == "--kernels" && i + 1 < argc) {
+      program = argv[++i];
+    } else if (arg == "--runs" && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--min-ms" && i + 1 < argc) {
       minSeconds = std::atof(argv[++i]) / 1000.0;
@@ -180,7 +316,9 @@ int main(int argc, char **argv) {
       if (std::sscanf(arg.c_str(), "%lldx%lldx%lld", &m, &n, &k) != 3 ||
           m <= 0 || n <= 0 || k <= 0) {
         std::fprintf(stderr,
-                     "usage: %s [--runs R] [--min-ms T] [MxNxK ...]\n", argv[0]);
+                     "usage: %s [--runs R] [--min-ms T] [MxNxK ...]\n"
+                     "       %s --kernels PROGRAM.l1.mlir [--runs R] [--min-ms T]\n",
+                     argv[0], argv[0]);
         return 2;
       }
       sizes.push_back({m, n, k});
@@ -197,6 +335,8 @@ int main(int argc, char **argv) {
   mlir::registerLLVMDialectTranslation(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  if (!program.empty())
+    return benchKernels(ctx, program, runs, minSeconds);
 
   OpenBlas blas;
   bool haveBlas = blas.load();

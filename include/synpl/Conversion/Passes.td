@@ -130,7 +130,16 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     affine index/pointer with a constant lane stride (stride 1: vector
     load/store; other strides: gather/scatter), or a vector of lanes.
     Values that do not depend on `i` are computed once per block and
-    shared by its rows (the `B[k, j]` vector of a matmul). A REDUCE add of
+    shared by its rows (the `B[k, j]` vector of a matmul). A load of the
+    k loop that varies with `j` but not with `i`, addressed from `j`, `k`
+    and constants alone, is packed once per lane block into a contiguous
+    stack panel (k iterations x lanes, 64-byte aligned) that the row
+    blocks read back with aligned vector loads: a strided `B[j, k]`
+    (dY·W^T) is gathered once instead of per row block, and a `B[k, j]`
+    with a large row pitch no longer walks one page per k. The rows of a
+    chunk are swept in panels whose `A` rows fit a 256 KiB share of L2,
+    and the rows left over after the full blocks run in blocks of 4, 2
+    and 1 rows. A REDUCE add of
     a float MUL accumulates with `llvm.intr.fma` (MULACC, as the REDUCE's
     description allows: one rounding per step where the scalar lowering
     rounds the product too), still in k order per element, so no sum is
