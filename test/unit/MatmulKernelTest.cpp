@@ -476,3 +476,21 @@ TEST_CASE("tiled matmul kernels: MNIST sizes", "[matmul]") {
   check({Form::ABt, 128, 256, 10, kBias | kRowScale}, 16, 6, unevenChunks(128), 9);
   check({Form::AB, 128, 10, 256, kBias}, 16, 6, {{0, 128}}, 10);
 }
+
+TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {
+  // K > 384 splits the k loop into blocks whose accumulators wait in
+  // per-row arrays: 2 blocks (first, last) and 4 (first, 2 middle, last),
+  // with every kind of init, two REDUCEs, and a row panel boundary (270
+  // rows; a panel holds 258 at K 1000).
+  uint32_t seed = 500;
+  for (Form form : {Form::AB, Form::ABt, Form::AtBFlat})
+    for (unsigned epilogue :
+         {unsigned(kBias), unsigned(kInitLoad | kSecondOut),
+          unsigned(kLateInit | kRowScale), unsigned(kMax | kInitLoad)}) {
+      INFO("form " << static_cast<int>(form) << ", epilogue " << epilogue);
+      check({form, 13, 19, 400, epilogue}, 16, 6, unevenChunks(13), seed++);
+      check({form, 270, 21, 1000, epilogue}, 16, 6,
+            {{0, 7}, {7, 200}, {200, 270}}, seed++);
+    }
+  check({Form::AB, 20, 12, 777, kBias}, 8, 3, unevenChunks(20), seed++);
+}

@@ -136,10 +136,14 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     stack panel (k iterations x lanes, 64-byte aligned) that the row
     blocks read back with aligned vector loads: a strided `B[j, k]`
     (dY·W^T) is gathered once instead of per row block, and a `B[k, j]`
-    with a large row pitch no longer walks one page per k. The rows of a
-    chunk are swept in panels whose `A` rows fit a 256 KiB share of L2,
-    and the rows left over after the full blocks run in blocks of 4, 2
-    and 1 rows. A REDUCE add of
+    with a large row pitch no longer walks one page per k. When the body
+    has one k loop, longer than 384 iterations, with no STORE before it,
+    that loop runs in blocks of about 256 iterations (a 16 KiB panel);
+    between blocks each row's accumulators wait in a stack array, and the
+    code after the loop runs after the last block (k order per element is
+    unchanged). The rows of a chunk are swept in panels whose `A` rows (of
+    one k block) fit a 256 KiB share of L2, and the rows left over after
+    the full blocks run in blocks of 4, 2 and 1 rows. A REDUCE add of
     a float MUL accumulates with `llvm.intr.fma` (MULACC, as the REDUCE's
     description allows: one rounding per step where the scalar lowering
     rounds the product too), still in k order per element, so no sum is

@@ -253,6 +253,9 @@ struct TilePlan {
   };
   SmallVector<Pack> packs;
   llvm::DenseMap<Operation *, unsigned> packOf;
+  /// The body's one k loop when its iterations may be split into blocks
+  /// (no other loop, no STORE before it): null otherwise.
+  mutable RangeOp blockable;
 };
 
 static bool isParallel(RangeOp r) { return r.getKind() != RangeKind::loop; }
@@ -349,6 +352,20 @@ static std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
   }
   if (open || maxReduces == 0)
     return std::nullopt;
+  {
+    RangeOp only;
+    unsigned loops = 0;
+    bool storeFirst = false;
+    for (Operation *op : plan.body) {
+      if (auto r = dyn_cast<RangeOp>(op)) {
+        only = r;
+        ++loops;
+      }
+      storeFirst |= isa<StoreOp>(op) && loops == 0;
+    }
+    if (loops == 1 && !storeFirst)
+      plan.blockable = only;
+  }
   // Loads to pack: varying, independent of i, addressed from j, k and
   // constants alone; at most 4 panels of at most 128 KiB.
   for (Operation *op : plan.body) {
@@ -494,6 +511,17 @@ private:
   /// row block's k loop, that loop's iteration number.
   SmallVector<Value> panels;
   Value panelIteration;
+  /// A block of the k iterations [first, first + count) of the blockable k
+  /// loop: the accumulators come from (load) and go back to (store) the
+  /// per-row arrays `accs` (row - panelLo, lanes) between blocks.
+  struct KBlock {
+    Value first;
+    int64_t count;
+    bool load, store;
+    Value panelLo;
+    SmallVector<Value> accs; // one per REDUCE of the loop
+  };
+  const KBlock *kblock = nullptr;
 };
 
 Type KernelBuilder::convertType(Type t) {
@@ -1235,11 +1263,26 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
       Location l = range.getLoc();
       SmallVector<ReduceOp> reduces = plan.reducesOf.lookup(range);
       SmallVector<Value> inits;
-      for (ReduceOp reduce : reduces) {
+      auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+      // The slot of row r's accumulator of REDUCE #ri in a k block.
+      auto accSlot = [&](unsigned ri, unsigned r, Type t) -> Value {
+        Value row = arith::SubIOp::create(
+            b, l, arith::AddIOp::create(b, l, firstRow, i64Const(l, r)),
+            kblock->panelLo);
+        return LLVM::GEPOp::create(
+            b, l, ptrTy, elementOf(t), kblock->accs[ri],
+            ValueRange{arith::MulIOp::create(b, l, row, i64Const(l, lanes))});
+      };
+      for (auto [ri, reduce] : llvm::enumerate(reduces)) {
         Type t = accType(reduce);
         if (!t)
           return failure();
         for (unsigned r = 0; r < numRows; ++r) {
+          if (kblock && kblock->load) {
+            inits.push_back(LLVM::LoadOp::create(b, l, t, accSlot(ri, r, t),
+                                                 elementAlign(t)));
+            continue;
+          }
           if (!plan.initFirst.contains(reduce)) {
             inits.push_back(identity(l, reduce.getKind(), t));
             continue;
@@ -1250,9 +1293,18 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
           inits.push_back(laneForm(l, it->second, t));
         }
       }
-      auto loop = scf::ForOp::create(b, l, i64Const(l, range.getLower()),
-                                     i64Const(l, range.getUpper()),
-                                     i64Const(l, range.getStep()), inits);
+      Value lb = i64Const(l, range.getLower()),
+            ub = i64Const(l, range.getUpper());
+      if (kblock) {
+        lb = arith::AddIOp::create(
+            b, l, lb,
+            arith::MulIOp::create(b, l, kblock->first,
+                                  i64Const(l, range.getStep())));
+        ub = arith::AddIOp::create(
+            b, l, lb, i64Const(l, kblock->count * range.getStep()));
+      }
+      auto loop =
+          scf::ForOp::create(b, l, lb, ub, i64Const(l, range.getStep()), inits);
       Block *loopBody = loop.getBody();
       if (loopBody->mightHaveTerminator())
         b.setInsertionPoint(loopBody->getTerminator());
@@ -1267,6 +1319,9 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
       if (range.getStep() != 1)
         panelIteration = arith::DivSIOp::create(b, l, panelIteration,
                                                 i64Const(l, range.getStep()));
+      if (kblock)
+        panelIteration =
+            arith::SubIOp::create(b, l, panelIteration, kblock->first);
       for (++n; n < ops.size() && !isa<EndOp>(ops[n]); ++n)
         for (unsigned r = 0; r < numRows; ++r)
           if (failed(lowerTiledOp(ops[n], plan, rows, r, mask))) {
@@ -1307,6 +1362,18 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
       for (ReduceOp reduce : reduces)
         for (unsigned r = 0; r < numRows; ++r)
           folded[{reduce.getOperation(), r}] = loop.getResult(arg++);
+      if (kblock && kblock->store) {
+        // Not the last k block: park the accumulators; the rest of the
+        // body runs after the last block.
+        arg = 0;
+        for (auto [ri, reduce] : llvm::enumerate(reduces))
+          for (unsigned r = 0; r < numRows; ++r) {
+            Value acc = loop.getResult(arg++);
+            LLVM::StoreOp::create(b, l, acc, accSlot(ri, r, acc.getType()),
+                                  elementAlign(acc.getType()));
+          }
+        return success();
+      }
       continue;
     }
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
@@ -1336,25 +1403,39 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   Location loc = plan.rows.getLoc();
   unsigned lanes = plan.laneCount, blockRows = plan.rowCount;
   int64_t tripI = plan.rows.getTripCount(), tripJ = plan.lanes.getTripCount();
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
   // This chunk's rows, [rowLo, rowHi) (empty when begin >= end).
   Value rowLo = arith::MaxSIOp::create(b, loc, begin, i64Const(loc, 0));
   Value rowHi = arith::MinSIOp::create(b, loc, end, i64Const(loc, tripI));
   rowHi = arith::MaxSIOp::create(b, loc, rowHi, rowLo);
-  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
-  panels.clear();
-  for (const TilePlan::Pack &pack : plan.packs)
-    panels.push_back(LLVM::AllocaOp::create(
-        b, loc, ptrTy, convertType(pack.load->getResult(0).getType()),
-        i64Const(loc, pack.range.getTripCount() * lanes), /*alignment=*/64));
-  OpBuilder::InsertionGuard guard(b);
-  // Row panels: the rows one lane sweep reads (about `kTrip` elements each)
-  // stay in a 256 KiB share of L2 while the lane blocks go by.
+  // k blocks: a long k loop runs in blocks of about 256 iterations, so that
+  // a packed panel (256 x 16 f32 = 16 KiB) stays in L1 across row blocks.
   int64_t kTrip = 1;
   for (Operation *op : plan.body)
     if (auto range = dyn_cast<RangeOp>(op))
       kTrip = std::max<int64_t>(kTrip, range.getTripCount());
-  int64_t panel = std::max<int64_t>(1, (256 * 1024 / 4 / kTrip) / blockRows) *
-                  blockRows;
+  int64_t kBlocks = 1, kc = kTrip;
+  if (plan.blockable && kTrip > 384) {
+    kBlocks = (kTrip + 255) / 256;
+    kc = (kTrip + kBlocks - 1) / kBlocks;
+  }
+  // Row panels: the rows one lane sweep reads (about `kc` elements each)
+  // stay in a 256 KiB share of L2 while the lane blocks go by.
+  int64_t panel =
+      std::max<int64_t>(1, (256 * 1024 / 4 / kc) / blockRows) * blockRows;
+  panels.clear();
+  for (const TilePlan::Pack &pack : plan.packs)
+    panels.push_back(LLVM::AllocaOp::create(
+        b, loc, ptrTy, convertType(pack.load->getResult(0).getType()),
+        i64Const(loc, std::min(kc, pack.range.getTripCount()) * lanes),
+        /*alignment=*/64));
+  KBlock block;
+  if (kBlocks > 1)
+    for (ReduceOp reduce : plan.reducesOf.lookup(plan.blockable))
+      block.accs.push_back(LLVM::AllocaOp::create(
+          b, loc, ptrTy, convertType(reduce.getType()),
+          i64Const(loc, std::min(panel, tripI) * lanes), /*alignment=*/64));
+  OpBuilder::InsertionGuard guard(b);
   if (panel < tripI) {
     auto panels = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, panel));
     b.setInsertionPoint(panels.getBody()->getTerminator());
@@ -1362,21 +1443,25 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     rowHi = arith::MinSIOp::create(
         b, loc, rowHi, arith::AddIOp::create(b, loc, rowLo, i64Const(loc, panel)));
   }
+  block.panelLo = rowLo;
   auto laneLoop = scf::ForOp::create(b, loc, i64Const(loc, 0),
                                      i64Const(loc, tripJ), i64Const(loc, lanes));
   b.setInsertionPoint(laneLoop.getBody()->getTerminator());
   Value firstLane = laneLoop.getInductionVar();
   LogicalResult result = success();
-  // Pack the panels of this lane block (lanes past the end read as 0).
-  if (!plan.packs.empty()) {
-    Value mask;
-    if (tripJ % lanes != 0) {
-      auto vt = VectorType::get({lanes}, b.getI64Type());
-      Value left = arith::SubIOp::create(b, loc, i64Const(loc, tripJ), firstLane);
-      mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                   laneSteps(loc, lanes, 1),
-                                   vector::BroadcastOp::create(b, loc, vt, left));
-    }
+  auto laneMask = [&]() {
+    auto vt = VectorType::get({lanes}, b.getI64Type());
+    Value left = arith::SubIOp::create(b, loc, i64Const(loc, tripJ), firstLane);
+    return Value(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt, laneSteps(loc, lanes, 1),
+        vector::BroadcastOp::create(b, loc, vt, left)));
+  };
+  // Pack the panels of this lane block (lanes past the end read as 0) for
+  // k iterations [first, first + count) (null first: all of them).
+  auto emitPacks = [&](Value first, int64_t count) -> LogicalResult {
+    if (plan.packs.empty())
+      return success();
+    Value mask = tripJ % lanes != 0 ? laneMask() : Value();
     Value lane0 = firstLane;
     if (plan.lanes.getStep() != 1)
       lane0 = arith::MulIOp::create(b, loc, lane0,
@@ -1386,13 +1471,13 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
                                     i64Const(loc, plan.lanes.getLower()));
     for (auto [pack, panel] : llvm::zip(plan.packs, panels)) {
       RangeOp range = pack.range;
-      auto loop = scf::ForOp::create(b, loc, i64Const(loc, 0),
-                                     i64Const(loc, range.getTripCount()),
-                                     i64Const(loc, 1));
+      auto loop = scf::ForOp::create(
+          b, loc, i64Const(loc, 0),
+          i64Const(loc, first ? count : range.getTripCount()), i64Const(loc, 1));
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
       Value it = loop.getInductionVar();
-      Value k = it;
+      Value k = first ? Value(arith::AddIOp::create(b, loc, it, first)) : it;
       if (range.getStep() != 1)
         k = arith::MulIOp::create(b, loc, k, i64Const(loc, range.getStep()));
       if (range.getLower() != 0)
@@ -1412,18 +1497,12 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
           ValueRange{arith::MulIOp::create(b, loc, it, i64Const(loc, lanes))});
       LLVM::StoreOp::create(b, loc, v, slot, /*alignment=*/64);
     }
-  }
+    return success();
+  };
   // The row blocks of one lane block: full blocks, then the rest in blocks
   // of 4, 2, 1 rows (the binary digits of what is left).
   auto emitRows = [&](bool masked) {
-    Value mask;
-    if (masked) {
-      auto vt = VectorType::get({lanes}, b.getI64Type());
-      Value left = arith::SubIOp::create(b, loc, i64Const(loc, tripJ), firstLane);
-      mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                   laneSteps(loc, lanes, 1),
-                                   vector::BroadcastOp::create(b, loc, vt, left));
-    }
+    Value mask = masked ? laneMask() : Value();
     if (blockRows == 1) {
       auto loop = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, 1));
       OpBuilder::InsertionGuard g(b);
@@ -1465,19 +1544,48 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       pos = branch.getResult(0);
     }
   };
-  bool full = tripJ >= lanes, tail = tripJ % lanes != 0;
-  if (full && tail) {
-    Value isFull = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::sle,
-        arith::AddIOp::create(b, loc, firstLane, i64Const(loc, lanes)),
-        i64Const(loc, tripJ));
-    auto branch = scf::IfOp::create(b, loc, isFull, /*withElseRegion=*/true);
-    b.setInsertionPoint(branch.thenBlock()->getTerminator());
-    emitRows(false);
-    b.setInsertionPoint(branch.elseBlock()->getTerminator());
-    emitRows(true);
+  // One k block (or the whole k loop): its panels, then its row blocks.
+  auto emitPhase = [&](Value first, int64_t count, bool load, bool store) {
+    KBlock phase = block;
+    phase.first = first;
+    phase.count = count;
+    phase.load = load;
+    phase.store = store;
+    kblock = first ? &phase : nullptr;
+    if (failed(emitPacks(first, count)))
+      result = failure();
+    bool full = tripJ >= lanes, tail = tripJ % lanes != 0;
+    if (full && tail) {
+      Value isFull = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sle,
+          arith::AddIOp::create(b, loc, firstLane, i64Const(loc, lanes)),
+          i64Const(loc, tripJ));
+      auto branch = scf::IfOp::create(b, loc, isFull, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      emitRows(false);
+      b.setInsertionPoint(branch.elseBlock()->getTerminator());
+      emitRows(true);
+    } else {
+      emitRows(tail);
+    }
+    kblock = nullptr;
+  };
+  if (kBlocks == 1) {
+    emitPhase(Value(), kTrip, false, false);
   } else {
-    emitRows(tail);
+    // First block from the inits, middle blocks, last block and the rest of
+    // the body.
+    int64_t last = (kBlocks - 1) * kc;
+    emitPhase(i64Const(loc, 0), kc, false, true);
+    if (kBlocks > 2) {
+      auto loop = scf::ForOp::create(b, loc, i64Const(loc, kc),
+                                     i64Const(loc, last), i64Const(loc, kc));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      emitPhase(loop.getInductionVar(), kc, true, true);
+    }
+    emitPhase(i64Const(loc, last), kTrip - last, true, false);
   }
   return result;
 }
