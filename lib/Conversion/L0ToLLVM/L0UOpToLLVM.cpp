@@ -1418,6 +1418,7 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   if (plan.blockable && kTrip > 384) {
     kBlocks = (kTrip + 255) / 256;
     kc = (kTrip + kBlocks - 1) / kBlocks;
+    kBlocks = (kTrip + kc - 1) / kc; // the last block is never empty
   }
   // Row panels: the rows one lane sweep reads (about `kc` elements each)
   // stay in a 256 KiB share of L2 while the lane blocks go by.
