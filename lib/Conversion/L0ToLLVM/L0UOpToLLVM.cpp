@@ -675,6 +675,11 @@ static unsigned elementAlign(Type t) {
   return std::max<unsigned>(1, (elementOf(t).getIntOrFloatBitWidth() + 7) / 8);
 }
 
+/// The alignment of a row of `lanes` elements of a 64-byte aligned panel.
+static unsigned panelAlign(Type element, unsigned lanes) {
+  return llvm::MinAlign(64, uint64_t(elementAlign(element)) * lanes);
+}
+
 LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
   Location loc = op->getLoc();
   SmallVector<Value> args;
@@ -1121,7 +1126,7 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
                                            i64Const(loc, lanes))});
       vals[op->getResult(0)] = {
           LLVM::LoadOp::create(b, loc, VectorType::get({lanes}, t), slot,
-                               /*alignment=*/64),
+                               panelAlign(t, lanes)),
           0};
       return success();
     }
@@ -1496,7 +1501,7 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       Value slot = LLVM::GEPOp::create(
           b, loc, ptrTy, t, panel,
           ValueRange{arith::MulIOp::create(b, loc, it, i64Const(loc, lanes))});
-      LLVM::StoreOp::create(b, loc, v, slot, /*alignment=*/64);
+      LLVM::StoreOp::create(b, loc, v, slot, panelAlign(t, lanes));
     }
     return success();
   };
