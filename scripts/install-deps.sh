@@ -8,6 +8,7 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22
   catch2 zlib1g-dev libzstd-dev libedit-dev libxml2-dev
   python3 python3-dev python3-numpy
+  libopenblas0-pthread
   dataset-fashion-mnist
 )
 

@@ -334,10 +334,10 @@ TEST_CASE("mnist.l0.mlir kernels run on the host and match C++",
     for (int k = 0; k < 784; ++k)
       for (int j = 0; j < 256; ++j) {
         float sum = 0.0f;
-        for (int b = 0; b < 128; ++b) {
-          float prod = x[b * 784 + k] * dh[b * 256 + j];
-          sum = sum + prod;
-        }
+        // The tiled lowering fuses the REDUCE add of a product into an
+        // fma (MULACC), in k order.
+        for (int b = 0; b < 128; ++b)
+          sum = std::fma(x[b * 784 + k], dh[b * 256 + j], sum);
         cmp(k * 256 + j, gw[k * 256 + j], sum);
       }
     CHECK_ALL(cmp);

@@ -220,20 +220,236 @@ static SplitInfo findSplitRange(KernelOp kernel) {
   return {split, split.getTripCount()};
 }
 
+/// How a value of a tiled kernel's lane body varies over the lanes (the
+/// iterations of the vectorised RANGE).
+struct LaneValue {
+  /// A scalar (the same in every lane, or lane 0's when stride != 0) or a
+  /// vector of lanes (a vector of pointers for a gathered address).
+  Value v;
+  /// Per-lane step of an index (in values) or of a pointer (in elements).
+  int64_t stride = 0;
+  bool varying() const { return stride != 0 || isa<VectorType>(v.getType()); }
+};
+
+/// A kernel the tiled lowering takes: RANGE i (the split range) around
+/// RANGE j, both over threads, around straight-line code and loop RANGEs
+/// folded by REDUCEs.
+struct TilePlan {
+  mutable RangeOp rows, lanes;   // i and j
+  SmallVector<Operation *> body; // the ops strictly inside j
+  llvm::DenseSet<Value> varying;      // values that depend on j
+  llvm::DenseSet<Value> rowDependent; // values that depend on i
+  llvm::DenseMap<Operation *, SmallVector<ReduceOp>> reducesOf;
+  llvm::DenseSet<Operation *> initFirst; // REDUCEs whose init precedes the RANGE
+  unsigned laneCount = 0, rowCount = 0;
+  /// A load of a k loop whose lanes do not depend on i: packed once per
+  /// lane block into a contiguous panel (k iterations x lanes) that every
+  /// row block then reads with aligned vector loads. Its address is
+  /// computed by `slice` (ops of the k body, and CONSTs) from j and k.
+  struct Pack {
+    Operation *load;
+    mutable RangeOp range;
+    SmallVector<Operation *> slice; // in body order, the load last
+  };
+  SmallVector<Pack> packs;
+  llvm::DenseMap<Operation *, unsigned> packOf;
+  /// The body's one k loop when its iterations may be split into blocks
+  /// (no other loop, no STORE before it): null otherwise.
+  mutable RangeOp blockable;
+};
+
+static bool isParallel(RangeOp r) { return r.getKind() != RangeKind::loop; }
+
+static std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
+                                         unsigned lanes, unsigned maxRows) {
+  if (!split.range || lanes < 2 || maxRows < 1 ||
+      !kernel.getSharedArgs().empty())
+    return std::nullopt;
+  SmallVector<Operation *> ops;
+  for (Operation &op : kernel.getBody().front())
+    ops.push_back(&op);
+  if (ops.size() < 5 || ops.front() != split.range.getOperation())
+    return std::nullopt;
+  RangeOp outer = split.range;
+  auto inner = dyn_cast<RangeOp>(ops[1]);
+  auto endInner = dyn_cast<EndOp>(ops[ops.size() - 2]);
+  auto endOuter = dyn_cast<EndOp>(ops.back());
+  if (!isParallel(outer) || !inner || !isParallel(inner) || !endInner ||
+      !endOuter || endInner.getRange() != inner.getResult() ||
+      endOuter.getRange() != outer.getResult() || inner.getTripCount() < 1 ||
+      outer.getTripCount() < 1)
+    return std::nullopt;
+  TilePlan plan;
+  plan.rows = outer;
+  plan.lanes = inner;
+  plan.laneCount = lanes;
+  plan.varying.insert(inner.getResult());
+  plan.rowDependent.insert(outer.getResult());
+  plan.body.assign(ops.begin() + 2, ops.end() - 2);
+  RangeOp open;
+  unsigned maxReduces = 0;
+  llvm::DenseMap<Operation *, Operation *> rangeOf; // op -> its k RANGE
+  llvm::DenseMap<Operation *, unsigned> position;
+  // Loads and stores move whole bytes per lane (a vector of i1 is packed).
+  auto byteSized = [](Type t) {
+    return t.isIntOrIndexOrFloat() && !t.isIndex() &&
+           t.getIntOrFloatBitWidth() % 8 == 0;
+  };
+  for (Operation *op : plan.body) {
+    for (Type t : op->getResultTypes())
+      if (isa<VectorType>(t))
+        return std::nullopt;
+    bool vary = false, rowDep = false;
+    for (Value v : op->getOperands()) {
+      if (isa<VectorType>(v.getType()))
+        return std::nullopt;
+      vary |= plan.varying.contains(v);
+      rowDep |= plan.rowDependent.contains(v);
+    }
+    position[op] = position.size();
+    if (open)
+      rangeOf[op] = open;
+    if (auto r = dyn_cast<RangeOp>(op)) {
+      if (open || isParallel(r))
+        return std::nullopt;
+      open = r;
+    } else if (auto e = dyn_cast<EndOp>(op)) {
+      if (!open || e.getRange() != open.getResult())
+        return std::nullopt;
+      open = RangeOp();
+    } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      Operation *range = reduce.getRange().getDefiningOp();
+      if (open || !range)
+        return std::nullopt;
+      auto &list = plan.reducesOf[range];
+      list.push_back(reduce);
+      maxReduces = std::max<unsigned>(maxReduces, list.size());
+      if (Operation *init = reduce.getInit().getDefiningOp();
+          init && init->getBlock() == range->getBlock() &&
+          init->isBeforeInBlock(range))
+        plan.initFirst.insert(reduce);
+    } else if (isa<StoreOp>(op)) {
+      if (open || op->getNumOperands() != 2 ||
+          !byteSized(op->getOperand(1).getType()))
+        return std::nullopt;
+    } else if (isa<LoadOp>(op)) {
+      if (!byteSized(op->getResult(0).getType()))
+        return std::nullopt;
+    } else if (isa<ModOp>(op)) {
+      if (vary) // masked-off lanes could divide by zero
+        return std::nullopt;
+    } else if (!isa<ConstOp, IndexOp, AddOp, MulOp, MulAccOp, NegOp,
+                    ReciprocalOp, MaxOp, CmpLtOp, CmpNeOp, WhereOp, Exp2Op,
+                    Log2Op, SinOp, SqrtOp, CastOp>(op)) {
+      return std::nullopt;
+    }
+    for (Value r : op->getResults()) {
+      if (vary)
+        plan.varying.insert(r);
+      if (rowDep)
+        plan.rowDependent.insert(r);
+    }
+  }
+  if (open || maxReduces == 0)
+    return std::nullopt;
+  {
+    RangeOp only;
+    unsigned loops = 0;
+    bool storeFirst = false;
+    for (Operation *op : plan.body) {
+      if (auto r = dyn_cast<RangeOp>(op)) {
+        only = r;
+        ++loops;
+      }
+      storeFirst |= isa<StoreOp>(op) && loops == 0;
+    }
+    if (loops == 1 && !storeFirst)
+      plan.blockable = only;
+  }
+  // Loads to pack: varying, independent of i, addressed from j, k and
+  // constants alone; at most 4 panels of at most 128 KiB.
+  for (Operation *op : plan.body) {
+    auto range = dyn_cast_or_null<RangeOp>(rangeOf.lookup(op));
+    if (!isa<LoadOp>(op) || !range || !plan.varying.contains(op->getResult(0)) ||
+        plan.rowDependent.contains(op->getResult(0)) || plan.packs.size() >= 4)
+      continue;
+    unsigned bytes = op->getResult(0).getType().getIntOrFloatBitWidth() / 8;
+    if (range.getTripCount() * lanes * bytes > 128 * 1024)
+      continue;
+    SmallVector<Operation *> slice{op};
+    llvm::DenseSet<Operation *> seen{op};
+    bool ok = true;
+    for (size_t n = 0; n < slice.size() && ok; ++n)
+      for (Value v : slice[n]->getOperands()) {
+        if (isa<BufType>(v.getType()) || v == inner.getResult() ||
+            v == range.getResult())
+          continue;
+        Operation *def = v.getDefiningOp();
+        if (!def || !position.count(def)) {
+          ok = false;
+          break;
+        }
+        if (!isa<ConstOp>(def) &&
+            (rangeOf.lookup(def) != range.getOperation() ||
+             !isa<IndexOp, AddOp, MulOp, NegOp>(def))) {
+          ok = false;
+          break;
+        }
+        if (seen.insert(def).second)
+          slice.push_back(def);
+      }
+    if (!ok)
+      continue;
+    llvm::sort(slice, [&](Operation *x, Operation *y) {
+      return position[x] < position[y];
+    });
+    plan.packOf[op] = plan.packs.size();
+    plan.packs.push_back({op, range, std::move(slice)});
+  }
+  // Accumulators fill at most 12 of the 16 ymm registers (8 f32 each); the
+  // rest hold the shared lane vector and a broadcast.
+  unsigned regsPerRow = std::max(1u, lanes / 8) * maxReduces;
+  plan.rowCount = std::clamp(12u / regsPerRow, 1u, maxRows);
+  return plan;
+}
+
 /// Rebuilds one kernel as an llvm.func of upstream ops.
 class KernelBuilder {
 public:
   KernelBuilder(KernelOp kernel, StringRef name, SymbolTable &planSymbols,
-                SmallVectorImpl<NotLowered> &failures)
+                SmallVectorImpl<NotLowered> &failures, unsigned tileLanes = 0,
+                unsigned tileRows = 0)
       : kernel(kernel), name(name), planSymbols(planSymbols),
-        failures(failures), b(kernel.getContext()) {}
+        failures(failures), b(kernel.getContext()), tileLanes(tileLanes),
+        tileRows(tileRows) {}
 
   /// Builds the function at the end of `target`'s body; returns its split.
   SplitInfo build(ModuleOp target);
 
 private:
+  /// The function with its signature, entry block, buffer and scratch
+  /// pointers; the insertion point is before its return.
+  LLVM::LLVMFuncOp createFunction(ModuleOp target, const SplitInfo &split);
+
+  // The tiled lowering (see the pass description).
+  using LaneMap = llvm::DenseMap<Value, LaneValue>;
+  LogicalResult buildTiled(const TilePlan &plan);
+  LogicalResult emitBlock(const TilePlan &plan, Value firstRow, unsigned rows,
+                          Value firstLane, Value mask);
+  LogicalResult lowerTiledOp(Operation *op, const TilePlan &plan,
+                             MutableArrayRef<LaneMap> rows, unsigned r,
+                             Value mask);
+  /// `lv` as a value of type `t`: itself, or splatted over the lanes (an
+  /// affine one as lane0 + l * stride).
+  Value laneForm(Location loc, const LaneValue &lv, Type t);
+  /// The constant vector (0, step, 2 step, ...) of `lanes` i64.
+  Value laneSteps(Location loc, unsigned lanes, int64_t step);
+  /// The pointers of the lanes of an affine pointer.
+  Value lanePointers(Location loc, const LaneValue &ptr, Type elem,
+                     unsigned lanes);
+
   Type convertType(Type t);
-  Value lookup(Value v) { return mapping.lookupOrNull(v); }
+  Value lookup(Value v) { return cur->lookupOrNull(v); }
   Value i64Const(Location loc, int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
   }
@@ -261,6 +477,12 @@ private:
   SmallVectorImpl<NotLowered> &failures;
   OpBuilder b;
   IRMapping mapping;
+  /// Where lookup() and lowerOp() read and bind values (the tiled lowering
+  /// points it at a per-row table).
+  IRMapping *cur = &mapping;
+  /// Non-zero while lowerOp builds a lane-vector op of the tiled lowering:
+  /// its result type is a vector of this many lanes.
+  unsigned tiledLanes = 0;
   /// A RANGE being built: its loop and the REDUCEs it carries.
   struct Frame {
     Operation *uop;
@@ -284,6 +506,22 @@ private:
   Value begin, end;
   /// The op being lowered failed only because an operand did.
   bool dependent = false;
+  unsigned tileLanes, tileRows;
+  /// The tiled lowering's panels (one per TilePlan::Pack) and, inside a
+  /// row block's k loop, that loop's iteration number.
+  SmallVector<Value> panels;
+  Value panelIteration;
+  /// A block of the k iterations [first, first + count) of the blockable k
+  /// loop: the accumulators come from (load) and go back to (store) the
+  /// per-row arrays `accs` (row - panelLo, lanes) between blocks.
+  struct KBlock {
+    Value first;
+    int64_t count;
+    bool load, store;
+    Value panelLo;
+    SmallVector<Value> accs; // one per REDUCE of the loop
+  };
+  const KBlock *kblock = nullptr;
 };
 
 Type KernelBuilder::convertType(Type t) {
@@ -358,6 +596,9 @@ FailureOr<Value> KernelBuilder::castValue(Location loc, Value v, Type from,
   Type toC = convertType(to);
   if (!toC)
     return failure();
+  // A lane vector of the tiled lowering converts lane by lane.
+  if (auto vt = dyn_cast<VectorType>(v.getType()); vt && !isa<VectorType>(toC))
+    toC = VectorType::get(vt.getShape(), toC);
   if (v.getType() == toC)
     return v;
   bool boolSrc = elementOf(from).isInteger(1);
@@ -434,6 +675,11 @@ static unsigned elementAlign(Type t) {
   return std::max<unsigned>(1, (elementOf(t).getIntOrFloatBitWidth() + 7) / 8);
 }
 
+/// The alignment of a row of `lanes` elements of a 64-byte aligned panel.
+static unsigned panelAlign(Type element, unsigned lanes) {
+  return llvm::MinAlign(64, uint64_t(elementAlign(element)) * lanes);
+}
+
 LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
   Location loc = op->getLoc();
   SmallVector<Value> args;
@@ -453,6 +699,8 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
   Type resultType;
   if (op->getNumResults() == 1 && !isa<PtrType>(op->getResult(0).getType())) {
     resultType = convertType(op->getResult(0).getType());
+    if (resultType && tiledLanes && !isa<VectorType>(resultType))
+      resultType = VectorType::get({tiledLanes}, resultType);
     if (!resultType) {
       std::string s;
       llvm::raw_string_ostream os(s);
@@ -462,7 +710,7 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
     }
   }
   auto bind = [&](Value v) {
-    mapping.map(op->getResult(0), v);
+    cur->map(op->getResult(0), v);
     return success();
   };
   bool fp = resultType && isFloat(resultType);
@@ -741,6 +989,613 @@ LogicalResult KernelBuilder::lowerCustom(CustomOp op, std::string &why) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// The tiled lowering
+//===----------------------------------------------------------------------===//
+
+Value KernelBuilder::laneSteps(Location loc, unsigned lanes, int64_t step) {
+  SmallVector<int64_t> steps;
+  for (unsigned l = 0; l < lanes; ++l)
+    steps.push_back(static_cast<int64_t>(l) * step);
+  auto vt = VectorType::get({lanes}, b.getI64Type());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(vt, ArrayRef<int64_t>(steps)));
+}
+
+Value KernelBuilder::laneForm(Location loc, const LaneValue &lv, Type t) {
+  auto vt = dyn_cast<VectorType>(t);
+  if (!vt || isa<VectorType>(lv.v.getType()))
+    return lv.v;
+  Value splat = vector::BroadcastOp::create(b, loc, vt, lv.v);
+  if (lv.stride == 0)
+    return splat;
+  return arith::AddIOp::create(b, loc, splat,
+                               laneSteps(loc, vt.getNumElements(), lv.stride));
+}
+
+Value KernelBuilder::lanePointers(Location loc, const LaneValue &ptr,
+                                  Type elem, unsigned lanes) {
+  if (isa<VectorType>(ptr.v.getType()))
+    return ptr.v;
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  return LLVM::GEPOp::create(b, loc, VectorType::get({lanes}, ptrTy), elem,
+                             ptr.v, ValueRange{laneSteps(loc, lanes, ptr.stride)});
+}
+
+LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
+                                          MutableArrayRef<LaneMap> rows,
+                                          unsigned r, Value mask) {
+  LaneMap &vals = rows[r];
+  Location loc = op->getLoc();
+  unsigned lanes = plan.laneCount;
+  // What does not depend on i is the same in every row of the block.
+  if (r > 0 && op->getNumResults() == 1 &&
+      !plan.rowDependent.contains(op->getResult(0))) {
+    auto it = rows[0].find(op->getResult(0));
+    if (it == rows[0].end())
+      return failure();
+    vals[op->getResult(0)] = it->second;
+    return success();
+  }
+  SmallVector<LaneValue> args;
+  bool anyVarying = false, anyVector = false;
+  for (Value v : op->getOperands()) {
+    if (isa<BufType>(v.getType())) {
+      args.push_back({});
+      continue;
+    }
+    auto it = vals.find(v);
+    if (it == vals.end() || !it->second.v)
+      return failure();
+    args.push_back(it->second);
+    anyVarying |= it->second.varying();
+    anyVector |= isa<VectorType>(it->second.v.getType());
+  }
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Value allLanes;
+  auto laneMask = [&]() -> Value {
+    if (mask)
+      return mask;
+    if (!allLanes)
+      allLanes = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(
+                      VectorType::get({lanes}, b.getI1Type()), true));
+    return allLanes;
+  };
+
+  if (auto index = dyn_cast<IndexOp>(op)) {
+    auto buf = dyn_cast<BufType>(index.getBuffer().getType());
+    Value base = mapping.lookupOrNull(index.getBuffer());
+    ValueRange indices = index.getIndices();
+    if (!buf || !base || indices.size() != buf.getShape().size())
+      return failure();
+    Type elem = convertType(buf.getElementType());
+    ArrayRef<int64_t> shape = buf.getShape();
+    int64_t stride = 1;
+    if (!anyVector) {
+      // Row-major offset of lane 0 and its per-lane step.
+      Value offset;
+      int64_t laneStride = 0;
+      for (int64_t d = shape.size() - 1; d >= 0; --d) {
+        const LaneValue &idx = args[d + 1];
+        Value term = stride == 1 ? idx.v
+                                 : Value(arith::MulIOp::create(
+                                       b, loc, idx.v, i64Const(loc, stride)));
+        offset = offset ? Value(arith::AddIOp::create(b, loc, term, offset))
+                        : term;
+        laneStride += idx.stride * stride;
+        stride *= shape[d];
+      }
+      if (!offset)
+        offset = i64Const(loc, 0);
+      vals[index.getResult()] = {
+          LLVM::GEPOp::create(b, loc, ptrTy, elem, base, ValueRange{offset}),
+          laneStride};
+      return success();
+    }
+    auto offTy = VectorType::get({lanes}, b.getI64Type());
+    Value offset;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      Value idx = laneForm(loc, args[d + 1], offTy);
+      Value term =
+          stride == 1
+              ? idx
+              : Value(arith::MulIOp::create(
+                    b, loc, idx,
+                    vector::BroadcastOp::create(b, loc, offTy,
+                                                i64Const(loc, stride))));
+      offset = offset ? Value(arith::AddIOp::create(b, loc, term, offset)) : term;
+      stride *= shape[d];
+    }
+    vals[index.getResult()] = {
+        LLVM::GEPOp::create(b, loc, VectorType::get({lanes}, ptrTy), elem, base,
+                            ValueRange{offset}),
+        0};
+    return success();
+  }
+
+  if (isa<LoadOp>(op)) {
+    Type t = convertType(op->getResult(0).getType());
+    if (!t)
+      return failure();
+    if (auto it = plan.packOf.find(op);
+        it != plan.packOf.end() && panelIteration) {
+      Value slot = LLVM::GEPOp::create(
+          b, loc, ptrTy, t, panels[it->second],
+          ValueRange{arith::MulIOp::create(b, loc, panelIteration,
+                                           i64Const(loc, lanes))});
+      vals[op->getResult(0)] = {
+          LLVM::LoadOp::create(b, loc, VectorType::get({lanes}, t), slot,
+                               panelAlign(t, lanes)),
+          0};
+      return success();
+    }
+    const LaneValue &ptr = args[0];
+    unsigned align = elementAlign(t);
+    if (!ptr.varying()) {
+      vals[op->getResult(0)] = {LLVM::LoadOp::create(b, loc, t, ptr.v, align), 0};
+      return success();
+    }
+    auto vt = VectorType::get({lanes}, t);
+    Value zero = constLike(loc, vt, 0.0, 0);
+    Value v;
+    if (!anyVector && ptr.stride == 1)
+      v = mask ? Value(LLVM::MaskedLoadOp::create(b, loc, vt, ptr.v, mask, zero,
+                                                  align))
+               : Value(LLVM::LoadOp::create(b, loc, vt, ptr.v, align));
+    else
+      v = LLVM::masked_gather::create(b, loc, vt,
+                                      lanePointers(loc, ptr, t, lanes),
+                                      laneMask(), ValueRange{zero}, align);
+    vals[op->getResult(0)] = {v, 0};
+    return success();
+  }
+
+  if (isa<StoreOp>(op)) {
+    Type t = convertType(op->getOperand(1).getType());
+    if (!t)
+      return failure();
+    const LaneValue &ptr = args[0], &value = args[1];
+    unsigned align = elementAlign(t);
+    if (!ptr.varying()) {
+      if (value.varying()) // lanes racing for one address
+        return failure();
+      LLVM::StoreOp::create(b, loc, value.v, ptr.v, align);
+      return success();
+    }
+    auto vt = VectorType::get({lanes}, t);
+    Value v = laneForm(loc, value, vt);
+    if (!isa<VectorType>(ptr.v.getType()) && ptr.stride == 1) {
+      if (mask)
+        LLVM::MaskedStoreOp::create(b, loc, v, ptr.v, mask, align);
+      else
+        LLVM::StoreOp::create(b, loc, v, ptr.v, align);
+    } else {
+      LLVM::masked_scatter::create(b, loc, v, lanePointers(loc, ptr, t, lanes),
+                                   laneMask(), align);
+    }
+    return success();
+  }
+
+  if (op->getNumResults() != 1)
+    return failure();
+  Value result = op->getResult(0);
+  // Index arithmetic that stays affine in the lanes: lane 0 and a step.
+  if (anyVarying && !anyVector && result.getType().isIndex()) {
+    auto constOf = [](Value v) -> std::optional<int64_t> {
+      if (auto c = v.getDefiningOp<ConstOp>())
+        if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+          return i.getValue().getSExtValue();
+      return std::nullopt;
+    };
+    if (isa<AddOp>(op)) {
+      vals[result] = {arith::AddIOp::create(b, loc, args[0].v, args[1].v),
+                      args[0].stride + args[1].stride};
+      return success();
+    }
+    if (isa<NegOp>(op)) {
+      vals[result] = {arith::SubIOp::create(b, loc, i64Const(loc, 0), args[0].v),
+                      -args[0].stride};
+      return success();
+    }
+    if (isa<MulOp>(op)) {
+      std::optional<int64_t> c0 = constOf(op->getOperand(0)),
+                             c1 = constOf(op->getOperand(1));
+      if (c0 || c1) {
+        int64_t stride = c1 ? args[0].stride * *c1 : args[1].stride * *c0;
+        vals[result] = {arith::MulIOp::create(b, loc, args[0].v, args[1].v),
+                        stride};
+        return success();
+      }
+    }
+  }
+  // Everything else through lowerOp: on scalars when no operand varies,
+  // else on lane vectors (uniform operands splatted).
+  IRMapping table;
+  for (auto [operand, lv] : llvm::zip(op->getOperands(), args)) {
+    Type t = convertType(operand.getType());
+    if (!t)
+      return failure();
+    if (anyVarying)
+      t = VectorType::get({lanes}, t);
+    table.map(operand, laneForm(loc, lv, t));
+  }
+  std::string why;
+  cur = &table;
+  tiledLanes = anyVarying ? lanes : 0;
+  LogicalResult lowered = lowerOp(op, why);
+  cur = &mapping;
+  tiledLanes = 0;
+  if (failed(lowered) || !table.lookupOrNull(result))
+    return failure();
+  vals[result] = {table.lookup(result), 0};
+  return success();
+}
+
+LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
+                                       unsigned numRows, Value firstLane,
+                                       Value mask) {
+  Location loc = plan.lanes.getLoc();
+  unsigned lanes = plan.laneCount;
+  SmallVector<LaneMap> rows(numRows);
+  auto valueOf = [&](RangeOp range, Value it) -> Value {
+    if (range.getStep() != 1)
+      it = arith::MulIOp::create(b, loc, it, i64Const(loc, range.getStep()));
+    if (range.getLower() != 0)
+      it = arith::AddIOp::create(b, loc, it, i64Const(loc, range.getLower()));
+    return it;
+  };
+  Value lane0 = valueOf(plan.lanes, firstLane);
+  for (unsigned r = 0; r < numRows; ++r) {
+    Value it = r == 0 ? firstRow
+                      : Value(arith::AddIOp::create(b, loc, firstRow,
+                                                    i64Const(loc, r)));
+    rows[r][plan.rows.getResult()] = {valueOf(plan.rows, it), 0};
+    rows[r][plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
+  }
+  // Accumulator type of a REDUCE: a lane vector when it varies.
+  auto accType = [&](ReduceOp reduce) -> Type {
+    Type t = convertType(reduce.getType());
+    if (t && plan.varying.contains(reduce.getResult()))
+      t = VectorType::get({lanes}, t);
+    return t;
+  };
+  llvm::DenseMap<std::pair<Operation *, unsigned>, Value> folded;
+  ArrayRef<Operation *> ops = plan.body;
+  for (size_t n = 0; n < ops.size(); ++n) {
+    Operation *op = ops[n];
+    if (auto range = dyn_cast<RangeOp>(op)) {
+      Location l = range.getLoc();
+      SmallVector<ReduceOp> reduces = plan.reducesOf.lookup(range);
+      SmallVector<Value> inits;
+      auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+      // The slot of row r's accumulator of REDUCE #ri in a k block.
+      auto accSlot = [&](unsigned ri, unsigned r, Type t) -> Value {
+        Value row = arith::SubIOp::create(
+            b, l, arith::AddIOp::create(b, l, firstRow, i64Const(l, r)),
+            kblock->panelLo);
+        return LLVM::GEPOp::create(
+            b, l, ptrTy, elementOf(t), kblock->accs[ri],
+            ValueRange{arith::MulIOp::create(b, l, row, i64Const(l, lanes))});
+      };
+      for (auto [ri, reduce] : llvm::enumerate(reduces)) {
+        Type t = accType(reduce);
+        if (!t)
+          return failure();
+        for (unsigned r = 0; r < numRows; ++r) {
+          if (kblock && kblock->load) {
+            inits.push_back(LLVM::LoadOp::create(b, l, t, accSlot(ri, r, t),
+                                                 elementAlign(t)));
+            continue;
+          }
+          if (!plan.initFirst.contains(reduce)) {
+            inits.push_back(identity(l, reduce.getKind(), t));
+            continue;
+          }
+          auto it = rows[r].find(reduce.getInit());
+          if (it == rows[r].end())
+            return failure();
+          inits.push_back(laneForm(l, it->second, t));
+        }
+      }
+      Value lb = i64Const(l, range.getLower()),
+            ub = i64Const(l, range.getUpper());
+      if (kblock) {
+        lb = arith::AddIOp::create(
+            b, l, lb,
+            arith::MulIOp::create(b, l, kblock->first,
+                                  i64Const(l, range.getStep())));
+        ub = arith::AddIOp::create(
+            b, l, lb, i64Const(l, kblock->count * range.getStep()));
+      }
+      auto loop =
+          scf::ForOp::create(b, l, lb, ub, i64Const(l, range.getStep()), inits);
+      Block *loopBody = loop.getBody();
+      if (loopBody->mightHaveTerminator())
+        b.setInsertionPoint(loopBody->getTerminator());
+      else
+        b.setInsertionPointToEnd(loopBody);
+      for (unsigned r = 0; r < numRows; ++r)
+        rows[r][range.getResult()] = {loop.getInductionVar(), 0};
+      panelIteration = loop.getInductionVar();
+      if (range.getLower() != 0)
+        panelIteration = arith::SubIOp::create(b, l, panelIteration,
+                                               i64Const(l, range.getLower()));
+      if (range.getStep() != 1)
+        panelIteration = arith::DivSIOp::create(b, l, panelIteration,
+                                                i64Const(l, range.getStep()));
+      if (kblock)
+        panelIteration =
+            arith::SubIOp::create(b, l, panelIteration, kblock->first);
+      for (++n; n < ops.size() && !isa<EndOp>(ops[n]); ++n)
+        for (unsigned r = 0; r < numRows; ++r)
+          if (failed(lowerTiledOp(ops[n], plan, rows, r, mask))) {
+            panelIteration = Value();
+            return failure();
+          }
+      panelIteration = Value();
+      // One step of every accumulator; a sum of products is an fma.
+      SmallVector<Value> next;
+      unsigned arg = 0;
+      for (ReduceOp reduce : reduces) {
+        Type t = accType(reduce);
+        auto mul = reduce.getValue().getDefiningOp<MulOp>();
+        bool fma = reduce.getKind() == ReduceKind::add && mul &&
+                   isFloat(convertType(reduce.getType()));
+        for (unsigned r = 0; r < numRows; ++r) {
+          Value acc = loop.getRegionIterArg(arg++);
+          if (fma) {
+            auto x = rows[r].find(mul->getOperand(0)),
+                 y = rows[r].find(mul->getOperand(1));
+            if (x == rows[r].end() || y == rows[r].end())
+              return failure();
+            next.push_back(math::FmaOp::create(b, l, laneForm(l, x->second, t),
+                                               laneForm(l, y->second, t), acc));
+            continue;
+          }
+          auto v = rows[r].find(reduce.getValue());
+          if (v == rows[r].end())
+            return failure();
+          next.push_back(
+              combine(l, reduce.getKind(), acc, laneForm(l, v->second, t)));
+        }
+      }
+      if (!next.empty())
+        scf::YieldOp::create(b, l, next);
+      b.setInsertionPointAfter(loop);
+      arg = 0;
+      for (ReduceOp reduce : reduces)
+        for (unsigned r = 0; r < numRows; ++r)
+          folded[{reduce.getOperation(), r}] = loop.getResult(arg++);
+      if (kblock && kblock->store) {
+        // Not the last k block: park the accumulators; the rest of the
+        // body runs after the last block.
+        arg = 0;
+        for (auto [ri, reduce] : llvm::enumerate(reduces))
+          for (unsigned r = 0; r < numRows; ++r) {
+            Value acc = loop.getResult(arg++);
+            LLVM::StoreOp::create(b, l, acc, accSlot(ri, r, acc.getType()),
+                                  elementAlign(acc.getType()));
+          }
+        return success();
+      }
+      continue;
+    }
+    if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      for (unsigned r = 0; r < numRows; ++r) {
+        Value v = folded.lookup({reduce.getOperation(), r});
+        if (!v)
+          return failure();
+        if (!plan.initFirst.contains(reduce)) {
+          auto it = rows[r].find(reduce.getInit());
+          if (it == rows[r].end())
+            return failure();
+          v = combine(reduce.getLoc(), reduce.getKind(),
+                      laneForm(reduce.getLoc(), it->second, v.getType()), v);
+        }
+        rows[r][reduce.getResult()] = {v, 0};
+      }
+      continue;
+    }
+    for (unsigned r = 0; r < numRows; ++r)
+      if (failed(lowerTiledOp(op, plan, rows, r, mask)))
+        return failure();
+  }
+  return success();
+}
+
+LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
+  Location loc = plan.rows.getLoc();
+  unsigned lanes = plan.laneCount, blockRows = plan.rowCount;
+  int64_t tripI = plan.rows.getTripCount(), tripJ = plan.lanes.getTripCount();
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  // This chunk's rows, [rowLo, rowHi) (empty when begin >= end).
+  Value rowLo = arith::MaxSIOp::create(b, loc, begin, i64Const(loc, 0));
+  Value rowHi = arith::MinSIOp::create(b, loc, end, i64Const(loc, tripI));
+  rowHi = arith::MaxSIOp::create(b, loc, rowHi, rowLo);
+  // k blocks: a long k loop runs in blocks of about 256 iterations, so that
+  // a packed panel (256 x 16 f32 = 16 KiB) stays in L1 across row blocks.
+  int64_t kTrip = 1;
+  for (Operation *op : plan.body)
+    if (auto range = dyn_cast<RangeOp>(op))
+      kTrip = std::max<int64_t>(kTrip, range.getTripCount());
+  int64_t kBlocks = 1, kc = kTrip;
+  if (plan.blockable && kTrip > 384) {
+    kBlocks = (kTrip + 255) / 256;
+    kc = (kTrip + kBlocks - 1) / kBlocks;
+    kBlocks = (kTrip + kc - 1) / kc; // the last block is never empty
+  }
+  // Row panels: the rows one lane sweep reads (about `kc` elements each)
+  // stay in a 256 KiB share of L2 while the lane blocks go by.
+  int64_t panel =
+      std::max<int64_t>(1, (256 * 1024 / 4 / kc) / blockRows) * blockRows;
+  panels.clear();
+  for (const TilePlan::Pack &pack : plan.packs)
+    panels.push_back(LLVM::AllocaOp::create(
+        b, loc, ptrTy, convertType(pack.load->getResult(0).getType()),
+        i64Const(loc, std::min(kc, pack.range.getTripCount()) * lanes),
+        /*alignment=*/64));
+  KBlock block;
+  if (kBlocks > 1)
+    for (ReduceOp reduce : plan.reducesOf.lookup(plan.blockable))
+      block.accs.push_back(LLVM::AllocaOp::create(
+          b, loc, ptrTy, convertType(reduce.getType()),
+          i64Const(loc, std::min(panel, tripI) * lanes), /*alignment=*/64));
+  OpBuilder::InsertionGuard guard(b);
+  if (panel < tripI) {
+    auto panels = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, panel));
+    b.setInsertionPoint(panels.getBody()->getTerminator());
+    rowLo = panels.getInductionVar();
+    rowHi = arith::MinSIOp::create(
+        b, loc, rowHi, arith::AddIOp::create(b, loc, rowLo, i64Const(loc, panel)));
+  }
+  block.panelLo = rowLo;
+  auto laneLoop = scf::ForOp::create(b, loc, i64Const(loc, 0),
+                                     i64Const(loc, tripJ), i64Const(loc, lanes));
+  b.setInsertionPoint(laneLoop.getBody()->getTerminator());
+  Value firstLane = laneLoop.getInductionVar();
+  LogicalResult result = success();
+  auto laneMask = [&]() {
+    auto vt = VectorType::get({lanes}, b.getI64Type());
+    Value left = arith::SubIOp::create(b, loc, i64Const(loc, tripJ), firstLane);
+    return Value(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt, laneSteps(loc, lanes, 1),
+        vector::BroadcastOp::create(b, loc, vt, left)));
+  };
+  // Pack the panels of this lane block (lanes past the end read as 0) for
+  // k iterations [first, first + count) (null first: all of them).
+  auto emitPacks = [&](Value first, int64_t count) -> LogicalResult {
+    if (plan.packs.empty())
+      return success();
+    Value mask = tripJ % lanes != 0 ? laneMask() : Value();
+    Value lane0 = firstLane;
+    if (plan.lanes.getStep() != 1)
+      lane0 = arith::MulIOp::create(b, loc, lane0,
+                                    i64Const(loc, plan.lanes.getStep()));
+    if (plan.lanes.getLower() != 0)
+      lane0 = arith::AddIOp::create(b, loc, lane0,
+                                    i64Const(loc, plan.lanes.getLower()));
+    for (auto [pack, panel] : llvm::zip(plan.packs, panels)) {
+      RangeOp range = pack.range;
+      auto loop = scf::ForOp::create(
+          b, loc, i64Const(loc, 0),
+          i64Const(loc, first ? count : range.getTripCount()), i64Const(loc, 1));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value it = loop.getInductionVar();
+      Value k = first ? Value(arith::AddIOp::create(b, loc, it, first)) : it;
+      if (range.getStep() != 1)
+        k = arith::MulIOp::create(b, loc, k, i64Const(loc, range.getStep()));
+      if (range.getLower() != 0)
+        k = arith::AddIOp::create(b, loc, k, i64Const(loc, range.getLower()));
+      LaneMap row;
+      row[plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
+      row[range.getResult()] = {k, 0};
+      MutableArrayRef<LaneMap> rows(row);
+      for (Operation *op : pack.slice)
+        if (failed(lowerTiledOp(op, plan, rows, 0, mask)))
+          return failure();
+      Type t = convertType(pack.load->getResult(0).getType());
+      auto vt = VectorType::get({lanes}, t);
+      Value v = laneForm(loc, row[pack.load->getResult(0)], vt);
+      Value slot = LLVM::GEPOp::create(
+          b, loc, ptrTy, t, panel,
+          ValueRange{arith::MulIOp::create(b, loc, it, i64Const(loc, lanes))});
+      LLVM::StoreOp::create(b, loc, v, slot, panelAlign(t, lanes));
+    }
+    return success();
+  };
+  // The row blocks of one lane block: full blocks, then the rest in blocks
+  // of 4, 2, 1 rows (the binary digits of what is left).
+  auto emitRows = [&](bool masked) {
+    Value mask = masked ? laneMask() : Value();
+    if (blockRows == 1) {
+      auto loop = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, 1));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      if (failed(emitBlock(plan, loop.getInductionVar(), 1, firstLane, mask)))
+        result = failure();
+      return;
+    }
+    Value span = arith::SubIOp::create(b, loc, rowHi, rowLo);
+    Value blocks = arith::DivSIOp::create(b, loc, span, i64Const(loc, blockRows));
+    Value pos = arith::AddIOp::create(
+        b, loc, rowLo,
+        arith::MulIOp::create(b, loc, blocks, i64Const(loc, blockRows)));
+    {
+      auto loop = scf::ForOp::create(b, loc, rowLo, pos, i64Const(loc, blockRows));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      if (failed(emitBlock(plan, loop.getInductionVar(), blockRows, firstLane,
+                           mask)))
+        result = failure();
+    }
+    unsigned size = 1;
+    while (size * 2 < blockRows)
+      size *= 2;
+    for (; size >= 1; size /= 2) {
+      Value fits = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sge,
+          arith::SubIOp::create(b, loc, rowHi, pos), i64Const(loc, size));
+      auto branch = scf::IfOp::create(b, loc, TypeRange{b.getI64Type()}, fits,
+                                      /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      if (failed(emitBlock(plan, pos, size, firstLane, mask)))
+        result = failure();
+      scf::YieldOp::create(
+          b, loc, ValueRange{arith::AddIOp::create(b, loc, pos, i64Const(loc, size))});
+      b.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(b, loc, ValueRange{pos});
+      pos = branch.getResult(0);
+    }
+  };
+  // One k block (or the whole k loop): its panels, then its row blocks.
+  auto emitPhase = [&](Value first, int64_t count, bool load, bool store) {
+    KBlock phase = block;
+    phase.first = first;
+    phase.count = count;
+    phase.load = load;
+    phase.store = store;
+    kblock = first ? &phase : nullptr;
+    if (failed(emitPacks(first, count)))
+      result = failure();
+    bool full = tripJ >= lanes, tail = tripJ % lanes != 0;
+    if (full && tail) {
+      Value isFull = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sle,
+          arith::AddIOp::create(b, loc, firstLane, i64Const(loc, lanes)),
+          i64Const(loc, tripJ));
+      auto branch = scf::IfOp::create(b, loc, isFull, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      emitRows(false);
+      b.setInsertionPoint(branch.elseBlock()->getTerminator());
+      emitRows(true);
+    } else {
+      emitRows(tail);
+    }
+    kblock = nullptr;
+  };
+  if (kBlocks == 1) {
+    emitPhase(Value(), kTrip, false, false);
+  } else {
+    // First block from the inits, middle blocks, last block and the rest of
+    // the body.
+    int64_t last = (kBlocks - 1) * kc;
+    emitPhase(i64Const(loc, 0), kc, false, true);
+    if (kBlocks > 2) {
+      auto loop = scf::ForOp::create(b, loc, i64Const(loc, kc),
+                                     i64Const(loc, last), i64Const(loc, kc));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      emitPhase(loop.getInductionVar(), kc, true, true);
+    }
+    emitPhase(i64Const(loc, last), kTrip - last, true, false);
+  }
+  return result;
+}
+
 void KernelBuilder::openPhase(Frame &frame, Location loc) {
   auto range = cast<RangeOp>(frame.uop);
   frame.loop = scf::ForOp::create(b, loc, i64Const(loc, 0),
@@ -768,12 +1623,11 @@ void KernelBuilder::openPhase(Frame &frame, Location loc) {
   }
 }
 
-SplitInfo KernelBuilder::build(ModuleOp target) {
+LLVM::LLVMFuncOp KernelBuilder::createFunction(ModuleOp target,
+                                               const SplitInfo &split) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
   Block &body = kernel.getBody().front();
-  SplitInfo split = findSplitRange(kernel);
-
   // Signature: a pointer per bound buffer, then begin, end.
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   unsigned numBuffers = kernel.getNumInputs() + kernel.getNumOutputs();
@@ -808,6 +1662,28 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
                                             convertType(buf.getElementType()),
                                             count, /*alignment=*/64));
   }
+  auto ret = LLVM::ReturnOp::create(b, loc, ValueRange{});
+  b.setInsertionPoint(ret);
+  return fn;
+}
+
+SplitInfo KernelBuilder::build(ModuleOp target) {
+  Location loc = kernel.getLoc();
+  Block &body = kernel.getBody().front();
+  SplitInfo split = findSplitRange(kernel);
+
+  if (std::optional<TilePlan> plan =
+          matchTile(kernel, split, tileLanes, tileRows)) {
+    LLVM::LLVMFuncOp fn = createFunction(target, split);
+    if (succeeded(buildTiled(*plan)))
+      return split;
+    // Something the tiled form cannot express: start over, untiled.
+    fn.erase();
+    mapping.clear();
+  }
+
+  createFunction(target, split);
+  auto ptrTy = LLVM::LLVMPointerType::get(kernel.getContext());
   // Per-thread arrays of the values that cross a barrier phase.
   fissions = analyzeBarriers(kernel, directBarriers);
   for (Operation &op : body) { // in body order: deterministic output
@@ -823,8 +1699,6 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
                                                 /*alignment=*/64);
     }
   }
-  auto ret = LLVM::ReturnOp::create(b, loc, ValueRange{});
-  b.setInsertionPoint(ret);
   if (!split.range) {
     // Not splittable: the whole kernel runs in the chunk that is not empty.
     Value run = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, begin,
@@ -1053,7 +1927,8 @@ struct ConvertL0UOpToLLVMPass
         continue;
       }
       SymbolTable planSymbols(plan);
-      KernelBuilder builder(kernel, name, planSymbols, failures);
+      KernelBuilder builder(kernel, name, planSymbols, failures, tileLanes,
+                            tileRows);
       SplitInfo split = builder.build(*scratch);
       built.push_back({kernel, split});
     }

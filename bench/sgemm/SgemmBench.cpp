@@ -1,0 +1,450 @@
+//===- SgemmBench.cpp - The emitted matmul kernel against OpenBLAS --------===//
+//
+// Builds an l0uop matmul kernel the way L1ToL0 emits one for `l1.matmul`
+// (RANGE i over group_x, RANGE j over local_x, a REDUCE add over RANGE k of
+// load a[i, k] * load b[k, j], a store of c[i, j]), lowers it with
+// --synpl-convert-l0uop-to-llvm, JIT-compiles it for the host, and times it
+// against OpenBLAS's cblas_sgemm (dlopen'ed: libopenblas.so.0) at the same
+// sizes, runs interleaved, median of several:
+//
+//   * one thread: the kernel called on its whole split range [0, M);
+//     OpenBLAS with openblas_set_num_threads(1);
+//   * two threads: the kernel's split range chunked by the runtime's
+//     synpl_rt_parallel_for on a pool of two; OpenBLAS with two threads.
+//
+// Prints GFLOP/s (2·M·N·K per call) for both and the ratio synpl / OpenBLAS,
+// and the largest relative difference between the two results (against a
+// double loop when OpenBLAS is missing and the size is small); exits 1 when
+// that exceeds 1e-3. It asserts nothing about time.
+//
+// Usage: synpl-bench-sgemm [--runs R] [--min-ms T] [MxNxK ...]
+//        (default sizes 128x256x784 and 1024x1024x1024)
+//        synpl-bench-sgemm --kernels PROGRAM.l1.mlir [--runs R] [--min-ms T]
+//
+// --kernels: the per-kernel effect on a real program. Runs
+// --synpl-l1-to-l0-pipeline on the L1 program, lowers its kernels twice
+// (tile-lanes=0: the untiled lowering; and the default), and times, one
+// thread, every kernel that the tiled lowering took (a vector fma in its
+// function) and whose buffers are all f32, on random data, both ways.
+//
+//===----------------------------------------------------------------------===//
+#include "synpl/Conversion/Passes.h"
+#include "synpl/Dialect/L0Ctl/L0CtlOps.h"
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
+#include "synpl/InitAll.h"
+#include "synpl/Runtime/Runtime.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using KernelFn = void (*)(float *, float *, float *, int64_t, int64_t);
+
+/// The kernel L1ToL0 emits for c = a · b (a: MxK, b: KxN, row-major).
+std::string matmulKernel(int64_t m, int64_t n, int64_t k) {
+  auto buf = [](int64_t r, int64_t c) {
+    return "!l0uop.buf<" + std::to_string(r) + "x" + std::to_string(c) +
+           "xf32>";
+  };
+  auto bytes = [](int64_t r, int64_t c) { return (r * c * 4 + 255) / 256 * 256; };
+  int64_t oa = 0, ob = oa + bytes(m, k), oc = ob + bytes(k, n),
+          total = oc + bytes(m, n);
+  std::string a = buf(m, k), b = buf(k, n), c = buf(m, n);
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "l0uop.plan @bench pipeline_depth 1 {\n"
+     << "  l0uop.pool @dev persistent on device capacity " << total << "\n"
+     << "  l0uop.slot @a pool @dev offset " << oa << " size " << bytes(m, k)
+     << " lifetime(0, 0) : " << a << "\n"
+     << "  l0uop.slot @b pool @dev offset " << ob << " size " << bytes(k, n)
+     << " lifetime(0, 0) : " << b << "\n"
+     << "  l0uop.slot @c pool @dev offset " << oc << " size " << bytes(m, n)
+     << " lifetime(0, 0) : " << c << "\n"
+     << "  l0uop.kernel @matmul inputs(%a = @a : " << a << ", %b = @b : " << b
+     << ") outputs(%c = @c : " << c << ") grid(" << m << ", 1, 1) block("
+     << n << ", 1, 1) shared_mem 0 {\n"
+     << "    %i = l0uop.range 0 to " << m << " over group_x : index\n"
+     << "    %j = l0uop.range 0 to " << n << " over local_x : index\n"
+     << "    %zero = l0uop.const 0.0 : f32\n"
+     << "    %k = l0uop.range 0 to " << k << " : index\n"
+     << "    %pa = l0uop.index %a[%i, %k] : " << a << "\n"
+     << "    %va = l0uop.load %pa : f32\n"
+     << "    %pb = l0uop.index %b[%k, %j] : " << b << "\n"
+     << "    %vb = l0uop.load %pb : f32\n"
+     << "    %p = l0uop.mul %va, %vb : f32\n"
+     << "    l0uop.end %k\n"
+     << "    %s = l0uop.reduce add %p over %k init %zero : f32\n"
+     << "    %pc = l0uop.index %c[%i, %j] : " << c << "\n"
+     << "    l0uop.store %pc, %s : f32\n"
+     << "    l0uop.end %j\n"
+     << "    l0uop.end %i\n"
+     << "  }\n"
+     << "}\n";
+  return s;
+}
+
+/// OpenBLAS through dlopen, so that building needs no -dev package.
+struct OpenBlas {
+  using Sgemm = void (*)(int, int, int, int, int, int, float, const float *,
+                         int, const float *, int, float, float *, int);
+  using SetThreads = void (*)(int);
+  Sgemm sgemm = nullptr;
+  SetThreads setThreads = nullptr;
+  bool load() {
+    for (const char *name : {"libopenblas.so.0", "libopenblas.so"}) {
+      void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (!h)
+        continue;
+      sgemm = reinterpret_cast<Sgemm>(dlsym(h, "cblas_sgemm"));
+      setThreads = reinterpret_cast<SetThreads>(dlsym(h, "openblas_set_num_threads"));
+      if (sgemm && setThreads)
+        return true;
+    }
+    return false;
+  }
+  void run(int m, int n, int k, const float *a, const float *b, float *c) {
+    // CblasRowMajor = 101, CblasNoTrans = 111.
+    sgemm(101, 111, 111, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+  }
+};
+
+struct Chunked {
+  KernelFn fn;
+  float *a, *b, *c;
+};
+void runChunk(void *ctx, int64_t begin, int64_t end) {
+  auto *k = static_cast<Chunked *>(ctx);
+  k->fn(k->a, k->b, k->c, begin, end);
+}
+
+float *alignedFloats(size_t n) {
+  size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+  return static_cast<float *>(std::aligned_alloc(64, bytes));
+}
+
+double seconds() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// Seconds per call of f: repeated until minSeconds have passed.
+template <typename F>
+double timeIt(F &&f, double minSeconds) {
+  f(); // warm
+  int calls = 0;
+  double start = seconds(), now = start;
+  do {
+    f();
+    ++calls;
+    now = seconds();
+  } while (now - start < minSeconds);
+  return (now - start) / calls;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// A JIT of `module` lowered with the given tile-lanes.
+std::unique_ptr<mlir::ExecutionEngine>
+lowerAndJit(mlir::ModuleOp source, unsigned tileLanes, mlir::ModuleOp *kept) {
+  mlir::OwningOpRef<mlir::ModuleOp> module = source.clone();
+  mlir::PassManager pm(source.getContext());
+  synpl::ConvertL0UOpToLLVMOptions options;
+  options.tileLanes = tileLanes;
+  pm.addPass(synpl::createConvertL0UOpToLLVM(options));
+  if (mlir::failed(pm.run(*module)))
+    return nullptr;
+  // The plan and the control programs stay out of the JIT.
+  for (mlir::Operation &op :
+       llvm::make_early_inc_range(module->getBody()->getOperations()))
+    if (mlir::isa<synpl::l0uop::PlanOp>(op) ||
+        mlir::isa<synpl::l0ctl::L0CtlDialect>(op.getDialect()))
+      op.erase();
+  if (kept)
+    *kept = mlir::cast<mlir::ModuleOp>(module->getOperation()->clone());
+  auto optimize = mlir::makeOptimizingTransformer(3, 0, nullptr);
+  mlir::ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = optimize;
+  auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
+  if (!engine) {
+    llvm::consumeError(engine.takeError());
+    return nullptr;
+  }
+  return std::move(*engine);
+}
+
+int benchKernels(mlir::MLIRContext &ctx, const std::string &path, int runs,
+                 double minSeconds) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(path, &ctx);
+  if (!module)
+    return 1;
+  mlir::PassManager pm(&ctx);
+  if (mlir::failed(mlir::parsePassPipeline("synpl-l1-to-l0-pipeline", pm)) ||
+      mlir::failed(pm.run(*module))) {
+    std::fprintf(stderr, "--synpl-l1-to-l0-pipeline failed on %s\n", path.c_str());
+    return 1;
+  }
+  struct Kernel {
+    std::string name;
+    std::vector<size_t> sizes; // elements per buffer argument
+    bool allF32 = true;
+  };
+  std::vector<Kernel> kernels;
+  module->walk([&](synpl::l0uop::KernelOp kernel) {
+    auto plan = kernel->getParentOfType<synpl::l0uop::PlanOp>();
+    if (!plan)
+      return;
+    Kernel k;
+    k.name = (plan.getSymName() + "_" + kernel.getSymName()).str();
+    unsigned n = kernel.getNumInputs() + kernel.getNumOutputs();
+    for (unsigned a = 0; a < n; ++a) {
+      auto buf = mlir::cast<synpl::l0uop::BufType>(
+          kernel.getBody().front().getArgument(a).getType());
+      k.sizes.push_back(buf.getNumElements());
+      k.allF32 &= buf.getElementType().isF32();
+    }
+    kernels.push_back(std::move(k));
+  });
+  mlir::ModuleOp tiledModule;
+  auto untiled = lowerAndJit(*module, 0, nullptr);
+  auto tiled = lowerAndJit(*module, 16, &tiledModule);
+  if (!untiled || !tiled) {
+    std::fprintf(stderr, "lowering or JIT failed\n");
+    return 1;
+  }
+  std::printf("%-48s %10s %12s %12s %8s\n", "kernel (1 thread)", "iterations",
+              "untiled ms", "tiled ms", "speedup");
+  double totalUntiled = 0, totalTiled = 0;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (const Kernel &k : kernels) {
+    auto fn = tiledModule.lookupSymbol<mlir::LLVM::LLVMFuncOp>(k.name);
+    if (!fn || !k.allF32)
+      continue;
+    bool vectorFma = false;
+    fn.walk([&](mlir::LLVM::FMAOp fma) {
+      vectorFma |= mlir::isa<mlir::VectorType>(fma.getType());
+    });
+    if (!vectorFma)
+      continue;
+    int64_t iterations =
+        fn->getAttrOfType<mlir::IntegerAttr>("synpl.iterations").getInt();
+    std::vector<float *> bufs;
+    for (size_t n : k.sizes) {
+      bufs.push_back(alignedFloats(n ? n : 1));
+      for (size_t i = 0; i < n; ++i)
+        bufs.back()[i] = dist(rng);
+    }
+    auto a = untiled->lookupPacked(k.name), b = tiled->lookupPacked(k.name);
+    if (!a || !b) {
+      llvm::consumeError(a.takeError());
+      llvm::consumeError(b.takeError());
+      continue;
+    }
+    int64_t begin = 0, end = iterations;
+    std::vector<void *> args;
+    for (float *&p : bufs)
+      args.push_back(&p);
+    args.push_back(&begin);
+    args.push_back(&end);
+    std::vector<double> ta, tb;
+    for (int r = 0; r < runs; ++r) {
+      ta.push_back(timeIt([&] { (*a)(args.data()); }, minSeconds));
+      tb.push_back(timeIt([&] { (*b)(args.data()); }, minSeconds));
+    }
+    double ma = median(ta) * 1e3, mb = median(tb) * 1e3;
+    totalUntiled += ma;
+    totalTiled += mb;
+    std::printf("%-48s %10lld %12.3f %12.3f %8.1f\n", k.name.c_str(),
+                (long long)iterations, ma, mb, ma / mb);
+    for (float *p : bufs)
+      std::free(p);
+  }
+  std::printf("%-48s %10s %12.3f %12.3f %8.1f\n", "total", "", totalUntiled,
+              totalTiled, totalTiled > 0 ? totalUntiled / totalTiled : 0.0);
+  tiledModule->erase();
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int runs = 5;
+  double minSeconds = 0.2;
+  std::vector<std::array<int64_t, 3>> sizes;
+  std::string program;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--kernels" && i + 1 < argc) {
+      program = argv[++i];
+    } else if (arg == "--runs" && i + 1 < argc) {
+      runs = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--min-ms" && i + 1 < argc) {
+      minSeconds = std::atof(argv[++i]) / 1000.0;
+    } else {
+      long long m, n, k;
+      if (std::sscanf(arg.c_str(), "%lldx%lldx%lld", &m, &n, &k) != 3 ||
+          m <= 0 || n <= 0 || k <= 0) {
+        std::fprintf(stderr,
+                     "usage: %s [--runs R] [--min-ms T] [MxNxK ...]\n"
+                     "       %s --kernels PROGRAM.l1.mlir [--runs R] [--min-ms T]\n",
+                     argv[0], argv[0]);
+        return 2;
+      }
+      sizes.push_back({m, n, k});
+    }
+  }
+  if (sizes.empty())
+    sizes = {{128, 256, 784}, {1024, 1024, 1024}};
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  mlir::DialectRegistry registry;
+  synpl::registerAllDialects(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  if (!program.empty())
+    return benchKernels(ctx, program, runs, minSeconds);
+
+  OpenBlas blas;
+  bool haveBlas = blas.load();
+  if (!haveBlas)
+    std::printf("OpenBLAS: libopenblas.so.0 not found (apt install "
+                "libopenblas0-pthread); timing synplexum alone\n");
+  synpl_rt_workers *two = synpl_rt_workers_create(2);
+  bool mismatch = false;
+
+  std::printf("%-16s %8s %12s %12s %8s %10s\n", "M x N x K", "threads",
+              "synpl GF/s", "OpenBLAS GF/s", "ratio", "max rel");
+  for (const auto &size : sizes) {
+    int64_t m = size[0], n = size[1], k = size[2];
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(matmulKernel(m, n, k), &ctx);
+    if (!module) {
+      std::fprintf(stderr, "the generated kernel does not parse\n");
+      return 1;
+    }
+    mlir::PassManager pm(&ctx);
+    pm.addPass(synpl::createConvertL0UOpToLLVM({/*keepPlan=*/false}));
+    if (mlir::failed(pm.run(*module))) {
+      std::fprintf(stderr, "--synpl-convert-l0uop-to-llvm failed\n");
+      return 1;
+    }
+    auto optimize = mlir::makeOptimizingTransformer(/*optLevel=*/3,
+                                                    /*sizeLevel=*/0, nullptr);
+    mlir::ExecutionEngineOptions options;
+    options.transformer = optimize;
+    auto engine = mlir::ExecutionEngine::create(*module, options);
+    if (!engine) {
+      std::fprintf(stderr, "JIT: %s\n",
+                   llvm::toString(engine.takeError()).c_str());
+      return 1;
+    }
+    auto sym = (*engine)->lookup("bench_matmul");
+    if (!sym) {
+      std::fprintf(stderr, "JIT: %s\n", llvm::toString(sym.takeError()).c_str());
+      return 1;
+    }
+    auto fn = reinterpret_cast<KernelFn>(*sym);
+
+    float *a = alignedFloats(m * k), *b = alignedFloats(k * n),
+          *c = alignedFloats(m * n), *ref = alignedFloats(m * n);
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (int64_t i = 0; i < m * k; ++i)
+      a[i] = dist(rng);
+    for (int64_t i = 0; i < k * n; ++i)
+      b[i] = dist(rng);
+    // Without OpenBLAS, small sizes are checked against a double loop.
+    bool naive = !haveBlas && m * n * k <= 100000000;
+    if (naive)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t kk = 0; kk < k; ++kk)
+            sum += static_cast<double>(a[i * k + kk]) * b[kk * n + j];
+          ref[i * n + j] = static_cast<float>(sum);
+        }
+    double flops = 2.0 * m * n * k;
+    char label[64];
+    std::snprintf(label, sizeof label, "%lldx%lldx%lld", (long long)m,
+                  (long long)n, (long long)k);
+
+    for (int threads : {1, 2}) {
+      Chunked chunked{fn, a, b, c};
+      auto synplCall = [&] {
+        if (threads == 1)
+          fn(a, b, c, 0, m);
+        else
+          synpl_rt_parallel_for(two, m, runChunk, &chunked);
+      };
+      auto blasCall = [&] { blas.run(m, n, k, a, b, ref); };
+      if (haveBlas)
+        blas.setThreads(threads);
+      std::vector<double> ours, theirs;
+      for (int r = 0; r < runs; ++r) { // interleaved
+        ours.push_back(timeIt(synplCall, minSeconds));
+        if (haveBlas)
+          theirs.push_back(timeIt(blasCall, minSeconds));
+      }
+      double gOurs = flops / median(ours) / 1e9;
+      double maxRel = 0;
+      for (int64_t i = 0; i < m * n; ++i)
+        maxRel = std::max(maxRel, std::fabs((double)c[i] - ref[i]) /
+                                      std::max(1.0, std::fabs((double)ref[i])));
+      // Sums of k products of [-1, 1] values: float rounding stays far below.
+      const char *verdict = (haveBlas || naive) ? (maxRel <= 1e-3 ? "" : "  MISMATCH") : "";
+      if (*verdict)
+        mismatch = true;
+      char rel[32] = "-";
+      if (haveBlas || naive)
+        std::snprintf(rel, sizeof rel, "%.2e", maxRel);
+      if (!haveBlas) {
+        std::printf("%-16s %8d %12.2f %12s %8s %10s%s\n", label, threads, gOurs,
+                    "-", "-", rel, verdict);
+        continue;
+      }
+      double gTheirs = flops / median(theirs) / 1e9;
+      std::printf("%-16s %8d %12.2f %12.2f %8.3f %10s%s\n", label, threads,
+                  gOurs, gTheirs, gOurs / gTheirs, rel, verdict);
+    }
+    std::free(a);
+    std::free(b);
+    std::free(c);
+    std::free(ref);
+  }
+  synpl_rt_workers_destroy(two);
+  return mismatch ? 1 : 0;
+}

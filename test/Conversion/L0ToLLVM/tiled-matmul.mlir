@@ -1,0 +1,148 @@
+// The tiled lowering of matmul-shaped kernels: vectorised over the inner
+// parallel RANGE, register-blocked over the split RANGE, a k loop of vector
+// fma (see the pass description).
+// RUN: synpl-opt %s -split-input-file --synpl-convert-l0uop-to-llvm | FileCheck %s
+// RUN: synpl-opt %s -split-input-file --synpl-convert-l0uop-to-llvm="tile-lanes=8 tile-rows=4" | FileCheck %s --check-prefix=W8
+// RUN: synpl-opt %s -split-input-file --synpl-convert-l0uop-to-llvm="tile-lanes=0" | FileCheck %s --check-prefix=OFF
+// The kernels of the real workload (the MNIST step as L1 -> L0 emits it).
+// RUN: synpl-opt %synpl_src_root/examples/mnist/mnist.l1.mlir --synpl-l1-to-l0-pipeline | synpl-opt --synpl-convert-l0uop-to-llvm | FileCheck %s --check-prefix=MNIST
+
+// A[i,k]·B[k,j] + bias[j], as L1ToL0 emits it for fc1 (N = 256: no tail).
+
+// CHECK-LABEL: llvm.func @p_fc(
+// A lane panel of B (784 k x 16 lanes), packed per lane block.
+// CHECK: llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 64 : i64} : vector<16xf32>, !llvm.ptr
+// Six rows of accumulators share the panel's vector; A is a broadcast scalar.
+// CHECK: llvm.load %{{.*}} {alignment = 64 : i64} : !llvm.ptr -> vector<16xf32>
+// CHECK-COUNT-6: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// The epilogue: bias as a vector load, a vector add, a vector store per row.
+// CHECK-COUNT-6: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+// CHECK-NOT: llvm.intr.masked
+// CHECK: llvm.return
+
+// W8-LABEL: llvm.func @p_fc(
+// W8-COUNT-4: llvm.intr.fma(%{{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+
+// Untiled: the scalar triple loop.
+// OFF-LABEL: llvm.func @p_fc(
+// OFF-NOT: vector<
+// OFF: llvm.return
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 2MiB
+  l0uop.slot @x pool @dev offset 0 size 401408 lifetime(0, 0) : !l0uop.buf<128x784xf32>
+  l0uop.slot @w pool @dev offset 401408 size 802816 lifetime(0, 0) : !l0uop.buf<784x256xf32>
+  l0uop.slot @b pool @dev offset 1204224 size 1024 lifetime(0, 0) : !l0uop.buf<256xf32>
+  l0uop.slot @y pool @dev offset 1205248 size 131072 lifetime(0, 0) : !l0uop.buf<128x256xf32>
+  l0uop.kernel @fc inputs(%x = @x : !l0uop.buf<128x784xf32>, %w = @w : !l0uop.buf<784x256xf32>, %b = @b : !l0uop.buf<256xf32>)
+      outputs(%y = @y : !l0uop.buf<128x256xf32>) grid(128, 1, 1) block(256, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 128 over group_x : index
+    %j = l0uop.range 0 to 256 over local_x : index
+    %zero = l0uop.const 0.0 : f32
+    %k = l0uop.range 0 to 784 : index
+    %px = l0uop.index %x[%i, %k] : !l0uop.buf<128x784xf32>
+    %vx = l0uop.load %px : f32
+    %pw = l0uop.index %w[%k, %j] : !l0uop.buf<784x256xf32>
+    %vw = l0uop.load %pw : f32
+    %p = l0uop.mul %vx, %vw : f32
+    l0uop.end %k
+    %s = l0uop.reduce add %p over %k init %zero : f32
+    %pb = l0uop.index %b[%j] : !l0uop.buf<256xf32>
+    %vb = l0uop.load %pb : f32
+    %r = l0uop.add %s, %vb : f32
+    %py = l0uop.index %y[%i, %j] : !l0uop.buf<128x256xf32>
+    l0uop.store %py, %r : f32
+    l0uop.end %j
+    l0uop.end %i
+  }
+}
+
+// -----
+
+// A[i,k]·B[j,k] (dY·W^T) with N = 10: the strided operand is gathered into
+// the panel once per lane block, the 10 lanes of 16 are masked.
+
+// CHECK-LABEL: llvm.func @p_bt(
+// CHECK: llvm.intr.masked.gather %{{.*}} : (vector<16x!llvm.ptr>, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
+// CHECK: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// CHECK: llvm.intr.masked.store %{{.*}} : vector<16xf32>, vector<16xi1> into !llvm.ptr
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @g pool @dev offset 0 size 131072 lifetime(0, 0) : !l0uop.buf<128x256xf32>
+  l0uop.slot @w pool @dev offset 131072 size 10240 lifetime(0, 0) : !l0uop.buf<10x256xf32>
+  l0uop.slot @o pool @dev offset 141312 size 5120 lifetime(0, 0) : !l0uop.buf<128x10xf32>
+  l0uop.kernel @bt inputs(%g = @g : !l0uop.buf<128x256xf32>, %w = @w : !l0uop.buf<10x256xf32>)
+      outputs(%o = @o : !l0uop.buf<128x10xf32>) grid(128, 1, 1) block(10, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 128 over group_x : index
+    %j = l0uop.range 0 to 10 over local_x : index
+    %zero = l0uop.const 0.0 : f32
+    %k = l0uop.range 0 to 256 : index
+    %pg = l0uop.index %g[%i, %k] : !l0uop.buf<128x256xf32>
+    %vg = l0uop.load %pg : f32
+    %pw = l0uop.index %w[%j, %k] : !l0uop.buf<10x256xf32>
+    %vw = l0uop.load %pw : f32
+    %p = l0uop.mul %vg, %vw : f32
+    l0uop.end %k
+    %s = l0uop.reduce add %p over %k init %zero : f32
+    %po = l0uop.index %o[%i, %j] : !l0uop.buf<128x10xf32>
+    l0uop.store %po, %s : f32
+    l0uop.end %j
+    l0uop.end %i
+  }
+}
+
+// -----
+
+// Not this shape (an IF in the body): lowered as before, no vectors.
+
+// CHECK-LABEL: llvm.func @p_guarded(
+// CHECK-NOT: vector<
+// CHECK: llvm.return
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @a pool @dev offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
+  l0uop.slot @c pool @dev offset 1024 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
+  l0uop.kernel @guarded inputs(%a = @a : !l0uop.buf<16x16xf32>)
+      outputs(%c = @c : !l0uop.buf<16x16xf32>) grid(16, 1, 1) block(16, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 16 over group_x : index
+    %j = l0uop.range 0 to 16 over local_x : index
+    %zero = l0uop.const 0.0 : f32
+    %k = l0uop.range 0 to 16 : index
+    %pa = l0uop.index %a[%i, %k] : !l0uop.buf<16x16xf32>
+    %va = l0uop.load %pa : f32
+    %pb = l0uop.index %a[%k, %j] : !l0uop.buf<16x16xf32>
+    %vb = l0uop.load %pb : f32
+    %p = l0uop.mul %va, %vb : f32
+    l0uop.end %k
+    %s = l0uop.reduce add %p over %k init %zero : f32
+    %pos = l0uop.cmplt %zero, %s : f32
+    l0uop.if %pos
+    %pc = l0uop.index %c[%i, %j] : !l0uop.buf<16x16xf32>
+    l0uop.store %pc, %s : f32
+    l0uop.endif
+    l0uop.end %j
+    l0uop.end %i
+  }
+}
+
+// Every matmul kernel of the MNIST step runs vector fma.
+// MNIST-LABEL: llvm.func @{{.*}}k1_matmul(
+// MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// MNIST-LABEL: llvm.func @{{.*}}k6_matmul(
+// MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// MNIST-LABEL: llvm.func @{{.*}}k11_matmul(
+// MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// MNIST-LABEL: llvm.func @{{.*}}k31_matmul(
+// MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// MNIST-LABEL: llvm.func @{{.*}}k33_matmul(
+// MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// MNIST-LABEL: llvm.func @{{.*}}k39_matmul(
+// MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// MNIST-LABEL: llvm.func @{{.*}}k41_matmul(
+// MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// MNIST-LABEL: llvm.func @{{.*}}k47_matmul(
+// MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>

@@ -1,0 +1,496 @@
+//===- MatmulKernelTest.cpp - The tiled lowering of matmul kernels --------===//
+//
+// Builds l0uop matmul kernels in the shape L1ToL0 emits (RANGE i over
+// group_x around RANGE j over local_x around a REDUCE over RANGE k, plus a
+// fused epilogue), lowers them with --synpl-convert-l0uop-to-llvm, checks
+// that the tiled lowering took them (a vector llvm.intr.fma in the
+// function), JIT-compiles them and runs them in uneven chunks [begin, end)
+// of the split range (empty ones and ones that overhang the range too),
+// against a double-precision loop.
+//
+// Forms: A[i,k]·B[k,j]; A[k,i]·B[k,j] (X^T·dY, 2-D and flattened 1-D as the
+// MNIST backward pass has it); A[i,k]·B[j,k] (dY·W^T, a strided operand
+// that the lowering packs). Epilogues: bias[j], a per-row scale r[i], a
+// second output through CMPLT/WHERE/NEG, a varying init c0[i,j], an init
+// defined after the k loop, and a second REDUCE (max) over the same k.
+//
+// Tolerance: each output element is computed in double alongside its
+// magnitude m (the same expression over absolute values); a float result
+// passes when |got - want| <= 1e-5 * m + 1e-6. A float sum of K products
+// carries at most about K * 2^-24 * m of rounding error, so 1e-5 covers
+// K up to ~160 at worst and far more in practice (the errors are random).
+//
+//===----------------------------------------------------------------------===//
+#include "synpl/Conversion/Passes.h"
+#include "synpl/InitAll.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+enum class Form { AB, AtB, AtBFlat, ABt };
+enum Epilogue : unsigned {
+  kBias = 1,      // + bias[j]
+  kRowScale = 2,  // * r[i]
+  kSecondOut = 4, // c2 = where(s < 0, -s, s) * 0.5
+  kInitLoad = 8,  // init = c0[i, j]
+  kLateInit = 16, // init = 1.5, defined after the k loop
+  kMax = 32,      // c3 = max_k a * b
+};
+
+struct Case {
+  Form form;
+  int64_t m, n, k;
+  unsigned epilogue;
+};
+
+std::string buf(std::vector<int64_t> shape) {
+  std::string s = "!l0uop.buf<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + "f32>";
+}
+
+/// The kernel's buffers in argument order, with their shapes.
+struct Layout {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> inputs, outputs;
+};
+
+Layout layoutOf(const Case &c) {
+  Layout l;
+  switch (c.form) {
+  case Form::AB:
+    l.inputs = {{"a", {c.m, c.k}}, {"b", {c.k, c.n}}};
+    break;
+  case Form::AtB:
+    l.inputs = {{"a", {c.k, c.m}}, {"b", {c.k, c.n}}};
+    break;
+  case Form::AtBFlat:
+    l.inputs = {{"a", {c.k * c.m}}, {"b", {c.k, c.n}}};
+    break;
+  case Form::ABt:
+    l.inputs = {{"a", {c.m, c.k}}, {"b", {c.n, c.k}}};
+    break;
+  }
+  if (c.epilogue & kBias)
+    l.inputs.push_back({"bias", {c.n}});
+  if (c.epilogue & kRowScale)
+    l.inputs.push_back({"r", {c.m}});
+  if (c.epilogue & kInitLoad)
+    l.inputs.push_back({"c0", {c.m, c.n}});
+  l.outputs.push_back({"c", {c.m, c.n}});
+  if (c.epilogue & kSecondOut)
+    l.outputs.push_back({"c2", {c.m, c.n}});
+  if (c.epilogue & kMax)
+    l.outputs.push_back({"c3", {c.m, c.n}});
+  return l;
+}
+
+std::string kernelText(const Case &c) {
+  Layout l = layoutOf(c);
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  auto bytes = [](const std::vector<int64_t> &shape) {
+    int64_t n = 4;
+    for (int64_t d : shape)
+      n *= d;
+    return (n + 255) / 256 * 256;
+  };
+  int64_t offset = 0;
+  std::string ins, outs;
+  os << "l0uop.plan @t pipeline_depth 1 {\n";
+  // Slots first (their offsets fix the pool's capacity).
+  std::string slotText;
+  {
+    llvm::raw_string_ostream so(slotText);
+    for (auto &b : l.inputs) {
+      so << "  l0uop.slot @" << b.first << " pool @dev offset " << offset
+         << " size " << bytes(b.second) << " lifetime(0, 0) : "
+         << buf(b.second) << "\n";
+      offset += bytes(b.second);
+      ins += (ins.empty() ? "" : ", ") +
+             ("%" + b.first + " = @" + b.first + " : " + buf(b.second));
+    }
+    for (auto &b : l.outputs) {
+      so << "  l0uop.slot @" << b.first << " pool @dev offset " << offset
+         << " size " << bytes(b.second) << " lifetime(0, 0) : "
+         << buf(b.second) << "\n";
+      offset += bytes(b.second);
+      outs += (outs.empty() ? "" : ", ") +
+              ("%" + b.first + " = @" + b.first + " : " + buf(b.second));
+    }
+  }
+  os << "  l0uop.pool @dev persistent on device capacity " << offset << "\n"
+     << slotText;
+  std::string A = buf(l.inputs[0].second), B = buf(l.inputs[1].second),
+              C = buf({c.m, c.n});
+  os << "  l0uop.kernel @mm inputs(" << ins << ") outputs(" << outs
+     << ") grid(" << c.m << ", 1, 1) block(" << c.n << ", 1, 1) shared_mem 0 {\n"
+     << "    %i = l0uop.range 0 to " << c.m << " over group_x : index\n"
+     << "    %j = l0uop.range 0 to " << c.n << " over local_x : index\n";
+  if (c.epilogue & kInitLoad)
+    os << "    %pc0 = l0uop.index %c0[%i, %j] : " << C << "\n"
+       << "    %init = l0uop.load %pc0 : f32\n";
+  else if (!(c.epilogue & kLateInit))
+    os << "    %init = l0uop.const 0.0 : f32\n";
+  if (c.epilogue & kMax)
+    os << "    %ninf = l0uop.const -3.0e38 : f32\n";
+  os << "    %k = l0uop.range 0 to " << c.k << " : index\n";
+  switch (c.form) {
+  case Form::AB:
+    os << "    %pa = l0uop.index %a[%i, %k] : " << A << "\n"
+       << "    %pb = l0uop.index %b[%k, %j] : " << B << "\n";
+    break;
+  case Form::AtB:
+    os << "    %pa = l0uop.index %a[%k, %i] : " << A << "\n"
+       << "    %pb = l0uop.index %b[%k, %j] : " << B << "\n";
+    break;
+  case Form::AtBFlat:
+    os << "    %cm = l0uop.const " << c.m << " : index\n"
+       << "    %km = l0uop.mul %k, %cm : index\n"
+       << "    %fi = l0uop.add %km, %i : index\n"
+       << "    %pa = l0uop.index %a[%fi] : " << A << "\n"
+       << "    %pb = l0uop.index %b[%k, %j] : " << B << "\n";
+    break;
+  case Form::ABt:
+    os << "    %pa = l0uop.index %a[%i, %k] : " << A << "\n"
+       << "    %pb = l0uop.index %b[%j, %k] : " << B << "\n";
+    break;
+  }
+  os << "    %va = l0uop.load %pa : f32\n"
+     << "    %vb = l0uop.load %pb : f32\n"
+     << "    %p = l0uop.mul %va, %vb : f32\n"
+     << "    l0uop.end %k\n";
+  if (c.epilogue & kLateInit)
+    os << "    %init = l0uop.const 1.5 : f32\n";
+  os << "    %s0 = l0uop.reduce add %p over %k init %init : f32\n";
+  if (c.epilogue & kMax)
+    os << "    %mx = l0uop.reduce max %p over %k init %ninf : f32\n";
+  std::string val = "%s0";
+  if (c.epilogue & kBias) {
+    os << "    %pbias = l0uop.index %bias[%j] : " << buf({c.n}) << "\n"
+       << "    %vbias = l0uop.load %pbias : f32\n"
+       << "    %s1 = l0uop.add " << val << ", %vbias : f32\n";
+    val = "%s1";
+  }
+  if (c.epilogue & kRowScale) {
+    os << "    %pr = l0uop.index %r[%i] : " << buf({c.m}) << "\n"
+       << "    %vr = l0uop.load %pr : f32\n"
+       << "    %s2 = l0uop.mul " << val << ", %vr : f32\n";
+    val = "%s2";
+  }
+  os << "    %pc = l0uop.index %c[%i, %j] : " << C << "\n"
+     << "    l0uop.store %pc, " << val << " : f32\n";
+  if (c.epilogue & kSecondOut)
+    os << "    %zero = l0uop.const 0.0 : f32\n"
+       << "    %half = l0uop.const 0.5 : f32\n"
+       << "    %neg = l0uop.cmplt " << val << ", %zero : f32\n"
+       << "    %ns = l0uop.neg " << val << " : f32\n"
+       << "    %abs = l0uop.where %neg, %ns, " << val << " : f32\n"
+       << "    %h = l0uop.mul %abs, %half : f32\n"
+       << "    %pc2 = l0uop.index %c2[%i, %j] : " << C << "\n"
+       << "    l0uop.store %pc2, %h : f32\n";
+  if (c.epilogue & kMax)
+    os << "    %pc3 = l0uop.index %c3[%i, %j] : " << C << "\n"
+       << "    l0uop.store %pc3, %mx : f32\n";
+  os << "    l0uop.end %j\n"
+     << "    l0uop.end %i\n"
+     << "  }\n"
+     << "}\n";
+  return s;
+}
+
+/// A 64-byte aligned float buffer.
+struct Buffer {
+  explicit Buffer(size_t n, float fill = 0) : n(n) {
+    data = static_cast<float *>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64));
+    for (size_t i = 0; i < n; ++i)
+      data[i] = fill;
+  }
+  ~Buffer() { std::free(data); }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  size_t n;
+  float *data;
+};
+
+mlir::MLIRContext &context() {
+  static mlir::MLIRContext *ctx = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    mlir::DialectRegistry registry;
+    synpl::registerAllDialects(registry);
+    mlir::registerBuiltinDialectTranslation(registry);
+    mlir::registerLLVMDialectTranslation(registry);
+    auto *c = new mlir::MLIRContext(registry);
+    c->loadAllAvailableDialects();
+    return c;
+  }();
+  return *ctx;
+}
+
+/// Whether a function of the module does vector fma (the tiled lowering).
+bool hasVectorFma(mlir::ModuleOp module, unsigned lanes) {
+  bool found = false;
+  module.walk([&](mlir::LLVM::FMAOp fma) {
+    if (auto vt = llvm::dyn_cast<mlir::VectorType>(fma.getType()))
+      found |= vt.getNumElements() == lanes && vt.getElementType().isF32();
+  });
+  return found;
+}
+
+struct Compiled {
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  int64_t iterations = 0;
+  bool tiled = false;
+  std::string error;
+};
+
+Compiled compile(const Case &c, unsigned lanes, unsigned rows) {
+  Compiled out;
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(kernelText(c), &context());
+  if (!module) {
+    out.error = "the kernel does not parse:\n" + kernelText(c);
+    return out;
+  }
+  mlir::PassManager pm(&context());
+  synpl::ConvertL0UOpToLLVMOptions options;
+  options.keepPlan = false;
+  options.tileLanes = lanes;
+  options.tileRows = rows;
+  pm.addPass(synpl::createConvertL0UOpToLLVM(options));
+  if (mlir::failed(pm.run(*module))) {
+    out.error = "the conversion failed";
+    return out;
+  }
+  out.tiled = hasVectorFma(*module, lanes);
+  for (auto fn : module->getOps<mlir::LLVM::LLVMFuncOp>())
+    if (auto n = fn->getAttrOfType<mlir::IntegerAttr>("synpl.iterations"))
+      out.iterations = n.getInt();
+  auto optimize = mlir::makeOptimizingTransformer(/*optLevel=*/2,
+                                                  /*sizeLevel=*/0, nullptr);
+  mlir::ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = optimize;
+  auto created = mlir::ExecutionEngine::create(*module, engineOptions);
+  if (!created) {
+    out.error = llvm::toString(created.takeError());
+    return out;
+  }
+  out.engine = std::move(*created);
+  return out;
+}
+
+/// Runs case `c` chunk by chunk and compares every output with doubles.
+void check(const Case &c, unsigned lanes, unsigned rows,
+           const std::vector<std::pair<int64_t, int64_t>> &chunks,
+           uint32_t seed) {
+  Compiled compiled = compile(c, lanes, rows);
+  INFO(compiled.error);
+  REQUIRE(compiled.engine);
+  CHECK(compiled.tiled);
+  CHECK(compiled.iterations == c.m);
+  auto fn = compiled.engine->lookupPacked("t_mm");
+  REQUIRE(static_cast<bool>(fn));
+
+  Layout l = layoutOf(c);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<std::unique_ptr<Buffer>> bufs;
+  auto sizeOf = [](const std::vector<int64_t> &shape) {
+    size_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  };
+  for (auto &b : l.inputs) {
+    bufs.push_back(std::make_unique<Buffer>(sizeOf(b.second)));
+    for (size_t i = 0; i < bufs.back()->n; ++i)
+      bufs.back()->data[i] = dist(rng);
+  }
+  for (auto &b : l.outputs)
+    bufs.push_back(std::make_unique<Buffer>(sizeOf(b.second), NAN));
+
+  for (auto [begin, end] : chunks) {
+    std::vector<void *> ptrs;
+    for (auto &b : bufs)
+      ptrs.push_back(b->data);
+    std::vector<void *> args;
+    for (void *&p : ptrs)
+      args.push_back(&p);
+    args.push_back(&begin);
+    args.push_back(&end);
+    (*fn)(args.data());
+  }
+
+  auto input = [&](const char *name) -> const float * {
+    for (size_t n = 0; n < l.inputs.size(); ++n)
+      if (l.inputs[n].first == name)
+        return bufs[n]->data;
+    return nullptr;
+  };
+  auto output = [&](const char *name) -> const float * {
+    for (size_t n = 0; n < l.outputs.size(); ++n)
+      if (l.outputs[n].first == name)
+        return bufs[l.inputs.size() + n]->data;
+    return nullptr;
+  };
+  const float *a = input("a"), *b = input("b"), *bias = input("bias"),
+              *r = input("r"), *c0 = input("c0");
+  const float *out = output("c"), *out2 = output("c2"), *out3 = output("c3");
+
+  size_t bad = 0;
+  std::string first;
+  auto compare = [&](const char *what, int64_t i, int64_t j, float got,
+                     double want, double mag) {
+    bool ok = std::fabs(got - want) <= 1e-5 * mag + 1e-6;
+    if (!ok && bad++ == 0)
+      first = std::string(what) + "[" + std::to_string(i) + ", " +
+              std::to_string(j) + "]: got " + std::to_string(got) +
+              ", want " + std::to_string(want);
+  };
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t j = 0; j < c.n; ++j) {
+      double init = 0;
+      if (c.epilogue & kInitLoad)
+        init = c0[i * c.n + j];
+      if (c.epilogue & kLateInit)
+        init = 1.5;
+      double sum = init, mag = std::fabs(init);
+      double mx = -3.0e38;
+      for (int64_t k = 0; k < c.k; ++k) {
+        float av = 0, bv = 0;
+        switch (c.form) {
+        case Form::AB:
+          av = a[i * c.k + k], bv = b[k * c.n + j];
+          break;
+        case Form::AtB:
+        case Form::AtBFlat:
+          av = a[k * c.m + i], bv = b[k * c.n + j];
+          break;
+        case Form::ABt:
+          av = a[i * c.k + k], bv = b[j * c.k + k];
+          break;
+        }
+        double p = static_cast<double>(av) * bv;
+        sum += p;
+        mag += std::fabs(p);
+        mx = std::max(mx, static_cast<double>(av * bv));
+      }
+      if (c.epilogue & kBias) {
+        sum += bias[j];
+        mag += std::fabs(bias[j]);
+      }
+      if (c.epilogue & kRowScale) {
+        sum *= r[i];
+        mag *= std::fabs(r[i]);
+      }
+      compare("c", i, j, out[i * c.n + j], sum, mag);
+      if (c.epilogue & kSecondOut)
+        compare("c2", i, j, out2[i * c.n + j], std::fabs(sum) * 0.5, mag * 0.5);
+      if (c.epilogue & kMax)
+        compare("c3", i, j, out3[i * c.n + j], mx, std::fabs(mx));
+    }
+  INFO("first mismatch: " << first);
+  CHECK(bad == 0);
+}
+
+/// Uneven chunks covering [0, m): an empty one, one that starts below 0,
+/// single rows, one that overhangs the end.
+std::vector<std::pair<int64_t, int64_t>> unevenChunks(int64_t m) {
+  std::vector<std::pair<int64_t, int64_t>> chunks{{-3, 1}, {1, 1}};
+  int64_t at = 1, step = 1;
+  while (at < m) {
+    int64_t next = std::min(m, at + step);
+    chunks.push_back({at, next});
+    at = next;
+    step = step * 2 + 1; // 1, 3, 7, 15, ...: every leftover row count
+  }
+  chunks.push_back({m, m + 5});
+  return chunks;
+}
+
+} // namespace
+
+TEST_CASE("tiled matmul kernels: three forms, odd sizes, uneven chunks",
+          "[matmul]") {
+  const std::vector<std::pair<unsigned, unsigned>> tilings{{16, 6}, {8, 4}, {8, 3}};
+  uint32_t seed = 1;
+  for (Form form : {Form::AB, Form::AtB, Form::AtBFlat, Form::ABt})
+    for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
+             {13, 10, 7}, {1, 1, 1}, {29, 37, 19}, {6, 16, 33}})
+      for (auto [lanes, rows] : tilings) {
+        INFO("form " << static_cast<int>(form) << ", " << m << "x" << n << "x"
+                     << k << ", lanes " << lanes << ", rows " << rows);
+        check({form, m, n, k, kBias | kRowScale}, lanes, rows,
+              unevenChunks(m), seed++);
+      }
+}
+
+TEST_CASE("tiled matmul kernels: fused epilogues and extra outputs",
+          "[matmul]") {
+  uint32_t seed = 100;
+  for (Form form : {Form::AB, Form::AtB, Form::ABt})
+    for (unsigned epilogue :
+         {0u, unsigned(kBias), unsigned(kSecondOut | kBias),
+          unsigned(kInitLoad | kRowScale), unsigned(kLateInit | kSecondOut),
+          unsigned(kMax | kBias), unsigned(kMax | kSecondOut | kInitLoad)}) {
+      INFO("form " << static_cast<int>(form) << ", epilogue " << epilogue);
+      check({form, 13, 10, 7, epilogue}, 16, 6, unevenChunks(13), seed);
+      check({form, 21, 35, 12, epilogue}, 16, 6, unevenChunks(21), seed++);
+    }
+}
+
+TEST_CASE("tiled matmul kernels: MNIST sizes", "[matmul]") {
+  // fc1 forward (128x256, K 784) in the runtime's chunks of 16 rows, and
+  // the weight gradient X^T.dY (784x256, K 128) and dY.W^T (128x256, K 10).
+  std::vector<std::pair<int64_t, int64_t>> sixteen;
+  for (int64_t at = 0; at < 128; at += 16)
+    sixteen.push_back({at, at + 16});
+  check({Form::AB, 128, 256, 784, kBias}, 16, 6, sixteen, 7);
+  check({Form::AtBFlat, 784, 256, 128, kSecondOut}, 16, 6,
+        {{0, 100}, {100, 101}, {101, 784}}, 8);
+  check({Form::ABt, 128, 256, 10, kBias | kRowScale}, 16, 6, unevenChunks(128), 9);
+  check({Form::AB, 128, 10, 256, kBias}, 16, 6, {{0, 128}}, 10);
+}
+
+TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {
+  // K > 384 splits the k loop into blocks whose accumulators wait in
+  // per-row arrays: 2 blocks (first, last) and 4 (first, 2 middle, last),
+  // with every kind of init, two REDUCEs, and a row panel boundary (270
+  // rows; a panel holds 258 at K 1000).
+  uint32_t seed = 500;
+  for (Form form : {Form::AB, Form::ABt, Form::AtBFlat})
+    for (unsigned epilogue :
+         {unsigned(kBias), unsigned(kInitLoad | kSecondOut),
+          unsigned(kLateInit | kRowScale), unsigned(kMax | kInitLoad)}) {
+      INFO("form " << static_cast<int>(form) << ", epilogue " << epilogue);
+      check({form, 13, 19, 400, epilogue}, 16, 6, unevenChunks(13), seed++);
+      check({form, 270, 21, 1000, epilogue}, 16, 6,
+            {{0, 7}, {7, 200}, {200, 270}}, seed++);
+    }
+  check({Form::AB, 20, 12, 777, kBias}, 8, 3, unevenChunks(20), seed++);
+}
