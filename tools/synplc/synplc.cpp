@@ -243,7 +243,7 @@ int main(int argc, char **argv) {
   }
   std::string output = outputFile.empty() ? "a.out" : outputFile.getValue();
   SmallVector<std::string> linkArgs = {linker, objectPath, runtime, "-lz",
-                                       "-lpthread", "-o", output};
+                                       "-lpthread", "-lmvec", "-lm", "-o", output};
   if (llvm::StringRef(linker).contains("clang"))
     linkArgs.insert(linkArgs.begin() + 1, "-fuse-ld=lld");
   SmallVector<llvm::StringRef> argRefs(linkArgs.begin(), linkArgs.end());

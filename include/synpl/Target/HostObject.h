@@ -25,6 +25,12 @@ struct ObjectOptions {
   std::string features;
   /// 0-3.
   unsigned optLevel = 3;
+  /// Let the vectorizer call glibc's vector math (libmvec, AVX2 variants)
+  /// for exp2/log2/sin/...; the program must then link -lmvec.
+  bool useLibmvec = true;
+  /// Allow float add/sub/mul to be reassociated and contracted (kernel
+  /// reductions have no fixed order).
+  bool reassociate = true;
 };
 
 /// Writes `module` (LLVM dialect only) as an object file. Errors are

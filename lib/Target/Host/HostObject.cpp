@@ -2,13 +2,15 @@
 #include "synpl/Target/HostObject.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/SystemLibraries.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -83,12 +85,70 @@ LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
       f.addFnAttr("target-features", features);
   }
 
-  auto optimize = makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
-                                            tm.get());
-  if (llvm::Error err = optimize(llvmModule.get())) {
-    std::string msg = llvm::toString(std::move(err));
-    return module.emitError() << "LLVM optimization failed: " << msg;
+  // Kernel reductions have no fixed order (a GPU reduces in a tree): their
+  // float adds and multiplies may be reassociated and contracted into FMAs,
+  // which lets the vectorizer split a reduction over lanes.
+  if (options.reassociate)
+    for (llvm::Function &f : *llvmModule)
+      for (llvm::BasicBlock &bb : f)
+        for (llvm::Instruction &inst : bb)
+          if (inst.getOpcode() == llvm::Instruction::FAdd ||
+              inst.getOpcode() == llvm::Instruction::FSub ||
+              inst.getOpcode() == llvm::Instruction::FMul) {
+            inst.setHasAllowReassoc(true);
+            inst.setHasAllowContract(true);
+          }
+
+  // The O-level pipeline, with glibc's vector math library (libmvec) known
+  // to the vectorizer, so that loops calling exp2/log2/sin vectorize.
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = options.optLevel > 1;
+  tuning.SLPVectorization = options.optLevel > 1;
+  llvm::PassBuilder pb(tm.get(), tuning);
+  llvm::TargetLibraryInfoImpl tlii(triple);
+  if (options.useLibmvec) {
+    tlii.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
+                                            triple);
+    // glibc >= 2.35 also has these; LLVM's table does not list them.
+    static const llvm::VecDesc extra[] = {
+        {"llvm.exp2.f32", "_ZGVdN8v_exp2f", llvm::ElementCount::getFixed(8),
+         false, "_ZGV_LLVM_N8v", std::nullopt},
+        {"exp2f", "_ZGVdN8v_exp2f", llvm::ElementCount::getFixed(8), false,
+         "_ZGV_LLVM_N8v", std::nullopt},
+        {"llvm.log2.f32", "_ZGVdN8v_log2f", llvm::ElementCount::getFixed(8),
+         false, "_ZGV_LLVM_N8v", std::nullopt},
+        {"log2f", "_ZGVdN8v_log2f", llvm::ElementCount::getFixed(8), false,
+         "_ZGV_LLVM_N8v", std::nullopt},
+    };
+    tlii.addVectorizableFunctions(extra);
   }
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel optimization = llvm::OptimizationLevel::O0;
+  switch (std::min(options.optLevel, 3u)) {
+  case 1:
+    optimization = llvm::OptimizationLevel::O1;
+    break;
+  case 2:
+    optimization = llvm::OptimizationLevel::O2;
+    break;
+  case 3:
+    optimization = llvm::OptimizationLevel::O3;
+    break;
+  }
+  llvm::ModulePassManager mpm =
+      optimization == llvm::OptimizationLevel::O0
+          ? pb.buildO0DefaultPipeline(optimization)
+          : pb.buildPerModuleDefaultPipeline(optimization);
+  mpm.run(*llvmModule, mam);
 
   llvm::legacy::PassManager codegen;
   if (tm->addPassesToEmitFile(codegen, os, nullptr,
