@@ -136,13 +136,13 @@ l0uop.plan @p pipeline_depth 1 {
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // MNIST-LABEL: llvm.func @{{.*}}k11_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// MNIST-LABEL: llvm.func @{{.*}}k31_matmul(
-// MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // MNIST-LABEL: llvm.func @{{.*}}k33_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// MNIST-LABEL: llvm.func @{{.*}}k39_matmul(
+// MNIST-LABEL: llvm.func @{{.*}}k35_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // MNIST-LABEL: llvm.func @{{.*}}k41_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// MNIST-LABEL: llvm.func @{{.*}}k47_matmul(
+// MNIST-LABEL: llvm.func @{{.*}}k43_matmul(
+// MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+// MNIST-LABEL: llvm.func @{{.*}}k49_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
