@@ -287,8 +287,10 @@ void usage(const char *argv0, const Plan *p) {
       "  --data DIR        read every data file from DIR (same file names as\n"
       "                    compiled in); the test split is the files named\n"
       "                    t10k-* next to the train-* ones\n"
-      "  --threads N       worker threads for kernels (default: all cores, or\n"
-      "                    SYNPL_NUM_THREADS)\n"
+      "  --threads N       spread every kernel over N threads (default: all\n"
+      "                    cores, or SYNPL_NUM_THREADS, and each kernel runs\n"
+      "                    spread or on one thread, whichever its first calls\n"
+      "                    measure faster)\n"
       "  --steps N         at most N training steps per epoch\n"
       "  --eval-batches N  at most N test batches per evaluation\n"
       "  --no-eval         skip evaluation (test_accuracy=nan)\n"
@@ -634,6 +636,38 @@ struct KernelStats {
   uint64_t nanos = 0;
 };
 
+/// Serial or parallel, per kernel, decided by measuring: a kernel too small
+/// to pay for waking the workers runs on the calling thread. The first
+/// kTrial calls after a warm-up alternate the two ways; the faster median
+/// wins for the rest of the run (both give the same bits: chunks split the
+/// kernel's parallel split range, never a reduction).
+struct Dispatch {
+  static constexpr int kWarmup = 2, kTrial = 6;
+  int calls = 0;
+  uint64_t serial[kTrial / 2] = {}, parallel[kTrial / 2] = {};
+  int decided = -1; // -1: measuring; 0: serial; 1: parallel
+
+  bool parallelNext() const {
+    if (decided >= 0)
+      return decided == 1;
+    if (calls < kWarmup)
+      return true;
+    return (calls - kWarmup) % 2 == 1;
+  }
+  void record(uint64_t nanos) {
+    if (decided >= 0)
+      return;
+    int t = calls - kWarmup;
+    if (t >= 0)
+      (t % 2 ? parallel : serial)[t / 2] = nanos;
+    if (++calls == kWarmup + kTrial) {
+      std::sort(serial, serial + kTrial / 2);
+      std::sort(parallel, parallel + kTrial / 2);
+      decided = parallel[kTrial / 4] < serial[kTrial / 4] ? 1 : 0;
+    }
+  }
+};
+
 class Executor {
 public:
   Executor(const Plan &p, const Options &o) : p(p), o(o) {}
@@ -666,6 +700,8 @@ private:
   std::vector<Ingest> ingests;
   std::vector<bool> writesState; // per kernel / transfer entry
   std::vector<KernelStats> kernelStats;
+  std::vector<Dispatch> dispatchOf; // per kernel
+  int32_t workerCount = 1;
   uint64_t transferNanos = 0, ingestNanos = 0, controlNanos = 0;
   int64_t depth = 1;
   int64_t lossReport = -1, correctReport = -1;
@@ -818,6 +854,8 @@ int32_t Executor::setUp() {
     }
   }
   kernelStats.assign(p.kernels.size, {});
+  dispatchOf.assign(p.kernels.size, {});
+  workerCount = synpl_rt_workers_count(workers);
   for (int64_t r = 0; r < p.reports.size; ++r) {
     const char *name = p.str(p.reports[r].name);
     bool known = !std::strcmp(name, "loss") || !std::strcmp(name, "correct");
@@ -851,10 +889,18 @@ void Executor::runKernel(int64_t k, int64_t stream) {
   for (int64_t a = 0; a < n; ++a)
     args[a] = slotAddr(p.kernelArgs[kr.first_arg + a].slot, stream);
   KernelCall call{reinterpret_cast<KernelFn>(p.desc->kernels[k]), args};
-  if (kr.iterations <= 1)
+  Dispatch &d = dispatchOf[k];
+  // An explicit --threads N > 1 spreads every kernel; the default measures.
+  if (kr.iterations <= 1 || workerCount <= 1 ||
+      (o.threads == 0 && !d.parallelNext())) {
+    uint64_t t0 = nowNanos();
     call.fn(args, 0, kr.iterations);
-  else
-    synpl_rt_parallel_for(workers, kr.iterations, runChunk, &call);
+    d.record(nowNanos() - t0);
+    return;
+  }
+  uint64_t t0 = nowNanos();
+  synpl_rt_parallel_for(workers, kr.iterations, runChunk, &call);
+  d.record(nowNanos() - t0);
 }
 
 int32_t Executor::dispatch(int64_t batch, int64_t &stream, int64_t &outBatch) {
