@@ -124,7 +124,8 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     (no IF, BARRIER, CUSTOM, WMMA, vector dtypes or shared scratch) is
     vectorised over `j` and register-blocked over `i`: each chunk runs
     `for j-block of tile-lanes iterations { for i-block of tile-rows
-    iterations { one k loop carrying rows x lanes accumulators } }`. Every
+    iterations { one k loop carrying rows x lanes accumulators, two k
+    iterations per trip } }`. Every
     value of the `j` body is classified by how it depends on `j`: uniform
     (scalar; a load is one scalar load, broadcast where a vector needs it),
     affine index/pointer with a constant lane stride (stride 1: vector

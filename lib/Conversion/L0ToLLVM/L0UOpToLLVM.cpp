@@ -1298,82 +1298,117 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
           inits.push_back(laneForm(l, it->second, t));
         }
       }
-      Value lb = i64Const(l, range.getLower()),
-            ub = i64Const(l, range.getUpper());
+      Value lb = i64Const(l, range.getLower());
+      int64_t step = range.getStep(), count = range.getTripCount();
       if (kblock) {
         lb = arith::AddIOp::create(
-            b, l, lb,
-            arith::MulIOp::create(b, l, kblock->first,
-                                  i64Const(l, range.getStep())));
-        ub = arith::AddIOp::create(
-            b, l, lb, i64Const(l, kblock->count * range.getStep()));
+            b, l, lb, arith::MulIOp::create(b, l, kblock->first, i64Const(l, step)));
+        count = kblock->count;
       }
-      auto loop =
-          scf::ForOp::create(b, l, lb, ub, i64Const(l, range.getStep()), inits);
-      Block *loopBody = loop.getBody();
-      if (loopBody->mightHaveTerminator())
-        b.setInsertionPoint(loopBody->getTerminator());
-      else
-        b.setInsertionPointToEnd(loopBody);
-      for (unsigned r = 0; r < numRows; ++r)
-        rows[r][range.getResult()] = {loop.getInductionVar(), 0};
-      panelIteration = loop.getInductionVar();
-      if (range.getLower() != 0)
-        panelIteration = arith::SubIOp::create(b, l, panelIteration,
-                                               i64Const(l, range.getLower()));
-      if (range.getStep() != 1)
-        panelIteration = arith::DivSIOp::create(b, l, panelIteration,
-                                                i64Const(l, range.getStep()));
-      if (kblock)
-        panelIteration =
-            arith::SubIOp::create(b, l, panelIteration, kblock->first);
-      for (++n; n < ops.size() && !isa<EndOp>(ops[n]); ++n)
-        for (unsigned r = 0; r < numRows; ++r)
-          if (failed(lowerTiledOp(ops[n], plan, rows, r, mask))) {
-            panelIteration = Value();
-            return failure();
+      size_t bodyBegin = n + 1, bodyEnd = bodyBegin;
+      while (bodyEnd < ops.size() && !isa<EndOp>(ops[bodyEnd]))
+        ++bodyEnd;
+      n = bodyEnd;
+      // `copies` k iterations from k = iv on: the body, then one step of
+      // every accumulator (a sum of products is an fma).
+      auto steps = [&](Value iv, ValueRange accs,
+                       unsigned copies) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> current(accs);
+        for (unsigned u = 0; u < copies; ++u) {
+          Value k = u == 0 ? iv
+                           : Value(arith::AddIOp::create(
+                                 b, l, iv, i64Const(l, int64_t(u) * step)));
+          for (unsigned r = 0; r < numRows; ++r)
+            rows[r][range.getResult()] = {k, 0};
+          panelIteration = k;
+          if (range.getLower() != 0)
+            panelIteration = arith::SubIOp::create(b, l, panelIteration,
+                                                   i64Const(l, range.getLower()));
+          if (step != 1)
+            panelIteration = arith::DivSIOp::create(b, l, panelIteration,
+                                                    i64Const(l, step));
+          if (kblock)
+            panelIteration =
+                arith::SubIOp::create(b, l, panelIteration, kblock->first);
+          for (size_t o = bodyBegin; o < bodyEnd; ++o)
+            for (unsigned r = 0; r < numRows; ++r)
+              if (failed(lowerTiledOp(ops[o], plan, rows, r, mask))) {
+                panelIteration = Value();
+                return failure();
+              }
+          panelIteration = Value();
+          SmallVector<Value> next;
+          unsigned arg = 0;
+          for (ReduceOp reduce : reduces) {
+            Type t = accType(reduce);
+            auto mul = reduce.getValue().getDefiningOp<MulOp>();
+            bool fma = reduce.getKind() == ReduceKind::add && mul &&
+                       isFloat(convertType(reduce.getType()));
+            for (unsigned r = 0; r < numRows; ++r) {
+              Value acc = current[arg++];
+              if (fma) {
+                auto x = rows[r].find(mul->getOperand(0)),
+                     y = rows[r].find(mul->getOperand(1));
+                if (x == rows[r].end() || y == rows[r].end())
+                  return failure();
+                next.push_back(math::FmaOp::create(
+                    b, l, laneForm(l, x->second, t), laneForm(l, y->second, t),
+                    acc));
+                continue;
+              }
+              auto v = rows[r].find(reduce.getValue());
+              if (v == rows[r].end())
+                return failure();
+              next.push_back(
+                  combine(l, reduce.getKind(), acc, laneForm(l, v->second, t)));
+            }
           }
-      panelIteration = Value();
-      // One step of every accumulator; a sum of products is an fma.
-      SmallVector<Value> next;
-      unsigned arg = 0;
-      for (ReduceOp reduce : reduces) {
-        Type t = accType(reduce);
-        auto mul = reduce.getValue().getDefiningOp<MulOp>();
-        bool fma = reduce.getKind() == ReduceKind::add && mul &&
-                   isFloat(convertType(reduce.getType()));
-        for (unsigned r = 0; r < numRows; ++r) {
-          Value acc = loop.getRegionIterArg(arg++);
-          if (fma) {
-            auto x = rows[r].find(mul->getOperand(0)),
-                 y = rows[r].find(mul->getOperand(1));
-            if (x == rows[r].end() || y == rows[r].end())
-              return failure();
-            next.push_back(math::FmaOp::create(b, l, laneForm(l, x->second, t),
-                                               laneForm(l, y->second, t), acc));
-            continue;
-          }
-          auto v = rows[r].find(reduce.getValue());
-          if (v == rows[r].end())
-            return failure();
-          next.push_back(
-              combine(l, reduce.getKind(), acc, laneForm(l, v->second, t)));
+          current = std::move(next);
         }
+        return current;
+      };
+      // Two k iterations per trip (one loop-carried dependence per pair of
+      // fmas fewer), then the odd one.
+      constexpr unsigned kUnroll = 2;
+      int64_t pairs = count / kUnroll;
+      SmallVector<Value> results(inits);
+      if (pairs > 0) {
+        Value ub = arith::AddIOp::create(b, l, lb,
+                                         i64Const(l, pairs * kUnroll * step));
+        auto loop = scf::ForOp::create(b, l, lb, ub,
+                                       i64Const(l, kUnroll * step), inits);
+        OpBuilder::InsertionGuard g(b);
+        Block *loopBody = loop.getBody();
+        if (loopBody->mightHaveTerminator())
+          b.setInsertionPoint(loopBody->getTerminator());
+        else
+          b.setInsertionPointToEnd(loopBody);
+        FailureOr<SmallVector<Value>> next =
+            steps(loop.getInductionVar(), loop.getRegionIterArgs(), kUnroll);
+        if (failed(next))
+          return failure();
+        if (!next->empty())
+          scf::YieldOp::create(b, l, *next);
+        results.assign(loop.getResults().begin(), loop.getResults().end());
       }
-      if (!next.empty())
-        scf::YieldOp::create(b, l, next);
-      b.setInsertionPointAfter(loop);
-      arg = 0;
+      for (int64_t rest = pairs * kUnroll; rest < count; ++rest) {
+        Value k = arith::AddIOp::create(b, l, lb, i64Const(l, rest * step));
+        FailureOr<SmallVector<Value>> next = steps(k, results, 1);
+        if (failed(next))
+          return failure();
+        results = std::move(*next);
+      }
+      unsigned arg = 0;
       for (ReduceOp reduce : reduces)
         for (unsigned r = 0; r < numRows; ++r)
-          folded[{reduce.getOperation(), r}] = loop.getResult(arg++);
+          folded[{reduce.getOperation(), r}] = results[arg++];
       if (kblock && kblock->store) {
         // Not the last k block: park the accumulators; the rest of the
         // body runs after the last block.
         arg = 0;
         for (auto [ri, reduce] : llvm::enumerate(reduces))
           for (unsigned r = 0; r < numRows; ++r) {
-            Value acc = loop.getResult(arg++);
+            Value acc = results[arg++];
             LLVM::StoreOp::create(b, l, acc, accSlot(ri, r, acc.getType()),
                                   elementAlign(acc.getType()));
           }
