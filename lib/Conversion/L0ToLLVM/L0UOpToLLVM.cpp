@@ -256,6 +256,8 @@ struct TilePlan {
   /// The body's one k loop when its iterations may be split into blocks
   /// (no other loop, no STORE before it): null otherwise.
   mutable RangeOp blockable;
+  /// Iterations per k block of `blockable` (0: not split).
+  int64_t kBlock = 0;
 };
 
 static bool isParallel(RangeOp r) { return r.getKind() != RangeKind::loop; }
@@ -366,6 +368,13 @@ static std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     if (loops == 1 && !storeFirst)
       plan.blockable = only;
   }
+  // k blocks: a long k loop runs in blocks of about 256 iterations, so that
+  // a packed panel (256 x 16 f32 = 16 KiB) stays in L1 across row blocks.
+  if (plan.blockable && plan.blockable.getTripCount() > 384) {
+    int64_t trip = plan.blockable.getTripCount();
+    int64_t blocks = (trip + 255) / 256;
+    plan.kBlock = (trip + blocks - 1) / blocks;
+  }
   // Loads to pack: varying, independent of i, addressed from j, k and
   // constants alone; at most 4 panels of at most 128 KiB.
   for (Operation *op : plan.body) {
@@ -374,7 +383,10 @@ static std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
         plan.rowDependent.contains(op->getResult(0)) || plan.packs.size() >= 4)
       continue;
     unsigned bytes = op->getResult(0).getType().getIntOrFloatBitWidth() / 8;
-    if (range.getTripCount() * lanes * bytes > 128 * 1024)
+    int64_t rows = range.getTripCount();
+    if (plan.kBlock)
+      rows = std::min(rows, plan.kBlock);
+    if (rows * lanes * bytes > 128 * 1024)
       continue;
     SmallVector<Operation *> slice{op};
     llvm::DenseSet<Operation *> seen{op};
@@ -1448,16 +1460,13 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   Value rowLo = arith::MaxSIOp::create(b, loc, begin, i64Const(loc, 0));
   Value rowHi = arith::MinSIOp::create(b, loc, end, i64Const(loc, tripI));
   rowHi = arith::MaxSIOp::create(b, loc, rowHi, rowLo);
-  // k blocks: a long k loop runs in blocks of about 256 iterations, so that
-  // a packed panel (256 x 16 f32 = 16 KiB) stays in L1 across row blocks.
   int64_t kTrip = 1;
   for (Operation *op : plan.body)
     if (auto range = dyn_cast<RangeOp>(op))
       kTrip = std::max<int64_t>(kTrip, range.getTripCount());
   int64_t kBlocks = 1, kc = kTrip;
-  if (plan.blockable && kTrip > 384) {
-    kBlocks = (kTrip + 255) / 256;
-    kc = (kTrip + kBlocks - 1) / kBlocks;
+  if (plan.kBlock) {
+    kc = plan.kBlock;
     kBlocks = (kTrip + kc - 1) / kc; // the last block is never empty
   }
   // Row panels: the rows one lane sweep reads (about `kc` elements each)
