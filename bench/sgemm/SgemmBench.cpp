@@ -123,7 +123,8 @@ struct OpenBlas {
       if (!h)
         continue;
       sgemm = reinterpret_cast<Sgemm>(dlsym(h, "cblas_sgemm"));
-      setThreads = reinterpret_cast<SetThreads>(dlsym(h, "openblas_set_num_threads"));
+      setThreads = reinterpret_cast<SetThreads>(
+          dlsym(h, "openblas_set_num_threads"));
       if (sgemm && setThreads)
         return true;
     }

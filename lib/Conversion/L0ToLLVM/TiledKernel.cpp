@@ -18,7 +18,7 @@ namespace synpl::l0tollvm {
 static bool isParallel(RangeOp r) { return r.getKind() != RangeKind::loop; }
 
 std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
-                                         unsigned lanes, unsigned maxRows) {
+                                  unsigned lanes, unsigned maxRows) {
   if (!split.range || lanes < 2 || maxRows < 1 ||
       !kernel.getSharedArgs().empty())
     return std::nullopt;
@@ -493,7 +493,8 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
       int64_t step = range.getStep(), count = range.getTripCount();
       if (kblock) {
         lb = arith::AddIOp::create(
-            b, l, lb, arith::MulIOp::create(b, l, kblock->first, i64Const(l, step)));
+            b, l, lb,
+            arith::MulIOp::create(b, l, kblock->first, i64Const(l, step)));
         count = kblock->count;
       }
       size_t bodyBegin = n + 1, bodyEnd = bodyBegin;
@@ -767,7 +768,8 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       if (failed(emitBlock(plan, pos, size, firstLane, mask)))
         result = failure();
       scf::YieldOp::create(
-          b, loc, ValueRange{arith::AddIOp::create(b, loc, pos, i64Const(loc, size))});
+          b, loc,
+          ValueRange{arith::AddIOp::create(b, loc, pos, i64Const(loc, size))});
       b.setInsertionPointToStart(branch.elseBlock());
       scf::YieldOp::create(b, loc, ValueRange{pos});
       pos = branch.getResult(0);
