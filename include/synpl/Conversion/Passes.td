@@ -118,10 +118,12 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     `host.tile_store(buf, i, j, tile)` (a 2-D tile at row i, column j of a
     2-D buffer); any other CUSTOM is refused.
 
-    **Tiled kernels (matmul).** A kernel whose body is exactly two nested
-    parallel RANGEs -- the split range `i` around `j` -- whose body holds
-    loop RANGEs `k` folded by REDUCEs plus straight-line elementwise code
-    (no IF, BARRIER, CUSTOM, WMMA, vector dtypes or shared scratch) is
+    **Tiled kernels (matmul).** A kernel whose body is two nested parallel
+    RANGEs -- the split range `i` around `j`, with at most straight-line
+    code without STOREs before and between them (it runs again in every
+    block) -- whose body holds loop RANGEs `k` folded by REDUCEs plus
+    straight-line elementwise code (no IF, BARRIER, CUSTOM, WMMA, vector
+    dtypes or shared scratch) is
     vectorised over `j` and register-blocked over `i`: each chunk runs
     `for j-block of tile-lanes iterations { for i-block of tile-rows
     iterations { one k loop carrying rows x lanes accumulators, two k

@@ -22,13 +22,31 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
   if (!split.range || lanes < 2 || maxRows < 1 ||
       !kernel.getSharedArgs().empty())
     return std::nullopt;
-  SmallVector<Operation *> ops;
+  // [straight-line ops] RANGE i [straight-line ops] RANGE j ... END j
+  // END i: the straight-line ops (no STORE) around the RANGEs are pure, so
+  // they may run again in every block; they open the lane body.
+  SmallVector<Operation *> ops, prefix;
   for (Operation &op : kernel.getBody().front())
     ops.push_back(&op);
-  if (ops.size() < 5 || ops.front() != split.range.getOperation())
+  RangeOp outer = split.range, inner;
+  size_t n = 0;
+  auto straight = [](Operation *op) {
+    return !isa<RangeOp, EndOp, ReduceOp, StoreOp, IfOp, EndIfOp, BarrierOp,
+                CustomOp>(op);
+  };
+  for (; n < ops.size() && ops[n] != outer.getOperation(); ++n)
+    if (straight(ops[n]))
+      prefix.push_back(ops[n]);
+    else
+      return std::nullopt;
+  for (++n; n < ops.size() && !isa<RangeOp>(ops[n]); ++n)
+    if (straight(ops[n]))
+      prefix.push_back(ops[n]);
+    else
+      return std::nullopt;
+  if (n + 3 > ops.size())
     return std::nullopt;
-  RangeOp outer = split.range;
-  auto inner = dyn_cast<RangeOp>(ops[1]);
+  inner = dyn_cast<RangeOp>(ops[n]);
   auto endInner = dyn_cast<EndOp>(ops[ops.size() - 2]);
   auto endOuter = dyn_cast<EndOp>(ops.back());
   if (!isParallel(outer) || !inner || !isParallel(inner) || !endInner ||
@@ -42,7 +60,8 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
   plan.laneCount = lanes;
   plan.varying.insert(inner.getResult());
   plan.rowDependent.insert(outer.getResult());
-  plan.body.assign(ops.begin() + 2, ops.end() - 2);
+  plan.body.assign(prefix.begin(), prefix.end());
+  plan.body.append(ops.begin() + n + 1, ops.end() - 2);
   RangeOp open;
   unsigned maxReduces = 0;
   llvm::DenseMap<Operation *, Operation *> rangeOf; // op -> its k RANGE
