@@ -163,20 +163,21 @@ l0uop.plan @p pipeline_depth 1 {
   }
 }
 
-// Every matmul kernel of the MNIST step runs vector fma.
-// MNIST-LABEL: llvm.func @{{.*}}k1_matmul(
+// Every matmul kernel of the MNIST step (3 forward, 5 backward) runs
+// vector fma.
+// MNIST-LABEL: llvm.func @{{.*}}_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// MNIST-LABEL: llvm.func @{{.*}}k6_matmul(
+// MNIST-LABEL: llvm.func @{{.*}}_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// MNIST-LABEL: llvm.func @{{.*}}k11_matmul(
+// MNIST-LABEL: llvm.func @{{.*}}_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// MNIST-LABEL: llvm.func @{{.*}}k31_matmul(
+// MNIST-LABEL: llvm.func @{{.*}}_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// MNIST-LABEL: llvm.func @{{.*}}k33_matmul(
+// MNIST-LABEL: llvm.func @{{.*}}_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// MNIST-LABEL: llvm.func @{{.*}}k39_matmul(
+// MNIST-LABEL: llvm.func @{{.*}}_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// MNIST-LABEL: llvm.func @{{.*}}k41_matmul(
+// MNIST-LABEL: llvm.func @{{.*}}_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// MNIST-LABEL: llvm.func @{{.*}}k47_matmul(
+// MNIST-LABEL: llvm.func @{{.*}}_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
