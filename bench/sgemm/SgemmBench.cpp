@@ -17,7 +17,8 @@
 // double loop when OpenBLAS is missing and the size is small); exits 1 when
 // that exceeds 1e-3. It asserts nothing about time.
 //
-// Usage: synpl-bench-sgemm [--runs R] [--min-ms T] [MxNxK ...]
+// Usage: synpl-bench-sgemm [--runs R] [--min-ms T] [--tile-lanes L]
+//                          [--tile-rows R] [MxNxK ...]
 //        (default sizes 128x256x784 and 1024x1024x1024)
 //        synpl-bench-sgemm --kernels PROGRAM.l1.mlir [--runs R] [--min-ms T]
 //
@@ -122,7 +123,8 @@ struct OpenBlas {
       if (!h)
         continue;
       sgemm = reinterpret_cast<Sgemm>(dlsym(h, "cblas_sgemm"));
-      setThreads = reinterpret_cast<SetThreads>(dlsym(h, "openblas_set_num_threads"));
+      setThreads = reinterpret_cast<SetThreads>(
+          dlsym(h, "openblas_set_num_threads"));
       if (sgemm && setThreads)
         return true;
     }
@@ -303,10 +305,16 @@ int main(int argc, char **argv) {
   double minSeconds = 0.2;
   std::vector<std::array<int64_t, 3>> sizes;
   std::string program;
+  synpl::ConvertL0UOpToLLVMOptions defaults;
+  unsigned tileLanes = defaults.tileLanes, tileRows = defaults.tileRows;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--kernels" && i + 1 < argc) {
       program = argv[++i];
+    } else if (arg == "--tile-lanes" && i + 1 < argc) {
+      tileLanes = std::atoi(argv[++i]);
+    } else if (arg == "--tile-rows" && i + 1 < argc) {
+      tileRows = std::atoi(argv[++i]);
     } else if (arg == "--runs" && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--min-ms" && i + 1 < argc) {
@@ -316,7 +324,8 @@ int main(int argc, char **argv) {
       if (std::sscanf(arg.c_str(), "%lldx%lldx%lld", &m, &n, &k) != 3 ||
           m <= 0 || n <= 0 || k <= 0) {
         std::fprintf(stderr,
-                     "usage: %s [--runs R] [--min-ms T] [MxNxK ...]\n"
+                     "usage: %s [--runs R] [--min-ms T] [--tile-lanes L] "
+                     "[--tile-rows R] [MxNxK ...]\n"
                      "       %s --kernels PROGRAM.l1.mlir [--runs R] [--min-ms T]\n",
                      argv[0], argv[0]);
         return 2;
@@ -357,16 +366,20 @@ int main(int argc, char **argv) {
       return 1;
     }
     mlir::PassManager pm(&ctx);
-    pm.addPass(synpl::createConvertL0UOpToLLVM({/*keepPlan=*/false}));
+    synpl::ConvertL0UOpToLLVMOptions options;
+    options.keepPlan = false;
+    options.tileLanes = tileLanes;
+    options.tileRows = tileRows;
+    pm.addPass(synpl::createConvertL0UOpToLLVM(options));
     if (mlir::failed(pm.run(*module))) {
       std::fprintf(stderr, "--synpl-convert-l0uop-to-llvm failed\n");
       return 1;
     }
     auto optimize = mlir::makeOptimizingTransformer(/*optLevel=*/3,
                                                     /*sizeLevel=*/0, nullptr);
-    mlir::ExecutionEngineOptions options;
-    options.transformer = optimize;
-    auto engine = mlir::ExecutionEngine::create(*module, options);
+    mlir::ExecutionEngineOptions engineOptions;
+    engineOptions.transformer = optimize;
+    auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
     if (!engine) {
       std::fprintf(stderr, "JIT: %s\n",
                    llvm::toString(engine.takeError()).c_str());

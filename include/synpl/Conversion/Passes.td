@@ -118,41 +118,46 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     `host.tile_store(buf, i, j, tile)` (a 2-D tile at row i, column j of a
     2-D buffer); any other CUSTOM is refused.
 
-    **Tiled kernels (matmul).** A kernel whose body is exactly two nested
-    parallel RANGEs -- the split range `i` around `j` -- whose body holds
-    loop RANGEs `k` folded by REDUCEs plus straight-line elementwise code
-    (no IF, BARRIER, CUSTOM, WMMA, vector dtypes or shared scratch) is
-    vectorised over `j` and register-blocked over `i`: each chunk runs
-    `for j-block of tile-lanes iterations { for i-block of tile-rows
-    iterations { one k loop carrying rows x lanes accumulators } }`. Every
-    value of the `j` body is classified by how it depends on `j`: uniform
-    (scalar; a load is one scalar load, broadcast where a vector needs it),
-    affine index/pointer with a constant lane stride (stride 1: vector
-    load/store; other strides: gather/scatter), or a vector of lanes.
-    Values that do not depend on `i` are computed once per block and
-    shared by its rows (the `B[k, j]` vector of a matmul). A load of the
-    k loop that varies with `j` but not with `i`, addressed from `j`, `k`
-    and constants alone, is packed once per lane block into a contiguous
-    stack panel (k iterations x lanes, 64-byte aligned) that the row
-    blocks read back with aligned vector loads: a strided `B[j, k]`
-    (dY·W^T) is gathered once instead of per row block, and a `B[k, j]`
-    with a large row pitch no longer walks one page per k. When the body
-    has one k loop, longer than 384 iterations, with no STORE before it,
-    that loop runs in blocks of about 256 iterations (a 16 KiB panel);
-    between blocks each row's accumulators wait in a stack array, and the
-    code after the loop runs after the last block (k order per element is
-    unchanged). The rows of a chunk are swept in panels whose `A` rows (of
-    one k block) fit a 256 KiB share of L2, and the rows left over after
-    the full blocks run in blocks of 4, 2 and 1 rows. A REDUCE add of
-    a float MUL accumulates with `llvm.intr.fma` (MULACC, as the REDUCE's
-    description allows: one rounding per step where the scalar lowering
-    rounds the product too), still in k order per element, so no sum is
-    reassociated; the last `j` block runs with
-    masked loads, stores, gathers and scatters, the leftover rows of a
-    chunk one row at a time. The threads of a grid carry no order (there
-    is no barrier in such a kernel), so the reordering is exact. A kernel
-    not of this form lowers as described above; `tile-lanes=0` turns the
-    tiling off.
+    **Tiled kernels (matmul).** A kernel whose body is two nested parallel
+    RANGEs -- the split range `i` around `j`, with at most straight-line
+    code without STOREs before and between them (it runs again in every
+    block) -- whose `j` body holds loop RANGEs `k` folded by REDUCEs plus
+    straight-line elementwise code (no IF, BARRIER, CUSTOM, WMMA, vector
+    dtypes or shared scratch) is vectorised over `j` and register-blocked
+    over `i`: each chunk runs `for j-block of tile-lanes iterations { for
+    i-block of tile-rows iterations { one k loop carrying rows x lanes
+    accumulators, two k iterations per trip } }`, the rows left over
+    after the full blocks in blocks of 4, 2 and 1 rows, the last `j`
+    block with masked loads, stores, gathers and scatters.
+
+    Every value of the `j` body is classified by how it depends on `j`:
+    uniform (scalar; a load is one scalar load, broadcast where a vector
+    needs it), affine index/pointer with a constant lane stride (stride 1:
+    vector load/store; other strides: gather/scatter), or a vector of
+    lanes. Values that do not depend on `i` are computed once per block
+    and shared by its rows (the `B[k, j]` vector of a matmul). A load of
+    the k loop that varies with `j` but not with `i`, addressed from `j`,
+    `k` and constants alone, is packed once per lane block into a
+    contiguous stack panel (k iterations x lanes, 64-byte aligned) that
+    the row blocks read back with aligned vector loads: a strided
+    `B[j, k]` (dY·W^T) is gathered once instead of per row block, and a
+    `B[k, j]` with a large row pitch no longer walks one page per k. When
+    the body has one k loop, longer than 384 iterations, with no STORE
+    before it, that loop runs in blocks of about 256 iterations (a 16 KiB
+    panel); between blocks each row's accumulators wait in a stack array
+    and the code after the loop runs after the last block. The rows of a
+    chunk are swept in panels whose `A` rows (of one k block) fit a
+    256 KiB share of L2.
+
+    Semantics: a REDUCE add of a float MUL accumulates with
+    `llvm.intr.fma` (MULACC, as the REDUCE's description allows: one
+    rounding per step where the scalar lowering rounds the product too);
+    every REDUCE still folds in k order per element, so no sum is
+    reassociated. The threads of a grid carry no order (there is no
+    barrier in such a kernel), so running them in another order is exact.
+    A kernel not of this form, or one the tiled form cannot express (all
+    lanes storing to one address, a lane-varying MOD), lowers as described
+    above; `tile-lanes=0` turns the tiling off.
 
     All or nothing: on any UOp without a host lowering the pass fails with
     `lowered N of M ops; not lowered: <op> at <loc>: <why>` and leaves the

@@ -1,0 +1,231 @@
+//===- KernelBuilder.h - Rebuilding one l0uop kernel as LLVM ---*- C++ -*-===//
+//
+// Private to the l0uop -> LLVM lowering: the builder of one kernel's
+// function (L0UOpToLLVM.cpp) and its tiled lowering of matmul-shaped
+// kernels (TiledKernel.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_LIB_CONVERSION_L0TOLLVM_KERNELBUILDER_H
+#define SYNPL_LIB_CONVERSION_L0TOLLVM_KERNELBUILDER_H
+
+#include "Lowering.h"
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <optional>
+#include <string>
+
+namespace synpl::l0tollvm {
+// A private header of two files that are written against these names.
+using namespace mlir;
+using namespace synpl::l0uop;
+
+/// Whether t (or its element type) is a float.
+inline bool isFloat(Type t) {
+  if (auto v = dyn_cast<VectorType>(t))
+    t = v.getElementType();
+  return isa<FloatType>(t);
+}
+/// The element type of a vector, else t.
+inline Type elementOf(Type t) {
+  if (auto v = dyn_cast<VectorType>(t))
+    return v.getElementType();
+  return t;
+}
+
+/// The bytes of one element: the alignment a scalar access may claim.
+inline unsigned elementAlign(Type t) {
+  return std::max<unsigned>(1, (elementOf(t).getIntOrFloatBitWidth() + 7) / 8);
+}
+
+/// The alignment of a row of `lanes` elements of a 64-byte aligned panel.
+inline unsigned panelAlign(Type element, unsigned lanes) {
+  return llvm::MinAlign(64, uint64_t(elementAlign(element)) * lanes);
+}
+
+/// The split range of a kernel and whether chunking it is sound (see the
+/// pass description).
+struct SplitInfo {
+  RangeOp range;      // null: not splittable
+  int64_t iterations; // what the runtime splits: [0, iterations)
+};
+
+/// The barrier phases of a serializing RANGE whose body holds BARRIERs
+/// directly: the RANGE is split at each barrier into one loop per phase,
+/// and the values a later phase reads from an earlier one go through
+/// per-thread arrays.
+struct Fission {
+  llvm::DenseMap<Value, unsigned> crossPhase; // value -> defining phase
+  SmallVector<Value> cross;                   // in definition order
+  /// REDUCEs separated from their RANGE by a barrier (not supported).
+  llvm::DenseSet<Operation *> splitReduces;
+};
+
+/// How a value of a tiled kernel's lane body varies over the lanes (the
+/// iterations of the vectorised RANGE).
+struct LaneValue {
+  /// A scalar (the same in every lane, or lane 0's when stride != 0) or a
+  /// vector of lanes (a vector of pointers for a gathered address).
+  Value v;
+  /// Per-lane step of an index (in values) or of a pointer (in elements).
+  int64_t stride = 0;
+  bool varying() const { return stride != 0 || isa<VectorType>(v.getType()); }
+};
+
+/// A kernel the tiled lowering takes: RANGE i (the split range) around
+/// RANGE j, both over threads, around straight-line code and loop RANGEs
+/// folded by REDUCEs.
+struct TilePlan {
+  mutable RangeOp rows, lanes;   // i and j
+  SmallVector<Operation *> body; // the ops strictly inside j
+  llvm::DenseSet<Value> varying;      // values that depend on j
+  llvm::DenseSet<Value> rowDependent; // values that depend on i
+  llvm::DenseMap<Operation *, SmallVector<ReduceOp>> reducesOf;
+  llvm::DenseSet<Operation *> initFirst; // REDUCEs whose init precedes the RANGE
+  unsigned laneCount = 0, rowCount = 0;
+  /// A load of a k loop whose lanes do not depend on i: packed once per
+  /// lane block into a contiguous panel (k iterations x lanes) that every
+  /// row block then reads with aligned vector loads. Its address is
+  /// computed by `slice` (ops of the k body, and CONSTs) from j and k.
+  struct Pack {
+    Operation *load;
+    mutable RangeOp range;
+    SmallVector<Operation *> slice; // in body order, the load last
+  };
+  SmallVector<Pack> packs;
+  llvm::DenseMap<Operation *, unsigned> packOf;
+  /// The body's one k loop when its iterations may be split into blocks
+  /// (no other loop, no STORE before it): null otherwise.
+  mutable RangeOp blockable;
+  /// Iterations per k block of `blockable` (0: not split).
+  int64_t kBlock = 0;
+};
+
+/// The tiled lowering's plan for a kernel of its shape (see the pass
+/// description), or nothing.
+std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
+                                  unsigned lanes, unsigned maxRows);
+
+/// Rebuilds one kernel as an llvm.func of upstream ops.
+class KernelBuilder {
+public:
+  KernelBuilder(KernelOp kernel, StringRef name, SymbolTable &planSymbols,
+                SmallVectorImpl<NotLowered> &failures, unsigned tileLanes = 0,
+                unsigned tileRows = 0)
+      : kernel(kernel), name(name), planSymbols(planSymbols),
+        failures(failures), b(kernel.getContext()), tileLanes(tileLanes),
+        tileRows(tileRows) {}
+
+  /// Builds the function at the end of `target`'s body; returns its split.
+  SplitInfo build(ModuleOp target);
+
+private:
+  /// The function with its signature, entry block, buffer and scratch
+  /// pointers; the insertion point is before its return.
+  LLVM::LLVMFuncOp createFunction(ModuleOp target, const SplitInfo &split);
+
+  // The tiled lowering (see the pass description).
+  using LaneMap = llvm::DenseMap<Value, LaneValue>;
+  LogicalResult buildTiled(const TilePlan &plan);
+  LogicalResult emitBlock(const TilePlan &plan, Value firstRow, unsigned rows,
+                          Value firstLane, Value mask);
+  LogicalResult lowerTiledOp(Operation *op, const TilePlan &plan,
+                             MutableArrayRef<LaneMap> rows, unsigned r,
+                             Value mask);
+  /// `lv` as a value of type `t`: itself, or splatted over the lanes (an
+  /// affine one as lane0 + l * stride).
+  Value laneForm(Location loc, const LaneValue &lv, Type t);
+  /// The constant vector (0, step, 2 step, ...) of `lanes` i64.
+  Value laneSteps(Location loc, unsigned lanes, int64_t step);
+  /// The pointers of the lanes of an affine pointer.
+  Value lanePointers(Location loc, const LaneValue &ptr, Type elem,
+                     unsigned lanes);
+
+  Type convertType(Type t);
+  Value lookup(Value v) { return cur->lookupOrNull(v); }
+  Value i64Const(Location loc, int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  }
+  /// A constant of (converted) type t, splatted over vectors.
+  Value constLike(Location loc, Type t, double f, int64_t i);
+  Value combine(Location loc, ReduceKind kind, Value a, Value c);
+  Value identity(Location loc, ReduceKind kind, Type t);
+  FailureOr<Value> castValue(Location loc, Value v, Type from, Type to);
+  /// The address of element `indices` of a kernel buffer.
+  FailureOr<Value> address(Location loc, Value buffer, ValueRange indices,
+                           std::string &why);
+
+  /// Lowers one non-structural UOp; failure with a reason.
+  LogicalResult lowerOp(Operation *op, std::string &why);
+  LogicalResult lowerCustom(CustomOp op, std::string &why);
+  LogicalResult lowerWmma(WmmaOp op, std::string &why);
+
+  void fail(Operation *op, std::string why, bool dependent = false) {
+    failures.push_back({op, std::move(why), dependent});
+  }
+
+  KernelOp kernel;
+  std::string name;
+  SymbolTable &planSymbols;
+  SmallVectorImpl<NotLowered> &failures;
+  OpBuilder b;
+  IRMapping mapping;
+  /// Where lookup() and lowerOp() read and bind values (the tiled lowering
+  /// points it at a per-row table).
+  IRMapping *cur = &mapping;
+  /// Non-zero while lowerOp builds a lane-vector op of the tiled lowering:
+  /// its result type is a vector of this many lanes.
+  unsigned tiledLanes = 0;
+  /// A RANGE being built: its loop and the REDUCEs it carries.
+  struct Frame {
+    Operation *uop;
+    scf::ForOp loop;
+    scf::IfOp branch;
+    SmallVector<ReduceOp> reduces;
+    SmallVector<bool> initDominates;
+    // A RANGE split at its barriers: the current phase, its iteration
+    // number, and the per-thread arrays of the values that cross phases.
+    const Fission *fission = nullptr;
+    unsigned phase = 0;
+    Value iteration;
+  };
+  /// Opens one phase loop of a split RANGE (iterations [0, trip)).
+  void openPhase(Frame &frame, Location loc);
+  llvm::DenseMap<Operation *, Fission> fissions;
+  llvm::DenseSet<Operation *> directBarriers;
+  llvm::DenseMap<Value, Value> crossArrays;
+  SmallVector<Frame> frames;
+  llvm::DenseMap<Operation *, Value> reduceResults;
+  Value begin, end;
+  /// The op being lowered failed only because an operand did.
+  bool dependent = false;
+  unsigned tileLanes, tileRows;
+  /// The tiled lowering's panels (one per TilePlan::Pack) and, inside a
+  /// row block's k loop, that loop's iteration number.
+  SmallVector<Value> panels;
+  Value panelIteration;
+  /// A block of the k iterations [first, first + count) of the blockable k
+  /// loop: the accumulators come from (load) and go back to (store) the
+  /// per-row arrays `accs` (row - panelLo, lanes) between blocks.
+  struct KBlock {
+    Value first;
+    int64_t count;
+    bool load, store;
+    Value panelLo;
+    SmallVector<Value> accs; // one per REDUCE of the loop
+  };
+  const KBlock *kblock = nullptr;
+};
+
+} // namespace synpl::l0tollvm
+
+#endif // SYNPL_LIB_CONVERSION_L0TOLLVM_KERNELBUILDER_H

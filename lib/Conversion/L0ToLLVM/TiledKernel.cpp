@@ -1,0 +1,843 @@
+//===- TiledKernel.cpp - The tiled lowering of matmul-shaped kernels ------===//
+//
+// A kernel whose body is RANGE i (the split range) around RANGE j, both
+// over threads, around loop RANGEs folded by REDUCEs and straight-line
+// code, is vectorised over j and register-blocked over i (see the
+// ConvertL0UOpToLLVM pass description): matchTile() decides and plans,
+// KernelBuilder::buildTiled() emits.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace synpl::l0tollvm {
+
+static bool isParallel(RangeOp r) { return r.getKind() != RangeKind::loop; }
+
+std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
+                                  unsigned lanes, unsigned maxRows) {
+  if (!split.range || lanes < 2 || maxRows < 1 ||
+      !kernel.getSharedArgs().empty())
+    return std::nullopt;
+  // [straight-line ops] RANGE i [straight-line ops] RANGE j ... END j
+  // END i: the straight-line ops (no STORE) around the RANGEs are pure, so
+  // they may run again in every block; they open the lane body.
+  SmallVector<Operation *> ops, prefix;
+  for (Operation &op : kernel.getBody().front())
+    ops.push_back(&op);
+  RangeOp outer = split.range, inner;
+  size_t n = 0;
+  auto straight = [](Operation *op) {
+    return !isa<RangeOp, EndOp, ReduceOp, StoreOp, IfOp, EndIfOp, BarrierOp,
+                CustomOp>(op);
+  };
+  for (; n < ops.size() && ops[n] != outer.getOperation(); ++n)
+    if (straight(ops[n]))
+      prefix.push_back(ops[n]);
+    else
+      return std::nullopt;
+  for (++n; n < ops.size() && !isa<RangeOp>(ops[n]); ++n)
+    if (straight(ops[n]))
+      prefix.push_back(ops[n]);
+    else
+      return std::nullopt;
+  if (n + 3 > ops.size())
+    return std::nullopt;
+  inner = dyn_cast<RangeOp>(ops[n]);
+  auto endInner = dyn_cast<EndOp>(ops[ops.size() - 2]);
+  auto endOuter = dyn_cast<EndOp>(ops.back());
+  if (!isParallel(outer) || !inner || !isParallel(inner) || !endInner ||
+      !endOuter || endInner.getRange() != inner.getResult() ||
+      endOuter.getRange() != outer.getResult() || inner.getTripCount() < 1 ||
+      outer.getTripCount() < 1)
+    return std::nullopt;
+  TilePlan plan;
+  plan.rows = outer;
+  plan.lanes = inner;
+  plan.laneCount = lanes;
+  plan.varying.insert(inner.getResult());
+  plan.rowDependent.insert(outer.getResult());
+  plan.body.assign(prefix.begin(), prefix.end());
+  plan.body.append(ops.begin() + n + 1, ops.end() - 2);
+  RangeOp open;
+  unsigned maxReduces = 0;
+  llvm::DenseMap<Operation *, Operation *> rangeOf; // op -> its k RANGE
+  llvm::DenseMap<Operation *, unsigned> position;
+  // Loads and stores move whole bytes per lane (a vector of i1 is packed).
+  auto byteSized = [](Type t) {
+    return t.isIntOrIndexOrFloat() && !t.isIndex() &&
+           t.getIntOrFloatBitWidth() % 8 == 0;
+  };
+  for (Operation *op : plan.body) {
+    for (Type t : op->getResultTypes())
+      if (isa<VectorType>(t))
+        return std::nullopt;
+    bool vary = false, rowDep = false;
+    for (Value v : op->getOperands()) {
+      if (isa<VectorType>(v.getType()))
+        return std::nullopt;
+      vary |= plan.varying.contains(v);
+      rowDep |= plan.rowDependent.contains(v);
+    }
+    position[op] = position.size();
+    if (open)
+      rangeOf[op] = open;
+    if (auto r = dyn_cast<RangeOp>(op)) {
+      if (open || isParallel(r))
+        return std::nullopt;
+      open = r;
+    } else if (auto e = dyn_cast<EndOp>(op)) {
+      if (!open || e.getRange() != open.getResult())
+        return std::nullopt;
+      open = RangeOp();
+    } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      Operation *range = reduce.getRange().getDefiningOp();
+      if (open || !range)
+        return std::nullopt;
+      auto &list = plan.reducesOf[range];
+      list.push_back(reduce);
+      maxReduces = std::max<unsigned>(maxReduces, list.size());
+      if (Operation *init = reduce.getInit().getDefiningOp();
+          init && init->getBlock() == range->getBlock() &&
+          init->isBeforeInBlock(range))
+        plan.initFirst.insert(reduce);
+    } else if (isa<StoreOp>(op)) {
+      if (open || op->getNumOperands() != 2 ||
+          !byteSized(op->getOperand(1).getType()))
+        return std::nullopt;
+    } else if (isa<LoadOp>(op)) {
+      if (!byteSized(op->getResult(0).getType()))
+        return std::nullopt;
+    } else if (isa<ModOp>(op)) {
+      if (vary) // masked-off lanes could divide by zero
+        return std::nullopt;
+    } else if (!isa<ConstOp, IndexOp, AddOp, MulOp, MulAccOp, NegOp,
+                    ReciprocalOp, MaxOp, CmpLtOp, CmpNeOp, WhereOp, Exp2Op,
+                    Log2Op, SinOp, SqrtOp, CastOp>(op)) {
+      return std::nullopt;
+    }
+    for (Value r : op->getResults()) {
+      if (vary)
+        plan.varying.insert(r);
+      if (rowDep)
+        plan.rowDependent.insert(r);
+    }
+  }
+  if (open || maxReduces == 0)
+    return std::nullopt;
+  {
+    RangeOp only;
+    unsigned loops = 0;
+    bool storeFirst = false;
+    for (Operation *op : plan.body) {
+      if (auto r = dyn_cast<RangeOp>(op)) {
+        only = r;
+        ++loops;
+      }
+      storeFirst |= isa<StoreOp>(op) && loops == 0;
+    }
+    if (loops == 1 && !storeFirst)
+      plan.blockable = only;
+  }
+  // k blocks: a long k loop runs in blocks of about 256 iterations, so that
+  // a packed panel (256 x 16 f32 = 16 KiB) stays in L1 across row blocks.
+  if (plan.blockable && plan.blockable.getTripCount() > 384) {
+    int64_t trip = plan.blockable.getTripCount();
+    int64_t blocks = (trip + 255) / 256;
+    plan.kBlock = (trip + blocks - 1) / blocks;
+  }
+  // Loads to pack: varying, independent of i, addressed from j, k and
+  // constants alone; at most 4 panels of at most 128 KiB.
+  for (Operation *op : plan.body) {
+    auto range = dyn_cast_or_null<RangeOp>(rangeOf.lookup(op));
+    if (!isa<LoadOp>(op) || !range || !plan.varying.contains(op->getResult(0)) ||
+        plan.rowDependent.contains(op->getResult(0)) || plan.packs.size() >= 4)
+      continue;
+    unsigned bytes = op->getResult(0).getType().getIntOrFloatBitWidth() / 8;
+    int64_t rows = range.getTripCount();
+    if (plan.kBlock)
+      rows = std::min(rows, plan.kBlock);
+    if (rows * lanes * bytes > 128 * 1024)
+      continue;
+    SmallVector<Operation *> slice{op};
+    llvm::DenseSet<Operation *> seen{op};
+    bool ok = true;
+    for (size_t n = 0; n < slice.size() && ok; ++n)
+      for (Value v : slice[n]->getOperands()) {
+        if (isa<BufType>(v.getType()) || v == inner.getResult() ||
+            v == range.getResult())
+          continue;
+        Operation *def = v.getDefiningOp();
+        if (!def || !position.count(def)) {
+          ok = false;
+          break;
+        }
+        if (!isa<ConstOp>(def) &&
+            (rangeOf.lookup(def) != range.getOperation() ||
+             !isa<IndexOp, AddOp, MulOp, NegOp>(def))) {
+          ok = false;
+          break;
+        }
+        if (seen.insert(def).second)
+          slice.push_back(def);
+      }
+    if (!ok)
+      continue;
+    llvm::sort(slice, [&](Operation *x, Operation *y) {
+      return position[x] < position[y];
+    });
+    plan.packOf[op] = plan.packs.size();
+    plan.packs.push_back({op, range, std::move(slice)});
+  }
+  // Accumulators fill at most 12 of the 16 ymm registers (8 f32 each); the
+  // rest hold the shared lane vector and a broadcast.
+  unsigned regsPerRow = std::max(1u, lanes / 8) * maxReduces;
+  plan.rowCount = std::clamp(12u / regsPerRow, 1u, maxRows);
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// The tiled lowering
+//===----------------------------------------------------------------------===//
+
+Value KernelBuilder::laneSteps(Location loc, unsigned lanes, int64_t step) {
+  SmallVector<int64_t> steps;
+  for (unsigned l = 0; l < lanes; ++l)
+    steps.push_back(static_cast<int64_t>(l) * step);
+  auto vt = VectorType::get({lanes}, b.getI64Type());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(vt, ArrayRef<int64_t>(steps)));
+}
+
+Value KernelBuilder::laneForm(Location loc, const LaneValue &lv, Type t) {
+  auto vt = dyn_cast<VectorType>(t);
+  if (!vt || isa<VectorType>(lv.v.getType()))
+    return lv.v;
+  Value splat = vector::BroadcastOp::create(b, loc, vt, lv.v);
+  if (lv.stride == 0)
+    return splat;
+  return arith::AddIOp::create(b, loc, splat,
+                               laneSteps(loc, vt.getNumElements(), lv.stride));
+}
+
+Value KernelBuilder::lanePointers(Location loc, const LaneValue &ptr,
+                                  Type elem, unsigned lanes) {
+  if (isa<VectorType>(ptr.v.getType()))
+    return ptr.v;
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  return LLVM::GEPOp::create(b, loc, VectorType::get({lanes}, ptrTy), elem,
+                             ptr.v, ValueRange{laneSteps(loc, lanes, ptr.stride)});
+}
+
+LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
+                                          MutableArrayRef<LaneMap> rows,
+                                          unsigned r, Value mask) {
+  LaneMap &vals = rows[r];
+  Location loc = op->getLoc();
+  unsigned lanes = plan.laneCount;
+  // What does not depend on i is the same in every row of the block.
+  if (r > 0 && op->getNumResults() == 1 &&
+      !plan.rowDependent.contains(op->getResult(0))) {
+    auto it = rows[0].find(op->getResult(0));
+    if (it == rows[0].end())
+      return failure();
+    vals[op->getResult(0)] = it->second;
+    return success();
+  }
+  SmallVector<LaneValue> args;
+  bool anyVarying = false, anyVector = false;
+  for (Value v : op->getOperands()) {
+    if (isa<BufType>(v.getType())) {
+      args.push_back({});
+      continue;
+    }
+    auto it = vals.find(v);
+    if (it == vals.end() || !it->second.v)
+      return failure();
+    args.push_back(it->second);
+    anyVarying |= it->second.varying();
+    anyVector |= isa<VectorType>(it->second.v.getType());
+  }
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Value allLanes;
+  auto laneMask = [&]() -> Value {
+    if (mask)
+      return mask;
+    if (!allLanes)
+      allLanes = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(
+                      VectorType::get({lanes}, b.getI1Type()), true));
+    return allLanes;
+  };
+
+  if (auto index = dyn_cast<IndexOp>(op)) {
+    auto buf = dyn_cast<BufType>(index.getBuffer().getType());
+    Value base = mapping.lookupOrNull(index.getBuffer());
+    ValueRange indices = index.getIndices();
+    if (!buf || !base || indices.size() != buf.getShape().size())
+      return failure();
+    Type elem = convertType(buf.getElementType());
+    ArrayRef<int64_t> shape = buf.getShape();
+    int64_t stride = 1;
+    if (!anyVector) {
+      // Row-major offset of lane 0 and its per-lane step.
+      Value offset;
+      int64_t laneStride = 0;
+      for (int64_t d = shape.size() - 1; d >= 0; --d) {
+        const LaneValue &idx = args[d + 1];
+        Value term = stride == 1 ? idx.v
+                                 : Value(arith::MulIOp::create(
+                                       b, loc, idx.v, i64Const(loc, stride)));
+        offset = offset ? Value(arith::AddIOp::create(b, loc, term, offset))
+                        : term;
+        laneStride += idx.stride * stride;
+        stride *= shape[d];
+      }
+      if (!offset)
+        offset = i64Const(loc, 0);
+      vals[index.getResult()] = {
+          LLVM::GEPOp::create(b, loc, ptrTy, elem, base, ValueRange{offset}),
+          laneStride};
+      return success();
+    }
+    auto offTy = VectorType::get({lanes}, b.getI64Type());
+    Value offset;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      Value idx = laneForm(loc, args[d + 1], offTy);
+      Value term =
+          stride == 1
+              ? idx
+              : Value(arith::MulIOp::create(
+                    b, loc, idx,
+                    vector::BroadcastOp::create(b, loc, offTy,
+                                                i64Const(loc, stride))));
+      offset = offset ? Value(arith::AddIOp::create(b, loc, term, offset)) : term;
+      stride *= shape[d];
+    }
+    vals[index.getResult()] = {
+        LLVM::GEPOp::create(b, loc, VectorType::get({lanes}, ptrTy), elem, base,
+                            ValueRange{offset}),
+        0};
+    return success();
+  }
+
+  if (isa<LoadOp>(op)) {
+    Type t = convertType(op->getResult(0).getType());
+    if (!t)
+      return failure();
+    if (auto it = plan.packOf.find(op);
+        it != plan.packOf.end() && panelIteration) {
+      Value slot = LLVM::GEPOp::create(
+          b, loc, ptrTy, t, panels[it->second],
+          ValueRange{arith::MulIOp::create(b, loc, panelIteration,
+                                           i64Const(loc, lanes))});
+      vals[op->getResult(0)] = {
+          LLVM::LoadOp::create(b, loc, VectorType::get({lanes}, t), slot,
+                               panelAlign(t, lanes)),
+          0};
+      return success();
+    }
+    const LaneValue &ptr = args[0];
+    unsigned align = elementAlign(t);
+    if (!ptr.varying()) {
+      vals[op->getResult(0)] = {LLVM::LoadOp::create(b, loc, t, ptr.v, align), 0};
+      return success();
+    }
+    auto vt = VectorType::get({lanes}, t);
+    Value zero = constLike(loc, vt, 0.0, 0);
+    Value v;
+    if (!anyVector && ptr.stride == 1)
+      v = mask ? Value(LLVM::MaskedLoadOp::create(b, loc, vt, ptr.v, mask, zero,
+                                                  align))
+               : Value(LLVM::LoadOp::create(b, loc, vt, ptr.v, align));
+    else
+      v = LLVM::masked_gather::create(b, loc, vt,
+                                      lanePointers(loc, ptr, t, lanes),
+                                      laneMask(), ValueRange{zero}, align);
+    vals[op->getResult(0)] = {v, 0};
+    return success();
+  }
+
+  if (isa<StoreOp>(op)) {
+    Type t = convertType(op->getOperand(1).getType());
+    if (!t)
+      return failure();
+    const LaneValue &ptr = args[0], &value = args[1];
+    unsigned align = elementAlign(t);
+    if (!ptr.varying()) {
+      if (value.varying()) // lanes racing for one address
+        return failure();
+      LLVM::StoreOp::create(b, loc, value.v, ptr.v, align);
+      return success();
+    }
+    auto vt = VectorType::get({lanes}, t);
+    Value v = laneForm(loc, value, vt);
+    if (!isa<VectorType>(ptr.v.getType()) && ptr.stride == 1) {
+      if (mask)
+        LLVM::MaskedStoreOp::create(b, loc, v, ptr.v, mask, align);
+      else
+        LLVM::StoreOp::create(b, loc, v, ptr.v, align);
+    } else {
+      LLVM::masked_scatter::create(b, loc, v, lanePointers(loc, ptr, t, lanes),
+                                   laneMask(), align);
+    }
+    return success();
+  }
+
+  if (op->getNumResults() != 1)
+    return failure();
+  Value result = op->getResult(0);
+  // Index arithmetic that stays affine in the lanes: lane 0 and a step.
+  if (anyVarying && !anyVector && result.getType().isIndex()) {
+    auto constOf = [](Value v) -> std::optional<int64_t> {
+      if (auto c = v.getDefiningOp<ConstOp>())
+        if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+          return i.getValue().getSExtValue();
+      return std::nullopt;
+    };
+    if (isa<AddOp>(op)) {
+      vals[result] = {arith::AddIOp::create(b, loc, args[0].v, args[1].v),
+                      args[0].stride + args[1].stride};
+      return success();
+    }
+    if (isa<NegOp>(op)) {
+      vals[result] = {arith::SubIOp::create(b, loc, i64Const(loc, 0), args[0].v),
+                      -args[0].stride};
+      return success();
+    }
+    if (isa<MulOp>(op)) {
+      std::optional<int64_t> c0 = constOf(op->getOperand(0)),
+                             c1 = constOf(op->getOperand(1));
+      if (c0 || c1) {
+        int64_t stride = c1 ? args[0].stride * *c1 : args[1].stride * *c0;
+        vals[result] = {arith::MulIOp::create(b, loc, args[0].v, args[1].v),
+                        stride};
+        return success();
+      }
+    }
+  }
+  // Everything else through lowerOp: on scalars when no operand varies,
+  // else on lane vectors (uniform operands splatted).
+  IRMapping table;
+  for (auto [operand, lv] : llvm::zip(op->getOperands(), args)) {
+    Type t = convertType(operand.getType());
+    if (!t)
+      return failure();
+    if (anyVarying)
+      t = VectorType::get({lanes}, t);
+    table.map(operand, laneForm(loc, lv, t));
+  }
+  std::string why;
+  cur = &table;
+  tiledLanes = anyVarying ? lanes : 0;
+  LogicalResult lowered = lowerOp(op, why);
+  cur = &mapping;
+  tiledLanes = 0;
+  if (failed(lowered) || !table.lookupOrNull(result))
+    return failure();
+  vals[result] = {table.lookup(result), 0};
+  return success();
+}
+
+LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
+                                       unsigned numRows, Value firstLane,
+                                       Value mask) {
+  Location loc = plan.lanes.getLoc();
+  unsigned lanes = plan.laneCount;
+  SmallVector<LaneMap> rows(numRows);
+  auto valueOf = [&](RangeOp range, Value it) -> Value {
+    if (range.getStep() != 1)
+      it = arith::MulIOp::create(b, loc, it, i64Const(loc, range.getStep()));
+    if (range.getLower() != 0)
+      it = arith::AddIOp::create(b, loc, it, i64Const(loc, range.getLower()));
+    return it;
+  };
+  Value lane0 = valueOf(plan.lanes, firstLane);
+  for (unsigned r = 0; r < numRows; ++r) {
+    Value it = r == 0 ? firstRow
+                      : Value(arith::AddIOp::create(b, loc, firstRow,
+                                                    i64Const(loc, r)));
+    rows[r][plan.rows.getResult()] = {valueOf(plan.rows, it), 0};
+    rows[r][plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
+  }
+  // Accumulator type of a REDUCE: a lane vector when it varies.
+  auto accType = [&](ReduceOp reduce) -> Type {
+    Type t = convertType(reduce.getType());
+    if (t && plan.varying.contains(reduce.getResult()))
+      t = VectorType::get({lanes}, t);
+    return t;
+  };
+  llvm::DenseMap<std::pair<Operation *, unsigned>, Value> folded;
+  ArrayRef<Operation *> ops = plan.body;
+  for (size_t n = 0; n < ops.size(); ++n) {
+    Operation *op = ops[n];
+    if (auto range = dyn_cast<RangeOp>(op)) {
+      Location l = range.getLoc();
+      SmallVector<ReduceOp> reduces = plan.reducesOf.lookup(range);
+      SmallVector<Value> inits;
+      auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+      // The slot of row r's accumulator of REDUCE #ri in a k block.
+      auto accSlot = [&](unsigned ri, unsigned r, Type t) -> Value {
+        Value row = arith::SubIOp::create(
+            b, l, arith::AddIOp::create(b, l, firstRow, i64Const(l, r)),
+            kblock->panelLo);
+        return LLVM::GEPOp::create(
+            b, l, ptrTy, elementOf(t), kblock->accs[ri],
+            ValueRange{arith::MulIOp::create(b, l, row, i64Const(l, lanes))});
+      };
+      for (auto [ri, reduce] : llvm::enumerate(reduces)) {
+        Type t = accType(reduce);
+        if (!t)
+          return failure();
+        for (unsigned r = 0; r < numRows; ++r) {
+          if (kblock && kblock->load) {
+            inits.push_back(LLVM::LoadOp::create(b, l, t, accSlot(ri, r, t),
+                                                 elementAlign(t)));
+            continue;
+          }
+          if (!plan.initFirst.contains(reduce)) {
+            inits.push_back(identity(l, reduce.getKind(), t));
+            continue;
+          }
+          auto it = rows[r].find(reduce.getInit());
+          if (it == rows[r].end())
+            return failure();
+          inits.push_back(laneForm(l, it->second, t));
+        }
+      }
+      Value lb = i64Const(l, range.getLower());
+      int64_t step = range.getStep(), count = range.getTripCount();
+      if (kblock) {
+        lb = arith::AddIOp::create(
+            b, l, lb,
+            arith::MulIOp::create(b, l, kblock->first, i64Const(l, step)));
+        count = kblock->count;
+      }
+      size_t bodyBegin = n + 1, bodyEnd = bodyBegin;
+      while (bodyEnd < ops.size() && !isa<EndOp>(ops[bodyEnd]))
+        ++bodyEnd;
+      n = bodyEnd;
+      // `copies` k iterations from k = iv on: the body, then one step of
+      // every accumulator (a sum of products is an fma).
+      auto steps = [&](Value iv, ValueRange accs,
+                       unsigned copies) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> current(accs);
+        for (unsigned u = 0; u < copies; ++u) {
+          Value k = u == 0 ? iv
+                           : Value(arith::AddIOp::create(
+                                 b, l, iv, i64Const(l, int64_t(u) * step)));
+          for (unsigned r = 0; r < numRows; ++r)
+            rows[r][range.getResult()] = {k, 0};
+          panelIteration = k;
+          if (range.getLower() != 0)
+            panelIteration = arith::SubIOp::create(b, l, panelIteration,
+                                                   i64Const(l, range.getLower()));
+          if (step != 1)
+            panelIteration = arith::DivSIOp::create(b, l, panelIteration,
+                                                    i64Const(l, step));
+          if (kblock)
+            panelIteration =
+                arith::SubIOp::create(b, l, panelIteration, kblock->first);
+          for (size_t o = bodyBegin; o < bodyEnd; ++o)
+            for (unsigned r = 0; r < numRows; ++r)
+              if (failed(lowerTiledOp(ops[o], plan, rows, r, mask))) {
+                panelIteration = Value();
+                return failure();
+              }
+          panelIteration = Value();
+          SmallVector<Value> next;
+          unsigned arg = 0;
+          for (ReduceOp reduce : reduces) {
+            Type t = accType(reduce);
+            auto mul = reduce.getValue().getDefiningOp<MulOp>();
+            bool fma = reduce.getKind() == ReduceKind::add && mul &&
+                       isFloat(convertType(reduce.getType()));
+            for (unsigned r = 0; r < numRows; ++r) {
+              Value acc = current[arg++];
+              if (fma) {
+                auto x = rows[r].find(mul->getOperand(0)),
+                     y = rows[r].find(mul->getOperand(1));
+                if (x == rows[r].end() || y == rows[r].end())
+                  return failure();
+                next.push_back(math::FmaOp::create(
+                    b, l, laneForm(l, x->second, t), laneForm(l, y->second, t),
+                    acc));
+                continue;
+              }
+              auto v = rows[r].find(reduce.getValue());
+              if (v == rows[r].end())
+                return failure();
+              next.push_back(
+                  combine(l, reduce.getKind(), acc, laneForm(l, v->second, t)));
+            }
+          }
+          current = std::move(next);
+        }
+        return current;
+      };
+      // Two k iterations per trip (one loop-carried dependence per pair of
+      // fmas fewer), then the odd one.
+      constexpr unsigned kUnroll = 2;
+      int64_t pairs = count / kUnroll;
+      SmallVector<Value> results(inits);
+      if (pairs > 0) {
+        Value ub = arith::AddIOp::create(b, l, lb,
+                                         i64Const(l, pairs * kUnroll * step));
+        auto loop = scf::ForOp::create(b, l, lb, ub,
+                                       i64Const(l, kUnroll * step), inits);
+        OpBuilder::InsertionGuard g(b);
+        Block *loopBody = loop.getBody();
+        if (loopBody->mightHaveTerminator())
+          b.setInsertionPoint(loopBody->getTerminator());
+        else
+          b.setInsertionPointToEnd(loopBody);
+        FailureOr<SmallVector<Value>> next =
+            steps(loop.getInductionVar(), loop.getRegionIterArgs(), kUnroll);
+        if (failed(next))
+          return failure();
+        if (!next->empty())
+          scf::YieldOp::create(b, l, *next);
+        results.assign(loop.getResults().begin(), loop.getResults().end());
+      }
+      for (int64_t rest = pairs * kUnroll; rest < count; ++rest) {
+        Value k = arith::AddIOp::create(b, l, lb, i64Const(l, rest * step));
+        FailureOr<SmallVector<Value>> next = steps(k, results, 1);
+        if (failed(next))
+          return failure();
+        results = std::move(*next);
+      }
+      unsigned arg = 0;
+      for (ReduceOp reduce : reduces)
+        for (unsigned r = 0; r < numRows; ++r)
+          folded[{reduce.getOperation(), r}] = results[arg++];
+      if (kblock && kblock->store) {
+        // Not the last k block: park the accumulators; the rest of the
+        // body runs after the last block.
+        arg = 0;
+        for (auto [ri, reduce] : llvm::enumerate(reduces))
+          for (unsigned r = 0; r < numRows; ++r) {
+            Value acc = results[arg++];
+            LLVM::StoreOp::create(b, l, acc, accSlot(ri, r, acc.getType()),
+                                  elementAlign(acc.getType()));
+          }
+        return success();
+      }
+      continue;
+    }
+    if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      for (unsigned r = 0; r < numRows; ++r) {
+        Value v = folded.lookup({reduce.getOperation(), r});
+        if (!v)
+          return failure();
+        if (!plan.initFirst.contains(reduce)) {
+          auto it = rows[r].find(reduce.getInit());
+          if (it == rows[r].end())
+            return failure();
+          v = combine(reduce.getLoc(), reduce.getKind(),
+                      laneForm(reduce.getLoc(), it->second, v.getType()), v);
+        }
+        rows[r][reduce.getResult()] = {v, 0};
+      }
+      continue;
+    }
+    for (unsigned r = 0; r < numRows; ++r)
+      if (failed(lowerTiledOp(op, plan, rows, r, mask)))
+        return failure();
+  }
+  return success();
+}
+
+LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
+  Location loc = plan.rows.getLoc();
+  unsigned lanes = plan.laneCount, blockRows = plan.rowCount;
+  int64_t tripI = plan.rows.getTripCount(), tripJ = plan.lanes.getTripCount();
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  // This chunk's rows, [rowLo, rowHi) (empty when begin >= end).
+  Value rowLo = arith::MaxSIOp::create(b, loc, begin, i64Const(loc, 0));
+  Value rowHi = arith::MinSIOp::create(b, loc, end, i64Const(loc, tripI));
+  rowHi = arith::MaxSIOp::create(b, loc, rowHi, rowLo);
+  int64_t kTrip = 1;
+  for (Operation *op : plan.body)
+    if (auto range = dyn_cast<RangeOp>(op))
+      kTrip = std::max<int64_t>(kTrip, range.getTripCount());
+  int64_t kBlocks = 1, kc = kTrip;
+  if (plan.kBlock) {
+    kc = plan.kBlock;
+    kBlocks = (kTrip + kc - 1) / kc; // the last block is never empty
+  }
+  // Row panels: the rows one lane sweep reads (about `kc` elements each)
+  // stay in a 256 KiB share of L2 while the lane blocks go by.
+  int64_t panel =
+      std::max<int64_t>(1, (256 * 1024 / 4 / kc) / blockRows) * blockRows;
+  panels.clear();
+  for (const TilePlan::Pack &pack : plan.packs)
+    panels.push_back(LLVM::AllocaOp::create(
+        b, loc, ptrTy, convertType(pack.load->getResult(0).getType()),
+        i64Const(loc, std::min(kc, pack.range.getTripCount()) * lanes),
+        /*alignment=*/64));
+  KBlock block;
+  if (kBlocks > 1)
+    for (ReduceOp reduce : plan.reducesOf.lookup(plan.blockable))
+      block.accs.push_back(LLVM::AllocaOp::create(
+          b, loc, ptrTy, convertType(reduce.getType()),
+          i64Const(loc, std::min(panel, tripI) * lanes), /*alignment=*/64));
+  OpBuilder::InsertionGuard guard(b);
+  if (panel < tripI) {
+    auto panels = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, panel));
+    b.setInsertionPoint(panels.getBody()->getTerminator());
+    rowLo = panels.getInductionVar();
+    rowHi = arith::MinSIOp::create(
+        b, loc, rowHi, arith::AddIOp::create(b, loc, rowLo, i64Const(loc, panel)));
+  }
+  block.panelLo = rowLo;
+  auto laneLoop = scf::ForOp::create(b, loc, i64Const(loc, 0),
+                                     i64Const(loc, tripJ), i64Const(loc, lanes));
+  b.setInsertionPoint(laneLoop.getBody()->getTerminator());
+  Value firstLane = laneLoop.getInductionVar();
+  LogicalResult result = success();
+  auto laneMask = [&]() {
+    auto vt = VectorType::get({lanes}, b.getI64Type());
+    Value left = arith::SubIOp::create(b, loc, i64Const(loc, tripJ), firstLane);
+    return Value(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt, laneSteps(loc, lanes, 1),
+        vector::BroadcastOp::create(b, loc, vt, left)));
+  };
+  // Pack the panels of this lane block (lanes past the end read as 0) for
+  // k iterations [first, first + count) (null first: all of them).
+  auto emitPacks = [&](Value first, int64_t count) -> LogicalResult {
+    if (plan.packs.empty())
+      return success();
+    Value mask = tripJ % lanes != 0 ? laneMask() : Value();
+    Value lane0 = firstLane;
+    if (plan.lanes.getStep() != 1)
+      lane0 = arith::MulIOp::create(b, loc, lane0,
+                                    i64Const(loc, plan.lanes.getStep()));
+    if (plan.lanes.getLower() != 0)
+      lane0 = arith::AddIOp::create(b, loc, lane0,
+                                    i64Const(loc, plan.lanes.getLower()));
+    for (auto [pack, panel] : llvm::zip(plan.packs, panels)) {
+      RangeOp range = pack.range;
+      auto loop = scf::ForOp::create(
+          b, loc, i64Const(loc, 0),
+          i64Const(loc, first ? count : range.getTripCount()), i64Const(loc, 1));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value it = loop.getInductionVar();
+      Value k = first ? Value(arith::AddIOp::create(b, loc, it, first)) : it;
+      if (range.getStep() != 1)
+        k = arith::MulIOp::create(b, loc, k, i64Const(loc, range.getStep()));
+      if (range.getLower() != 0)
+        k = arith::AddIOp::create(b, loc, k, i64Const(loc, range.getLower()));
+      LaneMap row;
+      row[plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
+      row[range.getResult()] = {k, 0};
+      MutableArrayRef<LaneMap> rows(row);
+      for (Operation *op : pack.slice)
+        if (failed(lowerTiledOp(op, plan, rows, 0, mask)))
+          return failure();
+      Type t = convertType(pack.load->getResult(0).getType());
+      auto vt = VectorType::get({lanes}, t);
+      Value v = laneForm(loc, row[pack.load->getResult(0)], vt);
+      Value slot = LLVM::GEPOp::create(
+          b, loc, ptrTy, t, panel,
+          ValueRange{arith::MulIOp::create(b, loc, it, i64Const(loc, lanes))});
+      LLVM::StoreOp::create(b, loc, v, slot, panelAlign(t, lanes));
+    }
+    return success();
+  };
+  // The row blocks of one lane block: full blocks, then the rest in blocks
+  // of 4, 2, 1 rows (the binary digits of what is left).
+  auto emitRows = [&](bool masked) {
+    Value mask = masked ? laneMask() : Value();
+    if (blockRows == 1) {
+      auto loop = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, 1));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      if (failed(emitBlock(plan, loop.getInductionVar(), 1, firstLane, mask)))
+        result = failure();
+      return;
+    }
+    Value span = arith::SubIOp::create(b, loc, rowHi, rowLo);
+    Value blocks = arith::DivSIOp::create(b, loc, span, i64Const(loc, blockRows));
+    Value pos = arith::AddIOp::create(
+        b, loc, rowLo,
+        arith::MulIOp::create(b, loc, blocks, i64Const(loc, blockRows)));
+    {
+      auto loop = scf::ForOp::create(b, loc, rowLo, pos, i64Const(loc, blockRows));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      if (failed(emitBlock(plan, loop.getInductionVar(), blockRows, firstLane,
+                           mask)))
+        result = failure();
+    }
+    unsigned size = 1;
+    while (size * 2 < blockRows)
+      size *= 2;
+    for (; size >= 1; size /= 2) {
+      Value fits = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sge,
+          arith::SubIOp::create(b, loc, rowHi, pos), i64Const(loc, size));
+      auto branch = scf::IfOp::create(b, loc, TypeRange{b.getI64Type()}, fits,
+                                      /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      if (failed(emitBlock(plan, pos, size, firstLane, mask)))
+        result = failure();
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{arith::AddIOp::create(b, loc, pos, i64Const(loc, size))});
+      b.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(b, loc, ValueRange{pos});
+      pos = branch.getResult(0);
+    }
+  };
+  // One k block (or the whole k loop): its panels, then its row blocks.
+  auto emitPhase = [&](Value first, int64_t count, bool load, bool store) {
+    KBlock phase = block;
+    phase.first = first;
+    phase.count = count;
+    phase.load = load;
+    phase.store = store;
+    kblock = first ? &phase : nullptr;
+    if (failed(emitPacks(first, count)))
+      result = failure();
+    bool full = tripJ >= lanes, tail = tripJ % lanes != 0;
+    if (full && tail) {
+      Value isFull = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::sle,
+          arith::AddIOp::create(b, loc, firstLane, i64Const(loc, lanes)),
+          i64Const(loc, tripJ));
+      auto branch = scf::IfOp::create(b, loc, isFull, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      emitRows(false);
+      b.setInsertionPoint(branch.elseBlock()->getTerminator());
+      emitRows(true);
+    } else {
+      emitRows(tail);
+    }
+    kblock = nullptr;
+  };
+  if (kBlocks == 1) {
+    emitPhase(Value(), kTrip, false, false);
+  } else {
+    // First block from the inits, middle blocks, last block and the rest of
+    // the body.
+    int64_t last = (kBlocks - 1) * kc;
+    emitPhase(i64Const(loc, 0), kc, false, true);
+    if (kBlocks > 2) {
+      auto loop = scf::ForOp::create(b, loc, i64Const(loc, kc),
+                                     i64Const(loc, last), i64Const(loc, kc));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      emitPhase(loop.getInductionVar(), kc, true, true);
+    }
+    emitPhase(i64Const(loc, last), kTrip - last, true, false);
+  }
+  return result;
+}
+
+} // namespace synpl::l0tollvm
