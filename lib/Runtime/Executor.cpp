@@ -638,11 +638,12 @@ struct KernelStats {
 
 /// Serial or parallel, per kernel, decided by measuring: a kernel too small
 /// to pay for waking the workers runs on the calling thread. The first
-/// kTrial calls after a warm-up alternate the two ways; the faster median
-/// wins for the rest of the run (both give the same bits: chunks split the
-/// kernel's parallel split range, never a reduction).
+/// kTrial calls after a warm-up alternate the two ways; serial wins only
+/// when its median is clearly (20%) faster, since the first steps are noisy
+/// (cold caches, page faults). Both ways give the same bits: chunks split
+/// the kernel's parallel split range, never a reduction.
 struct Dispatch {
-  static constexpr int kWarmup = 2, kTrial = 6;
+  static constexpr int kWarmup = 3, kTrial = 10;
   int calls = 0;
   uint64_t serial[kTrial / 2] = {}, parallel[kTrial / 2] = {};
   int decided = -1; // -1: measuring; 0: serial; 1: parallel
@@ -663,7 +664,7 @@ struct Dispatch {
     if (++calls == kWarmup + kTrial) {
       std::sort(serial, serial + kTrial / 2);
       std::sort(parallel, parallel + kTrial / 2);
-      decided = parallel[kTrial / 4] < serial[kTrial / 4] ? 1 : 0;
+      decided = serial[kTrial / 4] * 5 < parallel[kTrial / 4] * 4 ? 0 : 1;
     }
   }
 };
