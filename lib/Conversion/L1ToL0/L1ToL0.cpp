@@ -1668,12 +1668,35 @@ LogicalResult Emitter::run() {
     s->offset = llvm::alignTo(p->used, kAlign);
     p->used = s->offset + s->bytes();
   }
+  // A compute node without memory of its own (no vram) keeps its pools in
+  // the memory node it has an edge to (as L1.6 and L1.9 hold): that node's
+  // capacity is what they must fit in.
+  auto memoryOf = [](l1::NodeOp node) -> Operation * {
+    if (node.getMemoryBytes())
+      return node;
+    auto system = node->getParentOfType<l1::SystemOp>();
+    if (!system)
+      return node;
+    for (auto edge : system.getBody().front().getOps<l1::EdgeOp>()) {
+      StringRef other;
+      if (edge.getFrom() == node.getSymName())
+        other = edge.getTo();
+      else if (edge.getTo() == node.getSymName())
+        other = edge.getFrom();
+      else
+        continue;
+      l1::NodeOp mem = system.lookupNode(other);
+      if (mem && mem.getKind() == l1::NodeKind::memory && mem.getMemoryBytes())
+        return mem;
+    }
+    return node;
+  };
   llvm::MapVector<Operation *, int64_t> perNode;
   for (auto &p : pools) {
     int64_t need = std::max<int64_t>(llvm::alignTo(p->used, kAlign), kAlign);
     p->capacity = p->kind == l0uop::PoolKind::freelist ? depth * need : need;
     if (p->node)
-      perNode[p->node] += p->capacity;
+      perNode[memoryOf(p->node)] += p->capacity;
   }
   for (auto &[nodeOp, bytes] : perNode) {
     auto node = cast<l1::NodeOp>(nodeOp);
