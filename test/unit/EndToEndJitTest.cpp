@@ -3,7 +3,9 @@
 // Compiles examples/mnist/mnist.l1.mlir as the driver does
 // (--synpl-l1-to-l0-pipeline, --synpl-l0-pack-memory,
 // --synpl-convert-l0uop-to-llvm with keep-plan), JIT-compiles the kernel
-// functions of a copy of the result, and runs ONE training step the way the
+// functions of a copy of the result with the optimization synplc's object
+// gets (synpl::host::optimizeForHost: float reassociation, O3, libmvec), and
+// runs ONE training step the way the
 // host runtime would: every pool is one 64-byte aligned allocation (freelist
 // slots get their own, as the runtime places them at run time; transient
 // memory starts as NaN), every slot lives at pool + offset, and the first stream's entries run in order
@@ -23,10 +25,10 @@
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/InitAll.h"
 #include "synpl/Reference/L1Interpreter.h"
+#include "synpl/Target/HostObject.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -35,7 +37,9 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <catch2/catch.hpp>
 
@@ -284,7 +288,16 @@ static void runOneStep(const Example &ex) {
   for (Operation &op : llvm::make_early_inc_range(code->getBody()->getOperations()))
     if (isa<l0uop::PlanOp>(op) || isa<l0ctl::L0CtlDialect>(op.getDialect()))
       op.erase();
-  auto optimize = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, nullptr);
+  // The optimization synplc's object gets (float reassociation, O3 with
+  // glibc's libmvec for exp2/log2), so these numbers are the executable's.
+  REQUIRE(!llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1"));
+  auto machine = synpl::host::createHostTargetMachine();
+  REQUIRE(static_cast<bool>(machine));
+  // ExecutionEngineOptions::transformer is a function_ref: the callable
+  // must outlive create().
+  auto optimize = [&](llvm::Module *m) -> llvm::Error {
+    return synpl::host::optimizeForHost(*m, **machine);
+  };
   ExecutionEngineOptions options;
   options.transformer = optimize;
   auto created = ExecutionEngine::create(*code, options);

@@ -10,9 +10,16 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <string>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
 
 namespace synpl::host {
 
@@ -32,6 +39,22 @@ struct ObjectOptions {
   /// reductions have no fixed order).
   bool reassociate = true;
 };
+
+/// The target machine emitObject uses: the options' triple (default: the
+/// host's) and CPU ("native": the host CPU and its features). Reports the
+/// CPU name and feature string it chose when asked.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostTargetMachine(const ObjectOptions &options = {},
+                        std::string *cpu = nullptr,
+                        std::string *features = nullptr);
+
+/// The optimization emitObject applies to the translated module: float
+/// add/sub/mul reassociable and contractible (kernel reductions have no
+/// fixed order), then the O-level pipeline for `machine` with glibc's libmvec
+/// known to the vectorizer. Exposed so that JIT users (tests) run exactly
+/// the code the object holds.
+llvm::Error optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine,
+                            const ObjectOptions &options = {});
 
 /// Writes `module` (LLVM dialect only) as an object file. Errors are
 /// emitted as diagnostics at the module.

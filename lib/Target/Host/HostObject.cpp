@@ -35,56 +35,10 @@ static std::string hostFeatures() {
   return features.getString();
 }
 
-LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
-                         const ObjectOptions &options) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-
-  llvm::Triple triple(options.triple.empty() ? llvm::sys::getProcessTriple()
-                                             : options.triple);
-  std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return module.emitError() << "no LLVM backend for " << triple.str() << ": "
-                              << error;
-  std::string cpu = options.cpu, features = options.features;
-  if (cpu == "native") {
-    cpu = llvm::sys::getHostCPUName().str();
-    std::string host = hostFeatures();
-    features = features.empty() ? host : host + "," + features;
-  }
-  llvm::TargetOptions targetOptions;
-  std::optional<llvm::CodeGenOptLevel> level =
-      llvm::CodeGenOpt::getLevel(std::min(options.optLevel, 3u));
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
-      level.value_or(llvm::CodeGenOptLevel::Default)));
-  if (!tm)
-    return module.emitError() << "cannot create a target machine for "
-                              << triple.str() << " (cpu " << cpu << ")";
-
-  DialectRegistry registry;
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  module.getContext()->appendDialectRegistry(registry);
-
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, "synpl");
-  if (!llvmModule)
-    return module.emitError() << "translation to LLVM IR failed";
-  llvmModule->setTargetTriple(triple);
-  llvmModule->setDataLayout(tm->createDataLayout());
-  // The CPU and features on every function, so the optimizer's cost model
-  // and the vectorizer see the real target.
-  for (llvm::Function &f : *llvmModule) {
-    if (f.isDeclaration())
-      continue;
-    f.addFnAttr("target-cpu", cpu);
-    if (!features.empty())
-      f.addFnAttr("target-features", features);
-  }
-
+llvm::Error optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine,
+                            const ObjectOptions &options) {
+  llvm::Module *llvmModule = &module;
+  const llvm::Triple &triple = machine.getTargetTriple();
   // Kernel reductions have no fixed order (a GPU reduces in a tree): their
   // float adds and multiplies may be reassociated and contracted into FMAs,
   // which lets the vectorizer split a reduction over lanes.
@@ -108,7 +62,7 @@ LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = options.optLevel > 1;
   tuning.SLPVectorization = options.optLevel > 1;
-  llvm::PassBuilder pb(tm.get(), tuning);
+  llvm::PassBuilder pb(&machine, tuning);
   llvm::TargetLibraryInfoImpl tlii(triple);
   if (options.useLibmvec) {
     tlii.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
@@ -149,6 +103,77 @@ LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
           ? pb.buildO0DefaultPipeline(optimization)
           : pb.buildPerModuleDefaultPipeline(optimization);
   mpm.run(*llvmModule, mam);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostTargetMachine(const ObjectOptions &options, std::string *cpuOut,
+                        std::string *featuresOut) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(options.triple.empty() ? llvm::sys::getProcessTriple()
+                                             : options.triple);
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError("no LLVM backend for " + triple.str() +
+                                   ": " + error);
+  std::string cpu = options.cpu, features = options.features;
+  if (cpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    std::string host = hostFeatures();
+    features = features.empty() ? host : host + "," + features;
+  }
+  llvm::TargetOptions targetOptions;
+  std::optional<llvm::CodeGenOptLevel> level =
+      llvm::CodeGenOpt::getLevel(std::min(options.optLevel, 3u));
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
+      level.value_or(llvm::CodeGenOptLevel::Default)));
+  if (!tm)
+    return llvm::createStringError("cannot create a target machine for " +
+                                   triple.str() + " (cpu " + cpu + ")");
+  if (cpuOut)
+    *cpuOut = cpu;
+  if (featuresOut)
+    *featuresOut = features;
+  return std::move(tm);
+}
+
+LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
+                         const ObjectOptions &options) {
+  std::string cpu, features;
+  auto created = createHostTargetMachine(options, &cpu, &features);
+  if (!created)
+    return module.emitError() << llvm::toString(created.takeError());
+  std::unique_ptr<llvm::TargetMachine> tm = std::move(*created);
+  const llvm::Triple &triple = tm->getTargetTriple();
+
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "synpl");
+  if (!llvmModule)
+    return module.emitError() << "translation to LLVM IR failed";
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(tm->createDataLayout());
+  // The CPU and features on every function, so the optimizer's cost model
+  // and the vectorizer see the real target.
+  for (llvm::Function &f : *llvmModule) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", cpu);
+    if (!features.empty())
+      f.addFnAttr("target-features", features);
+  }
+
+  if (llvm::Error err = optimizeForHost(*llvmModule, *tm, options))
+    return module.emitError() << "LLVM optimization failed: "
+                              << llvm::toString(std::move(err));
 
   llvm::legacy::PassManager codegen;
   if (tm->addPassesToEmitFile(codegen, os, nullptr,
