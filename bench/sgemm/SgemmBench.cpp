@@ -339,9 +339,7 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   mlir::DialectRegistry registry;
-  synpl::registerAllDialects(registry);
-  mlir::registerBuiltinDialectTranslation(registry);
-  mlir::registerLLVMDialectTranslation(registry);
+  synpl::registerHostCodegen(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   if (!program.empty())

@@ -25,6 +25,11 @@ void registerUpstreamDialects(mlir::DialectRegistry &registry);
 /// so that `synpl-opt` (or an embedder's opt tool) can name them.
 void registerAllPasses();
 
+/// What a tool or test that JIT-compiles or translates host code needs in
+/// one registry: every synplexum dialect, the upstream dialects, and the
+/// builtin and LLVM dialects' translations to LLVM IR.
+void registerHostCodegen(mlir::DialectRegistry &registry);
+
 } // namespace synpl
 
 #endif // SYNPL_INITALL_H

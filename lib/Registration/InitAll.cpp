@@ -1,6 +1,9 @@
 //===- InitAll.cpp - Register synplexum with an MLIR context ---------------===//
 #include "synpl/InitAll.h"
 
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
 #include "synpl/Dialect/L0Ctl/L0CtlDialect.h"
 #include "synpl/Dialect/L0UOp/L0UOpDialect.h"
 #include "synpl/Dialect/L1/L1Dialect.h"
@@ -32,4 +35,11 @@ void synpl::registerAllPasses() {
   registerSynplPasses();
   registerSynplConversionPasses();
   registerPipelines();
+}
+
+void synpl::registerHostCodegen(mlir::DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerUpstreamDialects(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
 }

@@ -684,6 +684,14 @@ private:
   int32_t step(int64_t stream, int64_t batch, bool train, Split Ingest::*split);
   void runKernel(int64_t k, int64_t stream);
   int32_t dispatch(int64_t batch, int64_t &stream, int64_t &outBatch);
+  /// The control program picks the step's stream and batch, then the step
+  /// runs on the training or the test split.
+  int32_t dispatchAndStep(int64_t batch, bool train, int64_t &stream) {
+    int64_t picked;
+    if (int32_t st = dispatch(batch, stream, picked))
+      return st;
+    return step(stream, picked, train, train ? &Ingest::train : &Ingest::test);
+  }
   uint8_t *slotAddr(int64_t slot, int64_t stream) const {
     return addr[stream][slot];
   }
@@ -1083,6 +1091,12 @@ int Executor::run() {
               : synpl_rt_progress_create((uint64_t)(steps * o.epochs),
                                          (uint64_t)samplesPerStep,
                                          o.progressInterval, 2);
+  // A failed step ends the run with the runtime's one-line message.
+  auto abandon = [&](int32_t status) {
+    synpl_rt_progress_destroy(progress);
+    synpl_rt_check(status);
+    return 1;
+  };
   double trainSecondsTotal = 0;
   int64_t globalStep = 0;
   for (int64_t epoch = 1; epoch <= o.epochs; ++epoch) {
@@ -1096,15 +1110,9 @@ int Executor::run() {
     int64_t lossCount = 0;
     uint64_t t0 = nowNanos();
     for (int64_t b = 0; b < steps; ++b) {
-      int64_t stream, batch;
-      int32_t st = dispatch(b, stream, batch);
-      if (!st)
-        st = step(stream, batch, /*train=*/true, &Ingest::train);
-      if (st) {
-        synpl_rt_progress_destroy(progress);
-        synpl_rt_check(st);
-        return 1;
-      }
+      int64_t stream;
+      if (int32_t st = dispatchAndStep(b, /*train=*/true, stream))
+        return abandon(st);
       bool found;
       double loss = report("loss", stream, found);
       if (found) {
@@ -1130,15 +1138,9 @@ int Executor::run() {
       double correct = 0;
       int64_t seen = 0;
       for (int64_t b = 0; b < testBatches; ++b) {
-        int64_t stream, batch;
-        int32_t st = dispatch(b, stream, batch);
-        if (!st)
-          st = step(stream, batch, /*train=*/false, &Ingest::test);
-        if (st) {
-          synpl_rt_progress_destroy(progress);
-          synpl_rt_check(st);
-          return 1;
-        }
+        int64_t stream;
+        if (int32_t st = dispatchAndStep(b, /*train=*/false, stream))
+          return abandon(st);
         bool found;
         correct += report("correct", stream, found);
         seen += std::min<int64_t>(samplesPerStep,

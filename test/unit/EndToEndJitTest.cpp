@@ -182,10 +182,7 @@ static void runOneStep(const Example &ex) {
   llvm::InitializeNativeTargetAsmPrinter();
   synpl::registerAllPasses();
   DialectRegistry registry;
-  synpl::registerAllDialects(registry);
-  synpl::registerUpstreamDialects(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
+  synpl::registerHostCodegen(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   std::string errors;

@@ -215,10 +215,7 @@ struct Context {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     mlir::DialectRegistry registry;
-    synpl::registerAllDialects(registry);
-    synpl::registerUpstreamDialects(registry);
-    mlir::registerBuiltinDialectTranslation(registry);
-    mlir::registerLLVMDialectTranslation(registry);
+    synpl::registerHostCodegen(registry);
     ctx.appendDialectRegistry(registry);
     ctx.loadAllAvailableDialects();
   }

@@ -243,9 +243,7 @@ mlir::MLIRContext &context() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     mlir::DialectRegistry registry;
-    synpl::registerAllDialects(registry);
-    mlir::registerBuiltinDialectTranslation(registry);
-    mlir::registerLLVMDialectTranslation(registry);
+    synpl::registerHostCodegen(registry);
     auto *c = new mlir::MLIRContext(registry);
     c->loadAllAvailableDialects();
     return c;
