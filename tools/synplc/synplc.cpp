@@ -28,6 +28,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -63,7 +66,8 @@ cl::opt<Emit> emit(
     cl::values(clEnumValN(Emit::L0, "l0", "the L0 plan after memory packing"),
                clEnumValN(Emit::LLVMDialect, "mlir-llvm",
                           "the LLVM dialect module (kernels, control code, tables)"),
-               clEnumValN(Emit::LLVMIR, "llvm", "LLVM IR"),
+               clEnumValN(Emit::LLVMIR, "llvm",
+                          "LLVM IR (before the backend's optimization)"),
                clEnumValN(Emit::Object, "obj", "an x86-64 ELF object"),
                clEnumValN(Emit::Executable, "exe",
                           "an executable linked with the host runtime")),
@@ -137,8 +141,7 @@ int main(int argc, char **argv) {
       "see --help-hidden.\n");
 
   DialectRegistry registry;
-  synpl::registerAllDialects(registry);
-  synpl::registerUpstreamDialects(registry);
+  synpl::registerHostCodegen(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
@@ -201,9 +204,16 @@ int main(int argc, char **argv) {
   synpl::host::ObjectOptions objectOptions;
   objectOptions.cpu = cpu;
   objectOptions.optLevel = std::min(optLevel.getValue(), 3u);
-  if (emit == Emit::LLVMIR)
-    return fail("--emit=llvm: use synpl-translate --mlir-to-llvmir on the "
-                "--emit=mlir-llvm output");
+  if (emit == Emit::LLVMIR) {
+    // The module as LLVM IR, before the backend's optimization (what
+    // --emit=obj then optimizes and compiles).
+    llvm::LLVMContext llvmContext;
+    std::unique_ptr<llvm::Module> llvmModule =
+        translateModuleToLLVMIR(*module, llvmContext, "synpl");
+    if (!llvmModule)
+      return 1;
+    return writeText([&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+  }
 
   // The object: to the output (--emit=obj) or a temporary to link.
   std::string objectPath;
