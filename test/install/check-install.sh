@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # ctest `install-tree`: installs the build into a scratch prefix, then builds
 # and runs test/install (an embedder using find_package(Synplexum)).
-# usage: check-install.sh <build-dir> <scratch-dir> <cxx-compiler> [program.mlir]
+# With a training program, the installed synplc must compile it against the
+# installed runtime (found next to itself, in ../lib) into an executable
+# that runs a step; that happens first, so a failure leaves the embedder's
+# line unprinted and the test failed.
+# usage: check-install.sh <build-dir> <scratch-dir> <cxx-compiler> [program.mlir [train.l1.mlir]]
 set -euo pipefail
-build="$1"; scratch="$2"; cxx="$3"; program="${4:-}"
+build="$1"; scratch="$2"; cxx="$3"; program="${4:-}"; train="${5:-}"
 rm -rf "$scratch"; mkdir -p "$scratch"
 cmake --install "$build" --prefix "$scratch/prefix" > "$scratch/install.log"
+if [ -n "$train" ]; then
+  "$scratch/prefix/bin/synplc" "$train" -o "$scratch/train"
+  "$scratch/train" --steps 1 --no-eval --quiet
+fi
 cmake -S "$(dirname "$0")" -B "$scratch/embedder" -G Ninja \
   -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="${cxx%++}" -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld \
   -DCMAKE_PREFIX_PATH="$scratch/prefix" \
