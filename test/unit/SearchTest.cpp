@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <catch2/catch.hpp>
 
@@ -513,4 +514,49 @@ TEST_CASE("the report sink collects reports and echoes them when asked",
 
   sink.clear();
   CHECK(sink.reports().empty());
+}
+
+TEST_CASE("searchAndReport records the report and emits a failure at the "
+          "source",
+          "[search]") {
+  mlir::MLIRContext context;
+  std::vector<std::string> messages;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
+    messages.push_back(diag.str());
+    return mlir::success();
+  });
+  mlir::Location loc = mlir::FileLineColLoc::get(&context, "model.syn", 1, 1);
+  SearchReportSink &sink = SearchReportSink::global();
+  sink.clear();
+
+  mlir::FailureOr<Mlp> best = searchAndReport(loc, mlpSpec(300'000, 256));
+  REQUIRE(mlir::succeeded(best));
+  CHECK(messages.empty());
+  mlir::FailureOr<Mlp> none = searchAndReport(loc, mlpSpec(1000, 64));
+  CHECK(mlir::failed(none));
+  REQUIRE(messages.size() == 1);
+  CHECK(messages[0].find("search L3->L2: no candidates: ") == 0);
+
+  std::vector<SearchReport> reports = sink.reports();
+  REQUIRE(reports.size() == 2);
+  CHECK(reports[0].winner()->description == describeMlp(*best));
+  CHECK(reports[1].failure->kind == SearchFailure::Kind::NoCandidates);
+  sink.clear();
+}
+
+TEST_CASE("--synpl-search-report sets the global sink's format", "[search]") {
+  registerSearchOptions();
+  SearchReportSink &sink = SearchReportSink::global();
+  CHECK(sink.format() == ReportFormat::None);
+
+  const char *bare[] = {"synpl-unit-tests", "--synpl-search-report"};
+  REQUIRE(llvm::cl::ParseCommandLineOptions(2, bare, "", &llvm::nulls()));
+  CHECK(sink.format() == ReportFormat::Text);
+  llvm::cl::ResetAllOptionOccurrences();
+
+  const char *json[] = {"synpl-unit-tests", "--synpl-search-report=json"};
+  REQUIRE(llvm::cl::ParseCommandLineOptions(2, json, "", &llvm::nulls()));
+  CHECK(sink.format() == ReportFormat::JSON);
+  llvm::cl::ResetAllOptionOccurrences();
+  sink.setFormat(ReportFormat::None);
 }

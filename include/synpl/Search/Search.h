@@ -28,6 +28,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -342,6 +343,18 @@ SearchResult<Candidate> search(const SearchSpec<Candidate> &spec,
   return result;
 }
 
+/// What a lowering pass calls: runs the search, records its report (for
+/// --synpl-search-report), and on failure emits the SearchFailure at `loc`
+/// (the source op's location) with the report's notes.
+///
+///   FailureOr<Method> best = search::searchAndReport(op->getLoc(), spec);
+///   if (failed(best))
+///     return signalPassFailure();
+template <typename Candidate>
+mlir::FailureOr<Candidate> searchAndReport(mlir::Location loc,
+                                           const SearchSpec<Candidate> &spec,
+                                           const SearchOptions &options = {});
+
 //===----------------------------------------------------------------------===//
 // Collecting reports (--synpl-search-report)
 //===----------------------------------------------------------------------===//
@@ -383,6 +396,19 @@ void recordSearchReport(SearchReport report);
 /// Registers --synpl-search-report[=json] (text by default). Call before
 /// parsing the command line; registerAllPasses() does.
 void registerSearchOptions();
+
+template <typename Candidate>
+mlir::FailureOr<Candidate> searchAndReport(mlir::Location loc,
+                                           const SearchSpec<Candidate> &spec,
+                                           const SearchOptions &options) {
+  SearchResult<Candidate> result = search(spec, options);
+  if (!result.succeeded())
+    (void)emitSearchFailure(loc, result.failure(), &result.report);
+  recordSearchReport(std::move(result.report));
+  if (!result.winner)
+    return mlir::failure();
+  return std::move(*result.winner);
+}
 
 } // namespace synpl::search
 
