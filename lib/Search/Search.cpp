@@ -1,4 +1,4 @@
-//===- Search.cpp - The enumerate/filter/score/select driver ---------------===//
+//===- Search.cpp - The enumerate/filter/score/select driver --------------===//
 #include "synpl/Search/Search.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -369,7 +369,8 @@ void SearchReport::print(llvm::raw_ostream &os) const {
     size_t width = 5;
     for (const FilterStat &stat : filters)
       width = std::max(width, stat.name.size());
-    os << "  " << llvm::left_justify("check", width) << "  rejected  first rejection\n";
+    os << "  " << llvm::left_justify("check", width)
+       << "  rejected  first rejection\n";
     for (const FilterStat &stat : filters) {
       os << "  " << llvm::left_justify(stat.name, width) << "  "
          << llvm::right_justify(std::to_string(stat.rejected), 8);

@@ -36,6 +36,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -107,7 +108,8 @@ struct SearchFailure {
   /// Timeout: the budget that ran out.
   std::chrono::milliseconds budget{0};
 
-  /// "NoCandidates(<reason>)", "TooManyCandidates(<count>)", "Timeout(<ms> ms)".
+  /// "NoCandidates(<reason>)", "TooManyCandidates(<count>)",
+  /// "Timeout(<ms> ms)".
   std::string toString() const;
   /// What the user should change: loosen <check>, tighten the constraints,
   /// or raise the budget / redesign the boundary.
@@ -175,12 +177,12 @@ struct SearchReport {
 /// Emits the failure as an error at `loc` (`search <boundary>: <kind>:
 /// <reason>; <advice>`). With a report, attaches a note per check that
 /// rejected candidates, with its count and first reason.
-mlir::InFlightDiagnostic emitSearchFailure(mlir::Location loc,
-                                           const SearchFailure &failure,
-                                           const SearchReport *report = nullptr);
-mlir::InFlightDiagnostic emitSearchFailure(mlir::Operation *op,
-                                           const SearchFailure &failure,
-                                           const SearchReport *report = nullptr);
+mlir::InFlightDiagnostic
+emitSearchFailure(mlir::Location loc, const SearchFailure &failure,
+                  const SearchReport *report = nullptr);
+mlir::InFlightDiagnostic
+emitSearchFailure(mlir::Operation *op, const SearchFailure &failure,
+                  const SearchReport *report = nullptr);
 
 //===----------------------------------------------------------------------===//
 // The problem
@@ -194,8 +196,10 @@ struct SearchFilter {
   std::function<std::optional<std::string>(const Candidate &)> check;
 };
 
-/// One search boundary. `Candidate` must be movable; the driver keeps only the
-/// few best.
+/// One search boundary. `Candidate` must be move-constructible and
+/// move-assignable; the driver keeps only the few best. `enumerate` and
+/// `score` are required; give `describe` too, or reports and the default
+/// tie-break cannot tell candidates apart.
 template <typename Candidate>
 struct SearchSpec {
   /// The boundary, e.g. "L3->L2" or "L2->L1 @train".
@@ -252,9 +256,9 @@ public:
   void rejectNonFiniteCost(llvm::function_ref<std::string()> describe);
   /// Counts a survivor that did not make the top.
   void countSurvivor() { ++report.survivors; }
-  /// Offers (and counts) a scored survivor. Returns the slot in `report.top` it took (the
-  /// caller stores the candidate in the same slot, shifting as the report
-  /// shifts), or std::nullopt when it did not make the top.
+  /// Offers (and counts) a scored survivor. Returns the slot in `report.top`
+  /// it took (the caller stores the candidate in the same slot, shifting as
+  /// the report shifts), or std::nullopt when it did not make the top.
   std::optional<size_t> offer(ScoredSummary summary);
   /// Select: sets the failure (NoCandidates) or `why`, and the elapsed time.
   void finish();
@@ -283,6 +287,8 @@ bool ranksBefore(const ScoredSummary &a, const ScoredSummary &b);
 template <typename Candidate>
 SearchResult<Candidate> search(const SearchSpec<Candidate> &spec,
                                const SearchOptions &options = {}) {
+  assert(spec.enumerate && spec.score && "a search needs an enumerator and "
+                                          "a cost model");
   llvm::SmallVector<std::string> filterNames;
   for (const SearchFilter<Candidate> &filter : spec.filters)
     filterNames.push_back(filter.name);
@@ -291,7 +297,8 @@ SearchResult<Candidate> search(const SearchSpec<Candidate> &spec,
   // Parallel to state.report.top.
   std::vector<Candidate> slots;
   auto describe = [&](const Candidate &candidate) {
-    return spec.describe ? spec.describe(candidate) : std::string("<candidate>");
+    return spec.describe ? spec.describe(candidate)
+                         : std::string("<candidate>");
   };
 
   if (state.admitSpaceSize(spec.countCandidates ? spec.countCandidates()
