@@ -86,10 +86,12 @@ static llvm::StringRef failureHeadline(SearchFailure::Kind kind) {
   llvm_unreachable("unknown search failure kind");
 }
 
-mlir::InFlightDiagnostic search::emitSearchFailure(mlir::Location loc,
-                                                   const SearchFailure &failure,
-                                                   const SearchReport *report) {
-  mlir::InFlightDiagnostic diag = mlir::emitError(loc);
+mlir::InFlightDiagnostic
+search::emitSearchFailure(mlir::Location loc, const SearchFailure &failure,
+                          const SearchReport *report,
+                          mlir::DiagnosticSeverity severity) {
+  mlir::InFlightDiagnostic diag =
+      loc->getContext()->getDiagEngine().emit(loc, severity);
   diag << "search " << failure.boundary << ": "
        << failureHeadline(failure.kind) << ": " << failure.reason << "; "
        << failure.advice();
@@ -108,10 +110,11 @@ mlir::InFlightDiagnostic search::emitSearchFailure(mlir::Location loc,
   return diag;
 }
 
-mlir::InFlightDiagnostic search::emitSearchFailure(mlir::Operation *op,
-                                                   const SearchFailure &failure,
-                                                   const SearchReport *report) {
-  return emitSearchFailure(op->getLoc(), failure, report);
+mlir::InFlightDiagnostic
+search::emitSearchFailure(mlir::Operation *op, const SearchFailure &failure,
+                          const SearchReport *report,
+                          mlir::DiagnosticSeverity severity) {
+  return emitSearchFailure(op->getLoc(), failure, report, severity);
 }
 
 //===----------------------------------------------------------------------===//

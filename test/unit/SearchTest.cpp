@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <thread>
 
 using namespace synpl::search;
@@ -434,12 +435,13 @@ TEST_CASE("a SearchFailure is a diagnostic at the source op", "[search]") {
   std::vector<std::string> messages;
   std::vector<mlir::Location> locations;
   std::vector<std::string> notes;
+  std::vector<mlir::DiagnosticSeverity> severities;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
     messages.push_back(diag.str());
     locations.push_back(diag.getLocation());
+    severities.push_back(diag.getSeverity());
     for (mlir::Diagnostic &note : diag.getNotes())
       notes.push_back(note.str());
-    CHECK(diag.getSeverity() == mlir::DiagnosticSeverity::Error);
     return mlir::success();
   });
   mlir::Location loc = mlir::FileLineColLoc::get(&context, "model.syn", 3, 5);
@@ -451,6 +453,7 @@ TEST_CASE("a SearchFailure is a diagnostic at the source op", "[search]") {
                           &failed.report);
   REQUIRE(messages.size() == 1);
   CHECK(locations[0] == loc);
+  CHECK(severities[0] == mlir::DiagnosticSeverity::Error);
   CHECK(messages[0].find("search L3->L2: no candidates: all 36 candidates were "
                          "rejected; 'param-budget' rejected 32") == 0);
   CHECK(messages[0].find("; loosen the constraint behind 'param-budget'") !=
@@ -479,8 +482,11 @@ TEST_CASE("a SearchFailure is a diagnostic at the source op", "[search]") {
   timeout.budget = std::chrono::milliseconds(50);
   timeout.count = 7;
   timeout.reason = "the budget of 50 ms ran out after 7 candidates";
-  (void)emitSearchFailure(loc, timeout);
+  // A pass with a fallback can make it a warning.
+  (void)emitSearchFailure(loc, timeout, nullptr,
+                          mlir::DiagnosticSeverity::Warning);
   REQUIRE(messages.size() == 3);
+  CHECK(severities[2] == mlir::DiagnosticSeverity::Warning);
   CHECK(messages[2].find("search L2->L1: timeout: the budget of 50 ms ran out "
                          "after 7 candidates; the problem is genuinely hard") ==
         0);
@@ -570,4 +576,52 @@ TEST_CASE("the synpl-search-report flag sets the global sink's format",
   CHECK(sink.format() == ReportFormat::JSON);
   llvm::cl::ResetAllOptionOccurrences();
   sink.setFormat(ReportFormat::None);
+}
+
+TEST_CASE("the kept top is the sorted prefix of all survivors, whatever the "
+          "order",
+          "[search]") {
+  // 2000 candidates with many equal costs, in a scrambled order; the
+  // candidate returned must be the one the report ranks first.
+  std::vector<int> ids(2000);
+  for (int i = 0; i < 2000; ++i)
+    ids[i] = (i * 7919) % 2000; // a permutation (7919 is prime)
+  auto costOfId = [](int id) { return double((id * 37) % 101); };
+  SearchSpec<int> spec;
+  spec.name = "tuning";
+  spec.enumerate = [&ids](llvm::function_ref<bool(int)> yield) {
+    for (int id : ids)
+      if (!yield(id))
+        return;
+  };
+  spec.filters.push_back({"odd", [](const int &id) -> std::optional<std::string> {
+                            if (id % 2)
+                              return std::string("odd");
+                            return std::nullopt;
+                          }});
+  spec.score = [&](const int &id) {
+    return llvm::SmallVector<CostTerm>{{"time", costOfId(id), 1}};
+  };
+  // Zero-padded so that string order is numeric order.
+  spec.describe = [](const int &id) {
+    std::string s = std::to_string(id);
+    return std::string(4 - s.size(), '0') + s;
+  };
+  SearchOptions options;
+  options.reportTop = 7;
+  SearchResult<int> result = search(spec, options);
+  REQUIRE(result.succeeded());
+
+  std::vector<int> survivors;
+  for (int id = 0; id < 2000; id += 2)
+    survivors.push_back(id);
+  std::sort(survivors.begin(), survivors.end(), [&](int a, int b) {
+    return std::make_pair(costOfId(a), a) < std::make_pair(costOfId(b), b);
+  });
+  CHECK(*result.winner == survivors[0]);
+  CHECK(result.report.survivors == 1000);
+  CHECK(result.report.filters[0].rejected == 1000);
+  REQUIRE(result.report.top.size() == 7);
+  for (size_t i = 0; i < 7; ++i)
+    CHECK(result.report.top[i].description == spec.describe(survivors[i]));
 }

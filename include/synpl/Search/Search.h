@@ -174,15 +174,20 @@ struct SearchReport {
   llvm::json::Value toJSON() const;
 };
 
-/// Emits the failure as an error at `loc` (`search <boundary>: <kind>:
-/// <reason>; <advice>`). With a report, attaches a note per check that
-/// rejected candidates, with its count and first reason.
+/// Emits the failure at `loc` (`search <boundary>: <kind>: <reason>;
+/// <advice>`), as an error unless told otherwise (a pass with a fallback may
+/// make it a warning). With a report, attaches a note per check that rejected
+/// candidates, with its count and first rejection.
 mlir::InFlightDiagnostic
 emitSearchFailure(mlir::Location loc, const SearchFailure &failure,
-                  const SearchReport *report = nullptr);
+                  const SearchReport *report = nullptr,
+                  mlir::DiagnosticSeverity severity =
+                      mlir::DiagnosticSeverity::Error);
 mlir::InFlightDiagnostic
 emitSearchFailure(mlir::Operation *op, const SearchFailure &failure,
-                  const SearchReport *report = nullptr);
+                  const SearchReport *report = nullptr,
+                  mlir::DiagnosticSeverity severity =
+                      mlir::DiagnosticSeverity::Error);
 
 //===----------------------------------------------------------------------===//
 // The problem
