@@ -11,6 +11,7 @@
 #include "synpl/Dialect/L3/L3Dialect.h"
 #include "synpl/Conversion/Passes.h"
 #include "synpl/Pipelines/Pipelines.h"
+#include "synpl/Search/Search.h"
 #include "synpl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,6 +36,7 @@ void synpl::registerAllPasses() {
   registerSynplPasses();
   registerSynplConversionPasses();
   registerPipelines();
+  search::registerSearchOptions(); // --synpl-search-report
 }
 
 void synpl::registerHostCodegen(mlir::DialectRegistry &registry) {
