@@ -63,6 +63,31 @@ private:
   }
   Location loc() { return locOf(tok.getLoc()); }
   void consume() { tok = lexer.lex(); }
+  /// The token after the current one.
+  Token peek() {
+    Lexer copy = lexer;
+    return copy.lex();
+  }
+
+  /// Inside the body of `kind name`, a top-level form means the body was
+  /// never closed (`model m { in: d.x  goal: ...`). `goal` cannot start a
+  /// model or loss entry; `data`/`model`/`loss` followed by a name cannot
+  /// start any entry. Reports the unclosed body, noting where it opened.
+  bool startsTopLevelForm(bool goalIsEntry) {
+    if (!tok.is(Token::Identifier))
+      return false;
+    if (tok.spelling == "goal")
+      return !goalIsEntry || peek().is(Token::Colon) == false;
+    if (!llvm::is_contained({"data", "model", "loss"}, tok.spelling))
+      return false;
+    return peek().is(Token::Identifier);
+  }
+  ParseResult unclosedBody(StringRef kind, StringRef name, Location open) {
+    InFlightDiagnostic diag = expected("'}' to close " + kind +
+                                       " declaration '" + name + "'");
+    diag.attachNote(open) << "the body opens here";
+    return diag;
+  }
 
   /// An error at the current token. A lexer error wins: it says what is
   /// wrong with the token better than what was expected.
@@ -268,12 +293,8 @@ ParseResult Parser::parseData(ArrayAttr hints) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(&body);
   while (!tok.is(Token::RBrace)) {
-    if (tok.is(Token::Eof)) {
-      InFlightDiagnostic diag =
-          expected("'}' to close data declaration '" + name + "'");
-      diag.attachNote(open) << "the body opens here";
-      return diag;
-    }
+    if (tok.is(Token::Eof) || startsTopLevelForm(/*goalIsEntry=*/true))
+      return unclosedBody("data", name, open);
     if (tok.is(Token::HashLSquare)) {
       if (parseHatch(allHints))
         return failure();
@@ -486,12 +507,8 @@ ParseResult Parser::parseModel(ArrayAttr hints) {
   SmallVector<Attribute> constraints;
   bool sawProperties = false;
   while (!tok.is(Token::RBrace)) {
-    if (tok.is(Token::Eof)) {
-      InFlightDiagnostic diag =
-          expected("'}' to close model declaration '" + name + "'");
-      diag.attachNote(open) << "the body opens here";
-      return diag;
-    }
+    if (tok.is(Token::Eof) || startsTopLevelForm(/*goalIsEntry=*/false))
+      return unclosedBody("model", name, open);
     if (tok.is(Token::HashLSquare)) {
       if (parseHatch(allHints))
         return failure();
@@ -645,12 +662,8 @@ ParseResult Parser::parseLoss(ArrayAttr hints) {
   builder.setInsertionPointToEnd(&body);
   std::optional<l3::Combinator> combine;
   while (!tok.is(Token::RBrace)) {
-    if (tok.is(Token::Eof)) {
-      InFlightDiagnostic diag =
-          expected("'}' to close loss declaration '" + name + "'");
-      diag.attachNote(open) << "the body opens here";
-      return diag;
-    }
+    if (tok.is(Token::Eof) || startsTopLevelForm(/*goalIsEntry=*/false))
+      return unclosedBody("loss", name, open);
     if (tok.is(Token::HashLSquare)) {
       if (parseHatch(allHints))
         return failure();
@@ -939,7 +952,13 @@ LogicalResult Parser::verify(ModuleOp module) {
     forwarding = false;
     return success();
   });
-  return mlir::verify(module);
+  // The op's generic form ("see current operation") says nothing a .syn
+  // author wrote; the diagnostic already points at the source.
+  bool printOp = ctx->shouldPrintOpOnDiagnostic();
+  ctx->printOpOnDiagnostic(false);
+  LogicalResult result = mlir::verify(module);
+  ctx->printOpOnDiagnostic(printOp);
+  return result;
 }
 
 //===----------------------------------------------------------------------===//
