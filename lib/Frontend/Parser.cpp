@@ -707,6 +707,8 @@ ParseResult Parser::parseLoss(ArrayAttr hints) {
 
 ParseResult Parser::parseTermWeight(double &weight) {
   weight = 1.0;
+  if (tok.isKeyword("weight") && peek().is(Token::Colon))
+    return error("expected ',' before 'weight'");
   if (!consumeIf(Token::Comma))
     return success();
   if (!tok.isKeyword("weight"))
