@@ -164,8 +164,9 @@ private:
   StringRef bufferName;
   /// The refs each op reads, keyed by the op's (unique) location.
   llvm::DenseMap<Location, SmallVector<RefUse, 3>> refUses;
-  /// The goal, for "one goal per program".
-  std::optional<Location> goalLoc;
+  /// How deeply the domain being parsed is nested.
+  unsigned domainDepth = 0;
+  static constexpr unsigned kMaxDomainDepth = 64;
 };
 
 } // namespace
@@ -376,6 +377,16 @@ ParseResult Parser::parseDomain(Type &domain) {
     return expected("a domain (tensor, sequence, table, dist or scalar)");
   StringRef kind = tok.spelling;
   Location kindLoc = loc();
+  // Domains nest (sequence of table of sequence ...); bound the recursion so
+  // that hostile input cannot exhaust the stack.
+  if (domainDepth >= kMaxDomainDepth)
+    return error("domain nested more than " + llvm::Twine(kMaxDomainDepth) +
+                 " levels deep");
+  struct DepthGuard {
+    unsigned &depth;
+    explicit DepthGuard(unsigned &d) : depth(d) { ++depth; }
+    ~DepthGuard() { --depth; }
+  } depthGuard(domainDepth);
   if (!llvm::is_contained({"tensor", "sequence", "table", "dist", "scalar"},
                           kind))
     return error("unknown domain '" + kind +
