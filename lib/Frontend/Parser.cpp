@@ -155,6 +155,9 @@ private:
   void noteRef(Location opLoc, SymbolRefAttr ref, Location refLoc) {
     refUses[opLoc].push_back({ref, refLoc});
   }
+  /// Where an L3.4 diagnostic about a model's properties belongs, if the
+  /// message names one of them.
+  std::optional<Location> propertyLocFor(Location opLoc, StringRef message);
 
   llvm::SourceMgr &sourceMgr;
   MLIRContext *ctx;
@@ -164,6 +167,11 @@ private:
   StringRef bufferName;
   /// The refs each op reads, keyed by the op's (unique) location.
   llvm::DenseMap<Location, SmallVector<RefUse, 3>> refUses;
+  /// Each model's properties in source order: kind name and location.
+  llvm::DenseMap<Location, SmallVector<std::pair<StringRef, Location>, 4>>
+      propertyUses;
+  /// The model whose properties are being parsed.
+  Location currentModel = UnknownLoc::get(ctx);
   /// How deeply the domain being parsed is nested.
   unsigned domainDepth = 0;
   static constexpr unsigned kMaxDomainDepth = 64;
@@ -514,6 +522,7 @@ ParseResult Parser::parseModel(ArrayAttr hints) {
                                         : ArrayRef<Attribute>());
   SymbolRefAttr inRef;
   Location inLoc = nameLoc;
+  currentModel = nameLoc;
   Type inDomain, outDomain;
   SmallVector<Attribute> constraints;
   bool sawProperties = false;
@@ -586,6 +595,7 @@ ParseResult Parser::parseProperty(SmallVectorImpl<Attribute> &constraints) {
   if (!tok.is(Token::Identifier))
     return expected("a property (depth, width, causal, ...)");
   StringRef kind = tok.spelling;
+  propertyUses[currentModel].push_back({kind, loc()});
   if (kind == "causal" || kind == "autoregressive") {
     consume();
     constraints.push_back(kind == "causal"
@@ -937,6 +947,37 @@ static bool mentions(StringRef message, SymbolRefAttr ref) {
   return false;
 }
 
+std::optional<Location> Parser::propertyLocFor(Location opLoc,
+                                              StringRef message) {
+  auto it = propertyUses.find(opLoc);
+  size_t row = message.find("L3.4: ");
+  if (it == propertyUses.end() || row == StringRef::npos)
+    return std::nullopt;
+  StringRef rest = message.drop_front(row + 6);
+  StringRef kind;
+  unsigned occurrence = 0;
+  if (rest.consume_front("constraint '")) {
+    // "constraint 'depth' is given twice": the second one is the culprit.
+    kind = rest.take_until([](char c) { return c == '\''; });
+    occurrence = 1;
+  } else if (rest.consume_front("conflicting constraints ")) {
+    // "conflicting constraints #l3.depth<2> and #l3.depth<3>".
+    size_t last = rest.rfind("#l3.");
+    if (last == StringRef::npos)
+      return std::nullopt;
+    kind = rest.drop_front(last + 4).take_while(
+        [](char c) { return llvm::isAlnum(c) || c == '_'; });
+    occurrence = 1;
+  } else {
+    // "causal constrains ...", "latency_budget(0ms) admits no model".
+    kind = rest.take_while([](char c) { return llvm::isAlnum(c) || c == '_'; });
+  }
+  for (const auto &[name, loc] : it->second)
+    if (name == kind && occurrence-- == 0)
+      return loc;
+  return std::nullopt;
+}
+
 LogicalResult Parser::verify(ModuleOp module) {
   bool forwarding = false;
   // The l3 verifiers locate a reference error at the op that reads the ref;
@@ -944,21 +985,21 @@ LogicalResult Parser::verify(ModuleOp module) {
   ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) -> LogicalResult {
     if (forwarding || diag.getSeverity() != DiagnosticSeverity::Error)
       return failure();
-    auto it = refUses.find(diag.getLocation());
-    if (it == refUses.end())
-      return failure();
     std::string message = diag.str();
-    const RefUse *use = nullptr;
-    for (const RefUse &candidate : it->second)
-      if (mentions(message, candidate.ref)) {
-        use = &candidate;
-        break;
-      }
-    if (!use || use->loc == diag.getLocation())
+    std::optional<Location> target =
+        propertyLocFor(diag.getLocation(), message);
+    if (auto it = refUses.find(diag.getLocation());
+        !target && it != refUses.end())
+      for (const RefUse &candidate : it->second)
+        if (mentions(message, candidate.ref)) {
+          target = candidate.loc;
+          break;
+        }
+    if (!target || *target == diag.getLocation())
       return failure();
     forwarding = true;
     {
-      InFlightDiagnostic moved = emitError(use->loc) << message;
+      InFlightDiagnostic moved = emitError(*target) << message;
       for (Diagnostic &note : diag.getNotes())
         moved.attachNote(note.getLocation()) << note.str();
     }
