@@ -167,6 +167,19 @@ private:
   StringRef bufferName;
   /// The refs each op reads, keyed by the op's (unique) location.
   llvm::DenseMap<Location, SmallVector<RefUse, 3>> refUses;
+  /// Every escape hatch: the attribute, where it is written, and the
+  /// location of the declaration it is attached to (set once that is known).
+  struct HatchUse {
+    Attribute hint;
+    Location loc, owner;
+  };
+  SmallVector<HatchUse> hatchUses;
+  /// The first hatch of the declaration being parsed.
+  size_t declHatchStart = 0;
+  void assignHatches(Location owner) {
+    for (size_t i = declHatchStart; i < hatchUses.size(); ++i)
+      hatchUses[i].owner = owner;
+  }
   /// Each model's properties in source order: kind name and location.
   llvm::DenseMap<Location, SmallVector<std::pair<StringRef, Location>, 4>>
       propertyUses;
@@ -196,6 +209,7 @@ OwningOpRef<ModuleOp> Parser::parseModule() {
 ParseResult Parser::parseTopLevel() {
   SmallVector<Attribute> hints;
   Location firstHatch = loc();
+  declHatchStart = hatchUses.size();
   if (failed(parseHatches(hints)))
     return failure();
   ArrayAttr hintAttr = hints.empty() ? ArrayAttr() : builder.getArrayAttr(hints);
@@ -234,6 +248,7 @@ ParseResult Parser::parseHatches(SmallVectorImpl<Attribute> &hints) {
 
 /// hatch ::= '#[' ident '::' ident [ '(' balanced-text ')' ] ']'
 ParseResult Parser::parseHatch(SmallVectorImpl<Attribute> &hints) {
+  Location hatchLoc = loc();
   consume(); // '#['
   StringRef layer, directive;
   if (parseIdent(layer, "a target layer (l2, l1 or l0) in the escape hatch") ||
@@ -277,6 +292,7 @@ ParseResult Parser::parseHatch(SmallVectorImpl<Attribute> &hints) {
   if (expect(Token::RSquare, "to close the escape hatch"))
     return failure();
   hints.push_back(l3::HintAttr::get(ctx, layer, directive, args));
+  hatchUses.push_back({hints.back(), hatchLoc, hatchLoc});
   return success();
 }
 
@@ -322,6 +338,7 @@ ParseResult Parser::parseData(ArrayAttr hints) {
                         TypeAttr::get(domain));
   }
   consume(); // '}'
+  assignHatches(nameLoc);
   if (!allHints.empty())
     data.setHintsAttr(builder.getArrayAttr(allHints));
   return success();
@@ -585,6 +602,7 @@ ParseResult Parser::parseModel(ArrayAttr hints) {
       builder.getArrayAttr(constraints),
       allHints.empty() ? ArrayAttr() : builder.getArrayAttr(allHints));
   noteRef(nameLoc, inRef, inLoc);
+  assignHatches(nameLoc);
   return success();
 }
 
@@ -721,6 +739,7 @@ ParseResult Parser::parseLoss(ArrayAttr hints) {
     return emitError(close, "loss '")
            << name << "' has no 'combine: <combinator>' entry";
   loss.setCombineAttr(l3::CombinatorAttr::get(ctx, *combine));
+  assignHatches(nameLoc);
   if (!allHints.empty())
     loss.setHintsAttr(builder.getArrayAttr(allHints));
   return success();
@@ -988,6 +1007,16 @@ LogicalResult Parser::verify(ModuleOp module) {
     std::string message = diag.str();
     std::optional<Location> target =
         propertyLocFor(diag.getLocation(), message);
+    // "escape hatch #l3.hint<l3::force, "x"> targets layer 'l3'".
+    for (const HatchUse &hatch : hatchUses) {
+      if (target || hatch.owner != diag.getLocation())
+        continue;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << hatch.hint;
+      if (StringRef(message).contains(text))
+        target = hatch.loc;
+    }
     if (auto it = refUses.find(diag.getLocation());
         !target && it != refUses.end())
       for (const RefUse &candidate : it->second)
