@@ -6,6 +6,7 @@
 // as they land.
 //
 //===----------------------------------------------------------------------===//
+#include "synpl/Frontend/Syn.h"
 #include "synpl/InitAll.h"
 #include "synpl/Target/HostObject.h"
 
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   mlir::registerToLLVMIRTranslation();
   mlir::registerFromLLVMIRTranslation();
   synpl::host::registerToObjectTranslation();
+  synpl::registerImportSynTranslation();
   return mlir::failed(mlir::mlirTranslateMain(
       argc, argv, "synplexum translation driver\n"));
 }
