@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Conversion/Passes.h"
+#include "synpl/Frontend/Syn.h"
 #include "synpl/InitAll.h"
 #include "synpl/Transforms/Passes.h"
 #include "synpl/Pipelines/Pipelines.h"
@@ -52,18 +53,20 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Emit { L0, LLVMDialect, LLVMIR, Object, Executable };
+enum class Emit { L3, L0, LLVMDialect, LLVMIR, Object, Executable };
 
 cl::OptionCategory category("synplc options");
 
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<L1 program (.mlir)>"),
+cl::opt<std::string> inputFile(cl::Positional,
+                               cl::desc("<L1 program (.mlir) or spec (.syn)>"),
                                cl::Required, cl::cat(category));
 cl::opt<std::string> outputFile("o", cl::desc("output file (default: a.out for "
                                               "executables, stdout for text)"),
                                 cl::value_desc("file"), cl::cat(category));
 cl::opt<Emit> emit(
     "emit", cl::desc("what to produce (default exe)"), cl::init(Emit::Executable),
-    cl::values(clEnumValN(Emit::L0, "l0", "the L0 plan after memory packing"),
+    cl::values(clEnumValN(Emit::L3, "l3", "the L3 program a .syn file declares"),
+               clEnumValN(Emit::L0, "l0", "the L0 plan after memory packing"),
                clEnumValN(Emit::LLVMDialect, "mlir-llvm",
                           "the LLVM dialect module (kernels, control code, tables)"),
                clEnumValN(Emit::LLVMIR, "llvm",
@@ -159,11 +162,36 @@ int main(int argc, char **argv) {
     return failure(); // on to the source manager handler
   });
 
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // A .syn spec is read by the front end (L3 today); anything else is MLIR.
+  bool isSyn = llvm::StringRef(inputFile).ends_with(".syn");
+  OwningOpRef<ModuleOp> module =
+      isSyn ? synpl::parseSyn(sourceMgr, &context)
+            : parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
   if (failed(verify(*module)))
     return 1;
+  auto writeModule = [&]() -> int {
+    std::string out = outputFile.empty() ? "-" : outputFile.getValue();
+    auto file = openOutputFile(out, &error);
+    if (!file)
+      return fail(error);
+    module->print(file->os());
+    file->os() << "\n";
+    file->keep();
+    return 0;
+  };
+  if (emit == Emit::L3) {
+    if (!isSyn)
+      return fail("--emit=l3 needs a .syn spec; " + inputFile +
+                  " is an MLIR program");
+    return writeModule();
+  }
+  if (isSyn)
+    return fail(inputFile + ": lowering a spec below L3 (the L3 -> L2 and "
+                            "L2 -> L1 searches) is not built yet; "
+                            "--emit=l3 prints the spec, and an L1 program "
+                            "(.mlir) compiles to an executable");
 
   PassManager pm(&context);
   if (failed(applyPassManagerCLOptions(pm)))
@@ -199,7 +227,7 @@ int main(int argc, char **argv) {
     return 0;
   };
   if (emit == Emit::L0 || emit == Emit::LLVMDialect)
-    return writeText([&](llvm::raw_ostream &os) { module->print(os); os << "\n"; });
+    return writeModule();
 
   synpl::host::ObjectOptions objectOptions;
   objectOptions.cpu = cpu;
