@@ -17,9 +17,9 @@
 //   4. the reports are read: `loss` (mean per epoch), `correct` (argmax
 //      hits, for test accuracy).
 //
-// Evaluation runs the same step on the test split with the actor state
-// read-only: entries that write a persistent slot (the handler's update)
-// are skipped. The test split's files are the training files' names with
+// Evaluation runs the step on the test split with the actor state
+// read-only, and only the entries the `correct` report depends on: the
+// forward pass, not the backward pass or the handler's update. The test split's files are the training files' names with
 // the prefix `train` replaced by `t10k` (the IDX naming of MNIST and
 // Fashion-MNIST), in the same folder.
 //
@@ -708,6 +708,7 @@ private:
   std::vector<std::vector<void *>> programArgs;
   std::vector<Ingest> ingests;
   std::vector<bool> writesState; // per kernel / transfer entry
+  std::vector<bool> evalNeeded;  // per entry: runs while evaluating
   std::vector<KernelStats> kernelStats;
   std::vector<Dispatch> dispatchOf; // per kernel
   int32_t workerCount = 1;
@@ -878,6 +879,35 @@ int32_t Executor::setUp() {
     if (!std::strcmp(name, "correct"))
       correctReport = r;
   }
+  // Evaluation runs only what the `correct` report depends on, never an
+  // entry that writes actor state: walking each stream backwards, an entry
+  // is needed when it writes a slot a later needed entry (or the report)
+  // reads. Skipping the rest (the backward pass) cannot change a needed
+  // slot: a skipped entry writes nothing at all.
+  evalNeeded.assign(p.entries.size, false);
+  if (correctReport >= 0)
+    for (int64_t s = 0; s < p.streams.size; ++s) {
+      const synpl_plan_stream &sr = p.streams[s];
+      std::vector<bool> want(p.slots.size, false);
+      want[p.reports[correctReport].slot] = true;
+      for (int64_t e = sr.first_entry + sr.num_entries - 1; e >= sr.first_entry; --e) {
+        if (writesState[e])
+          continue;
+        const synpl_plan_entry &en = p.entries[e];
+        if (en.kind == SYNPL_PLAN_ENTRY_TRANSFER) {
+          const synpl_plan_transfer &tx = p.transfers[en.index];
+          if (want[tx.dst])
+            evalNeeded[e] = want[tx.src] = true;
+          continue;
+        }
+        const synpl_plan_kernel &k = p.kernels[en.index];
+        for (int64_t a = k.num_inputs; a < k.num_args && !evalNeeded[e]; ++a)
+          evalNeeded[e] = want[p.kernelArgs[k.first_arg + a].slot];
+        if (evalNeeded[e])
+          for (int64_t a = 0; a < k.num_inputs; ++a)
+            want[p.kernelArgs[k.first_arg + a].slot] = true;
+      }
+    }
   return openData();
 }
 
@@ -1002,7 +1032,7 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
   ingestNanos += nowNanos() - t0;
   const synpl_plan_stream &sr = p.streams[stream];
   for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e) {
-    if (!train && writesState[e])
+    if (!train && !evalNeeded[e])
       continue;
     const synpl_plan_entry &en = p.entries[e];
     uint64_t s0 = nowNanos();
