@@ -1021,6 +1021,7 @@ static std::string listWords(ArrayRef<StringRef> words) {
 }
 
 /// value ::= int | real | count | string | ident [ '(' args ')' ]
+///         | ('sequential' | 'residual') '[' [ value {',' value} ] ']'
 ///         | '[' [ value {',' value} ] ']' | '{' args '}'
 /// A layer in a list may carry escape hatches: `#[l1::on(gpu_1)] linear(...)`.
 ParseResult Parser::parseValue(SynValue &value) {
@@ -1058,6 +1059,19 @@ ParseResult Parser::parseValue(SynValue &value) {
     return success();
   case Token::Identifier:
     consume();
+    // `sequential [...]`, `residual [...]`: the spec's trace writes the list
+    // without parentheses; it reads as the call's one argument.
+    if ((value.tok.spelling == "sequential" ||
+         value.tok.spelling == "residual") &&
+        tok.is(Token::LSquare)) {
+      value.kind = SynValue::Call;
+      SynArg arg{StringRef(), loc(), SynValue(loc())};
+      if (parseValue(arg.value))
+        return failure();
+      value.close = arg.value.close;
+      value.args.push_back(std::move(arg));
+      return success();
+    }
     if (!tok.is(Token::LParen)) {
       value.kind = SynValue::Word;
       return success();
@@ -1863,20 +1877,6 @@ ParseResult Parser::parseMethods() {
     if (expect(Token::Colon, ("after '" + key + "'").str()))
       return failure();
     slot->emplace(loc());
-    // `sequential [...]`: the list follows the name without parentheses.
-    if ((tok.isKeyword("sequential") || tok.isKeyword("residual")) &&
-        peek().is(Token::LSquare)) {
-      SynValue &v = **slot;
-      v.kind = SynValue::Call;
-      v.tok = tok;
-      consume();
-      SynArg arg{StringRef(), loc(), SynValue(loc())};
-      if (parseValue(arg.value))
-        return failure();
-      v.close = arg.value.close;
-      v.args.push_back(std::move(arg));
-      continue;
-    }
     if (parseValue(**slot))
       return failure();
   }
