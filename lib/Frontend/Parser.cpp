@@ -1008,13 +1008,13 @@ ParseResult Parser::parseGoal() {
 // methods for (L2)
 //===----------------------------------------------------------------------===//
 
-/// `a, b or c`.
-static std::string listWords(ArrayRef<StringRef> words) {
+/// `a, b or c` (or `a, b and c`).
+static std::string listWords(ArrayRef<StringRef> words,
+                             StringRef conjunction = "or") {
   std::string out;
   for (size_t i = 0; i < words.size(); ++i) {
     if (i)
-      out += i + 1 == words.size() ? (words.size() > 2 ? ", or " : " or ")
-                                   : ", ";
+      out += i + 1 == words.size() ? (" " + conjunction + " ").str() : ", ";
     out += words[i].str();
   }
   return out;
@@ -1135,7 +1135,7 @@ ParseResult Parser::bindArgs(const SynValue &call, ArrayRef<StringRef> params,
           return emitError(arg.value.loc, "'")
                  << name << "' takes no arguments";
         return emitError(arg.value.loc, "too many arguments to '")
-               << name << "'; it takes " << listWords(params);
+               << name << "'; it takes " << listWords(params, "and");
       }
       index = next;
     } else {
