@@ -1,6 +1,7 @@
-//===- Parser.cpp - Recursive-descent parser of the .syn L3 forms ----------===//
+//===- Parser.cpp - Recursive-descent parser of the .syn L3 and L2 forms --===//
 //
-// Builds l3 ops straight from the tokens; every op is located at the token
+// Builds l3 ops (and, for `methods for`, l2 ops) straight from the tokens;
+// every op is located at the token
 // that names it (FileLineColLoc), and the refs each op reads are remembered
 // so that a dangling-reference diagnostic from the l3 verifiers can be moved
 // onto the reference as written (`mnist.labelz`), not the whole term.
@@ -2071,7 +2072,7 @@ OwningOpRef<ModuleOp> synpl::parseSyn(llvm::SourceMgr &sourceMgr,
 
 void synpl::registerImportSynTranslation() {
   static TranslateToMLIRRegistration registration(
-      "import-syn", "read the .syn surface syntax into the l3 dialect",
+      "import-syn", "read the .syn surface syntax into the l3 and l2 dialects",
       [](llvm::SourceMgr &sourceMgr, MLIRContext *context) {
         return OwningOpRef<Operation *>(
             parseSyn(sourceMgr, context).release());
