@@ -1,9 +1,8 @@
 //===- Parser.cpp - Recursive-descent parser of the .syn L3 and L2 forms --===//
 //
 // Builds l3 ops (and, for `methods for`, l2 ops) straight from the tokens;
-// every op is located at the token
-// that names it (FileLineColLoc), and the refs each op reads are remembered
-// so that a dangling-reference diagnostic from the l3 verifiers can be moved
+// every op is located at the token that names it (FileLineColLoc), and the
+// refs each op reads are remembered so that a dangling-reference diagnostic from the l3 verifiers can be moved
 // onto the reference as written (`mnist.labelz`), not the whole term.
 //
 // Grammar: docs/syn.md.
@@ -1681,8 +1680,13 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
         tensor && tensor.hasStaticShape() && tensor.getRank() > 2 &&
         tensor.getShape().back() != in.getInt()) {
       int64_t flat = 1;
-      for (int64_t d : tensor.getShape().drop_front())
+      for (int64_t d : tensor.getShape().drop_front()) {
+        if (d <= 0 || flat > in.getInt() / d) {
+          flat = -1; // larger than `in` (or empty): no flatten
+          break;
+        }
         flat *= d;
+      }
       if (flat == in.getInt()) {
         auto flatten = l2::FlattenOp::create(builder, at, t, x, StringAttr(),
                                              ArrayAttr());
