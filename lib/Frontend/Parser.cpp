@@ -203,6 +203,18 @@ private:
   /// How many layers of each labelled kind were built (`fc1`, `norm2`).
   llvm::StringMap<unsigned> layerCounts;
   unsigned valueDepth = 0;
+  /// Where each `methods for` block wrote its methods, so that an l2
+  /// verifier error located at the block moves onto what it is about:
+  /// L2.5 onto the sample method, L2.3 onto the backward method (or the
+  /// checkpoint it names), L2.4 onto the update method.
+  struct MethodsUse {
+    Location sample, backward, update;
+    SmallVector<std::pair<std::string, Location>> checkpoints;
+  };
+  llvm::DenseMap<Location, MethodsUse> methodsUses;
+  /// The checkpoints of the block being parsed.
+  SmallVector<std::pair<std::string, Location>> checkpointUses;
+  std::optional<Location> methodsLocFor(Location opLoc, StringRef message);
 
   void noteRef(Location opLoc, SymbolRefAttr ref, Location refLoc) {
     refUses[opLoc].push_back({ref, refLoc});
@@ -1414,6 +1426,9 @@ FailureOr<Attribute> Parser::buildMethod(const SynValue &call, Family family) {
           names.push_back(builder.getStringAttr(item.tok.spelling));
         else if (item.kind == SynValue::Str)
           names.push_back(builder.getStringAttr(item.tok.getStringValue()));
+        if (item.kind == SynValue::Word || item.kind == SynValue::Str)
+          checkpointUses.push_back(
+              {cast<StringAttr>(names.back()).str(), item.loc});
         else
           return emitError(item.loc, "a checkpoint is a layer name (fc1, "
                                      "norm2, ...), got ")
@@ -1895,6 +1910,7 @@ ParseResult Parser::parseMethods() {
       return emitError(close, "methods for '")
              << modelName << "' has no '" << what << ":' entry";
 
+  checkpointUses.clear();
   FailureOr<Attribute> sampleAttr = buildMethod(*sample, Family::Sample);
   if (failed(sampleAttr))
     return failure();
@@ -1949,6 +1965,8 @@ ParseResult Parser::parseMethods() {
       builder, methodsLoc, builder.getStringAttr(symName),
       FlatSymbolRefAttr::get(ctx, modelName), *sampleAttr, *backwardAttr,
       *updateAttr);
+  methodsUses.try_emplace(methodsLoc, MethodsUse{sample->loc, backward->loc,
+                                                 update->loc, checkpointUses});
   Block &body = methods.getInfer().emplaceBlock();
   Value x = body.addArgument(inputType, infer->loc);
   OpBuilder::InsertionGuard guard(builder);
@@ -2013,6 +2031,25 @@ std::optional<Location> Parser::propertyLocFor(Location opLoc,
   return std::nullopt;
 }
 
+std::optional<Location> Parser::methodsLocFor(Location opLoc,
+                                             StringRef message) {
+  auto it = methodsUses.find(opLoc);
+  if (it == methodsUses.end())
+    return std::nullopt;
+  const MethodsUse &use = it->second;
+  if (message.contains("L2.5: "))
+    return use.sample;
+  if (message.contains("L2.4: "))
+    return use.update;
+  if (!message.contains("L2.3: "))
+    return std::nullopt;
+  // "autodiff checkpoint names layer "fc9", which is not ...".
+  for (const auto &[name, loc] : use.checkpoints)
+    if (message.contains("checkpoint names layer \"" + name + "\""))
+      return loc;
+  return use.backward;
+}
+
 LogicalResult Parser::verify(ModuleOp module) {
   bool forwarding = false;
   // The l3 verifiers locate a reference error at the op that reads the ref;
@@ -2023,6 +2060,8 @@ LogicalResult Parser::verify(ModuleOp module) {
     std::string message = diag.str();
     std::optional<Location> target =
         propertyLocFor(diag.getLocation(), message);
+    if (!target)
+      target = methodsLocFor(diag.getLocation(), message);
     // "escape hatch #l3.hint<l3::force, "x"> targets layer 'l3'".
     for (const HatchUse &hatch : hatchUses) {
       if (target || hatch.owner != diag.getLocation())
