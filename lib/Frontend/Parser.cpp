@@ -200,6 +200,9 @@ private:
   FailureOr<Value> buildLayers(const std::vector<SynValue> &layers, Value x);
   FailureOr<Value> buildLayer(const SynValue &layer, Value x);
   FailureOr<Value> finishLayer(Operation *op);
+  FailureOr<Value> buildSubDag(Region &region, Type input,
+                               const SynValue &body);
+  FailureOr<Value> buildRegionLayer(const SynValue &layer, Value x);
   /// How many layers of each labelled kind were built (`fc1`, `norm2`).
   llvm::StringMap<unsigned> layerCounts;
   unsigned valueDepth = 0;
@@ -1585,7 +1588,8 @@ FailureOr<Attribute> Parser::buildMethod(const SynValue &call, Family family) {
 static constexpr StringRef kLayers[] = {
     "linear", "conv",    "attn",    "norm",    "act",     "embed",
     "pool",   "dropout", "softmax", "flatten", "quantize", "relu",
-    "gelu",   "silu",    "swish",   "residual", "sequential"};
+    "gelu",   "silu",    "swish",   "residual", "sequential", "recurrent",
+    "mixture", "diffusion_chain"};
 
 /// Gives `op` its result type from its shape rule; a rule that does not
 /// hold is reported as row L2.1 at the layer's token.
@@ -1627,6 +1631,8 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
            << listWords(kLayers) << "), found " << describeValue(layer);
   }
   Location at = layer.loc;
+  if (name == "recurrent" || name == "mixture" || name == "diffusion_chain")
+    return buildRegionLayer(layer, x);
   if (name == "sequential" || name == "residual") {
     // `sequential [...]` reads as a call with one list argument when written
     // `sequential([...])`; a bare `residual` inside a list has no body.
@@ -1815,6 +1821,135 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
   return finishLayer(op);
 }
 #undef TRY
+
+/// Fills `region` with one block taking `input`, the DAG `body`, and an
+/// l2.yield of its result (at the body's closing bracket).
+FailureOr<Value> Parser::buildSubDag(Region &region, Type input,
+                                     const SynValue &body) {
+  Block &block = region.emplaceBlock();
+  Value arg = block.addArgument(input, body.loc);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&block);
+  FailureOr<Value> y = buildLayer(body, arg);
+  if (failed(y))
+    return failure();
+  l2::YieldOp::create(builder, body.close, ValueRange{*y});
+  return *y;
+}
+
+/// The infer methods with bodies:
+///   recurrent(cell: <infer>, steps: n | until(<pred>, max_steps: n))
+///   diffusion_chain(steps: n, noise: linear | cosine | sigmoid,
+///                   denoiser: <infer>)
+///   mixture(experts: [<infer>, ...], gate: <infer>, top_k: k)
+/// Each <infer> is a layer or `sequential [...]`; its block takes the
+/// op's input (the recurrent state, the noised sample).
+FailureOr<Value> Parser::buildRegionLayer(const SynValue &layer, Value x) {
+  StringRef name = layer.tok.spelling;
+  Location at = layer.loc;
+  SmallVector<const SynValue *> a;
+  auto positive = [&](const SynValue *v, StringRef p) -> FailureOr<int64_t> {
+    FailureOr<int64_t> n = intArg(v, p);
+    if (succeeded(n) && *n <= 0)
+      return emitError(v->loc, "argument '")
+             << p << "' of '" << name << "' must be positive, got " << *n;
+    return n;
+  };
+  if (layer.kind != SynValue::Call)
+    return emitError(at, "'") << name << "' needs its arguments: " << name
+                              << "(...)";
+  if (name == "recurrent") {
+    if (bindArgs(layer, {"cell", "steps", "max_steps"}, a) ||
+        need(layer, a[0], "cell") || need(layer, a[1], "steps"))
+      return failure();
+    IntegerAttr steps, maxSteps;
+    StringAttr until;
+    if (a[1]->kind == SynValue::Call && a[1]->tok.spelling == "until") {
+      SmallVector<const SynValue *> u;
+      if (bindArgs(*a[1], {"pred", "max_steps"}, u) ||
+          need(*a[1], u[0], "pred"))
+        return failure();
+      if (u[0]->kind != SynValue::Str && u[0]->kind != SynValue::Word)
+        return emitError(u[0]->loc, "until's predicate is a string or a "
+                                    "name, got ")
+               << describeValue(*u[0]);
+      until = builder.getStringAttr(u[0]->kind == SynValue::Str
+                                        ? u[0]->tok.getStringValue()
+                                        : u[0]->tok.spelling.str());
+      const SynValue *bound = u[1] ? u[1] : a[2];
+      if (u[1] && a[2])
+        return emitError(a[2]->loc, "max_steps is given twice");
+      if (bound) {
+        FailureOr<int64_t> n = positive(bound, "max_steps");
+        if (failed(n))
+          return failure();
+        maxSteps = builder.getI64IntegerAttr(*n);
+      }
+    } else {
+      if (a[2])
+        return emitError(a[2]->loc, "max_steps bounds until(<pred>); "
+                                    "steps is already a count");
+      FailureOr<int64_t> n = positive(a[1], "steps");
+      if (failed(n))
+        return failure();
+      steps = builder.getI64IntegerAttr(*n);
+    }
+    auto op = l2::RecurrentOp::create(builder, at, x.getType(), x, steps,
+                                      until, maxSteps, StringAttr());
+    if (failed(buildSubDag(op.getCell(), x.getType(), *a[0])))
+      return failure();
+    return op.getResult();
+  }
+  if (name == "diffusion_chain") {
+    if (bindArgs(layer, {"steps", "noise", "denoiser"}, a) ||
+        need(layer, a[0], "steps") || need(layer, a[1], "noise") ||
+        need(layer, a[2], "denoiser"))
+      return failure();
+    FailureOr<int64_t> steps = positive(a[0], "steps");
+    if (failed(steps))
+      return failure();
+    FailureOr<StringRef> noise =
+        wordArg(a[1], "noise schedule", L2_ENUM_WORDS(NoiseSchedule));
+    if (failed(noise))
+      return failure();
+    auto op = l2::DiffusionChainOp::create(
+        builder, at, x.getType(), x, builder.getI64IntegerAttr(*steps),
+        l2::NoiseScheduleAttr::get(ctx, *l2::symbolizeNoiseSchedule(*noise)),
+        StringAttr());
+    if (failed(buildSubDag(op.getDenoiser(), x.getType(), *a[2])))
+      return failure();
+    return op.getResult();
+  }
+  // mixture
+  if (bindArgs(layer, {"experts", "gate", "top_k"}, a) ||
+      need(layer, a[0], "experts") || need(layer, a[1], "gate"))
+    return failure();
+  if (a[0]->kind != SynValue::List || a[0]->items.empty())
+    return emitError(a[0]->loc, "argument 'experts' must be a non-empty list "
+                                "of infer DAGs, got ")
+           << describeValue(*a[0]);
+  IntegerAttr topK;
+  if (a[2]) {
+    FailureOr<int64_t> k = positive(a[2], "top_k");
+    if (failed(k))
+      return failure();
+    topK = builder.getI64IntegerAttr(*k);
+  }
+  auto op = l2::MixtureOp::create(builder, at, x.getType(), x, topK,
+                                  StringAttr(), a[0]->items.size());
+  Type result;
+  for (auto [i, expert] : llvm::enumerate(a[0]->items)) {
+    FailureOr<Value> y = buildSubDag(op.getExperts()[i], x.getType(), expert);
+    if (failed(y))
+      return failure();
+    if (!result)
+      result = y->getType();
+  }
+  op->getResult(0).setType(result);
+  if (failed(buildSubDag(op.getGate(), x.getType(), *a[1])))
+    return failure();
+  return op.getResult();
+}
 
 /// How one example of an L3 domain is laid out in an infer input (as the
 /// l2.methods verifier reads it, row L2.5): tensors as they are, scalar<dt>
