@@ -2206,6 +2206,15 @@ LogicalResult Parser::verify(ModuleOp module) {
       os << hatch.hint;
       if (StringRef(message).contains(text))
         target = hatch.loc;
+      // The l2 verifiers name a hatch as written: `#[l2::backward(...)]`.
+      if (auto h = dyn_cast<l3::HintAttr>(hatch.hint)) {
+        std::string written = ("#[" + h.getLayer() + "::" + h.getDirective()).str();
+        if (!h.getArgs().empty())
+          written += ("(" + h.getArgs() + ")").str();
+        written += "]";
+        if (!target && StringRef(message).contains(written))
+          target = hatch.loc;
+      }
     }
     if (auto it = refUses.find(diag.getLocation());
         !target && it != refUses.end())
