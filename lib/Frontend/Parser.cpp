@@ -1988,8 +1988,15 @@ ParseResult Parser::parseMethods() {
   if (parseIdent(modelName, "the model's name after 'methods for'"))
     return failure();
   auto module = cast<ModuleOp>(builder.getInsertionBlock()->getParentOp());
-  auto model = dyn_cast_or_null<l3::ModelOp>(
-      SymbolTable::lookupSymbolIn(module, modelName));
+  Operation *named = SymbolTable::lookupSymbolIn(module, modelName);
+  auto model = dyn_cast_or_null<l3::ModelOp>(named);
+  if (named && !model) {
+    InFlightDiagnostic diag = emitError(modelLoc, "'")
+                              << modelName << "' is not a model; 'methods "
+                              << "for' names the model it trains";
+    diag.attachNote(named->getLoc()) << "'" << modelName << "' is declared here";
+    return diag;
+  }
   if (!model) {
     SmallVector<StringRef> models;
     for (auto m : module.getOps<l3::ModelOp>())
