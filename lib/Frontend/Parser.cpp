@@ -58,7 +58,8 @@ struct SynValue {
   std::vector<SynArg> args;    ///< Call arguments, Record fields
   std::vector<SynValue> items; ///< List items
   SmallVector<Attribute> hints; ///< escape hatches written before a layer
-  explicit SynValue(Location l) : loc(l), close(l) {}
+  Location hintsLoc;            ///< the first of them
+  explicit SynValue(Location l) : loc(l), close(l), hintsLoc(l) {}
 };
 
 /// `key: value` or a positional `value` (empty key).
@@ -1049,6 +1050,7 @@ ParseResult Parser::parseValue(SynValue &value) {
     ~DepthGuard() { --depth; }
   } depthGuard(valueDepth);
   if (tok.is(Token::HashLSquare)) {
+    value.hintsLoc = loc();
     size_t before = hatchUses.size();
     if (parseHatches(value.hints))
       return failure();
@@ -1292,6 +1294,9 @@ FailureOr<Attribute> Parser::buildMethod(const SynValue &call, Family family) {
                                   ? ArrayRef<StringRef>(kBackwardMethods)
                                   : ArrayRef<StringRef>(kUpdateMethods);
   StringRef name = call.tok.spelling;
+  if (!call.hints.empty())
+    return emitError(call.hintsLoc, "an escape hatch inside 'methods for' "
+                                    "attaches to a layer, not to a method");
   if (call.kind != SynValue::Call && call.kind != SynValue::Word)
     return emitError(call.loc, "expected a ")
            << familyName(family) << " method (" << listWords(known)
@@ -1631,6 +1636,13 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
            << listWords(kLayers) << "), found " << describeValue(layer);
   }
   Location at = layer.loc;
+  if (!layer.hints.empty() &&
+      llvm::is_contained({"recurrent", "mixture", "diffusion_chain",
+                          "sequential", "residual"},
+                         name))
+    return emitError(layer.hintsLoc, "an escape hatch attaches to a layer "
+                                     "primitive, not to '")
+           << name << "'";
   if (name == "recurrent" || name == "mixture" || name == "diffusion_chain")
     return buildRegionLayer(layer, x);
   if (name == "sequential" || name == "residual") {
