@@ -214,10 +214,11 @@ private:
   struct MethodsUse {
     Location sample, backward, update;
     SmallVector<std::pair<std::string, Location>> checkpoints;
+    SmallVector<std::pair<std::string, Location>> overrides;
   };
   llvm::DenseMap<Location, MethodsUse> methodsUses;
-  /// The checkpoints of the block being parsed.
-  SmallVector<std::pair<std::string, Location>> checkpointUses;
+  /// The checkpoints and parameter overrides of the block being parsed.
+  SmallVector<std::pair<std::string, Location>> checkpointUses, overrideUses;
   std::optional<Location> methodsLocFor(Location opLoc, StringRef message);
 
   void noteRef(Location opLoc, SymbolRefAttr ref, Location refLoc) {
@@ -1580,6 +1581,7 @@ FailureOr<Attribute> Parser::buildMethod(const SynValue &call, Family family) {
     }
     TRY(update, method(2, "update", Family::Update));
     std::string param = a[0]->tok.getStringValue();
+    overrideUses.push_back({param, call.loc});
     result = l2::ParamOverrideAttr::getChecked(
         emit, ctx, StringRef(param), ArrayRef<int64_t>(shape), update);
   }
@@ -2065,6 +2067,7 @@ ParseResult Parser::parseMethods() {
              << modelName << "' has no '" << what << ":' entry";
 
   checkpointUses.clear();
+  overrideUses.clear();
   FailureOr<Attribute> sampleAttr = buildMethod(*sample, Family::Sample);
   if (failed(sampleAttr))
     return failure();
@@ -2120,7 +2123,8 @@ ParseResult Parser::parseMethods() {
       FlatSymbolRefAttr::get(ctx, modelName), *sampleAttr, *backwardAttr,
       *updateAttr);
   methodsUses.try_emplace(methodsLoc, MethodsUse{sample->loc, backward->loc,
-                                                 update->loc, checkpointUses});
+                                                 update->loc, checkpointUses,
+                                                 overrideUses});
   Block &body = methods.getInfer().emplaceBlock();
   Value x = body.addArgument(inputType, infer->loc);
   OpBuilder::InsertionGuard guard(builder);
@@ -2193,8 +2197,14 @@ std::optional<Location> Parser::methodsLocFor(Location opLoc,
   const MethodsUse &use = it->second;
   if (message.contains("L2.5: "))
     return use.sample;
-  if (message.contains("L2.4: "))
+  if (message.contains("L2.4: ")) {
+    // "the update of "fc1.weight" produces ...", "overrides parameter "x"".
+    for (const auto &[param, loc] : use.overrides)
+      if (message.contains("update of \"" + param + "\"") ||
+          message.contains("overrides parameter \"" + param + "\""))
+        return loc;
     return use.update;
+  }
   if (!message.contains("L2.3: "))
     return std::nullopt;
   // "autodiff checkpoint names layer "fc9", which is not ...".
