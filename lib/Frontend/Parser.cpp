@@ -2,8 +2,10 @@
 //
 // Builds l3 ops (and, for `methods for`, l2 ops) straight from the tokens;
 // every op is located at the token that names it (FileLineColLoc), and the
-// refs each op reads are remembered so that a dangling-reference diagnostic from the l3 verifiers can be moved
-// onto the reference as written (`mnist.labelz`), not the whole term.
+// refs each op reads are remembered so that a dangling-reference diagnostic
+// from the l3 verifiers can be moved onto the reference as written
+// (`mnist.labelz`), not the whole term. l2 diagnostics located at a whole
+// `methods for` block are moved onto the method they are about.
 //
 // Grammar: docs/syn.md.
 //
@@ -1224,8 +1226,8 @@ FailureOr<double> Parser::realArg(const SynValue *v, StringRef param) {
     if (errno != ERANGE && std::isfinite(value) &&
         end == text.c_str() + text.size())
       return value;
-    return emitError(v->loc, "number '") << v->tok.spelling
-                                         << "' is out of range";
+    return emitError(v->loc, "number '")
+           << v->tok.spelling << "' is out of range";
   }
   return emitError(v->loc, "argument '")
          << param << "' must be a number, got " << describeValue(*v);
@@ -1244,9 +1246,8 @@ FailureOr<StringRef> Parser::wordArg(const SynValue *v, StringRef param,
   if (v->kind == SynValue::Word && llvm::is_contained(known, v->tok.spelling))
     return v->tok.spelling;
   if (v->kind == SynValue::Word)
-    return emitError(v->loc, "unknown ")
-           << param << " '" << v->tok.spelling << "'; expected "
-           << listWords(known);
+    return emitError(v->loc, "unknown ") << param << " '" << v->tok.spelling
+                                         << "'; expected " << listWords(known);
   return emitError(v->loc, "argument '")
          << param << "' must be one of " << listWords(known) << ", got "
          << describeValue(*v);
@@ -1265,15 +1266,15 @@ static SmallVector<StringRef> enumWords(uint64_t maxValue,
 #define L2_ENUM_WORDS(Name)                                                    \
   enumWords<l2::Name>(l2::getMaxEnumValFor##Name(), &l2::stringify##Name)
 
-static constexpr StringRef kSampleMethods[] = {
-    "epoch_shuffle", "stream_window", "curriculum", "replay",
-    "distributed_shard"};
+static constexpr StringRef kSampleMethods[] = {"epoch_shuffle", "stream_window",
+                                               "curriculum", "replay",
+                                               "distributed_shard"};
 static constexpr StringRef kBackwardMethods[] = {
-    "autodiff", "evolution",        "dfa",   "reinforce",
+    "autodiff",         "evolution",    "dfa",   "reinforce",
     "straight_through", "zeroth_order", "hybrid"};
 static constexpr StringRef kUpdateMethods[] = {
-    "sgd", "adam", "muon", "lion", "schedule", "gradient_clip", "ema",
-    "per_param", "param_override"};
+    "sgd",           "adam", "muon",      "lion",          "schedule",
+    "gradient_clip", "ema",  "per_param", "param_override"};
 
 static StringRef familyName(Family family) {
   switch (family) {
@@ -1331,8 +1332,7 @@ FailureOr<Attribute> Parser::buildMethod(const SynValue &call, Family family) {
       return failure();
     return APFloat(*v);
   };
-  auto method = [&](unsigned i, StringRef p,
-                    Family f) -> FailureOr<Attribute> {
+  auto method = [&](unsigned i, StringRef p, Family f) -> FailureOr<Attribute> {
     if (need(call, a[i], p))
       return failure();
     return buildMethod(*a[i], f);
@@ -1396,7 +1396,8 @@ FailureOr<Attribute> Parser::buildMethod(const SynValue &call, Family family) {
                                : f[0]->tok.spelling.str();
       TRY(duration, intArg(f[1], "duration"));
       at = item.loc;
-      Attribute p = l2::PhaseAttr::getChecked(emit, ctx, StringRef(filter), duration);
+      Attribute p =
+          l2::PhaseAttr::getChecked(emit, ctx, StringRef(filter), duration);
       if (!p)
         return failure();
       phases.push_back(p);
@@ -1590,23 +1591,23 @@ FailureOr<Attribute> Parser::buildMethod(const SynValue &call, Family family) {
   return result;
 }
 
-//===--- Layers ------------------------------------------------------------===//
+//===--- Layers
+//------------------------------------------------------------===//
 
 static constexpr StringRef kLayers[] = {
-    "linear", "conv",    "attn",    "norm",    "act",     "embed",
-    "pool",   "dropout", "softmax", "flatten", "quantize", "relu",
-    "gelu",   "silu",    "swish",   "residual", "sequential", "recurrent",
-    "mixture", "diffusion_chain"};
+    "linear",   "conv",       "attn",      "norm",    "act",
+    "embed",    "pool",       "dropout",   "softmax", "flatten",
+    "quantize", "relu",       "gelu",      "silu",    "swish",
+    "residual", "sequential", "recurrent", "mixture", "diffusion_chain"};
 
 /// Gives `op` its result type from its shape rule; a rule that does not
 /// hold is reported as row L2.1 at the layer's token.
 FailureOr<Value> Parser::finishLayer(Operation *op) {
   auto rule = cast<InferTypeOpInterface>(op);
   SmallVector<Type> inferred;
-  if (failed(rule.inferReturnTypes(ctx, op->getLoc(), op->getOperands(),
-                                   op->getRawDictionaryAttrs(),
-                                   op->getPropertiesStorage(), op->getRegions(),
-                                   inferred)) ||
+  if (failed(rule.inferReturnTypes(
+          ctx, op->getLoc(), op->getOperands(), op->getRawDictionaryAttrs(),
+          op->getPropertiesStorage(), op->getRegions(), inferred)) ||
       inferred.size() != 1)
     return failure();
   op->getResult(0).setType(inferred.front());
@@ -1639,9 +1640,9 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
   }
   Location at = layer.loc;
   if (!layer.hints.empty() &&
-      llvm::is_contained({"recurrent", "mixture", "diffusion_chain",
-                          "sequential", "residual"},
-                         name))
+      llvm::is_contained(
+          {"recurrent", "mixture", "diffusion_chain", "sequential", "residual"},
+          name))
     return emitError(layer.hintsLoc, "an escape hatch attaches to a layer "
                                      "primitive, not to '")
            << name << "'";
@@ -1652,8 +1653,7 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
     // `sequential([...])`; a bare `residual` inside a list has no body.
     const SynValue *body = nullptr;
     if (layer.kind == SynValue::Call && layer.args.size() == 1 &&
-        layer.args[0].key.empty() &&
-        layer.args[0].value.kind == SynValue::List)
+        layer.args[0].key.empty() && layer.args[0].value.kind == SynValue::List)
       body = &layer.args[0].value;
     if (!body)
       return emitError(layer.loc, "'")
@@ -1669,9 +1669,9 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
   SynValue call = layer;
   if (llvm::is_contained({"relu", "gelu", "silu", "swish"}, name)) {
     if (layer.kind == SynValue::Call)
-      return emitError(layer.loc, "'") << name << "' takes no arguments; "
-                                       << "write " << name << " or act("
-                                       << name << ")";
+      return emitError(layer.loc, "'")
+             << name << "' takes no arguments; "
+             << "write " << name << " or act(" << name << ")";
     call.args.clear();
     SynArg fn{StringRef(), layer.loc, layer};
     call.args.push_back(std::move(fn));
@@ -1685,8 +1685,9 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
     return builder.getStringAttr(prefix + Twine(++layerCounts[prefix]));
   };
   SmallVector<const SynValue *> a;
-  auto posInt = [&](unsigned i, StringRef p,
-                    std::optional<int64_t> dflt = {}) -> FailureOr<IntegerAttr> {
+  auto posInt =
+      [&](unsigned i, StringRef p,
+          std::optional<int64_t> dflt = {}) -> FailureOr<IntegerAttr> {
     if (!a[i] && dflt)
       return builder.getI64IntegerAttr(*dflt);
     if (need(call, a[i], p))
@@ -1723,8 +1724,8 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
         flat *= d;
       }
       if (flat == in.getInt()) {
-        auto flatten = l2::FlattenOp::create(builder, at, t, x, StringAttr(),
-                                             ArrayAttr());
+        auto flatten =
+            l2::FlattenOp::create(builder, at, t, x, StringAttr(), ArrayAttr());
         FailureOr<Value> f = finishLayer(flatten);
         if (failed(f))
           return failure();
@@ -1779,7 +1780,8 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
       if (kind->kind == SynValue::Word && word == "group")
         return emitError(kind->loc, "group normalization needs its number "
                                     "of groups: group(n)");
-      FailureOr<StringRef> w = wordArg(kind, "norm kind", {"layer", "group(n)", "rms"});
+      FailureOr<StringRef> w =
+          wordArg(kind, "norm kind", {"layer", "group(n)", "rms"});
       if (failed(w))
         return failure();
     }
@@ -1806,10 +1808,10 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
       return failure();
     TRY(kind, wordArg(a[0], "pool kind", L2_ENUM_WORDS(PoolKind)));
     TRY(kernel, posInt(1, "kernel"));
-    op = l2::PoolOp::create(builder, at, t, x,
-                            l2::PoolKindAttr::get(ctx,
-                                                  *l2::symbolizePoolKind(kind)),
-                            kernel, StringAttr(), hints);
+    op = l2::PoolOp::create(
+        builder, at, t, x,
+        l2::PoolKindAttr::get(ctx, *l2::symbolizePoolKind(kind)), kernel,
+        StringAttr(), hints);
   } else if (name == "dropout") {
     if (bindArgs(call, {"p"}, a) || need(call, a[0], "p"))
       return failure();
@@ -1870,8 +1872,8 @@ FailureOr<Value> Parser::buildRegionLayer(const SynValue &layer, Value x) {
     return n;
   };
   if (layer.kind != SynValue::Call)
-    return emitError(at, "'") << name << "' needs its arguments: " << name
-                              << "(...)";
+    return emitError(at, "'")
+           << name << "' needs its arguments: " << name << "(...)";
   if (name == "recurrent") {
     if (bindArgs(layer, {"cell", "steps", "max_steps"}, a) ||
         need(layer, a[0], "cell") || need(layer, a[1], "steps"))
@@ -1908,8 +1910,8 @@ FailureOr<Value> Parser::buildRegionLayer(const SynValue &layer, Value x) {
         return failure();
       steps = builder.getI64IntegerAttr(*n);
     }
-    auto op = l2::RecurrentOp::create(builder, at, x.getType(), x, steps,
-                                      until, maxSteps, StringAttr());
+    auto op = l2::RecurrentOp::create(builder, at, x.getType(), x, steps, until,
+                                      maxSteps, StringAttr());
     if (failed(buildSubDag(op.getCell(), x.getType(), *a[0])))
       return failure();
     return op.getResult();
@@ -2008,7 +2010,8 @@ ParseResult Parser::parseMethods() {
     InFlightDiagnostic diag = emitError(modelLoc, "'")
                               << modelName << "' is not a model; 'methods "
                               << "for' names the model it trains";
-    diag.attachNote(named->getLoc()) << "'" << modelName << "' is declared here";
+    diag.attachNote(named->getLoc())
+        << "'" << modelName << "' is declared here";
     return diag;
   }
   if (!model) {
@@ -2046,8 +2049,8 @@ ParseResult Parser::parseMethods() {
       return emitError(keyLoc, "unknown methods entry '")
              << key << "'; expected sample, infer, backward or update";
     if (*slot)
-      return emitError(keyLoc, "duplicate '") << key << "' in methods for '"
-                                              << modelName << "'";
+      return emitError(keyLoc, "duplicate '")
+             << key << "' in methods for '" << modelName << "'";
     if (key == "infer")
       inferLoc = keyLoc;
     if (expect(Token::Colon, ("after '" + key + "'").str()))
@@ -2117,14 +2120,15 @@ ParseResult Parser::parseMethods() {
 
   std::string symName = (inRef.getRootReference().getValue() + "_method").str();
   for (unsigned k = 2; SymbolTable::lookupSymbolIn(module, symName); ++k)
-    symName = (inRef.getRootReference().getValue() + "_method" + Twine(k)).str();
-  auto methods = l2::MethodsOp::create(
-      builder, methodsLoc, builder.getStringAttr(symName),
-      FlatSymbolRefAttr::get(ctx, modelName), *sampleAttr, *backwardAttr,
-      *updateAttr);
-  methodsUses.try_emplace(methodsLoc, MethodsUse{sample->loc, backward->loc,
-                                                 update->loc, checkpointUses,
-                                                 overrideUses});
+    symName =
+        (inRef.getRootReference().getValue() + "_method" + Twine(k)).str();
+  auto methods =
+      l2::MethodsOp::create(builder, methodsLoc, builder.getStringAttr(symName),
+                            FlatSymbolRefAttr::get(ctx, modelName), *sampleAttr,
+                            *backwardAttr, *updateAttr);
+  methodsUses.try_emplace(methodsLoc,
+                          MethodsUse{sample->loc, backward->loc, update->loc,
+                                     checkpointUses, overrideUses});
   Block &body = methods.getInfer().emplaceBlock();
   Value x = body.addArgument(inputType, infer->loc);
   OpBuilder::InsertionGuard guard(builder);
@@ -2159,7 +2163,7 @@ static bool mentions(StringRef message, SymbolRefAttr ref) {
 }
 
 std::optional<Location> Parser::propertyLocFor(Location opLoc,
-                                              StringRef message) {
+                                               StringRef message) {
   auto it = propertyUses.find(opLoc);
   size_t row = message.find("L3.4: ");
   if (it == propertyUses.end() || row == StringRef::npos)
@@ -2190,7 +2194,7 @@ std::optional<Location> Parser::propertyLocFor(Location opLoc,
 }
 
 std::optional<Location> Parser::methodsLocFor(Location opLoc,
-                                             StringRef message) {
+                                              StringRef message) {
   auto it = methodsUses.find(opLoc);
   if (it == methodsUses.end())
     return std::nullopt;
@@ -2237,7 +2241,8 @@ LogicalResult Parser::verify(ModuleOp module) {
         target = hatch.loc;
       // The l2 verifiers name a hatch as written: `#[l2::backward(...)]`.
       if (auto h = dyn_cast<l3::HintAttr>(hatch.hint)) {
-        std::string written = ("#[" + h.getLayer() + "::" + h.getDirective()).str();
+        std::string written =
+            ("#[" + h.getLayer() + "::" + h.getDirective()).str();
         if (!h.getArgs().empty())
           written += ("(" + h.getArgs() + ")").str();
         written += "]";
@@ -2293,6 +2298,7 @@ void synpl::registerImportSynTranslation() {
         return OwningOpRef<Operation *>(
             parseSyn(sourceMgr, context).release());
       },
-      [](DialectRegistry &registry) { registry.insert<l3::L3Dialect, l2::L2Dialect>();
+      [](DialectRegistry &registry) {
+        registry.insert<l3::L3Dialect, l2::L2Dialect>();
       });
 }
