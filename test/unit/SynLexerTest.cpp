@@ -66,6 +66,43 @@ loss objective {
 goal: minimize(objective)
 )";
 
+/// The spec's "Trace — MNIST at L2", after the L3 trace.
+const char *kL2Trace = R"(
+methods for classify {
+    sample:   epoch_shuffle(batch: 128)
+
+    infer: sequential [
+        linear(784, 256), norm(layer), gelu,
+        linear(256, 256), norm(layer), gelu,
+        linear(256, 10),  softmax
+    ]
+
+    backward: autodiff(mode: reverse)
+    update:   schedule(warmup: 1000, decay: cosine,
+                       inner: adam(lr: 3e-4))
+}
+)";
+
+/// Parses `text`; returns whether a module came back and whether every
+/// error was located in the text. `errors` counts the errors.
+std::pair<bool, bool> parseCounting(const std::string &text, unsigned &errors) {
+  mlir::MLIRContext ctx;
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.syn"),
+                        llvm::SMLoc());
+  errors = 0;
+  bool located = true;
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
+    if (diag.getSeverity() == mlir::DiagnosticSeverity::Error) {
+      ++errors;
+      located &= mlir::isa<mlir::FileLineColLoc>(diag.getLocation());
+    }
+    return mlir::success();
+  });
+  bool ok = static_cast<bool>(synpl::parseSyn(sm, &ctx));
+  return std::make_pair(ok, located);
+}
+
 } // namespace
 
 TEST_CASE("syn lexer: identifiers, punctuation and positions", "[syn]") {
@@ -223,6 +260,35 @@ TEST_CASE("syn parser: prefixes and corruptions fail with a located error",
       INFO("byte " << i << " replaced");
       CHECK(located);
       CHECK(ok == (errors == 0));
+    }
+  }
+}
+
+TEST_CASE("syn parser: the MNIST L2 trace parses; its prefixes and "
+          "corruptions fail with a located error",
+          "[syn]") {
+  std::string l3(kTrace);
+  std::string full = l3 + kL2Trace;
+  unsigned errors;
+  auto [ok, located] = parseCounting(full, errors);
+  REQUIRE(ok);
+  CHECK(errors == 0);
+  // Cut the methods block short anywhere: an error (or, before 'methods',
+  // the valid L3 program), never a crash.
+  for (size_t n = l3.size(); n < full.size(); ++n) {
+    auto [prefixOk, prefixLocated] = parseCounting(full.substr(0, n), errors);
+    INFO("prefix of " << n << " bytes");
+    CHECK(prefixLocated);
+    CHECK(prefixOk == (errors == 0));
+  }
+  for (char bad : {'\0', '[', ')', ':', '9', '#', '"', ','}) {
+    for (size_t i = l3.size(); i < full.size(); i += 2) {
+      std::string text = full;
+      text[i] = bad;
+      auto [corruptOk, corruptLocated] = parseCounting(text, errors);
+      INFO("byte " << i << " replaced by " << int(bad));
+      CHECK(corruptLocated);
+      CHECK(corruptOk == (errors == 0));
     }
   }
 }

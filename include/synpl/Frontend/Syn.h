@@ -1,9 +1,10 @@
 //===- Syn.h - The .syn surface-syntax front end ------------------*- C++ -*-===//
 //
 // Reads the spec's surface syntax (`data`, `model`, `loss`, `goal`, escape
-// hatches `#[l2::...]`) into the l3 dialect. Syntax errors are reported at the
-// exact token (file:line:col); the module is then verified, so semantic errors
-// come from the l3 verifiers (row-tagged), located in the .syn text.
+// hatches `#[l2::...]`) into the l3 dialect, and `methods for <model> {...}`
+// into the l2 dialect. Syntax errors are reported at the exact token
+// (file:line:col); the module is then verified, so semantic errors come from
+// the l3 and l2 verifiers (row-tagged), located in the .syn text.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_FRONTEND_SYN_H
