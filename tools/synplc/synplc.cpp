@@ -65,7 +65,7 @@ cl::opt<std::string> outputFile("o", cl::desc("output file (default: a.out for "
                                 cl::value_desc("file"), cl::cat(category));
 cl::opt<Emit> emit(
     "emit", cl::desc("what to produce (default exe)"), cl::init(Emit::Executable),
-    cl::values(clEnumValN(Emit::L3, "l3", "the L3 program a .syn file declares"),
+    cl::values(clEnumValN(Emit::L3, "l3", "what a .syn file declares (L3, and L2 methods)"),
                clEnumValN(Emit::L0, "l0", "the L0 plan after memory packing"),
                clEnumValN(Emit::LLVMDialect, "mlir-llvm",
                           "the LLVM dialect module (kernels, control code, tables)"),
