@@ -171,6 +171,18 @@ private:
 
   //===--- Forms ---------------------------------------------------------===//
   ParseResult parseTopLevel();
+  /// The head every L3 declaration shares: `<keyword> name {`, the keyword
+  /// being the current token. Gives the name, its location and the `{`'s.
+  ParseResult parseDeclarationHead(StringRef keyword, StringRef &name,
+                                   Location &nameLoc, Location &open) {
+    consume(); // the keyword
+    nameLoc = loc();
+    if (parseIdent(name, "a name after '" + keyword + "'"))
+      return failure();
+    open = loc();
+    return expect(Token::LBrace,
+                  "to open the " + keyword + " declaration's body");
+  }
   ParseResult parseData(ArrayAttr hints);
   ParseResult parseModel(ArrayAttr hints);
   ParseResult parseLoss(ArrayAttr hints);
@@ -380,13 +392,9 @@ ParseResult Parser::parseHatch(SmallVectorImpl<Attribute> &hints) {
 
 /// data ::= 'data' ident '{' { hatch | ident ':' domain } '}'
 ParseResult Parser::parseData(ArrayAttr hints) {
-  consume(); // 'data'
-  Location nameLoc = loc();
   StringRef name;
-  if (parseIdent(name, "a name after 'data'"))
-    return failure();
-  Location open = loc();
-  if (expect(Token::LBrace, "to open the data declaration's body"))
+  Location nameLoc = loc(), open = loc();
+  if (parseDeclarationHead("data", name, nameLoc, open))
     return failure();
   auto data = l3::DataOp::create(builder, nameLoc, builder.getStringAttr(name),
                                  hints);
@@ -605,13 +613,9 @@ ParseResult Parser::parseReal(double &value, const llvm::Twine &what) {
 ///                                   | 'properties' ':' '[' [property
 ///                                         {',' property}] ']' } '}'
 ParseResult Parser::parseModel(ArrayAttr hints) {
-  consume(); // 'model'
-  Location nameLoc = loc();
   StringRef name;
-  if (parseIdent(name, "a name after 'model'"))
-    return failure();
-  Location open = loc();
-  if (expect(Token::LBrace, "to open the model declaration's body"))
+  Location nameLoc = loc(), open = loc();
+  if (parseDeclarationHead("model", name, nameLoc, open))
     return failure();
   SmallVector<Attribute> allHints(hints ? hints.getValue()
                                         : ArrayRef<Attribute>());
@@ -761,13 +765,9 @@ ParseResult Parser::parseProperty(SmallVectorImpl<Attribute> &constraints) {
 /// loss ::= 'loss' ident '{' { hatch | term } 'combine' ':' combinator '}'
 /// term ::= ident ':' kind '(' args ')' [',' 'weight' ':' real]
 ParseResult Parser::parseLoss(ArrayAttr hints) {
-  consume(); // 'loss'
-  Location nameLoc = loc();
   StringRef name;
-  if (parseIdent(name, "a name after 'loss'"))
-    return failure();
-  Location open = loc();
-  if (expect(Token::LBrace, "to open the loss declaration's body"))
+  Location nameLoc = loc(), open = loc();
+  if (parseDeclarationHead("loss", name, nameLoc, open))
     return failure();
   auto loss = l3::LossOp::create(
       builder, nameLoc, builder.getStringAttr(name),

@@ -224,23 +224,7 @@ TEST_CASE("syn parser: the MNIST trace parses and verifies", "[syn]") {
 TEST_CASE("syn parser: prefixes and corruptions fail with a located error",
           "[syn]") {
   std::string trace(kTrace);
-  auto parse = [](const std::string &text, unsigned &errors) {
-    mlir::MLIRContext ctx;
-    llvm::SourceMgr sm;
-    sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.syn"),
-                          llvm::SMLoc());
-    errors = 0;
-    bool located = true;
-    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
-      if (diag.getSeverity() == mlir::DiagnosticSeverity::Error) {
-        ++errors;
-        located &= mlir::isa<mlir::FileLineColLoc>(diag.getLocation());
-      }
-      return mlir::success();
-    });
-    bool ok = static_cast<bool>(synpl::parseSyn(sm, &ctx));
-    return std::make_pair(ok, located);
-  };
+  auto parse = parseCounting;
   // Every proper prefix that cuts a declaration short is an error; one that
   // ends between declarations is a valid (smaller) program.
   for (size_t n = 0; n < trace.size(); ++n) {
