@@ -183,6 +183,30 @@ private:
     return expect(Token::LBrace,
                   "to open the " + keyword + " declaration's body");
   }
+  /// The body every L3 declaration shares: entries until `}`, escape
+  /// hatches anywhere among them (into `hints`), an unclosed body reported
+  /// at its `{`. `entry` parses one entry; `close` gets the `}`'s location.
+  ParseResult parseDeclarationBody(StringRef kind, StringRef name, Location open,
+                                   bool goalIsEntry,
+                                   SmallVectorImpl<Attribute> &hints,
+                                   llvm::function_ref<ParseResult()> entry,
+                                   Location *close = nullptr) {
+    while (!tok.is(Token::RBrace)) {
+      if (tok.is(Token::Eof) || startsTopLevelForm(goalIsEntry))
+        return unclosedBody(kind, name, open);
+      if (tok.is(Token::HashLSquare)) {
+        if (parseHatch(hints))
+          return failure();
+        continue;
+      }
+      if (entry())
+        return failure();
+    }
+    if (close)
+      *close = loc();
+    consume(); // '}'
+    return success();
+  }
   ParseResult parseData(ArrayAttr hints);
   ParseResult parseModel(ArrayAttr hints);
   ParseResult parseLoss(ArrayAttr hints);
@@ -403,14 +427,7 @@ ParseResult Parser::parseData(ArrayAttr hints) {
                                         : ArrayRef<Attribute>());
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(&body);
-  while (!tok.is(Token::RBrace)) {
-    if (tok.is(Token::Eof) || startsTopLevelForm(/*goalIsEntry=*/true))
-      return unclosedBody("data", name, open);
-    if (tok.is(Token::HashLSquare)) {
-      if (parseHatch(allHints))
-        return failure();
-      continue;
-    }
+  auto field = [&]() -> ParseResult {
     Location fieldLoc = loc();
     StringRef field;
     if (parseIdent(field, "a field name or '}'"))
@@ -422,8 +439,11 @@ ParseResult Parser::parseData(ArrayAttr hints) {
       return failure();
     l3::FieldOp::create(builder, fieldLoc, builder.getStringAttr(field),
                         TypeAttr::get(domain));
-  }
-  consume(); // '}'
+    return success();
+  };
+  if (parseDeclarationBody("data", name, open, /*goalIsEntry=*/true, allHints,
+                           field))
+    return failure();
   assignHatches(nameLoc);
   if (!allHints.empty())
     data.setHintsAttr(builder.getArrayAttr(allHints));
@@ -625,14 +645,7 @@ ParseResult Parser::parseModel(ArrayAttr hints) {
   Type inDomain, outDomain;
   SmallVector<Attribute> constraints;
   bool sawProperties = false;
-  while (!tok.is(Token::RBrace)) {
-    if (tok.is(Token::Eof) || startsTopLevelForm(/*goalIsEntry=*/false))
-      return unclosedBody("model", name, open);
-    if (tok.is(Token::HashLSquare)) {
-      if (parseHatch(allHints))
-        return failure();
-      continue;
-    }
+  auto entry = [&]() -> ParseResult {
     Location keyLoc = loc();
     StringRef key;
     if (parseIdent(key, "'in', 'out', 'properties' or '}'"))
@@ -671,9 +684,12 @@ ParseResult Parser::parseModel(ArrayAttr hints) {
       return emitError(keyLoc, "unknown model entry '")
              << key << "'; expected in, out or properties";
     }
-  }
-  Location close = loc();
-  consume(); // '}'
+    return success();
+  };
+  Location close = nameLoc;
+  if (parseDeclarationBody("model", name, open, /*goalIsEntry=*/false, allHints,
+                           entry, &close))
+    return failure();
   if (!inRef)
     return emitError(close, "model '") << name << "' has no 'in:' entry";
   if (!outDomain)
@@ -778,14 +794,7 @@ ParseResult Parser::parseLoss(ArrayAttr hints) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(&body);
   std::optional<l3::Combinator> combine;
-  while (!tok.is(Token::RBrace)) {
-    if (tok.is(Token::Eof) || startsTopLevelForm(/*goalIsEntry=*/false))
-      return unclosedBody("loss", name, open);
-    if (tok.is(Token::HashLSquare)) {
-      if (parseHatch(allHints))
-        return failure();
-      continue;
-    }
+  auto entry = [&]() -> ParseResult {
     Location keyLoc = loc();
     StringRef key;
     if (parseIdent(key, "a term name, 'combine' or '}'"))
@@ -803,16 +812,17 @@ ParseResult Parser::parseLoss(ArrayAttr hints) {
         return error("unknown combinator '" + tok.spelling +
                      "'; expected weighted_sum, sum, mean or max");
       consume();
-      continue;
+      return success();
     }
     if (combine)
       return emitError(keyLoc, "loss term '")
              << key << "' after 'combine'; 'combine' comes last";
-    if (parseTerm(key, keyLoc))
-      return failure();
-  }
-  Location close = loc();
-  consume(); // '}'
+    return parseTerm(key, keyLoc);
+  };
+  Location close = nameLoc;
+  if (parseDeclarationBody("loss", name, open, /*goalIsEntry=*/false, allHints,
+                           entry, &close))
+    return failure();
   if (!combine)
     return emitError(close, "loss '")
            << name << "' has no 'combine: <combinator>' entry";
