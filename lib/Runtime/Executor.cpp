@@ -396,6 +396,15 @@ uint64_t splitmix64(uint64_t &x) {
 }
 double uniform01(uint64_t &x) { return (splitmix64(x) >> 11) * 0x1.0p-53; }
 
+/// A compiled-in data path, read from `dataDir` (same file name) when set.
+std::string resolve(const std::string &compiled, const std::string &dataDir) {
+  if (dataDir.empty())
+    return compiled;
+  size_t slash = compiled.rfind('/');
+  return dataDir + "/" +
+         (slash == std::string::npos ? compiled : compiled.substr(slash + 1));
+}
+
 /// Fills a float slot. kaiming: He uniform, U(-b, b) with b = sqrt(6 /
 /// fan_in) (variance 2 / fan_in); xavier: U(-b, b), b = sqrt(6 / (fan_in +
 /// fan_out)), fan_out = elements / fan_in; uniform: U(-1, 1); normal:
@@ -469,11 +478,7 @@ int32_t runInit(const Plan &p, const synpl_plan_init &init, uint8_t *addr,
   case SYNPL_PLAN_INIT_DECODE_IDX: {
     if (init.path < 0)
       return badTable("decode_idx without a path");
-    std::string path = p.str(init.path);
-    if (!dataDir.empty()) {
-      size_t slash = path.rfind('/');
-      path = dataDir + "/" + (slash == std::string::npos ? path : path.substr(slash + 1));
-    }
+    std::string path = resolve(p.str(init.path), dataDir);
     synpl_rt_idx idx;
     if (int32_t st = synpl_rt_idx_load(path.c_str(), &idx))
       return st;
@@ -513,13 +518,6 @@ struct Ingest {
   bool hasTest = false;
 };
 
-std::string resolve(const std::string &compiled, const std::string &dataDir) {
-  if (dataDir.empty())
-    return compiled;
-  size_t slash = compiled.rfind('/');
-  return dataDir + "/" +
-         (slash == std::string::npos ? compiled : compiled.substr(slash + 1));
-}
 
 /// The test split's file for a training file: `train` -> `t10k` in the
 /// file name; "" when the name does not start with `train`.
