@@ -388,12 +388,6 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
 // Inits
 //===----------------------------------------------------------------------===//
 
-uint64_t splitmix64(uint64_t &x) {
-  uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 double uniform01(uint64_t &x) { return (splitmix64(x) >> 11) * 0x1.0p-53; }
 
 /// A compiled-in data path, read from `dataDir` (same file name) when set.

@@ -56,6 +56,15 @@ uint64_t spinMicros();
 /// Monotonic clock in nanoseconds.
 uint64_t nowNanos();
 
+/// The splitmix64 generator step (advances `x`): the seed expander of the
+/// epoch permutation and the stream of the random inits.
+inline uint64_t splitmix64(uint64_t &x) {
+  uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 } // namespace synpl::rt
 
 #endif // SYNPL_LIB_RUNTIME_INTERNAL_H
