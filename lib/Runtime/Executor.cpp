@@ -687,7 +687,8 @@ private:
   uint8_t *slotAddr(int64_t slot, int64_t stream) const {
     return addr[stream][slot];
   }
-  double report(const char *name, int64_t stream, bool &found) const;
+  /// The value of report `report` (an index, e.g. lossReport) after a step.
+  double reportValue(int64_t report, int64_t stream) const;
   void printProfile(double trainSeconds, int64_t trainSteps) const;
 
   const Plan &p;
@@ -990,16 +991,10 @@ int32_t Executor::dispatch(int64_t batch, int64_t &stream, int64_t &outBatch) {
   return SYNPL_RT_OK;
 }
 
-double Executor::report(const char *name, int64_t stream, bool &found) const {
-  for (int64_t r = 0; r < p.reports.size; ++r)
-    if (!std::strcmp(p.str(p.reports[r].name), name)) {
-      found = true;
-      float v;
-      std::memcpy(&v, slotAddr(p.reports[r].slot, stream), sizeof v);
-      return v;
-    }
-  found = false;
-  return 0;
+double Executor::reportValue(int64_t report, int64_t stream) const {
+  float v;
+  std::memcpy(&v, slotAddr(p.reports[report].slot, stream), sizeof v);
+  return v;
 }
 
 int32_t Executor::step(int64_t stream, int64_t batch, bool train,
@@ -1135,8 +1130,8 @@ int Executor::run() {
       int64_t stream;
       if (int32_t st = dispatchAndStep(b, /*train=*/true, stream))
         return abandon(st);
-      bool found;
-      double loss = report("loss", stream, found);
+      bool found = lossReport >= 0;
+      double loss = found ? reportValue(lossReport, stream) : NAN;
       if (found) {
         lossSum += loss;
         ++lossCount;
@@ -1163,8 +1158,7 @@ int Executor::run() {
         int64_t stream;
         if (int32_t st = dispatchAndStep(b, /*train=*/false, stream))
           return abandon(st);
-        bool found;
-        correct += report("correct", stream, found);
+        correct += reportValue(correctReport, stream);
         seen += std::min<int64_t>(samplesPerStep,
                                   ingests[0].test.samples - b * samplesPerStep);
       }
