@@ -12,6 +12,55 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// L2ToL1
+//===----------------------------------------------------------------------===//
+
+def L2ToL1 : Pass<"synpl-l2-to-l1", "mlir::ModuleOp"> {
+  let summary = "place an L2 method on an L1 system: the L1 training program";
+  let description = [{
+    Input: a module holding the L3 program (`l3.data`, `l3.model`,
+    `l3.loss`, `l3.goal minimize(<loss>)`), one `l2.methods` for the model,
+    and one `l1.system` (the target hardware). Output: a standalone L1
+    program that trains the model on that system; the l3 and l2 ops are
+    gone. The spec's three things happen here:
+
+    * **Backward expansion.** `autodiff(mode: reverse)` becomes one
+      `l1.tensor_graph @forward_backward`: forward pass, the L3 loss and the
+      explicit gradient of every parameter, plus `correct` (argmax hits)
+      for a classifier (include/synpl/Conversion/L2ToL1/TrainingGraph.h).
+    * **Update materialisation.** The update chain (`sgd`, `adam`, `muon`,
+      `lion`, `schedule`, `gradient_clip`, `ema`, `per_param`) becomes the
+      actor `@model_state`: the parameters as state (with their inits), the
+      optimizer state (moments, `step`, EMA shadows, `total_steps` with
+      init `planned_steps` for a decaying schedule), the window `@weights`
+      the graph reads, and the handler `@GradUpdate` with explicit tensor
+      arithmetic.
+    * **Data binding.** Every L3 data field the model or the loss reads
+      becomes an `l1.field` of the L3 domain's type, `format idx`, at the
+      storage node named by the field's `l1.at` attribute (else one the
+      search picks) with the path of its `l1.path` attribute (else `""`:
+      bound when the program runs, by field name in `--data DIR`).
+
+    Placement is a search (`--synpl-search-report` prints it): the compute
+    node of the graph and the actor, the host node of the stages, the
+    staging memory node and `pipeline_depth` in {1, 2, 3}; filtered by the
+    `#[l1::on(node)]` hatches on layers, the isa, topology paths and memory
+    capacity; scored by transfer time, compute time, memory pressure and
+    pipeline bubble (docs/l2-to-l1.md). The stages are `@load_data`
+    (`l1.read_batch` of `epoch_shuffle(batch, drop_last)`, shuffled, seed
+    0), `@transfer_to_<node>` when the graph's memory is not the staging
+    memory, and the report stage (`l1.report` of "loss" and "correct",
+    `l1.send` of the gradients to `@model_state::@GradUpdate`); pipelines
+    `@train` and `@grad_return`; one `l1.schedule`.
+
+    A method, hatch or field the pass cannot lower fails the pass with a
+    located error (`lowered N of M methods ...; not lowered: ...`), leaving
+    the module as it was.
+  }];
+  let dependentDialects = ["::synpl::l1::L1Dialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // L1ToL0
 //===----------------------------------------------------------------------===//
 

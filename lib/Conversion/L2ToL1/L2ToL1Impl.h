@@ -1,0 +1,132 @@
+//===- L2ToL1Impl.h - L2 -> L1: update rules and placement ----*- C++ -*-===//
+//
+// The private halves of the L2 -> L1 pass (lib/Conversion/L2ToL1/L2ToL1.cpp)
+// that have logic of their own and are unit-tested on their own:
+//
+//  * update materialisation (UpdateRules.cpp): an L2 update chain becomes
+//    the state fields and the message handler of the actor that owns the
+//    parameters, written as explicit l1 tensor arithmetic;
+//  * placement search (Placement.cpp): where the tensor graph, the actor,
+//    the host stages and the staging buffers go, and the pipeline depth,
+//    chosen by the search driver (synpl/Search/Search.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_LIB_CONVERSION_L2TOL1_L2TOL1IMPL_H
+#define SYNPL_LIB_CONVERSION_L2TOL1_L2TOL1IMPL_H
+
+#include "synpl/Dialect/L1/L1Ops.h"
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace synpl::l2tol1 {
+
+//===----------------------------------------------------------------------===//
+// Update materialisation
+//===----------------------------------------------------------------------===//
+
+/// One parameter the update writes.
+struct UpdateParam {
+  /// The actor state field holding it (`fc1_weight`); it must exist in the
+  /// actor, typed tensor<shape x f32>.
+  std::string state;
+  /// The L2 name (`fc1.weight`) that `param_override` entries match.
+  std::string l2Name;
+  llvm::SmallVector<int64_t, 4> shape;
+};
+
+/// Constants of the update rules that the spec's forms leave open. One
+/// definition each; docs/l2-to-l1.md lists them.
+struct UpdateConstants {
+  /// Muon: momentum (Nesterov) and the Newton–Schulz quintic coefficients
+  /// of the Muon reference implementation.
+  double muonMomentum = 0.95;
+  double nsA = 3.4445, nsB = -4.7750, nsC = 2.0315;
+  double nsEps = 1.0e-7;
+  /// Muon on a parameter of rank < 2: Adam with these values, under the
+  /// same schedule.
+  double muonFallbackLr = 3.0e-4;
+  /// gradient_clip: norm + eps in the denominator.
+  double clipEps = 1.0e-6;
+};
+
+/// Adds to `actor` the state the update chain `update` needs (moments, the
+/// step counter, EMA shadow copies, the decay horizon `total_steps` with init
+/// `planned_steps`) after its existing state fields, and a handler
+/// `handlerName` taking one gradient per `params` (in order, each of its
+/// parameter's shape) whose body applies the update with explicit tensor
+/// ops and ends in `l1.return`. Fails, adding nothing, with an error located
+/// at `diagLoc` naming the method that cannot be lowered and why.
+mlir::FailureOr<l1::HandlerOp>
+materializeUpdate(l1::ActorOp actor, llvm::StringRef handlerName,
+                  mlir::Attribute update, llvm::ArrayRef<UpdateParam> params,
+                  mlir::Location diagLoc, const UpdateConstants &constants = {});
+
+/// Why `update` cannot be materialised for `params` (`<method>: <why>`,
+/// naming the innermost method at fault), or std::nullopt when it can.
+std::optional<std::string> whyUpdateNotLowered(mlir::Attribute update,
+                                               llvm::ArrayRef<UpdateParam> params);
+
+//===----------------------------------------------------------------------===//
+// Placement search
+//===----------------------------------------------------------------------===//
+
+/// What the placement search needs to know about the training program.
+struct PlacementProblem {
+  l1::SystemOp system;
+  /// Parameters and optimizer state: resident on the graph's node.
+  uint64_t persistentBytes = 0;
+  /// One step's input batch (all fields), as read into staging memory.
+  uint64_t batchBytes = 0;
+  /// One step's gradients (the message to the actor).
+  uint64_t gradientBytes = 0;
+  /// The metrics the host reports per step (loss, correct).
+  uint64_t reportBytes = 0;
+  /// Activations kept for the backward pass, per step in flight.
+  uint64_t activationBytes = 0;
+  /// FLOPs of one training step (forward + backward + update).
+  uint64_t flopsPerStep = 0;
+  /// The storage nodes the data fields are bound to (empty: any storage
+  /// node of the system may hold them).
+  llvm::SmallVector<std::string> storageNodes;
+  /// A `#[l1::on(node)]` hatch: the node the graph and actor must use.
+  std::optional<std::string> forcedNode;
+};
+
+/// The chosen placement.
+struct Placement {
+  std::string compute;   ///< tensor graph and actor
+  std::string host;      ///< load / transfer / report stages
+  std::string staging;   ///< memory node the batches are read into
+  std::string deviceMem; ///< where the graph's buffers live
+  std::string storage;   ///< where unbound data fields live
+  int64_t depth = 1;     ///< pipeline_depth
+  bool needsTransfer() const { return deviceMem != staging; }
+  /// Stages and graphs of the program: load, [transfer,] graph, report.
+  unsigned stageCount() const { return needsTransfer() ? 4 : 3; }
+};
+
+/// Nominal throughput of a compute node, in FLOP/s, from its properties
+/// (see docs/l2-to-l1.md); std::nullopt for an isa that cannot run tensor
+/// graphs.
+std::optional<double> nominalThroughput(l1::NodeOp node);
+
+/// The memory node a compute node keeps its buffers in: itself when it has
+/// vram, else the memory node it has an edge to (the first by name), else
+/// none.
+std::optional<std::string> bufferNodeOf(l1::SystemOp system, l1::NodeOp node);
+
+/// Runs the L2 -> L1 placement search and records its report; on failure
+/// emits the SearchFailure at `loc`.
+mlir::FailureOr<Placement> searchPlacement(mlir::Location loc,
+                                           const PlacementProblem &problem);
+
+} // namespace synpl::l2tol1
+
+#endif // SYNPL_LIB_CONVERSION_L2TOL1_L2TOL1IMPL_H

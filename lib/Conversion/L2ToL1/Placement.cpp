@@ -1,0 +1,343 @@
+//===- Placement.cpp - L2 -> L1 placement search --------------------------===//
+//
+// The spec's L2 -> L1 search: where the tensor graph and the actor run, which
+// compute node runs the host stages, which memory node stages the batches,
+// and how deep the pipeline is. Enumerate every (compute, host, staging,
+// depth), filter by the target's own rules (isa, topology paths, memory
+// capacity, the #[l1::on] hatch), score with the spec's cost model (transfer
+// time, compute time, memory pressure, bubble ratio), select the cheapest.
+//
+//===----------------------------------------------------------------------===//
+#include "L2ToL1Impl.h"
+
+#include "synpl/Search/Search.h"
+#include "synpl/Support/Units.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir;
+using namespace synpl;
+using namespace synpl::l2tol1;
+
+//===----------------------------------------------------------------------===//
+// Hardware facts derived from node properties
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Nominal per-unit throughputs (docs/l2-to-l1.md, "Cost model"). They turn
+/// a node's `cores` / `sm` count into FLOP/s; the search compares nodes, so
+/// only their ratio matters.
+///  * x86_64 core: 2 GHz x 2 FMA units x 8 f32 lanes (AVX2) x 2 = 64 GFLOP/s,
+///    derated by half for memory-bound kernels: 32 GFLOP/s.
+///  * CUDA SM: 128 f32 lanes x 2 (FMA) x 1.5 GHz = 384 GFLOP/s.
+constexpr double kX86CoreFlops = 32.0e9;
+constexpr double kCudaSmFlops = 384.0e9;
+/// A node that does not state its unit count is assumed to have one.
+constexpr int64_t kDefaultUnits = 1;
+/// A full buffer node costs as much as this many seconds per step: memory
+/// pressure separates candidates of equal speed, it does not outweigh them.
+constexpr double kPressureWeightSeconds = 1.0e-3;
+} // namespace
+
+std::optional<double> synpl::l2tol1::nominalThroughput(l1::NodeOp node) {
+  if (!node || node.getKind() != l1::NodeKind::compute || !node.getIsa())
+    return std::nullopt;
+  StringRef isa = *node.getIsa();
+  if (isa == "x86_64")
+    return kX86CoreFlops * double(node.getCores().value_or(kDefaultUnits));
+  if (isa == "cuda")
+    return kCudaSmFlops * double(node.getSm().value_or(kDefaultUnits));
+  return std::nullopt;
+}
+
+static SmallVector<l1::NodeOp> nodesOf(l1::SystemOp system) {
+  return llvm::to_vector(system.getBody().front().getOps<l1::NodeOp>());
+}
+
+std::optional<std::string> synpl::l2tol1::bufferNodeOf(l1::SystemOp system,
+                                                       l1::NodeOp node) {
+  if (!node)
+    return std::nullopt;
+  if (node.holdsBuffers())
+    return node.getSymName().str();
+  std::optional<std::string> best;
+  for (l1::EdgeOp e : system.getBody().front().getOps<l1::EdgeOp>()) {
+    StringRef other;
+    if (e.getFrom() == node.getSymName())
+      other = e.getTo();
+    else if (e.getTo() == node.getSymName())
+      other = e.getFrom();
+    else
+      continue;
+    l1::NodeOp n = system.lookupNode(other);
+    if (n && n.getKind() == l1::NodeKind::memory && (!best || other < *best))
+      best = other.str();
+  }
+  return best;
+}
+
+namespace {
+/// Transfer times over the system's edges: the fastest path for a number of
+/// bytes, store-and-forward (each edge carries the whole payload in turn).
+class Topology {
+public:
+  explicit Topology(l1::SystemOp system) : system(system) {
+    for (l1::NodeOp n : nodesOf(system))
+      index[n.getSymName()] = names.size(), names.push_back(n.getSymName().str());
+    for (l1::EdgeOp e : system.getBody().front().getOps<l1::EdgeOp>()) {
+      auto a = index.find(e.getFrom()), b = index.find(e.getTo());
+      std::optional<uint64_t> bw = parseBandwidth(e.getBandwidth());
+      if (a == index.end() || b == index.end() || !bw || !*bw)
+        continue;
+      edges.push_back({a->second, b->second, double(*bw)});
+      if (e.getBidirectional())
+        edges.push_back({b->second, a->second, double(*bw)});
+    }
+  }
+
+  bool hasPath(StringRef from, StringRef to) { return system.hasPath(from, to); }
+
+  /// Seconds to move `bytes` from `from` to `to`; 0 on the same node,
+  /// infinity without a path.
+  double seconds(StringRef from, StringRef to, uint64_t bytes) const {
+    auto a = index.find(from), b = index.find(to);
+    if (a == index.end() || b == index.end())
+      return std::numeric_limits<double>::infinity();
+    if (a->second == b->second || bytes == 0)
+      return 0;
+    // Dijkstra over a handful of nodes: O(V^2) is plenty.
+    std::vector<double> dist(names.size(), std::numeric_limits<double>::infinity());
+    std::vector<bool> done(names.size(), false);
+    dist[a->second] = 0;
+    for (size_t round = 0; round < names.size(); ++round) {
+      size_t u = names.size();
+      for (size_t i = 0; i < names.size(); ++i)
+        if (!done[i] && (u == names.size() || dist[i] < dist[u]))
+          u = i;
+      if (u == names.size() || std::isinf(dist[u]))
+        break;
+      done[u] = true;
+      for (const Edge &e : edges)
+        if (e.from == u)
+          dist[e.to] = std::min(dist[e.to], dist[u] + double(bytes) / e.bandwidth);
+    }
+    return dist[b->second];
+  }
+
+private:
+  struct Edge {
+    size_t from, to;
+    double bandwidth;
+  };
+  l1::SystemOp system;
+  llvm::StringMap<size_t> index;
+  std::vector<std::string> names;
+  std::vector<Edge> edges;
+};
+
+/// The memory (in bytes) of the node that holds `compute`'s buffers.
+std::optional<uint64_t> memoryOf(l1::SystemOp system, StringRef node) {
+  l1::NodeOp n = system.lookupNode(node);
+  return n ? n.getMemoryBytes() : std::nullopt;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The search
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Per-step times of a candidate, in seconds.
+struct StepTimes {
+  double transfer = 0; // staging <-> device
+  double compute = 0;
+};
+
+StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
+                    const Placement &p) {
+  StepTimes t;
+  // The batch to the graph's memory; the reported metrics back to staging.
+  // The gradients stay where the graph left them: the actor runs on the
+  // graph's node. (Storage is read once: the decoder loads a data set into
+  // host memory before the first step, so disk bandwidth is not per step.)
+  t.transfer = topo.seconds(p.staging, p.deviceMem, problem.batchBytes) +
+               topo.seconds(p.deviceMem, p.staging, problem.reportBytes);
+  l1::SystemOp system = problem.system;
+  l1::NodeOp node = system.lookupNode(p.compute);
+  std::optional<double> flops = nominalThroughput(node);
+  t.compute = flops ? double(problem.flopsPerStep) / *flops
+                    : std::numeric_limits<double>::infinity();
+  return t;
+}
+
+/// Bytes live on the graph's memory node with `depth` steps in flight.
+uint64_t devicePeakBytes(const PlacementProblem &problem, const Placement &p) {
+  uint64_t perStep = saturatingAdd(
+      saturatingAdd(problem.activationBytes, problem.gradientBytes),
+      saturatingAdd(problem.batchBytes, problem.reportBytes));
+  return saturatingAdd(problem.persistentBytes,
+                       saturatingMul(perStep, uint64_t(p.depth)));
+}
+
+uint64_t stagingPeakBytes(const PlacementProblem &problem, const Placement &p) {
+  uint64_t perStep = saturatingAdd(problem.batchBytes, problem.reportBytes);
+  return saturatingMul(perStep, uint64_t(p.depth));
+}
+
+std::string describe(const Placement &p) {
+  return llvm::formatv("graph+actor@{0} host@{1} staging@{2} depth={3}", p.compute,
+                       p.host, p.staging, p.depth)
+      .str();
+}
+} // namespace
+
+FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
+                                                    const PlacementProblem &problem) {
+  l1::SystemOp system = problem.system;
+  Topology topo(system);
+  SmallVector<l1::NodeOp> nodes = nodesOf(system);
+  SmallVector<std::string> computes, memories, storages;
+  for (l1::NodeOp n : nodes) {
+    std::string name = n.getSymName().str();
+    switch (n.getKind()) {
+    case l1::NodeKind::compute:
+      computes.push_back(name);
+      break;
+    case l1::NodeKind::memory:
+      memories.push_back(name);
+      break;
+    case l1::NodeKind::storage:
+      storages.push_back(name);
+      break;
+    }
+  }
+  llvm::sort(computes);
+  llvm::sort(memories);
+  llvm::sort(storages);
+  // The storage nodes the batches come from: the bound ones, or (all fields
+  // unbound) the first storage node that reaches the staging memory.
+  auto sourcesFor = [&](const Placement &p) -> SmallVector<std::string> {
+    if (!problem.storageNodes.empty())
+      return problem.storageNodes;
+    for (const std::string &s : storages)
+      if (topo.hasPath(s, p.staging))
+        return {s};
+    return {};
+  };
+
+  search::SearchSpec<Placement> spec;
+  spec.name = "L2->L1 @" + system.getSymName().str();
+  spec.countCandidates = [&]() -> std::optional<uint64_t> {
+    return uint64_t(computes.size()) * computes.size() * memories.size() * 3;
+  };
+  spec.enumerate = [&](llvm::function_ref<bool(Placement)> yield) {
+    for (const std::string &c : computes)
+      for (const std::string &h : computes)
+        for (const std::string &m : memories)
+          for (int64_t depth : {1, 2, 3}) {
+            Placement p;
+            p.compute = c;
+            p.host = h;
+            p.staging = m;
+            p.depth = depth;
+            p.deviceMem =
+                bufferNodeOf(system, system.lookupNode(c)).value_or(std::string());
+            SmallVector<std::string> src = sourcesFor(p);
+            p.storage = src.empty() ? std::string() : src.front();
+            if (!yield(std::move(p)))
+              return;
+          }
+  };
+  spec.describe = describe;
+
+  using Check = std::optional<std::string>;
+  spec.filters.push_back({"hint", [&](const Placement &p) -> Check {
+                            if (problem.forcedNode && p.compute != *problem.forcedNode)
+                              return "#[l1::on(" + *problem.forcedNode +
+                                     ")] forces the model onto @" + *problem.forcedNode;
+                            return std::nullopt;
+                          }});
+  spec.filters.push_back({"isa", [&](const Placement &p) -> Check {
+                            l1::NodeOp c = system.lookupNode(p.compute);
+                            if (!nominalThroughput(c))
+                              return "@" + p.compute + " (isa " +
+                                     c.getIsa().value_or("?").str() +
+                                     ") cannot run tensor graphs (x86_64, cuda)";
+                            l1::NodeOp h = system.lookupNode(p.host);
+                            if (h.getIsa().value_or("") != "x86_64")
+                              return "@" + p.host + " (isa " +
+                                     h.getIsa().value_or("?").str() +
+                                     ") cannot run host stages (x86_64)";
+                            return std::nullopt;
+                          }});
+  spec.filters.push_back({"topology", [&](const Placement &p) -> Check {
+                            if (p.deviceMem.empty())
+                              return "@" + p.compute +
+                                     " has no memory of its own (vram) and no "
+                                     "memory node at an edge";
+                            SmallVector<std::string> src = sourcesFor(p);
+                            if (src.empty())
+                              return "no storage node reaches @" + p.staging;
+                            for (const std::string &s : src) {
+                              if (!topo.hasPath(s, p.staging))
+                                return "no path from storage @" + s + " to @" + p.staging;
+                              if (!topo.hasPath(s, p.host))
+                                return "no path from storage @" + s + " to host @" + p.host;
+                            }
+                            std::pair<StringRef, StringRef> needed[] = {
+                                {p.host, p.compute},      {p.compute, p.host},
+                                {p.staging, p.deviceMem}, {p.deviceMem, p.staging}};
+                            for (auto [from, to] : needed)
+                              if (!topo.hasPath(from, to))
+                                return ("no path from @" + from + " to @" + to).str();
+                            return std::nullopt;
+                          }});
+  spec.filters.push_back({"memory", [&](const Placement &p) -> Check {
+                            std::optional<uint64_t> dev = memoryOf(system, p.deviceMem);
+                            if (!dev)
+                              return "@" + p.deviceMem + " states no capacity";
+                            if (problem.persistentBytes > *dev)
+                              return "parameters and optimizer state (" +
+                                     formatBytes(problem.persistentBytes) +
+                                     ") exceed @" + p.deviceMem + " (" +
+                                     formatBytes(*dev) + ")";
+                            uint64_t need = devicePeakBytes(problem, p);
+                            if (!p.needsTransfer())
+                              need = saturatingAdd(need, stagingPeakBytes(problem, p));
+                            if (need > *dev)
+                              return "peak live bytes " + formatBytes(need) +
+                                     " at depth " + std::to_string(p.depth) +
+                                     " exceed @" + p.deviceMem + " (" + formatBytes(*dev) + ")";
+                            std::optional<uint64_t> stage = memoryOf(system, p.staging);
+                            if (p.needsTransfer() &&
+                                (!stage || stagingPeakBytes(problem, p) > *stage))
+                              return "staging buffers exceed @" + p.staging;
+                            return std::nullopt;
+                          }});
+
+  spec.score = [&](const Placement &p) {
+    StepTimes t = stepTimes(problem, topo, p);
+    double serial = t.transfer + t.compute;
+    // At depth d, up to d steps are in flight: transfers overlap the
+    // compute of other steps, but the actor fences compute between steps.
+    double overlapped =
+        std::max({t.transfer, t.compute, serial / double(p.depth)});
+    double bubble = double(p.depth - 1) / double(p.depth * p.stageCount());
+    uint64_t peak = devicePeakBytes(problem, p);
+    if (!p.needsTransfer())
+      peak = saturatingAdd(peak, stagingPeakBytes(problem, p));
+    double capacity = double(memoryOf(system, p.deviceMem).value_or(1));
+    SmallVector<search::CostTerm> terms;
+    terms.push_back({"transfer_s", t.transfer, 1});
+    terms.push_back({"compute_s", t.compute, 1});
+    terms.push_back({"overlap_s", overlapped - serial, 1});
+    terms.push_back({"bubble", bubble, overlapped});
+    terms.push_back({"memory_pressure", double(peak) / capacity, kPressureWeightSeconds});
+    return terms;
+  };
+  return search::searchAndReport(loc, spec);
+}
