@@ -8,12 +8,16 @@
 
 using namespace mlir;
 
-void synpl::buildHostPipeline(OpPassManager &pm,
-                              const HostPipelineOptions &options) {
+void synpl::buildHostEmissionPipeline(OpPassManager &pm,
+                                      const HostPipelineOptions &options) {
   L1ToL0Options emission;
   emission.summary = options.summary;
   pm.addPass(createL1ToL0(emission));
   pm.addPass(createL0PackMemory());
+}
+
+void synpl::buildHostCodegenPipeline(OpPassManager &pm,
+                                     const HostPipelineOptions &options) {
   // The control programs first: the plan can only be erased once no
   // l0ctl.program is left inside it.
   ConvertL0CtlToLLVMOptions ctl;
@@ -24,6 +28,12 @@ void synpl::buildHostPipeline(OpPassManager &pm,
   pm.addPass(createConvertL0UOpToLLVM(uop));
   if (options.executable && !options.llvmOnly)
     pm.addPass(createConvertL0PlanToLLVM());
+}
+
+void synpl::buildHostPipeline(OpPassManager &pm,
+                              const HostPipelineOptions &options) {
+  buildHostEmissionPipeline(pm, options);
+  buildHostCodegenPipeline(pm, options);
 }
 
 void synpl::registerPipelines() {

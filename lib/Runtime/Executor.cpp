@@ -285,7 +285,9 @@ void usage(const char *argv0, const Plan *p) {
       "options:\n"
       "  --epochs N        epochs to train (default 1)\n"
       "  --data DIR        read every data file from DIR (same file names as\n"
-      "                    compiled in); the test split is the files named\n"
+      "                    compiled in; required when a field was compiled\n"
+      "                    without a path: field F is then DIR/train-F-idxN-\n"
+      "                    ubyte[.gz]); the test split is the files named\n"
       "                    t10k-* next to the train-* ones\n"
       "  --threads N       spread every kernel over N threads (default: all\n"
       "                    cores, or SYNPL_NUM_THREADS, and each kernel runs\n"
@@ -390,13 +392,31 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
 
 double uniform01(uint64_t &x) { return (splitmix64(x) >> 11) * 0x1.0p-53; }
 
+bool fileExists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /// A compiled-in data path, read from `dataDir` (same file name) when set.
+/// A relative path is a field bound when the program runs (the L1 field had
+/// no path): it names the file inside `dataDir`. Either way a missing file
+/// is also looked for with `.gz` appended.
 std::string resolve(const std::string &compiled, const std::string &dataDir) {
-  if (dataDir.empty())
-    return compiled;
-  size_t slash = compiled.rfind('/');
-  return dataDir + "/" +
-         (slash == std::string::npos ? compiled : compiled.substr(slash + 1));
+  std::string path = compiled;
+  if (!dataDir.empty()) {
+    size_t slash = compiled.rfind('/');
+    path = dataDir + "/" +
+           (slash == std::string::npos ? compiled : compiled.substr(slash + 1));
+  }
+  if (!fileExists(path) && fileExists(path + ".gz"))
+    path += ".gz";
+  return path;
+}
+
+/// Whether a compiled-in path is a run-time binding (relative) that needs
+/// `--data DIR`.
+bool needsDataDir(const std::string &compiled, const std::string &dataDir) {
+  return dataDir.empty() && !compiled.empty() && compiled[0] != '/';
 }
 
 /// Fills a float slot. kaiming: He uniform, U(-b, b) with b = sqrt(6 /
@@ -498,6 +518,13 @@ struct Field {
   std::string path;
   synpl_rt_idx idx{};
   int64_t sampleBytes = 0;
+  /// The samples in the slot's element type when the file's differs (bytes
+  /// read into a float field); empty when `idx.data` is used as is.
+  std::vector<float> converted;
+  const uint8_t *samples() const {
+    return converted.empty() ? idx.data
+                             : reinterpret_cast<const uint8_t *>(converted.data());
+  }
 };
 
 struct Split {
@@ -520,12 +547,40 @@ std::string testPathOf(const std::string &trainPath) {
   size_t base = slash == std::string::npos ? 0 : slash + 1;
   if (trainPath.compare(base, 5, "train") != 0)
     return "";
-  return trainPath.substr(0, base) + "t10k" + trainPath.substr(base + 5);
+  std::string test = trainPath.substr(0, base) + "t10k" + trainPath.substr(base + 5);
+  // train-x.gz <-> t10k-x, and the other way round.
+  if (!fileExists(test)) {
+    if (fileExists(test + ".gz"))
+      return test + ".gz";
+    if (test.size() > 3 && test.compare(test.size() - 3, 3, ".gz") == 0 &&
+        fileExists(test.substr(0, test.size() - 3)))
+      return test.substr(0, test.size() - 3);
+  }
+  return test;
 }
 
-bool fileExists(const std::string &path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+
+/// The samples of an integer IDX file read into a float field: unsigned
+/// bytes (pixels) are scaled to [0, 1] (x / 255), other integers keep their
+/// value. This is the data-binding rule of docs/data-binding.md.
+void convertToFloat(Field &field) {
+  const synpl_rt_idx &idx = field.idx;
+  field.converted.resize(idx.elements);
+  for (uint64_t i = 0; i < idx.elements; ++i) {
+    switch (idx.type) {
+    case SYNPL_RT_IDX_U8:
+      field.converted[i] = (float)idx.data[i] * (1.0f / 255.0f);
+      break;
+    case SYNPL_RT_IDX_I8:
+      field.converted[i] = (float)(int8_t)idx.data[i];
+      break;
+    default: {
+      int32_t v;
+      std::memcpy(&v, idx.data + 4 * i, 4);
+      field.converted[i] = (float)v;
+    }
+    }
+  }
 }
 
 /// Decodes every field of a split and checks it against its slot.
@@ -537,9 +592,21 @@ int32_t openSplit(const Plan &p, const synpl_plan_ingest &g,
     Field field;
     field.slot = fd.slot;
     field.path = paths[f];
-    if (int32_t st = synpl_rt_idx_load_expect(field.path.c_str(),
-                                              (uint32_t)fd.magic, &field.idx))
+    // A float field takes any IDX element type (converted below): only the
+    // file's rank is checked here.
+    bool floatSlot = slot.element == SYNPL_PLAN_F32;
+    if (int32_t st = synpl_rt_idx_load_expect(
+            field.path.c_str(), floatSlot ? 0 : (uint32_t)fd.magic, &field.idx))
       return st;
+    if (floatSlot && (field.idx.magic & 0xff) != ((uint64_t)fd.magic & 0xff)) {
+      int32_t st = fail(SYNPL_RT_ERR_FORMAT,
+                        "%s: an IDX file of %u dimensions, but field %s reads "
+                        "samples of %u (the count, then the sample's dimensions)",
+                        field.path.c_str(), field.idx.magic & 0xff, p.str(slot.name),
+                        (unsigned)(fd.magic & 0xff));
+      synpl_rt_idx_free(&field.idx);
+      return st;
+    }
     int64_t perSample = slot.elements / g.batch;
     int64_t count = field.idx.ndims ? field.idx.dims[0] : 0;
     int64_t sampleElems = count ? (int64_t)(field.idx.elements / count) : 0;
@@ -548,7 +615,10 @@ int32_t openSplit(const Plan &p, const synpl_plan_ingest &g,
                    (slot.element == SYNPL_PLAN_U8 || slot.element == SYNPL_PLAN_I8)) ||
                   (field.idx.type == SYNPL_RT_IDX_I8 && slot.element == SYNPL_PLAN_I8) ||
                   (field.idx.type == SYNPL_RT_IDX_I32 && slot.element == SYNPL_PLAN_I32) ||
-                  (field.idx.type == SYNPL_RT_IDX_F32 && slot.element == SYNPL_PLAN_F32);
+                  (floatSlot && (field.idx.type == SYNPL_RT_IDX_F32 ||
+                                 field.idx.type == SYNPL_RT_IDX_U8 ||
+                                 field.idx.type == SYNPL_RT_IDX_I8 ||
+                                 field.idx.type == SYNPL_RT_IDX_I32));
     int32_t st = SYNPL_RT_OK;
     if (!count)
       st = fail(SYNPL_RT_ERR_FORMAT, "%s: holds no samples", field.path.c_str());
@@ -574,6 +644,8 @@ int32_t openSplit(const Plan &p, const synpl_plan_ingest &g,
                     perSample ? i / perSample : i, fd.classes);
           break;
         }
+    if (!st && floatSlot && field.idx.type != SYNPL_RT_IDX_F32)
+      convertToFloat(field);
     if (st) {
       synpl_rt_idx_free(&field.idx);
       return st;
@@ -610,7 +682,7 @@ void gather(const Split &s, int64_t batch, int64_t b,
       int64_t i = b * batch + r;
       if (i < s.samples)
         std::memcpy(dst + r * fd.sampleBytes,
-                    fd.idx.data + (uint64_t)s.order[i] * fd.sampleBytes,
+                    fd.samples() + (uint64_t)s.order[i] * fd.sampleBytes,
                     fd.sampleBytes);
       else
         std::memset(dst + r * fd.sampleBytes, fd.sampleBytes == 1 ? 0xFF : 0,
@@ -805,7 +877,14 @@ int32_t Executor::openData() {
     std::vector<std::string> trainPaths, testPaths;
     bool test = o.evaluate;
     for (int64_t f = 0; f < g.num_fields; ++f) {
-      std::string path = resolve(p.str(p.ingestFields[g.first_field + f].path), o.dataDir);
+      std::string compiled = p.str(p.ingestFields[g.first_field + f].path);
+      if (needsDataDir(compiled, o.dataDir))
+        return fail(SYNPL_RT_ERR_INVALID,
+                    "%s: a data field compiled without a path is bound when "
+                    "the program runs: pass --data DIR, a folder holding this "
+                    "file (or %s.gz), and t10k-* for evaluation",
+                    compiled.c_str(), compiled.c_str());
+      std::string path = resolve(compiled, o.dataDir);
       trainPaths.push_back(path);
       std::string t = testPathOf(path);
       test = test && !t.empty() && fileExists(t);

@@ -1,14 +1,17 @@
 //===- synplc.cpp - The synplexum compiler driver -------------------------===//
 //
-//   synplc examples/fashion_mnist/fashion_mnist.l1.mlir -o train && ./train
+//   synplc examples/fashion_mnist/fashion_mnist.syn -o train && ./train
 //
-// Reads a verified L1 program, lowers it through the pinned host pipeline
-// (L1 -> L0 emission, memory packing, l0ctl/l0uop -> LLVM, the plan's
-// metadata tables), writes an x86-64 object with the in-process LLVM
-// backend, and links it with the host runtime (SynplRuntime) into an
-// executable through the clang driver and lld. `--emit` stops at any
-// stage and prints or writes it. The standard MLIR debugging flags
-// (--mlir-print-ir-after-all, --mlir-timing, ...) apply to the pipeline.
+// Takes a program at any layer and compiles it for this host:
+//   L3 (a .syn spec, or l3 ops)  --synpl-l3-to-l2 (search)-->
+//   L2 (l2.methods)              --synpl-l2-to-l1 (search, over a system)-->
+//   L1 (a placed program)        --the pinned host pipeline-->
+//   L0, LLVM, an x86-64 object, an executable linked with the host runtime.
+// The system the L2 -> L1 search places the program on is `--system FILE`,
+// else one the input declares, else this machine (synpl::host). `--emit`
+// stops at any layer and prints it; `--dump-phases DIR` writes every layer.
+// The standard MLIR debugging flags (--mlir-print-ir-after-all,
+// --mlir-timing, ...) apply to every pass.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Conversion/Passes.h"
@@ -17,6 +20,11 @@
 #include "synpl/Transforms/Passes.h"
 #include "synpl/Pipelines/Pipelines.h"
 #include "synpl/Target/HostObject.h"
+#include "synpl/Target/HostSystem.h"
+#include "synpl/Search/Search.h"
+#include "synpl/Dialect/L1/L1Ops.h"
+#include "synpl/Dialect/L2/L2Ops.h"
+#include "synpl/Dialect/L3/L3Ops.h"
 
 #include "mlir/Debug/CLOptionsSetup.h"
 #include "mlir/IR/AsmState.h"
@@ -27,6 +35,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -53,19 +62,25 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Emit { L3, L0, LLVMDialect, LLVMIR, Object, Executable };
+enum class Emit { L3, L2, L1, L0, LLVMDialect, LLVMIR, Object, Executable };
+
+/// The layer a program is at: what the highest lowering left to do reads.
+enum class Layer { L3, L2, L1 };
 
 cl::OptionCategory category("synplc options");
 
 cl::opt<std::string> inputFile(cl::Positional,
-                               cl::desc("<L1 program (.mlir) or spec (.syn)>"),
+                               cl::desc("<spec (.syn) or program at L3, L2 or L1 (.mlir)>"),
                                cl::Required, cl::cat(category));
 cl::opt<std::string> outputFile("o", cl::desc("output file (default: a.out for "
                                               "executables, stdout for text)"),
                                 cl::value_desc("file"), cl::cat(category));
 cl::opt<Emit> emit(
     "emit", cl::desc("what to produce (default exe)"), cl::init(Emit::Executable),
-    cl::values(clEnumValN(Emit::L3, "l3", "what a .syn file declares (L3, and L2 methods)"),
+    cl::values(clEnumValN(Emit::L3, "l3", "the spec as read (a .syn file's L3, and what "
+                                          "lower layers it also declares)"),
+               clEnumValN(Emit::L2, "l2", "the spec and the method the L3 -> L2 search chose"),
+               clEnumValN(Emit::L1, "l1", "the placed program the L2 -> L1 search chose"),
                clEnumValN(Emit::L0, "l0", "the L0 plan after memory packing"),
                clEnumValN(Emit::LLVMDialect, "mlir-llvm",
                           "the LLVM dialect module (kernels, control code, tables)"),
@@ -89,6 +104,29 @@ cl::opt<std::string> linkerDriver(
     "linker-driver", cl::desc("C++ compiler driver used to link (default: the "
                               "one synplexum was built with, else clang++)"),
     cl::value_desc("path"), cl::cat(category));
+cl::opt<std::string> systemFile(
+    "system",
+    cl::desc("the hardware to place the program on: a .syn file with a "
+             "`system` block or a .mlir file with an l1.system (default: the "
+             "program's own system, else this machine)"),
+    cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string> dumpPhases(
+    "dump-phases",
+    cl::desc("write the program at every layer it passes through to "
+             "DIR/<name>.{l3,l2,l1,l0,llvm}.mlir"),
+    cl::value_desc("dir"), cl::cat(category));
+cl::opt<synpl::search::ReportFormat> searchReport(
+    "search-report",
+    cl::desc("print each search boundary's report (candidates, rejections "
+             "per check, the best few with their costs, why the winner won, "
+             "time) to stderr"),
+    cl::ValueOptional, cl::init(synpl::search::ReportFormat::None),
+    cl::values(clEnumValN(synpl::search::ReportFormat::Text, "text",
+                          "a readable table (default)"),
+               clEnumValN(synpl::search::ReportFormat::JSON, "json",
+                          "one JSON object per line"),
+               clEnumValN(synpl::search::ReportFormat::Text, "", "")),
+    cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("print each stage, the plan summary and the "
                                     "link command"),
                       cl::cat(category));
@@ -122,6 +160,75 @@ int fail(const llvm::Twine &msg) {
   return 1;
 }
 
+/// The layer of `module`: L1 when it holds a placed program (actors, stages
+/// or tensor graphs), L2 when it holds a method, else L3.
+Layer layerOf(ModuleOp module) {
+  bool l2 = false;
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (isa<synpl::l1::ActorOp, synpl::l1::StageOp, synpl::l1::TensorGraphOp>(op))
+      return Layer::L1;
+    l2 |= isa<synpl::l2::MethodsOp>(op);
+  }
+  return l2 ? Layer::L2 : Layer::L3;
+}
+
+/// Reads the l1.system of `path` (.syn or .mlir) into `module`, replacing
+/// any system it has.
+LogicalResult loadSystem(ModuleOp module, llvm::StringRef path,
+                         MLIRContext *context) {
+  std::string error;
+  auto buffer = openInputFile(path, &error);
+  if (!buffer) {
+    llvm::errs() << "synplc: error: " << error << "\n";
+    return failure();
+  }
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(*sourceMgr, context);
+  OwningOpRef<ModuleOp> systemModule =
+      path.ends_with(".syn") ? synpl::parseSyn(*sourceMgr, context)
+                             : parseSourceFile<ModuleOp>(*sourceMgr, context);
+  if (!systemModule)
+    return failure();
+  SmallVector<synpl::l1::SystemOp> systems(
+      systemModule->getBody()->getOps<synpl::l1::SystemOp>());
+  if (systems.size() != 1) {
+    llvm::errs() << "synplc: error: " << path << ": --system needs a file with "
+                 << "exactly one system (l1.system), found " << systems.size()
+                 << "\n";
+    return failure();
+  }
+  for (auto old : llvm::make_early_inc_range(
+           module.getBody()->getOps<synpl::l1::SystemOp>()))
+    old.erase();
+  module.getBody()->push_front(systems.front()->clone());
+  return success();
+}
+
+/// Adds this machine's system (synpl::host) unless `module` has one.
+LogicalResult addHostSystem(ModuleOp module, MLIRContext *context) {
+  if (!module.getBody()->getOps<synpl::l1::SystemOp>().empty())
+    return success();
+  std::string text = synpl::host::hostSystemText(synpl::host::detectHostFacts());
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, context);
+  if (!parsed)
+    return failure();
+  auto system = *parsed->getBody()->getOps<synpl::l1::SystemOp>().begin();
+  module.getBody()->push_front(system->clone());
+  return success();
+}
+
+/// Adds the pass registered as `name` (`synpl-l3-to-l2`, ...) to `pm`.
+LogicalResult addNamedPass(OpPassManager &pm, llvm::StringRef name) {
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (succeeded(parsePassPipeline(name, pm, os)))
+    return success();
+  llvm::errs() << "synplc: error: this build has no pass " << name << ": "
+               << error << "\n";
+  return failure();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -131,17 +238,24 @@ int main(int argc, char **argv) {
   registerDefaultTimingManagerCLOptions();
   registerAsmPrinterCLOptions();
   tracing::DebugConfig::registerCLOptions();
+  // The passes by name (the phases look theirs up; --mlir-print-ir-after
+  // takes pass names).
+  synpl::registerAllPasses();
   cl::HideUnrelatedOptions({&category});
   cl::ParseCommandLineOptions(
       argc, argv,
-      "synplc: compiles an L1 training program for this host\n\n"
-      "  synplc prog.l1.mlir -o train && ./train --epochs 3\n\n"
-      "Lowers the program through the pinned host pipeline (L1 -> L0, memory\n"
-      "packing, l0ctl/l0uop -> LLVM, the plan's metadata tables), writes an\n"
-      "x86-64 object in process and links it with the host runtime. Run the\n"
-      "result with --help for its options. The standard MLIR flags\n"
-      "(--mlir-print-ir-after-all, --mlir-timing, ...) apply to the pipeline;\n"
-      "see --help-hidden.\n");
+      "synplc: compiles a training program for this host\n\n"
+      "  synplc examples/fashion_mnist/fashion_mnist.syn -o train && ./train\n\n"
+      "The input is a .syn spec or an MLIR program at L3, L2 or L1. What it\n"
+      "leaves open is searched: L3 -> L2 picks a method (architecture,\n"
+      "sampling, backward, update), L2 -> L1 places it on a system (--system,\n"
+      "else the program's own, else this machine); then the pinned host\n"
+      "pipeline (L1 -> L0, memory packing, l0ctl/l0uop -> LLVM, the plan's\n"
+      "tables), an x86-64 object written in process, linked with the host\n"
+      "runtime. Run the result with --help for its options. --emit stops at\n"
+      "any layer; --search-report shows each search's candidates and choice.\n"
+      "The standard MLIR flags (--mlir-print-ir-after-all, --mlir-timing,\n"
+      "...) apply to every pass; see --help-hidden.\n");
 
   DialectRegistry registry;
   synpl::registerHostCodegen(registry);
@@ -181,40 +295,111 @@ int main(int argc, char **argv) {
     file->keep();
     return 0;
   };
-  if (emit == Emit::L3) {
-    if (!isSyn)
-      return fail("--emit=l3 needs a .syn spec; " + inputFile +
-                  " is an MLIR program");
-    return writeModule();
-  }
-  if (isSyn)
-    return fail(inputFile + ": lowering a spec below L3 (the L3 -> L2 and "
-                            "L2 -> L1 searches) is not built yet; "
-                            "--emit=l3 prints the spec, and an L1 program "
-                            "(.mlir) compiles to an executable");
+  if (emit == Emit::L3 && !isSyn)
+    return fail("--emit=l3 prints what a .syn spec declares; " + inputFile +
+                " is an MLIR program (synpl-opt prints it)");
 
-  PassManager pm(&context);
-  if (failed(applyPassManagerCLOptions(pm)))
-    return 1;
+  // Every phase's passes share the timing report (--mlir-timing) and the
+  // pass manager flags (--mlir-print-ir-after-all, ...).
   DefaultTimingManager tm;
   applyDefaultTimingManagerCLOptions(tm);
   TimingScope timing = tm.getRootScope();
-  pm.enableTiming(timing);
+  auto runPhase = [&](llvm::StringRef name,
+                      llvm::function_ref<LogicalResult(OpPassManager &)> build)
+      -> LogicalResult {
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)) || failed(build(pm)))
+      return failure();
+    TimingScope phase = timing.nest(name);
+    pm.enableTiming(phase);
+    if (verbose)
+      llvm::errs() << "synplc: " << name << "\n";
+    return pm.run(*module);
+  };
+  // --dump-phases DIR: DIR/<name>.<layer>.mlir, <name> the input's file
+  // name without its extensions (fashion_mnist.l1.mlir -> fashion_mnist).
+  std::string stem = llvm::sys::path::filename(inputFile).str();
+  stem = stem.substr(0, stem.find('.'));
+  auto dump = [&](llvm::StringRef layer) -> LogicalResult {
+    if (dumpPhases.empty())
+      return success();
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpPhases)) {
+      llvm::errs() << "synplc: error: cannot create " << dumpPhases << ": "
+                   << ec.message() << "\n";
+      return failure();
+    }
+    llvm::SmallString<256> path(dumpPhases);
+    llvm::sys::path::append(path, stem + "." + layer + ".mlir");
+    auto file = openOutputFile(path, &error);
+    if (!file) {
+      llvm::errs() << "synplc: error: " << error << "\n";
+      return failure();
+    }
+    module->print(file->os());
+    file->os() << "\n";
+    file->keep();
+    return success();
+  };
+  if (searchReport != synpl::search::ReportFormat::None)
+    synpl::search::SearchReportSink::global().setFormat(searchReport);
+
+  Layer layer = layerOf(*module);
+  if (!systemFile.empty() && layer == Layer::L1)
+    return fail("--system places a program above L1; " + inputFile +
+                " is already placed (it is an L1 program)");
+  if (layer == Layer::L3) {
+    if (failed(dump("l3")))
+      return 1;
+    if (emit == Emit::L3)
+      return writeModule();
+    if (failed(runPhase("L3 -> L2 (method search)", [](OpPassManager &pm) {
+          return addNamedPass(pm, "synpl-l3-to-l2");
+        })))
+      return 1;
+    layer = Layer::L2;
+  } else if (emit == Emit::L3) {
+    return writeModule();
+  }
+  if (layer == Layer::L2) {
+    if (failed(dump("l2")))
+      return 1;
+    if (emit == Emit::L2)
+      return writeModule();
+    // The hardware: --system, else the program's own, else this machine.
+    if (!systemFile.empty() ? failed(loadSystem(*module, systemFile, &context))
+                            : failed(addHostSystem(*module, &context)))
+      return 1;
+    if (failed(runPhase("L2 -> L1 (placement search)", [](OpPassManager &pm) {
+          return addNamedPass(pm, "synpl-l2-to-l1");
+        })))
+      return 1;
+    layer = Layer::L1;
+  } else if (emit == Emit::L2) {
+    return fail("--emit=l2: " + inputFile + " is already an L1 program");
+  }
+  if (failed(dump("l1")))
+    return 1;
+  if (emit == Emit::L1)
+    return writeModule();
+
   synpl::HostPipelineOptions hostOptions;
   hostOptions.summary = verbose.getValue();
   hostOptions.executable = true;
-  if (emit == Emit::L0) {
-    // Only the L0 part of the host pipeline.
-    synpl::L1ToL0Options emission;
-    emission.summary = verbose.getValue();
-    pm.addPass(synpl::createL1ToL0(emission));
-    pm.addPass(synpl::createL0PackMemory());
-  } else {
-    synpl::buildHostPipeline(pm, hostOptions);
-  }
-  if (verbose)
-    llvm::errs() << "synplc: lowering " << inputFile << "\n";
-  if (failed(pm.run(*module)))
+  if (failed(runPhase("L1 -> L0 (emission, memory packing)",
+                      [&](OpPassManager &pm) {
+                        synpl::buildHostEmissionPipeline(pm, hostOptions);
+                        return success();
+                      })) ||
+      failed(dump("l0")))
+    return 1;
+  if (emit == Emit::L0)
+    return writeModule();
+  if (failed(runPhase("L0 -> LLVM (kernels, control, tables)",
+                      [&](OpPassManager &pm) {
+                        synpl::buildHostCodegenPipeline(pm, hostOptions);
+                        return success();
+                      })) ||
+      failed(dump("llvm")))
     return 1;
 
   auto writeText = [&](auto print) -> int {
@@ -226,7 +411,7 @@ int main(int argc, char **argv) {
     file->keep();
     return 0;
   };
-  if (emit == Emit::L0 || emit == Emit::LLVMDialect)
+  if (emit == Emit::LLVMDialect)
     return writeModule();
 
   synpl::host::ObjectOptions objectOptions;

@@ -39,6 +39,16 @@ struct HostPipelineOptions : public mlir::PassPipelineOptions<HostPipelineOption
 /// memory packing, l0ctl -> LLVM, l0uop -> LLVM.
 void buildHostPipeline(mlir::OpPassManager &pm, const HostPipelineOptions &options);
 
+/// The first half of the host pipeline: L1 -> L0 emission and memory
+/// packing (what `synplc --emit=l0` prints).
+void buildHostEmissionPipeline(mlir::OpPassManager &pm,
+                               const HostPipelineOptions &options);
+
+/// The second half: the L0 plan's control programs, kernels and (with
+/// `executable`) tables to LLVM dialect.
+void buildHostCodegenPipeline(mlir::OpPassManager &pm,
+                              const HostPipelineOptions &options);
+
 /// Registers the named pipelines with the global registry.
 void registerPipelines();
 

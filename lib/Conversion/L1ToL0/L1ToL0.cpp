@@ -138,6 +138,18 @@ struct Group {
   std::optional<Location> loc;
 };
 
+/// The file a field with no path (bound when the program runs) is read
+/// from, relative to the executable's `--data DIR`: the IDX naming of MNIST,
+/// `train-<field>-idx<N>-ubyte` (N = 1 + the sample's non-unit dimensions;
+/// the runtime also takes it with `.gz`, and `t10k-` for the test split).
+static std::string runTimeBoundPath(l1::FieldOp field) {
+  auto type = cast<RankedTensorType>(field.getType());
+  int64_t ndims = 1;
+  for (int64_t d : type.getShape())
+    ndims += d != 1;
+  return ("train-" + field.getSymName() + "-idx" + Twine(ndims) + "-ubyte").str();
+}
+
 static bool isElementwise(Operation *op) {
   return isa<l1::AddOp, l1::SubOp, l1::MulOp, l1::DivOp, l1::MaxOp, l1::MinOp,
              l1::ExpOp, l1::LogOp, l1::SqrtOp, l1::ReciprocalOp, l1::TanhOp,
@@ -564,7 +576,9 @@ LogicalResult Emitter::planBuffers() {
               return WalkResult::interrupt();
             }
             ingest.slots.push_back(slotOf[res]);
-            ingest.paths.push_back(fieldOp.getPath().str());
+            ingest.paths.push_back(fieldOp.getPath().empty()
+                                       ? runTimeBoundPath(fieldOp)
+                                       : fieldOp.getPath().str());
           }
           ingests.push_back(std::move(ingest));
           return WalkResult::advance();
