@@ -553,12 +553,69 @@ l2.methods @m for @bag
   for (double &v : inputs[1].data())
     v = std::fmod(v, 3.0);
   ref::StateEnv state = randomState(*b, 13);
+  auto scaleParams = [&](double f) {
+    double decay = 0;
+    for (const auto &p : b->params)
+      for (double &v : state.lookup("model_state", p.state)->data()) {
+        v *= f;
+        decay += 0.05 * v * v;
+      }
+    return decay;
+  };
+  // Small weights: cross-entropy (about log 3) is the max.
+  double decay = scaleParams(0.2);
+  double loss = run(*b, inputs, state)[0][0];
+  CHECK(loss > decay);
+  CHECK(loss > 0.5);
   checkGradients(*b, inputs, state);
-  // Either term can be the max; make the decay term win and check again.
-  for (const auto &p : b->params)
-    for (double &v : state.lookup("model_state", p.state)->data())
-      v *= 4.0;
+  // A shift of every class's bias leaves the softmax alone but makes the
+  // weighted squared L2 norm of the parameters the max.
+  for (double &v : state.lookup("model_state", "out_bias")->data())
+    v += 30.0;
+  decay = scaleParams(1.0);
+  loss = run(*b, inputs, state)[0][0];
+  CHECK(loss == Approx(decay).epsilon(1e-12));
   checkGradients(*b, inputs, state);
+}
+
+TEST_CASE("autodiff: rank-3 activations (linear, group and layer norm, an inner "
+          "softmax) and an inlined l2.graph written out of order",
+          "[autodiff]") {
+  const char *src = R"(
+l3.data @d {
+  l3.field @x : tensor<2x6xf32>
+  l3.field @y : tensor<1xui8>
+}
+l3.model @seq in @d::@x out !l3.dist<3> properties []
+l3.loss @objective {
+  l3.divergence @ce(@seq::@out, @d::@y) weight 1.0
+} combine weighted_sum
+l3.goal minimize(@objective)
+l2.methods @m for @seq
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x2x6xf32>) {
+      %p = l2.softmax %o : tensor<4x3xf32>
+      %o = l2.linear(8, 3) %g as "head" : tensor<4x8xf32>
+      %g = l2.graph(%f) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+      ^bb0(%in: tensor<4x8xf32>):
+        %1 = l2.add %0, %in : tensor<4x8xf32>, tensor<4x8xf32>
+        %0 = l2.linear(8, 8) %in as "inner" : tensor<4x8xf32>
+        l2.yield %1 : tensor<4x8xf32>
+      }
+      %f = l2.flatten %s : tensor<4x2x4xf32>
+      %s = l2.softmax %n1 : tensor<4x2x4xf32>
+      %n1 = l2.norm(layer) %n0 as "ln" : tensor<4x2x4xf32>
+      %n0 = l2.norm(group(2)) %h as "gn" : tensor<4x2x4xf32>
+      %h = l2.linear(6, 4) %x as "proj" : tensor<4x2x6xf32>
+      l2.yield %p : tensor<4x3xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
+)";
+  auto b = build(src, {"d.x", "d.y"});
+  requireBuilt(*b);
+  CHECK(b->params.size() == 10);
+  checkGradients(*b, randomInputs(b->graph, 16, 3), randomState(*b, 17));
 }
 
 TEST_CASE("autodiff: checkpointed layers are recomputed with identical numbers",
