@@ -478,7 +478,34 @@ l2.methods @m for @ae
   requireBuilt(*b);
   CHECK_FALSE(b->outputs->hasCorrect);
   b->hasL1Term = false; // the L1 term is on activations, not parameters
-  checkGradients(*b, randomInputs(b->graph, 8, 1), randomState(*b, 9));
+  std::vector<Tensor> inputs = randomInputs(b->graph, 8, 1);
+  ref::StateEnv state = randomState(*b, 9);
+  checkGradients(*b, inputs, state);
+
+  // The loss, computed directly: mean((o - x)^2) + 1e-2 * sum|o| / batch.
+  const Tensor &x = inputs[0];
+  const Tensor &we = *state.lookup("model_state", "enc_weight");
+  const Tensor &be = *state.lookup("model_state", "enc_bias");
+  const Tensor &wd = *state.lookup("model_state", "dec_weight");
+  const Tensor &bd = *state.lookup("model_state", "dec_bias");
+  double sq = 0, l1 = 0;
+  for (int64_t r = 0; r < 4; ++r) {
+    double a[3];
+    for (int64_t j = 0; j < 3; ++j) {
+      double z = be[j];
+      for (int64_t i = 0; i < 6; ++i)
+        z += x[r * 6 + i] * we[i * 3 + j];
+      a[j] = 0.5 * z * (1 + std::tanh(std::sqrt(2 / M_PI) * (z + 0.044715 * z * z * z)));
+    }
+    for (int64_t k = 0; k < 6; ++k) {
+      double o = bd[k];
+      for (int64_t j = 0; j < 3; ++j)
+        o += a[j] * wd[j * 6 + k];
+      sq += (o - x[r * 6 + k]) * (o - x[r * 6 + k]);
+      l1 += std::abs(o);
+    }
+  }
+  CHECK(run(*b, inputs, state)[0][0] == Approx(sq / 24 + 1e-2 * l1 / 4).epsilon(1e-12));
 }
 
 TEST_CASE("autodiff: a recurrent cell unrolled with shared weights, cross-entropy "
