@@ -1,0 +1,949 @@
+//===- Autodiff.cpp - L2 -> L1 backward expansion -------------------------===//
+//
+// Expands `autodiff(mode: reverse)` into explicit l1 tensor ops: the forward
+// pass of the L2 infer DAG (in topological order, recurrent cells unrolled,
+// sub-graphs inlined), the L3 loss, and the reverse pass, which walks the
+// recorded layer instances backwards, applies each one's VJP and sums the
+// adjoints of values read more than once (a residual `l2.add`, a shared
+// recurrent weight, a parameter that is also in a norm loss term).
+//
+// Nothing is emitted before every op and loss term is known to be lowerable;
+// a graph that would be partial is an error `lowered N of M ops; not
+// lowered: ...` instead. Values nothing reads are swept at the end (a tensor
+// graph must consume every value, row L1.8).
+//
+//===----------------------------------------------------------------------===//
+#include "synpl/Conversion/L2ToL1/TrainingGraph.h"
+
+#include "AutodiffRules.h"
+
+#include "synpl/Dialect/L2/L2Model.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace synpl;
+using namespace synpl::l2tol1;
+using namespace synpl::l2tol1::detail;
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<TrainableParam>>
+synpl::l2tol1::collectTrainableParams(l2::MethodsOp methods) {
+  SmallVector<TrainableParam> params;
+  llvm::StringMap<Operation *> owners;
+  for (auto &[op, name] : l2::layerNames(methods)) {
+    SmallVector<l2::ParamSlot> slots = l2::layerParamSlots(op);
+    if (slots.empty())
+      continue;
+    Type element = getElementTypeOrSelf(op->getResult(0).getType());
+    if (!element.isF32())
+      return op->emitError() << "L1 holds parameters as f32 tensors, but "
+                             << l2::describeLayer(op) << " computes in " << element;
+    for (l2::ParamSlot &slot : slots) {
+      TrainableParam p;
+      p.state = name + "_" + slot.slot.str();
+      p.shape = slot.shape;
+      p.layer = op;
+      if (slot.slot == "gain")
+        p.init = l1::InitKind::ones;
+      else if (slot.shape.size() >= 2)
+        p.init = l1::InitKind::kaiming;
+      else
+        p.init = l1::InitKind::zeros;
+      auto [it, fresh] = owners.try_emplace(p.state, op);
+      if (!fresh) {
+        InFlightDiagnostic diag = op->emitError()
+                                  << "two parameters would both be the actor state @"
+                                  << p.state << "; give the layers distinct labels";
+        diag.attachNote(it->second->getLoc()) << "the other layer";
+        return diag;
+      }
+      params.push_back(std::move(p));
+    }
+  }
+  return params;
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// `file:line:col` of a location (the first file location inside a fused or
+/// named one), else its printed form.
+std::string formatLoc(Location loc) {
+  std::string out;
+  loc->walk([&](Location l) {
+    if (auto flc = dyn_cast<FileLineColLoc>(l)) {
+      out = (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) + ":" +
+             Twine(flc.getColumn()))
+                .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (out.empty()) {
+    llvm::raw_string_ostream os(out);
+    os << loc;
+  }
+  return out;
+}
+
+std::string describeOp(Operation *op) {
+  if (auto term = dyn_cast<l3::LossTermOpInterface>(op))
+    return (op->getName().getStringRef() + " @" + term.getTermName()).str();
+  return l2::describeLayer(op);
+}
+
+/// The ops of `block` (terminator excluded) in an order where every op comes
+/// after the ops of the block whose results it (or an op nested in it)
+/// reads. The infer body is a graph region: its textual order means nothing.
+SmallVector<Operation *> topologicalOrder(Block &block) {
+  SmallVector<Operation *> order;
+  llvm::DenseSet<Operation *> done, onStack;
+  auto producers = [&](Operation *op) {
+    SmallVector<Operation *> result;
+    op->walk([&](Operation *user) {
+      for (Value operand : user->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && op->isProperAncestor(def))
+          continue;
+        while (def && def->getBlock() != &block)
+          def = def->getParentOp();
+        if (def && def != op)
+          result.push_back(def);
+      }
+    });
+    return result;
+  };
+  struct Frame {
+    Operation *op;
+    SmallVector<Operation *> deps;
+    size_t next = 0;
+  };
+  for (Operation &root : block.without_terminator()) {
+    if (done.contains(&root))
+      continue;
+    SmallVector<Frame> stack;
+    stack.push_back({&root, producers(&root)});
+    onStack.insert(&root);
+    while (!stack.empty()) {
+      Frame &f = stack.back();
+      if (f.next < f.deps.size()) {
+        Operation *dep = f.deps[f.next++];
+        // A cycle is rejected by the L2 verifier (row L2.6); skip it here.
+        if (done.contains(dep) || onStack.contains(dep) || dep->hasTrait<OpTrait::IsTerminator>())
+          continue;
+        onStack.insert(dep);
+        stack.push_back({dep, producers(dep)});
+        continue;
+      }
+      done.insert(f.op);
+      onStack.erase(f.op);
+      order.push_back(f.op);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+/// One op or loss term that is not lowered, and why.
+struct Problem {
+  Operation *op;
+  std::string why;
+};
+
+/// What a loss term reads: the model output, its parameters, or a batch input.
+struct Ref {
+  enum Kind { ModelOut, ModelParams, Input, Unknown } kind = Unknown;
+  unsigned input = 0; ///< for Input: the graph argument
+};
+
+/// A seed of the reverse pass for one loss term: d loss / d term, as a
+/// constant folded into the term's own constants, times `ind` if set (the
+/// indicator of the `max` combinator's winning term).
+struct Seed {
+  Value ind;
+};
+
+/// The loss terms the lowering knows.
+enum class TermKind { CrossEntropyLogits, CrossEntropyProbs, NormParams, NormValue,
+                      Reconstruction };
+
+struct Term {
+  Operation *op;
+  TermKind kind;
+  double factor = 1.0; ///< d loss / d term for the linear combinators
+  Value value;         ///< factor * term
+  // Cross-entropy.
+  Value target;        ///< [R, n] f32 (one-hot rows or a distribution)
+  bool integerLabels = false;
+  const Instance *softmax = nullptr; ///< fused: the output softmax
+  Value probs;         ///< [R, n] predicted probabilities (unfused)
+  Value predicted;     ///< the model output as the graph holds it
+  double rows = 1;
+  // Norms.
+  double p = 1;
+  Value normed;        ///< NormValue: the value normed
+  double divisor = 1;
+  // Reconstruction.
+  Value input, decoded, diff;
+};
+
+class GraphBuilder {
+public:
+  GraphBuilder(l1::TensorGraphOp graph, const TrainingGraphSpec &spec,
+          ArrayRef<TrainableParam> params)
+      : graph(graph), spec(spec), params(params), ob(graph.getContext()), e(ob) {}
+
+  FailureOr<TrainingGraphOutputs> run();
+
+private:
+  // Validation (nothing emitted).
+  LogicalResult validate();
+  void scanInfer(Block &block, unsigned &count, unsigned &failed);
+  Ref resolve(SymbolRefAttr ref);
+  void scanTerm(Operation *op);
+
+  // Emission.
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation *op);
+  void recordInstance(Instance inst);
+  Value inputValue(unsigned i) { return graph.getEntry().getArgument(i); }
+  Value targetRows(Value target, int64_t rows, int64_t classes, bool &integer);
+  void emitTerm(Term &t);
+  void backwardTerm(const Term &t, Seed seed);
+  void accumulate(Value key, Value adjoint);
+  void accumulateParam(unsigned index, Value grad);
+  Value seeded(Value v, double c, Seed seed);
+  void sweepDeadOps();
+
+  l1::TensorGraphOp graph;
+  TrainingGraphSpec spec; // a copy: op handles are used non-const
+  ArrayRef<TrainableParam> params;
+  OpBuilder ob;
+  Emitter e;
+
+  l2::AutodiffAttr autodiff;
+  llvm::StringSet<> checkpointed;
+  llvm::MapVector<Operation *, std::string> names;
+  llvm::DenseMap<Operation *, SmallVector<unsigned, 4>> layerParams;
+  SmallVector<Problem> problems;
+  unsigned inferOps = 0, inferFailed = 0;
+
+  llvm::DenseMap<Value, Value> mapped; ///< L2 value -> L1 value (current instance)
+  SmallVector<Value> paramValues;
+  SmallVector<std::unique_ptr<Instance>> tape;
+  llvm::DenseSet<Value> active;
+  llvm::DenseMap<Value, Value> adjoints;
+  SmallVector<Value> paramGrads;
+  Value modelOutput;
+  const Instance *outputSoftmax = nullptr;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+void GraphBuilder::scanInfer(Block &block, unsigned &count, unsigned &failed) {
+  for (Operation &opRef : block.without_terminator()) {
+    Operation *op = &opRef;
+    ++count;
+    auto nested = [&](Operation *region) {
+      unsigned n = 0;
+      region->walk([&](Operation *inner) {
+        if (inner != region && !isa<l2::YieldOp>(inner))
+          ++n;
+      });
+      return n;
+    };
+    auto reject = [&](std::string why) {
+      problems.push_back({op, std::move(why)});
+      unsigned inner = op->getNumRegions() ? nested(op) : 0;
+      count += inner;
+      failed += 1 + inner;
+    };
+    if (auto rec = dyn_cast<l2::RecurrentOp>(op)) {
+      if (!rec.getSteps()) {
+        reject("until(...) stops on a predicate, and a tensor graph has no control flow "
+               "to test it (only recurrent(steps: n) is unrolled)");
+        continue;
+      }
+      unsigned before = failed;
+      scanInfer(rec.getCell().front(), count, failed);
+      if (failed != before)
+        ++failed; // the recurrence itself is then not lowered either
+      continue;
+    }
+    if (auto g = dyn_cast<l2::GraphOp>(op)) {
+      unsigned before = failed;
+      scanInfer(g.getBody().front(), count, failed);
+      if (failed != before)
+        ++failed;
+      continue;
+    }
+    if (isa<l2::MixtureOp>(op)) {
+      reject("routing examples to experts by gate score needs a gather or scatter of "
+             "rows, which L1 does not have");
+      continue;
+    }
+    if (isa<l2::DiffusionChainOp>(op)) {
+      reject("a training step draws a random noise level and Gaussian noise, and L1 has "
+             "no random primitive");
+      continue;
+    }
+    std::string why;
+    if (!hasRule(op, why)) {
+      reject(why);
+      continue;
+    }
+    Type element = getElementTypeOrSelf(op->getResult(0).getType());
+    if (!element.isF32()) {
+      reject("it computes in " + [&] {
+        std::string s;
+        llvm::raw_string_ostream os(s);
+        os << element;
+        return s;
+      }() + ", and backward expansion writes f32 tensor ops");
+      continue;
+    }
+    // Its parameters must be among `params`, slot by slot.
+    SmallVector<l2::ParamSlot> slots = l2::layerParamSlots(op);
+    auto it = layerParams.find(op);
+    size_t have = it == layerParams.end() ? 0 : it->second.size();
+    if (have != slots.size()) {
+      reject("its parameters are not among the trainable parameters given");
+      continue;
+    }
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (ArrayRef<int64_t>(params[it->second[i]].shape) != ArrayRef<int64_t>(slots[i].shape)) {
+        reject("its parameter @" + params[it->second[i]].state +
+               " does not have the shape the layer needs");
+        break;
+      }
+  }
+}
+
+Ref GraphBuilder::resolve(SymbolRefAttr ref) {
+  Ref r;
+  if (ref.getRootReference() == spec.model.getSymNameAttr() &&
+      ref.getNestedReferences().size() == 1) {
+    StringRef member = ref.getLeafReference().getValue();
+    if (member == "out")
+      r.kind = Ref::ModelOut;
+    else if (member == "params")
+      r.kind = Ref::ModelParams;
+    else if (member == "in")
+      return resolve(spec.model.getInRef());
+    return r;
+  }
+  for (auto [i, field] : llvm::enumerate(spec.inputFields))
+    if (field == ref) {
+      r.kind = Ref::Input;
+      r.input = static_cast<unsigned>(i);
+    }
+  return r;
+}
+
+void GraphBuilder::scanTerm(Operation *op) {
+  auto refText = [](SymbolRefAttr ref) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << ref;
+    return s;
+  };
+  auto unresolved = [&](SymbolRefAttr ref) {
+    problems.push_back({op, "it reads " + refText(ref) +
+                                ", which is neither the model's in, out or params nor "
+                                "one of the graph's input fields"});
+  };
+  if (auto div = dyn_cast<l3::DivergenceOp>(op)) {
+    Ref pred = resolve(div.getPredicted());
+    Ref target = resolve(div.getTarget());
+    if (pred.kind != Ref::ModelOut) {
+      problems.push_back({op, "only a divergence of the model output is lowered; it "
+                              "predicts " + refText(div.getPredicted())});
+      return;
+    }
+    if (!isa<l3::DistType>(spec.model.getOutDomain())) {
+      problems.push_back({op, "cross-entropy needs a dist(n) model output; L2 names no "
+                              "divergence for other output domains"});
+      return;
+    }
+    if (target.kind != Ref::Input) {
+      unresolved(div.getTarget());
+      return;
+    }
+    return;
+  }
+  if (auto norm = dyn_cast<l3::NormOp>(op)) {
+    double p = norm.getP().convertToDouble();
+    if (p < 1.0) {
+      problems.push_back({op, "norm with p < 1 has an unbounded derivative at 0 (only "
+                              "p >= 1 is lowered)"});
+      return;
+    }
+    Ref target = resolve(norm.getTarget());
+    if (target.kind == Ref::Unknown)
+      unresolved(norm.getTarget());
+    return;
+  }
+  if (auto rec = dyn_cast<l3::ReconstructionOp>(op)) {
+    for (SymbolRefAttr ref : {rec.getInput(), rec.getDecoded()})
+      if (resolve(ref).kind == Ref::Unknown || resolve(ref).kind == Ref::ModelParams) {
+        unresolved(ref);
+        return;
+      }
+    return;
+  }
+  if (isa<l3::ConstraintOp>(op)) {
+    problems.push_back({op, "a constraint term is a predicate; turning it into a "
+                            "differentiable penalty is a choice L2 does not record"});
+    return;
+  }
+  if (isa<l3::ContrastiveOp>(op)) {
+    problems.push_back({op, "contrastive terms pair examples (positives and negatives), "
+                            "which needs a gather across the batch that L1 does not have"});
+    return;
+  }
+  if (auto custom = dyn_cast<l3::CustomOp>(op)) {
+    problems.push_back({op, "custom loss \"" + custom.getFn().str() +
+                            "\" is opaque: there is no definition to differentiate"});
+    return;
+  }
+  problems.push_back({op, "backward expansion has no rule for this loss term"});
+}
+
+LogicalResult GraphBuilder::validate() {
+  l2::MethodsOp methods = spec.methods;
+  Attribute backward = methods.getBackward();
+  autodiff = dyn_cast<l2::AutodiffAttr>(backward);
+  if (!autodiff) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << backward;
+    return methods.emitError() << "backward method " << s
+                               << " is not lowered: backward expansion derives the "
+                                  "reverse-mode gradient of autodiff(mode: reverse) only";
+  }
+  if (autodiff.getMode() != l2::AutodiffMode::reverse)
+    return methods.emitError()
+           << "autodiff(mode: forward) is not lowered: forward mode needs one pass per "
+              "parameter direction; backward expansion writes the reverse-mode pass only";
+
+  names = l2::layerNames(methods);
+  if (ArrayAttr list = autodiff.getCheckpoint()) {
+    llvm::StringSet<> known;
+    for (auto &entry : names)
+      known.insert(entry.second);
+    for (Attribute a : list) {
+      auto name = dyn_cast<StringAttr>(a);
+      if (!name || !known.contains(name.getValue()))
+        return methods.emitError() << "checkpoint names " << a
+                                   << ", which is no layer of the infer DAG";
+      checkpointed.insert(name.getValue());
+    }
+  }
+
+  for (auto [i, p] : llvm::enumerate(params)) {
+    if (!p.layer)
+      return graph.emitError() << "trainable parameter @" << p.state << " has no layer";
+    layerParams[p.layer].push_back(static_cast<unsigned>(i));
+  }
+
+  Block &entry = graph.getEntry();
+  if (entry.getNumArguments() != spec.inputFields.size())
+    return graph.emitError() << "the graph takes " << entry.getNumArguments()
+                             << " arguments, but " << spec.inputFields.size()
+                             << " input fields are listed";
+  if (!entry.empty())
+    return graph.emitError() << "the graph body must be empty before backward expansion";
+
+  Block &infer = methods.getInferBlock();
+  if (infer.getNumArguments() != 1 || !methods.getInferYield() ||
+      methods.getInferYield().getValues().size() != 1)
+    return methods.emitError()
+           << "backward expansion needs an infer DAG with one input and one output";
+  Ref in = resolve(spec.model.getInRef());
+  if (in.kind != Ref::Input)
+    return graph.emitError() << "the model's input " << spec.model.getInRef()
+                             << " is not among the graph's input fields";
+  auto argType = cast<RankedTensorType>(inputValue(in.input).getType());
+  auto inferType = cast<RankedTensorType>(infer.getArgument(0).getType());
+  if (argType.getShape() != inferType.getShape())
+    return graph.emitError() << "the model input arrives as " << argType
+                             << ", but the infer DAG takes " << inferType;
+
+  scanInfer(infer, inferOps, inferFailed);
+  for (l3::LossTermOpInterface term : spec.loss.getTerms())
+    scanTerm(term.getOperation());
+  if (problems.empty())
+    return success();
+
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  os << "lowered " << (inferOps - inferFailed) << " of " << inferOps << " ops; not lowered: ";
+  llvm::interleave(
+      problems, os,
+      [&](const Problem &p) {
+        os << describeOp(p.op) << " at " << formatLoc(p.op->getLoc()) << ": " << p.why;
+      },
+      "; ");
+  InFlightDiagnostic diag = emitError(problems.front().op->getLoc()) << msg;
+  for (const Problem &p : ArrayRef<Problem>(problems).drop_front())
+    diag.attachNote(p.op->getLoc()) << "not lowered: " << p.why;
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Forward
+//===----------------------------------------------------------------------===//
+
+void GraphBuilder::recordInstance(Instance inst) {
+  // An identity (dropout(0), a flatten of a 2-D value) adds nothing: its
+  // output is its input, whose adjoint is the same accumulator.
+  if (llvm::is_contained(inst.inputs, inst.output))
+    return;
+  bool isActive = !inst.params.empty() ||
+                  llvm::any_of(inst.inputs, [&](Value v) { return active.contains(v); });
+  if (isActive)
+    active.insert(inst.output);
+  tape.push_back(std::make_unique<Instance>(std::move(inst)));
+}
+
+LogicalResult GraphBuilder::lowerOp(Operation *op) {
+  auto lookup = [&](Value v) { return mapped.lookup(v); };
+  if (auto rec = dyn_cast<l2::RecurrentOp>(op)) {
+    // Unrolled: the cell's ops once per step, reading the same weights.
+    Block &cell = rec.getCell().front();
+    Value state = lookup(rec.getInit());
+    for (uint64_t step = 0; step < *rec.getSteps(); ++step) {
+      mapped[cell.getArgument(0)] = state;
+      if (failed(lowerBlock(cell)))
+        return failure();
+      state = lookup(cell.getTerminator()->getOperand(0));
+    }
+    mapped[rec.getResult()] = state;
+    return success();
+  }
+  if (auto g = dyn_cast<l2::GraphOp>(op)) {
+    // Inlined: its nodes are ordinary layers of the DAG.
+    Block &body = g.getBody().front();
+    for (auto [arg, in] : llvm::zip(body.getArguments(), g.getInputs()))
+      mapped[arg] = lookup(in);
+    if (failed(lowerBlock(body)))
+      return failure();
+    for (auto [res, out] : llvm::zip(g.getResults(), body.getTerminator()->getOperands()))
+      mapped[res] = lookup(out);
+    return success();
+  }
+  Instance inst;
+  inst.op = op;
+  for (Value operand : op->getOperands())
+    inst.inputs.push_back(lookup(operand));
+  if (llvm::is_contained(inst.inputs, Value()))
+    return op->emitError("backward expansion: an operand was not lowered");
+  auto it = layerParams.find(op);
+  if (it != layerParams.end())
+    for (unsigned idx : it->second)
+      inst.params.push_back(paramValues[idx]);
+  lowerForward(e, inst);
+  mapped[op->getResult(0)] = inst.output;
+  recordInstance(std::move(inst));
+  return success();
+}
+
+LogicalResult GraphBuilder::lowerBlock(Block &block) {
+  for (Operation *op : topologicalOrder(block))
+    if (failed(lowerOp(op)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Loss terms
+//===----------------------------------------------------------------------===//
+
+Value GraphBuilder::targetRows(Value target, int64_t rows, int64_t classes, bool &integer) {
+  Type element = getElementTypeOrSelf(target.getType());
+  integer = isa<IntegerType>(element);
+  if (integer) {
+    // Integer class labels, one per row ([B, 1] -> [B]), one-hot encoded.
+    return e.oneHot(e.reshape(target, {rows}), classes);
+  }
+  Value t = e.reshape(target, {rows, classes});
+  return element.isF32() ? t : e.cast(t, e.f32());
+}
+
+void GraphBuilder::emitTerm(Term &t) {
+  e.setLoc(t.op->getLoc());
+  switch (t.kind) {
+  case TermKind::CrossEntropyLogits:
+  case TermKind::CrossEntropyProbs: {
+    // -(1/R) sum_rows sum_c target * log p
+    Value logp = t.kind == TermKind::CrossEntropyLogits ? t.softmax->saved[1] : e.log(t.probs);
+    Value total = e.sum(e.mul(t.target, logp));
+    t.value = e.scale(total, -t.factor / t.rows);
+    return;
+  }
+  case TermKind::NormParams:
+  case TermKind::NormValue: {
+    // sum |x|^p: the L1 norm for p = 1, the squared L2 norm for p = 2.
+    auto powSum = [&](Value x) {
+      Value powered;
+      if (t.p == 1.0)
+        powered = e.abs(x);
+      else if (t.p == 2.0)
+        powered = e.mul(x, x);
+      else
+        powered = e.exp(e.scale(e.log(e.abs(x)), t.p));
+      return e.sum(powered);
+    };
+    Value acc;
+    if (t.kind == TermKind::NormParams) {
+      for (Value p : paramValues) {
+        Value s = powSum(p);
+        acc = acc ? e.add(acc, s) : s;
+      }
+      if (!acc)
+        acc = e.cst(0.0);
+    } else {
+      acc = powSum(t.normed);
+    }
+    t.value = e.scale(acc, t.factor / t.divisor);
+    return;
+  }
+  case TermKind::Reconstruction: {
+    // mean over every element of (decoded - input)^2
+    t.diff = e.sub(t.decoded, t.input);
+    t.value = e.scale(e.sum(e.mul(t.diff, t.diff)), t.factor / t.divisor);
+    return;
+  }
+  }
+}
+
+Value GraphBuilder::seeded(Value v, double c, Seed seed) {
+  v = e.scale(v, c);
+  return seed.ind ? e.scale(v, seed.ind) : v;
+}
+
+void GraphBuilder::backwardTerm(const Term &t, Seed seed) {
+  e.setLoc(t.op->getLoc());
+  switch (t.kind) {
+  case TermKind::CrossEntropyLogits: {
+    // d/dlogits = (p * sum_c target - target) / R: p - onehot for a label
+    // in range, and 0 for a row whose label is not (its loss is 0 too).
+    Value p2 = t.softmax->saved[2];
+    ArrayRef<int64_t> s = Emitter::shape(p2);
+    Value pScaled = e.mul(p2, e.rowsBroadcast(e.sum(t.target, 1), s));
+    Value d2 = seeded(e.sub(pScaled, t.target), t.factor / t.rows, seed);
+    Value logits = t.softmax->inputs[0];
+    if (active.contains(logits))
+      accumulate(logits, e.reshape(d2, Emitter::shape(logits)));
+    return;
+  }
+  case TermKind::CrossEntropyProbs: {
+    if (!active.contains(t.predicted))
+      return;
+    Value d2 = seeded(e.div(t.target, t.probs), -t.factor / t.rows, seed);
+    accumulate(t.predicted, e.reshape(d2, Emitter::shape(t.predicted)));
+    return;
+  }
+  case TermKind::NormParams:
+  case TermKind::NormValue: {
+    double c = t.factor / t.divisor;
+    auto grad = [&](Value x) {
+      if (t.p == 1.0) // a subgradient: 0 at x = 0
+        return seeded(e.sign(x), c, seed);
+      if (t.p == 2.0)
+        return seeded(x, 2.0 * c, seed);
+      Value mag = e.exp(e.scale(e.log(e.abs(x)), t.p - 1.0));
+      return seeded(e.mul(e.sign(x), mag), t.p * c, seed);
+    };
+    if (t.kind == TermKind::NormParams) {
+      for (auto [i, p] : llvm::enumerate(paramValues))
+        accumulateParam(static_cast<unsigned>(i), grad(p));
+    } else if (active.contains(t.normed)) {
+      accumulate(t.normed, grad(t.normed));
+    }
+    return;
+  }
+  case TermKind::Reconstruction: {
+    double c = 2.0 * t.factor / t.divisor;
+    if (active.contains(t.decoded))
+      accumulate(t.decoded, seeded(t.diff, c, seed));
+    if (active.contains(t.input))
+      accumulate(t.input, seeded(t.diff, -c, seed));
+    return;
+  }
+  }
+}
+
+void GraphBuilder::accumulate(Value key, Value adjoint) {
+  Value &slot = adjoints[key];
+  slot = slot ? e.add(slot, adjoint) : adjoint;
+}
+
+void GraphBuilder::accumulateParam(unsigned index, Value grad) {
+  Value &slot = paramGrads[index];
+  slot = slot ? e.add(slot, grad) : grad;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+void GraphBuilder::sweepDeadOps() {
+  Block &body = graph.getEntry();
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body))) {
+      if (op.hasTrait<OpTrait::IsTerminator>() || !op.use_empty())
+        continue;
+      op.erase();
+      changed = true;
+    }
+  }
+}
+
+FailureOr<TrainingGraphOutputs> GraphBuilder::run() {
+  if (failed(validate()))
+    return failure();
+
+  Block &body = graph.getEntry();
+  ob.setInsertionPointToStart(&body);
+  e.setLoc(graph.getLoc());
+  l2::MethodsOp methods = spec.methods;
+  Block &infer = methods.getInferBlock();
+
+  // Parameters, read through the window, in the order of the gradients.
+  e.setLoc(methods.getLoc());
+  for (const TrainableParam &p : params) {
+    Value v = e.windowRead(spec.window, p.state, p.shape);
+    paramValues.push_back(v);
+    active.insert(v);
+  }
+  paramGrads.assign(params.size(), Value());
+
+  // The model input, in the infer DAG's element type.
+  Value in = inputValue(resolve(spec.model.getInRef()).input);
+  Type inferElement = getElementTypeOrSelf(infer.getArgument(0).getType());
+  if (getElementTypeOrSelf(in.getType()) != inferElement)
+    in = e.cast(in, inferElement);
+  mapped[infer.getArgument(0)] = in;
+
+  auto abandon = [&]() -> FailureOr<TrainingGraphOutputs> {
+    // Leave the body empty, as on any other failure.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      op.dropAllUses(), op.erase();
+    return failure();
+  };
+
+  // Forward.
+  if (failed(lowerBlock(infer)))
+    return abandon();
+  modelOutput = mapped.lookup(methods.getInferYield().getValues().front());
+  for (const std::unique_ptr<Instance> &inst : tape)
+    if (inst->output == modelOutput && isa<l2::SoftmaxOp>(inst->op))
+      outputSoftmax = inst.get();
+
+  // Loss terms.
+  SmallVector<l3::LossTermOpInterface> termOps = spec.loss.getTerms();
+  l3::Combinator combine = spec.loss.getCombine();
+  SmallVector<Term> terms;
+  TrainingGraphOutputs outputs;
+  const Term *labelled = nullptr;
+  for (l3::LossTermOpInterface termOp : termOps) {
+    Term t;
+    t.op = termOp.getOperation();
+    double w = termOp.getWeightValue();
+    switch (combine) {
+    case l3::Combinator::WeightedSum:
+    case l3::Combinator::Max:
+      t.factor = w;
+      break;
+    case l3::Combinator::Sum:
+      t.factor = 1.0;
+      break;
+    case l3::Combinator::Mean:
+      t.factor = 1.0 / static_cast<double>(termOps.size());
+      break;
+    }
+    e.setLoc(t.op->getLoc());
+    if (auto div = dyn_cast<l3::DivergenceOp>(t.op)) {
+      int64_t classes = cast<l3::DistType>(spec.model.getOutDomain()).getNumClasses();
+      t.predicted = modelOutput;
+      int64_t rows = Emitter::numel(modelOutput) / classes;
+      t.rows = static_cast<double>(rows);
+      Value target = inputValue(resolve(div.getTarget()).input);
+      int64_t perRow = Emitter::numel(target) / rows;
+      bool integer = isa<IntegerType>(getElementTypeOrSelf(target.getType()));
+      if (Emitter::numel(target) % rows != 0 || perRow != (integer ? 1 : classes)) {
+        div.emitError() << "the target arrives as " << target.getType() << ", which is not "
+                        << (integer ? "one label" : "one distribution") << " per row of "
+                        << modelOutput.getType();
+        return abandon();
+      }
+      t.target = targetRows(target, rows, classes, t.integerLabels);
+      if (outputSoftmax) {
+        t.kind = TermKind::CrossEntropyLogits;
+        t.softmax = outputSoftmax;
+      } else {
+        t.kind = TermKind::CrossEntropyProbs;
+        t.probs = e.reshape(modelOutput, {rows, classes});
+      }
+    } else if (auto norm = dyn_cast<l3::NormOp>(t.op)) {
+      t.p = norm.getP().convertToDouble();
+      Ref r = resolve(norm.getTarget());
+      if (r.kind == Ref::ModelParams) {
+        t.kind = TermKind::NormParams;
+      } else {
+        // Activations (or an input): the batch mean of sum |x|^p.
+        t.kind = TermKind::NormValue;
+        t.normed = r.kind == Ref::ModelOut ? modelOutput : inputValue(r.input);
+        if (!getElementTypeOrSelf(t.normed.getType()).isF32())
+          t.normed = e.cast(t.normed, e.f32());
+        ArrayRef<int64_t> s = Emitter::shape(t.normed);
+        t.divisor = s.empty() ? 1.0 : static_cast<double>(s[0]);
+      }
+    } else if (auto rec = dyn_cast<l3::ReconstructionOp>(t.op)) {
+      t.kind = TermKind::Reconstruction;
+      auto valueOf = [&](SymbolRefAttr ref) {
+        Ref r = resolve(ref);
+        Value v = r.kind == Ref::ModelOut ? modelOutput : inputValue(r.input);
+        return getElementTypeOrSelf(v.getType()).isF32() ? v : e.cast(v, e.f32());
+      };
+      t.input = valueOf(rec.getInput());
+      t.decoded = valueOf(rec.getDecoded());
+      if (Emitter::shape(t.input) != Emitter::shape(t.decoded)) {
+        if (Emitter::numel(t.input) != Emitter::numel(t.decoded)) {
+          rec.emitError() << "reconstruction compares " << t.input.getType() << " with "
+                          << t.decoded.getType();
+          return abandon();
+        }
+        t.input = e.reshape(t.input, Emitter::shape(t.decoded));
+      }
+      t.divisor = static_cast<double>(Emitter::numel(t.decoded));
+    }
+    terms.push_back(std::move(t));
+  }
+  for (Term &t : terms) {
+    emitTerm(t);
+    if (!labelled && t.integerLabels)
+      labelled = &t;
+  }
+
+  // The loss, and the seed of every term.
+  e.setLoc(spec.loss.getLoc());
+  Value loss;
+  SmallVector<Seed> seeds(terms.size());
+  if (combine == l3::Combinator::Max) {
+    for (Term &t : terms)
+      loss = loss ? e.max(loss, t.value) : t.value;
+    if (terms.size() > 1) {
+      // d max / d term: 1 for the first term that attains the max.
+      Value taken;
+      for (auto [t, seed] : llvm::zip(terms, seeds)) {
+        Value hit = e.cast(e.cmp(l1::CmpPredicate::ge, t.value, loss), e.f32());
+        seed.ind = taken ? e.mul(hit, e.sub(e.cst(1.0), taken)) : hit;
+        taken = taken ? e.add(taken, seed.ind) : seed.ind;
+      }
+    }
+  } else {
+    for (Term &t : terms)
+      loss = loss ? e.add(loss, t.value) : t.value;
+  }
+  if (!loss)
+    loss = e.cst(0.0);
+
+  // correct: rows whose label's score is the row max (ties count as hits).
+  Value correct;
+  if (labelled) {
+    e.setLoc(labelled->op->getLoc());
+    Value scores, rowMaxB;
+    if (labelled->softmax) {
+      scores = labelled->softmax->saved[3];
+      rowMaxB = labelled->softmax->saved[0];
+    } else {
+      scores = labelled->probs;
+      rowMaxB = e.rowsBroadcast(e.rowMax(scores, 1), Emitter::shape(scores));
+    }
+    Value hits = e.cast(e.cmp(l1::CmpPredicate::ge, scores, rowMaxB), e.f32());
+    correct = e.sum(e.mul(labelled->target, hits));
+    outputs.hasCorrect = true;
+  }
+
+  // Reverse pass: the loss terms seed the adjoints, then every recorded
+  // instance, last first.
+  for (auto [t, seed] : llvm::zip(terms, seeds))
+    backwardTerm(t, seed);
+  for (const std::unique_ptr<Instance> &instPtr : llvm::reverse(tape)) {
+    const Instance &inst = *instPtr;
+    Value dy = adjoints.lookup(inst.output);
+    if (!dy)
+      continue;
+    // A checkpointed layer (or one inside a checkpointed region) recomputes
+    // its forward values here and differentiates the recomputed copy.
+    const Instance *use = &inst;
+    Instance recomputed;
+    for (Operation *o = inst.op; o && o != methods.getOperation(); o = o->getParentOp()) {
+      auto it = names.find(o);
+      if (it != names.end() && checkpointed.contains(it->second)) {
+        recomputed.op = inst.op;
+        recomputed.inputs = inst.inputs;
+        recomputed.params = inst.params;
+        lowerForward(e, recomputed);
+        use = &recomputed;
+        break;
+      }
+    }
+    SmallVector<bool, 2> need;
+    for (Value v : inst.inputs)
+      need.push_back(active.contains(v));
+    SmallVector<Value, 2> dIn;
+    SmallVector<Value, 4> dParams;
+    lowerBackward(e, *use, dy, need, dIn, dParams);
+    for (auto [v, d] : llvm::zip(inst.inputs, dIn))
+      if (d)
+        accumulate(v, d);
+    auto it = layerParams.find(inst.op);
+    if (it != layerParams.end())
+      for (auto [idx, d] : llvm::zip(it->second, dParams))
+        if (d)
+          accumulateParam(idx, d);
+  }
+
+  // Results: loss, one gradient per parameter, correct.
+  e.setLoc(graph.getLoc());
+  SmallVector<Value> results{loss};
+  for (auto [i, g] : llvm::enumerate(paramGrads))
+    results.push_back(g ? g : e.cst(0.0, params[i].shape));
+  if (correct)
+    results.push_back(correct);
+  ob.setInsertionPointToEnd(&body);
+  l1::ReturnOp::create(ob, graph.getLoc(), results);
+  sweepDeadOps();
+  return outputs;
+}
+
+FailureOr<TrainingGraphOutputs>
+synpl::l2tol1::buildTrainingGraph(l1::TensorGraphOp graph, const TrainingGraphSpec &spec,
+                                  ArrayRef<TrainableParam> params) {
+  GraphBuilder builder(graph, spec, params);
+  return builder.run();
+}

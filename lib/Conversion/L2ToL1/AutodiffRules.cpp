@@ -1,0 +1,451 @@
+//===- AutodiffRules.cpp - Forward and VJP rules of the l2 layers --------===//
+//
+// One forward rule and one vector-Jacobian product per l2 layer, written as
+// l1 tensor ops. Row-wise operations (norms, softmax) and linears work on
+// 2-D [rows, features] views of their operands (l1.reshape is metadata
+// only), so every rule covers any leading (batch, time, ...) dimensions.
+// docs/autodiff.md states each rule's mathematics.
+//
+//===----------------------------------------------------------------------===//
+#include "AutodiffRules.h"
+
+#include "synpl/Dialect/L2/L2Ops.h"
+
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace synpl;
+using namespace synpl::l2tol1::detail;
+
+//===----------------------------------------------------------------------===//
+// Emitter
+//===----------------------------------------------------------------------===//
+
+Emitter::Emitter(OpBuilder &builder)
+    : b(builder), loc(builder.getUnknownLoc()), f32Type(builder.getF32Type()) {}
+
+RankedTensorType Emitter::type(ArrayRef<int64_t> shape) const {
+  return RankedTensorType::get(shape, f32Type);
+}
+RankedTensorType Emitter::type(ArrayRef<int64_t> shape, Type element) const {
+  return RankedTensorType::get(shape, element);
+}
+ArrayRef<int64_t> Emitter::shape(Value v) {
+  return llvm::cast<RankedTensorType>(v.getType()).getShape();
+}
+int64_t Emitter::numel(Value v) {
+  return llvm::cast<RankedTensorType>(v.getType()).getNumElements();
+}
+
+Value Emitter::cst(double value, ArrayRef<int64_t> shape) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  std::string key;
+  for (int64_t d : shape)
+    key += std::to_string(d) + "x";
+  Value &slot = constants[{bits, key}];
+  if (!slot)
+    slot = create<l1::ConstOp>(type(shape), b.getF64FloatAttr(value));
+  return slot;
+}
+
+Value Emitter::add(Value x, Value y) { return create<l1::AddOp>(x.getType(), x, y); }
+Value Emitter::sub(Value x, Value y) { return create<l1::SubOp>(x.getType(), x, y); }
+Value Emitter::mul(Value x, Value y) { return create<l1::MulOp>(x.getType(), x, y); }
+Value Emitter::div(Value x, Value y) { return create<l1::DivOp>(x.getType(), x, y); }
+Value Emitter::max(Value x, Value y) { return create<l1::MaxOp>(x.getType(), x, y); }
+Value Emitter::exp(Value x) { return create<l1::ExpOp>(x.getType(), x); }
+Value Emitter::log(Value x) { return create<l1::LogOp>(x.getType(), x); }
+Value Emitter::sqrt(Value x) { return create<l1::SqrtOp>(x.getType(), x); }
+Value Emitter::reciprocal(Value x) { return create<l1::ReciprocalOp>(x.getType(), x); }
+Value Emitter::tanh(Value x) { return create<l1::TanhOp>(x.getType(), x); }
+Value Emitter::abs(Value x) { return create<l1::AbsOp>(x.getType(), x); }
+Value Emitter::sign(Value x) { return create<l1::SignOp>(x.getType(), x); }
+
+Value Emitter::scale(Value x, double c) {
+  if (c == 1.0)
+    return x;
+  return scale(x, cst(c));
+}
+Value Emitter::scale(Value x, Value s) { return create<l1::ScaleOp>(x.getType(), x, s); }
+
+Value Emitter::matmul(Value x, Value y) {
+  return create<l1::MatmulOp>(type({shape(x)[0], shape(y)[1]}), x, y);
+}
+
+Value Emitter::transpose(Value x) {
+  SmallVector<int64_t, 4> s(llvm::reverse(shape(x)));
+  return create<l1::TransposeOp>(type(s, getElementTypeOrSelf(x.getType())), x,
+                                 DenseI64ArrayAttr());
+}
+
+Value Emitter::broadcast(Value x, ArrayRef<int64_t> to, std::optional<ArrayRef<int64_t>> dims) {
+  if (!dims && shape(x) == to)
+    return x;
+  DenseI64ArrayAttr dimsAttr = dims ? b.getDenseI64ArrayAttr(*dims) : DenseI64ArrayAttr();
+  return create<l1::BroadcastOp>(type(to, getElementTypeOrSelf(x.getType())), x, dimsAttr);
+}
+
+Value Emitter::reshape(Value x, ArrayRef<int64_t> to) {
+  if (shape(x) == to)
+    return x;
+  return create<l1::ReshapeOp>(type(to, getElementTypeOrSelf(x.getType())), x);
+}
+
+Value Emitter::sum(Value x, std::optional<int64_t> axis) {
+  SmallVector<int64_t, 4> s;
+  if (axis) {
+    s.assign(shape(x).begin(), shape(x).end());
+    s.erase(s.begin() + *axis);
+  }
+  return create<l1::ReduceSumOp>(type(s), x, axis ? b.getI64IntegerAttr(*axis) : IntegerAttr());
+}
+
+Value Emitter::rowMax(Value x, int64_t axis) {
+  SmallVector<int64_t, 4> s(shape(x));
+  s.erase(s.begin() + axis);
+  return create<l1::ReduceMaxOp>(type(s), x, b.getI64IntegerAttr(axis));
+}
+
+Value Emitter::cmp(l1::CmpPredicate predicate, Value x, Value y) {
+  return create<l1::CmpOp>(type(shape(x), b.getI1Type()), predicate, x, y);
+}
+
+Value Emitter::select(Value cond, Value x, Value y) {
+  return create<l1::SelectOp>(x.getType(), cond, x, y);
+}
+
+Value Emitter::cast(Value x, Type element) {
+  return create<l1::CastOp>(type(shape(x), element), x);
+}
+
+Value Emitter::oneHot(Value labels, int64_t classes) {
+  SmallVector<int64_t, 4> s(shape(labels));
+  s.push_back(classes);
+  return create<l1::OneHotOp>(type(s), labels, static_cast<uint64_t>(classes));
+}
+
+Value Emitter::windowRead(SymbolRefAttr window, StringRef field, ArrayRef<int64_t> s) {
+  return create<l1::WindowReadOp>(type(s), window, field);
+}
+
+//===----------------------------------------------------------------------===//
+// Shared pieces
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// [d0, ..., dk, n] -> [d0 * ... * dk, n].
+SmallVector<int64_t, 2> rows2d(ArrayRef<int64_t> shape) {
+  int64_t rows = 1;
+  for (int64_t d : shape.drop_back())
+    rows *= d;
+  return {rows, shape.empty() ? 1 : shape.back()};
+}
+
+// GELU, tanh form: 0.5 x (1 + tanh(k (x + c x^3))).
+const double kGeluK = std::sqrt(2.0 / M_PI);
+constexpr double kGeluC = 0.044715;
+
+/// The rows of `u` [R, m] normalized: (u - mean) / sqrt(var + eps) when
+/// `center`, u / sqrt(mean(u^2) + eps) otherwise (rms). Saves xhat and the
+/// broadcast reciprocal standard deviation.
+std::pair<Value, Value> normalizeRows(Emitter &e, Value u, bool center) {
+  ArrayRef<int64_t> s = Emitter::shape(u);
+  Value invM = e.cst(1.0 / static_cast<double>(s[1]));
+  Value d = u;
+  if (center) {
+    Value mu = e.scale(e.sum(u, 1), invM);
+    d = e.sub(u, e.rowsBroadcast(mu, s));
+  }
+  Value var = e.scale(e.sum(e.mul(d, d), 1), invM);
+  Value ve = e.add(var, e.cst(kNormEps, {s[0]}));
+  Value rstd = e.reciprocal(e.sqrt(ve));
+  Value rstdB = e.rowsBroadcast(rstd, s);
+  return {e.mul(d, rstdB), rstdB};
+}
+
+/// d loss / d u of normalizeRows, from d loss / d xhat.
+Value normalizeRowsGrad(Emitter &e, Value dxhat, Value xhat, Value rstdB, bool center) {
+  ArrayRef<int64_t> s = Emitter::shape(dxhat);
+  Value invM = e.cst(1.0 / static_cast<double>(s[1]));
+  Value m1B;
+  if (center)
+    m1B = e.rowsBroadcast(e.scale(e.sum(dxhat, 1), invM), s);
+  Value m2 = e.scale(e.sum(e.mul(dxhat, xhat), 1), invM);
+  Value proj = e.mul(xhat, e.rowsBroadcast(m2, s));
+  Value c = center ? e.sub(dxhat, m1B) : dxhat;
+  return e.mul(e.sub(c, proj), rstdB);
+}
+
+/// Sums `x` over every dimension but the norm's channel dimension.
+Value sumToChannels(Emitter &e, Value x, bool channelIsDim1) {
+  int64_t rank = static_cast<int64_t>(Emitter::shape(x).size());
+  if (channelIsDim1) {
+    for (int64_t axis = rank - 1; axis >= 2; --axis)
+      x = e.sum(x, axis);
+    return rank >= 2 ? e.sum(x, 0) : x;
+  }
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    x = e.sum(x, 0);
+  return x;
+}
+
+/// The 2-D view a norm normalizes: [rows, C] (layer, rms) or
+/// [N * groups, C / groups * spatial] (group).
+SmallVector<int64_t, 2> normView(l2::NormOp op, ArrayRef<int64_t> shape) {
+  if (op.getKind() != l2::NormKind::group)
+    return rows2d(shape);
+  int64_t groups = static_cast<int64_t>(op.getGroups().value_or(1));
+  int64_t n = shape[0], rest = 1;
+  for (int64_t d : shape.drop_front())
+    rest *= d;
+  return {n * groups, rest / groups};
+}
+
+} // namespace
+
+LogSoftmax synpl::l2tol1::detail::logSoftmax(Emitter &e, Value x) {
+  ArrayRef<int64_t> s = Emitter::shape(x);
+  Value rowMaxB = e.rowsBroadcast(e.rowMax(x, 1), s);
+  Value shifted = e.sub(x, rowMaxB);
+  Value lse = e.log(e.sum(e.exp(shifted), 1));
+  return {rowMaxB, e.sub(shifted, e.rowsBroadcast(lse, s))};
+}
+
+//===----------------------------------------------------------------------===//
+// Which ops have rules
+//===----------------------------------------------------------------------===//
+
+bool synpl::l2tol1::detail::hasRule(Operation *op, std::string &why) {
+  return llvm::TypeSwitch<Operation *, bool>(op)
+      .Case<l2::FlattenOp, l2::LinearOp, l2::NormOp, l2::ActOp, l2::SoftmaxOp, l2::AddOp>(
+          [](Operation *) { return true; })
+      .Case([&](l2::DropoutOp d) {
+        if (d.getP().convertToDouble() == 0.0)
+          return true;
+        why = "dropout with p > 0 draws a random mask each step and L1 has no random "
+              "primitive (only p = 0, the identity, is lowered)";
+        return false;
+      })
+      .Case([&](l2::EmbedOp em) {
+        Type element = getElementTypeOrSelf(em.getInput().getType());
+        if (isa<IntegerType>(element))
+          return true;
+        why = "embed looks up integer token ids (through l1.one_hot and a matmul); this "
+              "input is not an integer tensor";
+        return false;
+      })
+      .Case([&](l2::ConvOp) {
+        why = "L1 has no convolution primitive, and no slice or gather to build one from";
+        return false;
+      })
+      .Case([&](l2::AttnOp) {
+        why = "attention needs a matmul per example and head, and L1's matmul is rank 2 "
+              "with no slice or gather to split the batch";
+        return false;
+      })
+      .Case([&](l2::PoolOp) {
+        why = "L1 has no windowed reduction or strided slice to pool with";
+        return false;
+      })
+      .Case([&](l2::QuantizeOp) {
+        why = "rounding has a zero derivative almost everywhere, so reverse-mode autodiff "
+              "passes no gradient through it (use straight_through), and L1 has no "
+              "rounding primitive";
+        return false;
+      })
+      .Default([&](Operation *) {
+        why = "backward expansion has no rule for this op";
+        return false;
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Forward rules
+//===----------------------------------------------------------------------===//
+
+void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
+  Operation *op = inst.op;
+  e.setLoc(op->getLoc());
+  ArrayRef<int64_t> outShape = llvm::cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  Value x = inst.inputs.front();
+  inst.saved.clear();
+
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](l2::FlattenOp) { inst.output = e.reshape(x, outShape); })
+      .Case([&](l2::DropoutOp) { inst.output = x; }) // p = 0 (hasRule)
+      .Case([&](l2::LinearOp) {
+        // z = x W + b over the last dimension.
+        Value x2 = e.reshape(x, rows2d(Emitter::shape(x)));
+        Value mm = e.matmul(x2, inst.params[0]);
+        Value z = e.add(mm, e.broadcast(inst.params[1], Emitter::shape(mm)));
+        inst.output = e.reshape(z, outShape);
+        inst.saved = {x2};
+      })
+      .Case([&](l2::EmbedOp em) {
+        // A gather as one_hot(ids) x table; ids outside [0, vocab) read zeros.
+        Value oh = e.oneHot(x, static_cast<int64_t>(em.getVocab()));
+        Value oh2 = e.reshape(oh, rows2d(Emitter::shape(oh)));
+        inst.output = e.reshape(e.matmul(oh2, inst.params[0]), outShape);
+        inst.saved = {oh2};
+      })
+      .Case([&](l2::NormOp n) {
+        bool group = n.getKind() == l2::NormKind::group;
+        bool center = n.getKind() != l2::NormKind::rms;
+        ArrayRef<int64_t> xs = Emitter::shape(x);
+        Value u = e.reshape(x, normView(n, xs));
+        auto [xhat2, rstdB] = normalizeRows(e, u, center);
+        Value xhat = e.reshape(xhat2, xs);
+        auto channels = [&](Value p) {
+          return group ? e.broadcast(p, xs, ArrayRef<int64_t>{1}) : e.broadcast(p, xs);
+        };
+        Value gainB = channels(inst.params[0]);
+        Value y = e.mul(xhat, gainB);
+        if (center)
+          y = e.add(y, channels(inst.params[1]));
+        inst.output = y;
+        inst.saved = {xhat2, rstdB, gainB, xhat};
+      })
+      .Case([&](l2::ActOp a) {
+        ArrayRef<int64_t> s = Emitter::shape(x);
+        switch (a.getFn()) {
+        case l2::ActFn::relu:
+          inst.output = e.max(x, e.cst(0.0, s));
+          inst.saved = {x};
+          break;
+        case l2::ActFn::gelu: {
+          Value ones = e.cst(1.0, s);
+          Value x2 = e.mul(x, x);
+          Value inner = e.add(x, e.scale(e.mul(x2, x), kGeluC));
+          Value th = e.tanh(e.scale(inner, kGeluK));
+          Value onePlus = e.add(ones, th);
+          inst.output = e.mul(e.scale(x, 0.5), onePlus);
+          inst.saved = {x, x2, th, onePlus};
+          break;
+        }
+        case l2::ActFn::silu:
+        case l2::ActFn::swish: {
+          // x sigmoid(x), sigmoid(x) = (1 + tanh(x / 2)) / 2 (no exp overflow).
+          Value ones = e.cst(1.0, s);
+          Value sig = e.scale(e.add(ones, e.tanh(e.scale(x, 0.5))), 0.5);
+          inst.output = e.mul(x, sig);
+          inst.saved = {x, sig};
+          break;
+        }
+        }
+      })
+      .Case([&](l2::SoftmaxOp) {
+        Value x2 = e.reshape(x, rows2d(Emitter::shape(x)));
+        LogSoftmax ls = logSoftmax(e, x2);
+        Value p2 = e.exp(ls.logp);
+        inst.output = e.reshape(p2, outShape);
+        // The divergence fused into cross-entropy reads logp and the row max
+        // of its logits (inputs[0]) from here.
+        inst.saved = {ls.rowMaxB, ls.logp, p2, x2};
+      })
+      .Case([&](l2::AddOp) { inst.output = e.add(x, inst.inputs[1]); });
+}
+
+//===----------------------------------------------------------------------===//
+// VJPs
+//===----------------------------------------------------------------------===//
+
+void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Value dy,
+                                          ArrayRef<bool> needInput,
+                                          SmallVectorImpl<Value> &dIn,
+                                          SmallVectorImpl<Value> &dParams) {
+  Operation *op = inst.op;
+  e.setLoc(op->getLoc());
+  dIn.assign(inst.inputs.size(), Value());
+  dParams.assign(inst.params.size(), Value());
+  Value x = inst.inputs.front();
+  ArrayRef<int64_t> xs = Emitter::shape(x);
+  bool needX = needInput.front();
+
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](l2::FlattenOp) {
+        if (needX)
+          dIn[0] = e.reshape(dy, xs);
+      })
+      .Case([&](l2::DropoutOp) {
+        if (needX)
+          dIn[0] = dy;
+      })
+      .Case([&](l2::LinearOp) {
+        Value x2 = inst.saved[0];
+        Value dz = e.reshape(dy, {Emitter::shape(x2)[0], Emitter::shape(dy).back()});
+        dParams[0] = e.matmul(e.transpose(x2), dz);
+        dParams[1] = e.sum(dz, 0);
+        if (needX)
+          dIn[0] = e.reshape(e.matmul(dz, e.transpose(inst.params[0])), xs);
+      })
+      .Case([&](l2::EmbedOp) {
+        Value oh2 = inst.saved[0];
+        Value dz = e.reshape(dy, {Emitter::shape(oh2)[0], Emitter::shape(dy).back()});
+        dParams[0] = e.matmul(e.transpose(oh2), dz);
+      })
+      .Case([&](l2::NormOp n) {
+        bool group = n.getKind() == l2::NormKind::group;
+        bool center = n.getKind() != l2::NormKind::rms;
+        Value xhat2 = inst.saved[0], rstdB = inst.saved[1], gainB = inst.saved[2],
+              xhat = inst.saved[3];
+        dParams[0] = sumToChannels(e, e.mul(dy, xhat), group);
+        if (center)
+          dParams[1] = sumToChannels(e, dy, group);
+        if (needX) {
+          Value dxhat = e.reshape(e.mul(dy, gainB), Emitter::shape(xhat2));
+          dIn[0] = e.reshape(normalizeRowsGrad(e, dxhat, xhat2, rstdB, center), xs);
+        }
+      })
+      .Case([&](l2::ActOp a) {
+        if (!needX)
+          return;
+        switch (a.getFn()) {
+        case l2::ActFn::relu: {
+          Value zero = e.cst(0.0, xs);
+          dIn[0] = e.select(e.cmp(l1::CmpPredicate::gt, x, zero), dy, zero);
+          break;
+        }
+        case l2::ActFn::gelu: {
+          // d/dx = 0.5 (1 + th) + 0.5 x (1 - th^2) k (1 + 3c x^2)
+          Value x2 = inst.saved[1], th = inst.saved[2], onePlus = inst.saved[3];
+          Value ones = e.cst(1.0, xs);
+          Value first = e.scale(onePlus, 0.5);
+          Value sech2 = e.sub(ones, e.mul(th, th));
+          Value du = e.scale(e.add(ones, e.scale(x2, 3.0 * kGeluC)), kGeluK);
+          Value second = e.mul(e.mul(e.scale(x, 0.5), sech2), du);
+          dIn[0] = e.mul(dy, e.add(first, second));
+          break;
+        }
+        case l2::ActFn::silu:
+        case l2::ActFn::swish: {
+          // d/dx = s + x s (1 - s)
+          Value sig = inst.saved[1];
+          Value ones = e.cst(1.0, xs);
+          Value d = e.add(sig, e.mul(e.mul(x, sig), e.sub(ones, sig)));
+          dIn[0] = e.mul(dy, d);
+          break;
+        }
+        }
+      })
+      .Case([&](l2::SoftmaxOp) {
+        if (!needX)
+          return;
+        // dx = p (dy - sum(dy p))
+        Value p2 = inst.saved[2];
+        ArrayRef<int64_t> s = Emitter::shape(p2);
+        Value dy2 = e.reshape(dy, s);
+        Value inner = e.rowsBroadcast(e.sum(e.mul(dy2, p2), 1), s);
+        dIn[0] = e.reshape(e.mul(p2, e.sub(dy2, inner)), xs);
+      })
+      .Case([&](l2::AddOp) {
+        for (unsigned i = 0; i < 2; ++i)
+          if (needInput[i])
+            dIn[i] = dy;
+      });
+}

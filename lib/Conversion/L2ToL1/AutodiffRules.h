@@ -1,0 +1,137 @@
+//===- AutodiffRules.h - Forward and VJP rules of the l2 layers -*- C++ -*-===//
+//
+// Private to backward expansion (Autodiff.cpp). `Emitter` writes l1 tensor
+// ops (f32, static shapes) into the tensor graph's body; `lowerForward` and
+// `lowerBackward` hold one forward rule and one vector-Jacobian product per
+// l2 layer op. A rule works on the L1 values of one *instance* of a layer (a
+// recurrent cell is instantiated once per step), so the residuals it saves
+// for the backward pass are per instance.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_LIB_CONVERSION_L2TOL1_AUTODIFFRULES_H
+#define SYNPL_LIB_CONVERSION_L2TOL1_AUTODIFFRULES_H
+
+#include "synpl/Dialect/L1/L1Ops.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace synpl::l2tol1::detail {
+
+/// Writes l1 tensor ops at a builder's insertion point. Float values are
+/// f32; constants are cached per (value, shape) so that a graph holds one
+/// `l1.const 0.5 : tensor<f32>` however many rules ask for it.
+class Emitter {
+public:
+  explicit Emitter(mlir::OpBuilder &builder);
+
+  mlir::OpBuilder &builder() { return b; }
+  /// Where the next ops are located (the l2 op they come from).
+  void setLoc(mlir::Location l) { loc = l; }
+  mlir::Location getLoc() const { return loc; }
+
+  mlir::Type f32() const { return f32Type; }
+  mlir::RankedTensorType type(llvm::ArrayRef<int64_t> shape) const;
+  mlir::RankedTensorType type(llvm::ArrayRef<int64_t> shape, mlir::Type element) const;
+  static llvm::ArrayRef<int64_t> shape(mlir::Value v);
+  static int64_t numel(mlir::Value v);
+
+  mlir::Value cst(double value, llvm::ArrayRef<int64_t> shape = {});
+  mlir::Value add(mlir::Value a, mlir::Value b);
+  mlir::Value sub(mlir::Value a, mlir::Value b);
+  mlir::Value mul(mlir::Value a, mlir::Value b);
+  mlir::Value div(mlir::Value a, mlir::Value b);
+  mlir::Value max(mlir::Value a, mlir::Value b);
+  mlir::Value exp(mlir::Value a);
+  mlir::Value log(mlir::Value a);
+  mlir::Value sqrt(mlir::Value a);
+  mlir::Value reciprocal(mlir::Value a);
+  mlir::Value tanh(mlir::Value a);
+  mlir::Value abs(mlir::Value a);
+  mlir::Value sign(mlir::Value a);
+  /// a * c (a rank-0 constant); returns `a` itself for c == 1.
+  mlir::Value scale(mlir::Value a, double c);
+  /// a * s for a rank-0 value s.
+  mlir::Value scale(mlir::Value a, mlir::Value s);
+  mlir::Value matmul(mlir::Value a, mlir::Value b);
+  mlir::Value transpose(mlir::Value a);
+  /// Trailing-aligned broadcast, or with `dims` (input dim i -> output dims[i]).
+  mlir::Value broadcast(mlir::Value a, llvm::ArrayRef<int64_t> shape,
+                        std::optional<llvm::ArrayRef<int64_t>> dims = std::nullopt);
+  /// The same value when the shape already matches.
+  mlir::Value reshape(mlir::Value a, llvm::ArrayRef<int64_t> shape);
+  /// Sum over `axis`, or over all axes to a scalar.
+  mlir::Value sum(mlir::Value a, std::optional<int64_t> axis = std::nullopt);
+  mlir::Value rowMax(mlir::Value a, int64_t axis);
+  mlir::Value cmp(l1::CmpPredicate predicate, mlir::Value a, mlir::Value b);
+  mlir::Value select(mlir::Value cond, mlir::Value a, mlir::Value b);
+  mlir::Value cast(mlir::Value a, mlir::Type element);
+  mlir::Value oneHot(mlir::Value labels, int64_t classes);
+  mlir::Value windowRead(mlir::SymbolRefAttr window, llvm::StringRef field,
+                         llvm::ArrayRef<int64_t> shape);
+
+  /// Rows of a [R, C] matrix broadcast back over the columns: [R] -> [R, C].
+  mlir::Value rowsBroadcast(mlir::Value r, llvm::ArrayRef<int64_t> shape2d) {
+    return broadcast(r, shape2d, llvm::ArrayRef<int64_t>{0});
+  }
+
+private:
+  template <typename OpT, typename... Args>
+  mlir::Value create(mlir::Type result, Args &&...args) {
+    return OpT::create(b, loc, result, std::forward<Args>(args)...).getResult();
+  }
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::Type f32Type;
+  std::map<std::pair<uint64_t, std::string>, mlir::Value> constants;
+};
+
+/// One lowered instance of an l2 layer op.
+struct Instance {
+  mlir::Operation *op = nullptr;
+  /// The L1 values of the op's operands and its parameters (window reads).
+  llvm::SmallVector<mlir::Value, 2> inputs;
+  llvm::SmallVector<mlir::Value, 4> params;
+  mlir::Value output;
+  /// What the VJP reads, as the forward rule left it.
+  llvm::SmallVector<mlir::Value, 8> saved;
+};
+
+/// Whether backward expansion has a rule for `op` (a layer op; region ops
+/// are handled by the driver). When not, `why` says why.
+bool hasRule(mlir::Operation *op, std::string &why);
+
+/// The forward rule: computes `inst.output` from `inst.inputs` and
+/// `inst.params` and fills `inst.saved`.
+void lowerForward(Emitter &e, Instance &inst);
+
+/// The VJP: given d loss / d output, returns d loss / d input for each input
+/// whose `needInput` is set (null otherwise) and d loss / d param for every
+/// parameter of the instance.
+void lowerBackward(Emitter &e, const Instance &inst, mlir::Value dOutput,
+                   llvm::ArrayRef<bool> needInput,
+                   llvm::SmallVectorImpl<mlir::Value> &dInputs,
+                   llvm::SmallVectorImpl<mlir::Value> &dParams);
+
+/// Log-softmax over the last dimension of a 2-D [R, n] matrix: fills
+/// rowmax (broadcast to [R, n]) and logp.
+struct LogSoftmax {
+  mlir::Value rowMaxB;
+  mlir::Value logp;
+};
+LogSoftmax logSoftmax(Emitter &e, mlir::Value logits2d);
+
+/// The layer norm epsilon (all norm kinds): variance + 1e-5.
+inline constexpr double kNormEps = 1e-5;
+
+} // namespace synpl::l2tol1::detail
+
+#endif // SYNPL_LIB_CONVERSION_L2TOL1_AUTODIFFRULES_H
