@@ -209,14 +209,17 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   {
     struct Why {
       const char *slot;
-      Attribute method;
-      std::optional<std::string> why;
+      std::optional<std::string> why; // "<method>: <reason>"
+    };
+    auto with = [](Attribute method, std::optional<std::string> why) {
+      return why ? std::optional<std::string>(printed(method) + ": " + *why) : why;
     };
     Why whys[] = {
-        {"sample", methods.getSample(), whySampleNotLowered(methods.getSample())},
-        {"backward", methods.getBackward(), whyBackwardNotLowered(methods.getBackward())},
-        {"update", methods.getUpdate(),
-         whyUpdateNotLowered(methods.getUpdate(), updateParams)},
+        {"sample", with(methods.getSample(), whySampleNotLowered(methods.getSample()))},
+        {"backward",
+         with(methods.getBackward(), whyBackwardNotLowered(methods.getBackward()))},
+        // The update chain names its innermost method at fault itself.
+        {"update", whyUpdateNotLowered(methods.getUpdate(), updateParams)},
     };
     unsigned lowered = llvm::count_if(whys, [](const Why &w) { return !w.why; });
     if (lowered != std::size(whys)) {
@@ -227,8 +230,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
       bool first = true;
       for (const Why &w : whys)
         if (w.why) {
-          diag << (first ? " " : "; ") << w.slot << " " << printed(w.method) << ": "
-               << *w.why;
+          diag << (first ? " " : "; ") << w.slot << " " << *w.why;
           first = false;
         }
       return diag;
