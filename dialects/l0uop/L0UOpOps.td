@@ -310,7 +310,10 @@ def L0UOp_InitOp : L0UOp_PlanItem<"init", [
     decoder of the IDX format) needs `path` and a host slot; `kaiming`,
     `xavier`, `uniform` and `normal` fill float slots, and `kaiming` and
     `xavier` take their fan-in from `fan_in` or the slot's leading
-    dimension.
+    dimension. `planned_steps` fills a one-element f32 slot with the
+    number of update steps the run will take (epochs × batches per epoch,
+    known only at run time: the data's sample count, `drop_last`,
+    `--steps` and `--epochs` decide it).
   }];
   let arguments = (ins L0UOp_InitKindAttr:$kind, FlatSymbolRefAttr:$slot,
                        OptionalAttr<StrAttr>:$path,

@@ -196,6 +196,10 @@ LogicalResult InitOp::verifySymbolUses(SymbolTableCollection &symbols) {
       return emitOpError() << stringifyInitKind(getKind())
                            << " init fills float slots, not " << buf;
     return success();
+  case InitKind::planned_steps:
+    if (!buf.getElementType().isF32() || buf.getNumElements() != 1)
+      return emitOpError("planned_steps init fills one f32, not ") << buf;
+    return success();
   case InitKind::decode_idx: {
     if (!getPath())
       return emitOpError("decode_idx init needs the IDX file's `path`");

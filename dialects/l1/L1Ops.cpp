@@ -508,6 +508,17 @@ uint64_t ActorOp::getStateBytes() {
   return total;
 }
 
+/// `planned_steps` is a step count the runtime writes as one f32.
+LogicalResult StateOp::verify() {
+  if (getInit() != InitKind::planned_steps)
+    return success();
+  auto t = dyn_cast<RankedTensorType>(getType());
+  if (!t || t.getRank() != 0 || !t.getElementType().isF32())
+    return emitOpError("init planned_steps fills a rank-0 f32 (tensor<f32>), not ")
+           << getType();
+  return success();
+}
+
 /// L1.8 for a straight-line or graph body: every argument and every value is
 /// consumed or returned.
 static LogicalResult verifyAllUsed(Operation *owner, Block &block, StringRef what) {

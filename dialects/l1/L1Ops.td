@@ -170,12 +170,21 @@ def L1_StateOp : L1_Op<"state", [Symbol, HasParent<"ActorOp">]> {
   let description = [{
     `l1.state @w : tensor<784x256xf32> init kaiming`. Initializers: `zeros`,
     `ones`, `kaiming` (normal, std sqrt(2 / fan_in), fan_in = dim 0),
-    `xavier` (uniform, limit sqrt(6 / (fan_in + fan_out))).
+    `xavier` (uniform, limit sqrt(6 / (fan_in + fan_out))), and
+    `planned_steps`: a rank-0 `f32` the runtime fills, before the first
+    step, with the number of update steps the run will take (epochs ×
+    batches per epoch, after `drop_last` and a `--steps` cap), so that a
+    handler's learning-rate decay can end with the run:
+
+    ```mlir
+    l1.state @horizon : tensor<f32> init planned_steps
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
                        L1_InitKind:$init);
   let assemblyFormat = "$sym_name `:` $type `init` $init attr-dict";
+  let hasVerifier = 1;
 }
 
 def L1_WindowOp : L1_Op<"window", [Symbol, HasParent<"ActorOp">,

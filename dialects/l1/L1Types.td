@@ -35,7 +35,8 @@ def L1_InitKind : I32EnumAttr<"InitKind", "actor state initializer", [
     I32EnumAttrCase<"zeros", 0>,
     I32EnumAttrCase<"ones", 1>,
     I32EnumAttrCase<"kaiming", 2>,
-    I32EnumAttrCase<"xavier", 3>]> {
+    I32EnumAttrCase<"xavier", 3>,
+    I32EnumAttrCase<"planned_steps", 4>]> {
   let cppNamespace = "::synpl::l1";
 }
 

@@ -907,7 +907,7 @@ LogicalResult synpl::ref::interpretHandler(l1::HandlerOp handler, ArrayRef<Tenso
 }
 
 LogicalResult synpl::ref::initializeActorState(l1::ActorOp actor, uint64_t seed,
-                                               StateEnv &state) {
+                                               StateEnv &state, double plannedSteps) {
   std::mt19937_64 rng(seed);
   for (auto field : actor.getBody().getOps<l1::StateOp>()) {
     auto type = dyn_cast<RankedTensorType>(field.getType());
@@ -940,6 +940,10 @@ LogicalResult synpl::ref::initializeActorState(l1::ActorOp actor, uint64_t seed,
         v = d(rng);
       break;
     }
+    case l1::InitKind::planned_steps:
+      for (double &v : t.data())
+        v = plannedSteps;
+      break;
     }
     if (et->isInteger()) {
       // Random draws have no integer meaning; zeros and ones do.

@@ -209,9 +209,14 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
                                                          : p.transfers.size))
       return badTable("stream entry");
   }
-  for (int64_t i = 0; i < p.inits.size; ++i)
+  for (int64_t i = 0; i < p.inits.size; ++i) {
     if (!in(p.inits[i].slot, p.slots.size))
       return badTable("init");
+    const synpl_plan_slot &s = p.slots[p.inits[i].slot];
+    if (p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS &&
+        (s.element != SYNPL_PLAN_F32 || s.elements != 1 || s.size < 4))
+      return badTable("planned_steps init of a slot that is not one f32");
+  }
   for (int64_t i = 0; i < p.ingests.size; ++i) {
     const synpl_plan_ingest &g = p.ingests[i];
     if (g.first_field < 0 || g.num_fields < 1 ||
@@ -489,6 +494,8 @@ int32_t runInit(const Plan &p, const synpl_plan_init &init, uint8_t *addr,
     }
     return SYNPL_RT_OK;
   }
+  case SYNPL_PLAN_INIT_PLANNED_STEPS:
+    return SYNPL_RT_OK; // filled by fillPlannedSteps once the data is open
   case SYNPL_PLAN_INIT_DECODE_IDX: {
     if (init.path < 0)
       return badTable("decode_idx without a path");
@@ -762,6 +769,8 @@ private:
   /// The value of report `report` (an index, e.g. lossReport) after a step.
   double reportValue(int64_t report, int64_t stream) const;
   void printProfile(double trainSeconds, int64_t trainSteps) const;
+  /// Writes the run's length into every `planned_steps` slot.
+  void fillPlannedSteps(int64_t planned);
 
   const Plan &p;
   const Options &o;
@@ -1152,6 +1161,14 @@ void Executor::printProfile(double trainSeconds, int64_t trainSteps) const {
                controlNanos / 1e6, "", all ? 100.0 * controlNanos / all : 0.0);
 }
 
+void Executor::fillPlannedSteps(int64_t planned) {
+  for (int64_t i = 0; i < p.inits.size; ++i)
+    if (p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS) {
+      float v = (float)planned;
+      std::memcpy(addr[0][p.inits[i].slot], &v, sizeof v);
+    }
+}
+
 int Executor::run() {
   // Every ingest must agree on the number of batches per epoch.
   int64_t trainBatches = -1, testBatches = -1;
@@ -1176,6 +1193,7 @@ int Executor::run() {
   if (o.evalBatches > 0 && testBatches > 0)
     testBatches = std::min(testBatches, o.evalBatches);
   bool canEval = hasTest && correctReport >= 0 && testBatches > 0;
+  fillPlannedSteps(steps * o.epochs);
   int64_t samplesPerStep = ingests.empty() ? 1 : ingests[0].desc->batch;
   if (!o.quiet && o.evaluate && !canEval)
     std::fprintf(stderr, "synpl: note: no evaluation (%s); test_accuracy=nan\n",

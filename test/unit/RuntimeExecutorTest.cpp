@@ -43,6 +43,12 @@ void sumKernel(void *const *args, int64_t begin, int64_t end) {
   ++calls;
 }
 
+/// The value a `planned_steps` slot held when the kernel ran.
+float seenHorizon = -1;
+void peekKernel(void *const *args, int64_t, int64_t) {
+  seenHorizon = *static_cast<const float *>(args[0]);
+}
+
 /// y[0] = 0 (runs first in the stream).
 void zeroKernel(void *const *args, int64_t, int64_t) {
   *static_cast<float *>(args[0]) = 0;
@@ -71,7 +77,9 @@ int64_t str(std::string &strings, const char *s) {
 
 /// One persistent pool; x (64 f32, init ones) and y (1 f32, reported as
 /// "loss"); kernels zero(y) then sum(x -> y) over 64 iterations; one stream.
-Tables buildPlan() {
+/// With `horizon`, also h (1 f32, init planned_steps) read by a third
+/// kernel, peek(h).
+Tables buildPlan(bool horizon = false) {
   Tables t;
   std::vector<std::vector<int64_t>> sections(SYNPL_PLAN_NUM_SECTIONS);
   auto add = [&](int s, auto rec) {
@@ -87,10 +95,17 @@ Tables buildPlan() {
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{1});
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{0});
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{1});
-  add(SYNPL_PLAN_STREAMS, synpl_plan_stream{str(t.strings, "s0"), 0, 2});
+  add(SYNPL_PLAN_STREAMS, synpl_plan_stream{str(t.strings, "s0"), 0, horizon ? 3 : 2});
   add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, 0});
   add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, 1});
   add(SYNPL_PLAN_INITS, synpl_plan_init{SYNPL_PLAN_INIT_ONES, 0, 0, 0, 0, -1});
+  if (horizon) {
+    add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "h"), 0, 320, 4, SYNPL_PLAN_F32, 1});
+    add(SYNPL_PLAN_KERNELS, synpl_plan_kernel{str(t.strings, "peek"), 3, 1, 1, 1});
+    add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{2});
+    add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, 2});
+    add(SYNPL_PLAN_INITS, synpl_plan_init{SYNPL_PLAN_INIT_PLANNED_STEPS, 2, 0, 0, 0, -1});
+  }
   add(SYNPL_PLAN_REPORTS, synpl_plan_report{str(t.strings, "loss"), 1});
   int64_t name = str(t.strings, "test_plan");
 
@@ -114,6 +129,8 @@ Tables buildPlan() {
     t.words.insert(t.words.end(), sections[s].begin(), sections[s].end());
   }
   t.kernels = {reinterpret_cast<void *>(&zeroKernel), reinterpret_cast<void *>(&sumKernel)};
+  if (horizon)
+    t.kernels.push_back(reinterpret_cast<void *>(&peekKernel));
   return t;
 }
 
@@ -140,6 +157,25 @@ TEST_CASE("executor: kernels see the inits and cover their split range",
   CHECK(calls.load() >= 3);
   for (float v : seenX)
     CHECK(v == 1.0f); // init ones
+}
+
+TEST_CASE("executor: planned_steps holds the run's length",
+          "[runtime][executor]") {
+  // Without data an epoch is one step: the run takes `--epochs` steps.
+  Tables t = buildPlan(/*horizon=*/true);
+  seenHorizon = -1;
+  REQUIRE(runMain(t, {"prog", "--quiet", "--no-eval", "--epochs", "5"}) == 0);
+  CHECK(seenHorizon == 5.0f);
+  seenHorizon = -1;
+  REQUIRE(runMain(t, {"prog", "--quiet", "--no-eval", "--epochs", "2", "--steps", "7"}) == 0);
+  CHECK(seenHorizon == 2.0f); // --steps caps the batches, it never adds any
+
+  SECTION("a planned_steps slot that is not one f32 is refused") {
+    Tables bad = buildPlan(/*horizon=*/true);
+    bad.record<synpl_plan_slot>(SYNPL_PLAN_SLOTS, 2)->element = SYNPL_PLAN_I32;
+    CHECK(runMain(bad, {"prog", "--quiet"}) == 1);
+    CHECK(std::string(synpl_rt_last_error()).find("planned_steps") != std::string::npos);
+  }
 }
 
 TEST_CASE("executor: corrupt tables are refused with a message",

@@ -186,7 +186,10 @@ mlir::LogicalResult interpretHandler(l1::HandlerOp handler, llvm::ArrayRef<Tenso
 /// none). The draws come from std::mt19937_64 seeded with `seed`, field by
 /// field in declaration order. Fails (located) on a field type that is not a
 /// static-shaped tensor of ints or floats.
-mlir::LogicalResult initializeActorState(l1::ActorOp actor, uint64_t seed, StateEnv &state);
+/// A `planned_steps` field gets `plannedSteps` (the run length the compiled
+/// program's runtime would write; the interpreter has no run of its own).
+mlir::LogicalResult initializeActorState(l1::ActorOp actor, uint64_t seed, StateEnv &state,
+                                         double plannedSteps = 0.0);
 
 } // namespace synpl::ref
 

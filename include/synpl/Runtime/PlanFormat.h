@@ -164,6 +164,9 @@ typedef struct synpl_plan_sync {
 #define SYNPL_PLAN_INIT_UNIFORM 5
 #define SYNPL_PLAN_INIT_NORMAL 6
 #define SYNPL_PLAN_INIT_DECODE_IDX 7
+/* One f32: the update steps the run will take (epochs x batches per epoch,
+ * after drop_last and --steps); filled once the data is open. */
+#define SYNPL_PLAN_INIT_PLANNED_STEPS 8
 
 typedef struct synpl_plan_init {
   int64_t kind;

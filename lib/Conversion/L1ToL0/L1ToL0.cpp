@@ -1811,6 +1811,9 @@ LogicalResult Emitter::run() {
         fanIn = pb.getI64IntegerAttr(s->shape.empty() ? 1 : s->shape.front());
         seedAttr = pb.getI64IntegerAttr(++seed);
         break;
+      case l1::InitKind::planned_steps:
+        kind = l0uop::InitKind::planned_steps;
+        break;
       }
       l0uop::InitOp::create(pb, state.getLoc(), kind, s->name, StringAttr(),
                                FloatAttr(), fanIn, seedAttr);
