@@ -29,15 +29,18 @@ constexpr double kFlopsWeight = 1.0;
 constexpr double kMemoryWeight = 0.5;
 // Priors (in doublings).
 /// Per halving of a hidden width below the capacity target.
-constexpr double kCapacityPrior = 2.0;
+constexpr double kCapacityPrior = 4.0;
 /// Per stage short of the target depth min(depth(n), kUsefulPlainDepth).
-constexpr double kDepthPrior = 2.0;
+constexpr double kDepthPrior = 4.0;
 /// Plain (non-residual) chains stop gaining from depth beyond this many
 /// stages; each further plain stage costs kDegradationPrior.
 constexpr int64_t kUsefulPlainDepth = 4;
 constexpr double kDegradationPrior = 1.0;
 /// Hidden stages without normalisation.
 constexpr double kNoNormPrior = 1.0;
+/// A sequence model whose hidden stages never mix positions (no attention)
+/// sees one position at a time.
+constexpr double kContextPrior = 2.0;
 /// relu instead of gelu.
 constexpr double kReluPrior = 0.25;
 /// Per doubling of the batch away from kReferenceBatch.
@@ -110,6 +113,9 @@ SmallVector<CostTerm> synpl::l3tol2::scoreChoice(const Problem &p, const Choice 
   terms.push_back({"norm-prior", hasHidden && !arch.norm ? 1.0 : 0.0, kNoNormPrior});
   terms.push_back(
       {"act-prior", hasHidden && arch.act == l2::ActFn::relu ? 1.0 : 0.0, kReluPrior});
+  terms.push_back({"context-prior",
+                   p.sequence && !p.poolSequence && arch.depth() >= 3 && !arch.attention ? 1.0 : 0.0,
+                   kContextPrior});
   terms.push_back({"batch-prior", batchDoublings, kBatchPrior});
   terms.push_back({"update-prior", updatePrior(c.update), 1.0});
   return terms;

@@ -147,12 +147,13 @@ FailureOr<Problem> synpl::l3tol2::analyzeModel(l3::ModelOp model,
   p.autoregressive = model.isAutoregressive();
   if (p.autoregressive) {
     // Feedback: the output is the next input, so it must be one.
-    if (!p.sequence || p.poolSequence || p.outShape != p.inShape ||
-        p.outElement != p.inElement)
-      return unsupported(model, "autoregressive: the grammar feeds the output back as "
-                                "the next input (l2.recurrent), which needs an output of "
-                                "the input's shape; " +
-                                    inText + " vs " + outText);
+    // The output is fed back as the next input: the chain is the cell of an
+    // l2.recurrent over the input sequence.
+    if (!p.sequence)
+      return unsupported(model, "autoregressive: the grammar feeds a sequence back "
+                                "(l2.recurrent over the input sequence); input " +
+                                    inText + " is not one");
+    p.sameAsInput = !p.softmax && p.outShape == p.inShape && p.outElement == p.inElement;
   }
   return p;
 }
@@ -318,8 +319,9 @@ struct ChainBuilder {
     return RankedTensorType::get(shape, p.inElement);
   }
 
-  /// The stages from the (batched) input to the output.
-  Value build(Value input) {
+  /// The hidden stages and a head of `headWidth` over the (batched) input;
+  /// `pool` flattens a sequence before the head, `softmax` ends in softmax.
+  Value build(Value input, int64_t headWidth, bool pool, bool softmax) {
     Value x = input;
     SmallVector<int64_t> lead{batch};
     if (p.sequence)
@@ -344,15 +346,20 @@ struct ChainBuilder {
       x = y;
       cur = w;
     }
-    if (p.poolSequence) {
+    return head(x, lead, cur, headWidth, pool, softmax);
+  }
+
+  Value head(Value x, SmallVector<int64_t> lead, int64_t cur, int64_t width, bool pool,
+             bool softmax) {
+    if (pool) {
       int64_t flat = p.inShape[0] * cur;
       lead = {batch};
       x = l2::FlattenOp::create(b, loc, typeOf(lead, flat), x, nullptr, nullptr);
       cur = flat;
     }
-    RankedTensorType outType = typeOf(lead, p.outWidth);
-    x = l2::LinearOp::create(b, loc, outType, x, cur, p.outWidth, label("fc", fc), nullptr);
-    if (p.softmax)
+    RankedTensorType outType = typeOf(lead, width);
+    x = l2::LinearOp::create(b, loc, outType, x, cur, width, label("fc", fc), nullptr);
+    if (softmax)
       x = l2::SoftmaxOp::create(b, loc, outType, x, nullptr, nullptr);
     return x;
   }
@@ -387,11 +394,17 @@ l2::MethodsOp synpl::l3tol2::buildMethods(OpBuilder &builder, Location loc, Stri
     Value state = cell->addArgument(inType, loc);
     OpBuilder::InsertionGuard cellGuard(builder);
     builder.setInsertionPointToEnd(cell);
-    Value next = chain.build(state);
+    Value next = chain.build(state, p.inShape.back(), /*pool=*/false, /*softmax=*/false);
     l2::YieldOp::create(builder, loc, ValueRange{next});
     out = rec.getResult();
+    if (!p.sameAsInput) {
+      // The output is not the fed-back sequence itself: a head reads it.
+      builder.setInsertionPointAfter(rec);
+      out = chain.head(out, {batch, p.inShape[0]}, p.inShape.back(), p.outWidth,
+                       p.poolSequence, p.softmax);
+    }
   } else {
-    out = chain.build(input);
+    out = chain.build(input, p.outWidth, p.poolSequence, p.softmax);
   }
   builder.setInsertionPointToEnd(block);
   l2::YieldOp::create(builder, loc, ValueRange{out});

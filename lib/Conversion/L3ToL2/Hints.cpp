@@ -195,7 +195,14 @@ std::string callText(const HintValue &call, int64_t outWidth) {
   llvm::StringSet<> given;
   bool first = true;
   for (auto &[key, value] : call.args) {
-    s += (first ? "" : ", ") + key + " = " + toAttrText(value, outWidth);
+    std::string text = toAttrText(value, outWidth);
+    // Float parameters written as integers (`max_norm: 1`) need a '.'.
+    static const llvm::StringSet<> floatKeys = {"lr",    "beta1", "beta2",   "eps",
+                                               "sigma", "decay", "max_norm"};
+    if (value.kind == HintValue::Number && floatKeys.contains(key) &&
+        text.find_first_of(".eE") == std::string::npos)
+      text += ".0";
+    s += (first ? "" : ", ") + key + " = " + text;
     given.insert(key);
     first = false;
   }

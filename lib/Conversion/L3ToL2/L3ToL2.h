@@ -74,6 +74,9 @@ struct Problem {
   bool depthBounded = false, widthBounded = false;
   bool causal = false;
   bool autoregressive = false;
+  /// Autoregressive with an output of the input's type: the recurrent's
+  /// result is the output (no head after the feedback loop).
+  bool sameAsInput = false;
 };
 
 /// Analyses `model` (a verified l3.model). Fails with a located error when
