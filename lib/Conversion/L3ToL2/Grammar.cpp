@@ -51,7 +51,7 @@ static std::optional<Example> plainExample(Type domain) {
 static FailureOr<Problem> unsupported(l3::ModelOp model, const Twine &why) {
   search::SearchFailure failure;
   failure.kind = search::SearchFailure::Kind::NoCandidates;
-  failure.boundary = "L3->L2";
+  failure.boundary = ("L3->L2 @" + model.getSymName()).str();
   failure.reason = ("not supported: " + why).str();
   (void)search::emitSearchFailure(model, failure);
   return mlir::failure();
