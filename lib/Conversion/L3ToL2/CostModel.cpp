@@ -40,7 +40,7 @@ constexpr double kDegradationPrior = 1.0;
 constexpr double kNoNormPrior = 1.0;
 /// A sequence model whose hidden stages never mix positions (no attention)
 /// sees one position at a time.
-constexpr double kContextPrior = 2.0;
+constexpr double kContextPrior = 4.0;
 /// relu instead of gelu.
 constexpr double kReluPrior = 0.25;
 /// Per doubling of the batch away from kReferenceBatch.
@@ -91,13 +91,14 @@ SmallVector<CostTerm> synpl::l3tol2::scoreChoice(const Problem &p, const Choice 
   };
   for (int64_t w : arch.hidden)
     capacity += deficit(w);
-  for (int64_t missing = useful - arch.depth(); missing > 0; --missing)
+  int64_t stages = arch.depth() + p.extraStages;
+  for (int64_t missing = useful - stages; missing > 0; --missing)
     capacity += deficit(std::max<int64_t>(p.outWidth, 1));
 
   // Depth: stages short of the useful depth, and plain stages past it.
-  double depth = kDepthPrior * static_cast<double>(std::max<int64_t>(0, useful - arch.depth()));
-  if (!arch.residual && arch.depth() > kUsefulPlainDepth)
-    depth += kDegradationPrior * static_cast<double>(arch.depth() - kUsefulPlainDepth);
+  double depth = kDepthPrior * static_cast<double>(std::max<int64_t>(0, useful - stages));
+  if (!arch.residual && stages > kUsefulPlainDepth)
+    depth += kDegradationPrior * static_cast<double>(stages - kUsefulPlainDepth);
 
   bool hasHidden = !arch.hidden.empty();
   double batchDoublings =
@@ -114,7 +115,7 @@ SmallVector<CostTerm> synpl::l3tol2::scoreChoice(const Problem &p, const Choice 
   terms.push_back(
       {"act-prior", hasHidden && arch.act == l2::ActFn::relu ? 1.0 : 0.0, kReluPrior});
   terms.push_back({"context-prior",
-                   p.sequence && !p.poolSequence && arch.depth() >= 3 && !arch.attention ? 1.0 : 0.0,
+                   p.sequence && !p.poolSequence && !arch.attention ? 1.0 : 0.0,
                    kContextPrior});
   terms.push_back({"batch-prior", batchDoublings, kBatchPrior});
   terms.push_back({"update-prior", updatePrior(c.update), 1.0});

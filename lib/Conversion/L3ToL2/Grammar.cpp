@@ -154,6 +154,7 @@ FailureOr<Problem> synpl::l3tol2::analyzeModel(l3::ModelOp model,
                                 "(l2.recurrent over the input sequence); input " +
                                     inText + " is not one");
     p.sameAsInput = !p.softmax && p.outShape == p.inShape && p.outElement == p.inElement;
+    p.extraStages = p.sameAsInput ? 0 : 1;
   }
   return p;
 }
@@ -206,7 +207,7 @@ static uint64_t binomial(uint64_t n, uint64_t k) {
 uint64_t synpl::l3tol2::countArchitectures(const Problem &p) {
   uint64_t k = widthSteps(p).size();
   uint64_t total = 0;
-  for (int64_t d = 1; d <= p.maxDepth; ++d) {
+  for (int64_t d = 1; d <= p.chainDepth(); ++d) {
     if (d == 1) {
       total = saturatingAdd(total, 1);
       continue;
@@ -265,7 +266,7 @@ struct ArchEnumerator {
 
   void run() {
     widths = widthSteps(p);
-    for (int64_t d = 1; d <= p.maxDepth; ++d) {
+    for (int64_t d = 1; d <= p.chainDepth(); ++d) {
       arch = Architecture();
       if (d == 1) {
         if (!yield(arch))

@@ -77,6 +77,11 @@ struct Problem {
   /// Autoregressive with an output of the input's type: the recurrent's
   /// result is the output (no head after the feedback loop).
   bool sameAsInput = false;
+  /// Stages outside the enumerated chain (the head after an autoregressive
+  /// feedback loop): the chain may use maxDepth - extraStages.
+  int64_t extraStages = 0;
+  /// The most stages the enumerated chain may have.
+  int64_t chainDepth() const { return maxDepth - extraStages; }
 };
 
 /// Analyses `model` (a verified l3.model). Fails with a located error when
