@@ -154,26 +154,37 @@ private:
   }
 };
 
-/// The arguments a hint may leave out that the attribute requires.
-const llvm::StringMap<std::vector<std::pair<std::string, std::string>>> &defaults() {
-  static const llvm::StringMap<std::vector<std::pair<std::string, std::string>>> table = {
+/// Each method's parameters in the attribute's order (its struct format
+/// parses them in that order), with what a hint that leaves one out gets:
+/// a default value, kOmit (the attribute has its own default or the
+/// parameter is optional), or kRequired.
+constexpr const char *kOmit = "?";
+constexpr const char *kRequired = "";
+using Signature = std::vector<std::pair<std::string, std::string>>;
+const llvm::StringMap<Signature> &signatures() {
+  static const llvm::StringMap<Signature> table = {
       {"epoch_shuffle", {{"batch", "128"}, {"drop_last", "true"}}},
       {"stream_window", {{"window", "128"}, {"stride", "128"}}},
-      {"replay", {{"priority", "uniform"}, {"batch", "128"}}},
-      {"distributed_shard", {{"method", "epoch_shuffle<batch = 128, drop_last = true>"}}},
-      {"autodiff", {{"mode", "reverse"}}},
-      {"evolution", {{"sigma", "2.0e-2"}, {"selection", "truncation"}}},
+      {"curriculum", {{"batch", "128"}, {"phases", kRequired}}},
+      {"replay", {{"buffer", kRequired}, {"priority", "uniform"}, {"batch", "128"}}},
+      {"distributed_shard",
+       {{"shards", kRequired}, {"method", "epoch_shuffle<batch = 128, drop_last = true>"}}},
+      {"autodiff", {{"mode", "reverse"}, {"checkpoint", kOmit}}},
+      {"evolution", {{"pop", kRequired}, {"sigma", "2.0e-2"}, {"selection", "truncation"}}},
+      {"dfa", {{"feedback_dim", kRequired}}}, // the output width, filled in callText
       {"reinforce", {{"baseline", "moving_average"}}},
       {"straight_through", {{"estimator", "identity"}}},
-      {"zeroth_order", {{"sigma", "1.0e-3"}}},
-      {"hybrid", {{"blend", "linear"}}},
+      {"zeroth_order", {{"samples", kRequired}, {"sigma", "1.0e-3"}}},
+      {"hybrid", {{"primary", kRequired}, {"aux", kRequired}, {"blend", "linear"}}},
       {"sgd", {{"lr", "1.0e-2"}}},
-      {"adam", {{"lr", "3.0e-4"}}},
-      {"muon", {{"lr", "2.0e-2"}}},
-      {"lion", {{"lr", "1.0e-4"}}},
-      {"schedule", {{"warmup", "1000"}, {"decay", "cosine"}, {"inner", "adam<lr = 3.0e-4>"}}},
+      {"adam", {{"lr", "3.0e-4"}, {"beta1", kOmit}, {"beta2", kOmit}, {"eps", kOmit}}},
+      {"muon", {{"lr", "2.0e-2"}, {"ns_steps", kOmit}}},
+      {"lion", {{"lr", "1.0e-4"}, {"beta1", kOmit}, {"beta2", kOmit}}},
+      {"schedule",
+       {{"warmup", "1000"}, {"decay", "cosine"}, {"inner", "adam<lr = 3.0e-4>"}}},
       {"gradient_clip", {{"max_norm", "1.0"}, {"inner", "adam<lr = 3.0e-4>"}}},
       {"ema", {{"decay", "0.999"}, {"inner", "adam<lr = 3.0e-4>"}}},
+      {"per_param", {{"others", kRequired}, {"matrix", kOmit}, {"overrides", kOmit}}},
   };
   return table;
 }
@@ -188,45 +199,67 @@ std::string numberText(StringRef text) {
   return s;
 }
 
-std::string toAttrText(const HintValue &v, int64_t outWidth);
+std::string toAttrText(const HintValue &v, int64_t outWidth, std::string &error);
 
-std::string callText(const HintValue &call, int64_t outWidth) {
-  std::string s = call.text + "<";
-  llvm::StringSet<> given;
-  bool first = true;
-  for (auto &[key, value] : call.args) {
-    std::string text = toAttrText(value, outWidth);
-    // Float parameters written as integers (`max_norm: 1`) need a '.'.
-    static const llvm::StringSet<> floatKeys = {"lr",    "beta1", "beta2",   "eps",
-                                               "sigma", "decay", "max_norm"};
-    if (value.kind == HintValue::Number && floatKeys.contains(key) &&
-        text.find_first_of(".eE") == std::string::npos)
-      text += ".0";
-    s += (first ? "" : ", ") + key + " = " + text;
-    given.insert(key);
-    first = false;
+std::string callText(const HintValue &call, int64_t outWidth, std::string &error);
+
+/// One argument as attribute text.
+std::string argText(StringRef key, const HintValue &value, int64_t outWidth,
+                    std::string &error) {
+  std::string text = toAttrText(value, outWidth, error);
+  // Float parameters written as integers (`max_norm: 1`) need a '.'.
+  static const llvm::StringSet<> floatKeys = {"lr",    "beta1", "beta2",   "eps",
+                                             "sigma", "decay", "max_norm"};
+  if (value.kind == HintValue::Number && floatKeys.contains(key) &&
+      text.find_first_of(".eE") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+std::string callText(const HintValue &call, int64_t outWidth, std::string &error) {
+  auto it = signatures().find(call.text);
+  std::vector<std::pair<std::string, std::string>> args;
+  if (it == signatures().end()) {
+    // Not a method the table knows: as written (the parser will judge).
+    for (auto &[key, value] : call.args)
+      args.push_back({key, argText(key, value, outWidth, error)});
+  } else {
+    const Signature &sig = it->second;
+    for (auto &[key, value] : call.args) {
+      if (llvm::none_of(sig, [&](auto &param) { return param.first == key; })) {
+        std::string known;
+        for (auto &param : sig)
+          known += (known.empty() ? "" : ", ") + param.first;
+        if (error.empty())
+          error = call.text + " has no argument '" + key + "'; its arguments are " + known;
+      }
+    }
+    for (auto &[param, fallback] : sig) {
+      auto given = llvm::find_if(call.args, [&](auto &a) { return a.first == param; });
+      if (given != call.args.end()) {
+        args.push_back({param, argText(param, given->second, outWidth, error)});
+      } else if (call.text == "dfa" && param == "feedback_dim") {
+        args.push_back({param, std::to_string(outWidth)});
+      } else if (fallback == kRequired) {
+        if (error.empty())
+          error = call.text + " needs the argument '" + param + "'";
+      } else if (fallback != kOmit) {
+        args.push_back({param, fallback});
+      }
+    }
   }
-  auto addDefault = [&](StringRef key, StringRef value) {
-    if (given.contains(key))
-      return;
-    s += (first ? "" : ", ") + key.str() + " = " + value.str();
-    first = false;
-  };
-  auto it = defaults().find(call.text);
-  if (it != defaults().end())
-    for (auto &[key, value] : it->second)
-      addDefault(key, value);
-  if (call.text == "dfa")
-    addDefault("feedback_dim", std::to_string(outWidth));
+  std::string s = call.text + "<";
+  for (auto [i, arg] : llvm::enumerate(args))
+    s += (i ? ", " : "") + arg.first + " = " + arg.second;
   return s + ">";
 }
 
-std::string toAttrText(const HintValue &v, int64_t outWidth) {
+std::string toAttrText(const HintValue &v, int64_t outWidth, std::string &error) {
   switch (v.kind) {
   case HintValue::Word:
     // A bare method name (`inner: adam`) is the method with its defaults.
-    if (defaults().count(v.text) || v.text == "dfa")
-      return callText(v, outWidth);
+    if (signatures().count(v.text))
+      return callText(v, outWidth, error);
     return v.text;
   case HintValue::Number:
     return numberText(v.text);
@@ -237,7 +270,7 @@ std::string toAttrText(const HintValue &v, int64_t outWidth) {
     return s + "\"";
   }
   case HintValue::Call:
-    return callText(v, outWidth);
+    return callText(v, outWidth, error);
   case HintValue::List: {
     // Lists hold layer names (autodiff checkpoint): strings.
     std::string s = "[";
@@ -246,7 +279,7 @@ std::string toAttrText(const HintValue &v, int64_t outWidth) {
         s += ", ";
       s += item.kind == HintValue::String || item.kind == HintValue::Word
                ? "\"" + item.text + "\""
-               : toAttrText(item, outWidth);
+               : toAttrText(item, outWidth, error);
     }
     return s + "]";
   }
@@ -272,7 +305,12 @@ Attribute synpl::l3tol2::parseHintMethod(MLIRContext *context, StringRef text,
       error = "expected a method, name(key: value, ...)";
       return {};
     }
-    attrText = "#l2." + callText(*value, outWidth);
+    std::string callError;
+    attrText = "#l2." + callText(*value, outWidth, callError);
+    if (!callError.empty()) {
+      error = callError;
+      return {};
+    }
   }
   // The l2 dialect parses and verifies it; its diagnostics become ours.
   std::string diagnostics;
