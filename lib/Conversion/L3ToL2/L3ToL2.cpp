@@ -127,9 +127,21 @@ public:
         first = diag.str();
       return success();
     });
-    builder.setInsertionPointToEnd(scratch->getBody());
-    l2::MethodsOp methods =
-        buildMethods(builder, problem.model.getLoc(), "candidate", problem, c.choice);
+    // The enumeration varies backward and update fastest: the infer DAG of
+    // the previous candidate is reused when only those differ.
+    std::string key = c.choice.arch.str();
+    l2::MethodsOp methods = last;
+    if (!methods || key != lastKey || c.choice.sample != methods.getSample()) {
+      if (last)
+        last.erase();
+      builder.setInsertionPointToEnd(scratch->getBody());
+      methods = buildMethods(builder, problem.model.getLoc(), "candidate", problem, c.choice);
+      last = methods;
+      lastKey = key;
+    } else {
+      methods.setBackwardAttr(c.choice.backward);
+      methods.setUpdateAttr(c.choice.update);
+    }
     bool ok = succeeded(mlir::verify(methods));
     if (ok) {
       SymbolTableCollection symbols;
@@ -146,7 +158,6 @@ public:
       v.check = classify(first).str();
       v.reason = first.empty() ? std::string("rejected by a verifier") : first;
     }
-    methods.erase();
     return v;
   }
 
@@ -154,6 +165,8 @@ private:
   const Problem &problem;
   OpBuilder builder;
   OwningOpRef<ModuleOp> scratch;
+  l2::MethodsOp last; ///< the previous candidate, kept for reuse
+  std::string lastKey;
 };
 
 std::string shortUpdate(Attribute update) {
