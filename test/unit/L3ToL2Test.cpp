@@ -150,7 +150,7 @@ TEST_CASE("hints become the L2 attributes they name", "[l3tol2]") {
   REQUIRE(form);
   CHECK(cast<l2::AutodiffAttr>(form).getMode() == l2::AutodiffMode::forward);
 
-  Attribute clip = parseHintMethod(&c.context, "gradient_clip(max_norm: 1, inner: adam)", 10,
+  Attribute clip = parseHintMethod(&c.context, "gradient_clip(max_norm: 1, inner: adam())", 10,
                                    error);
   REQUIRE(clip);
   CHECK(cast<l2::GradientClipAttr>(clip).getMaxNorm().convertToDouble() == 1.0);
@@ -171,5 +171,6 @@ TEST_CASE("malformed hints say why", "[l3tol2]") {
   CHECK(errorOf("evolution(pop: 5, size: 3)") ==
         "evolution has no argument 'size'; its arguments are pop, sigma, selection");
   CHECK(errorOf("nosuch(x: 1)").find("#l2.nosuch") != std::string::npos);
+  CHECK(errorOf("ema(inner: sgd)").find("as a call") != std::string::npos);
   CHECK(errorOf("adam(lr: 3e-4) extra").find("unexpected") != std::string::npos);
 }

@@ -257,9 +257,12 @@ std::string callText(const HintValue &call, int64_t outWidth, std::string &error
 std::string toAttrText(const HintValue &v, int64_t outWidth, std::string &error) {
   switch (v.kind) {
   case HintValue::Word:
-    // A bare method name (`inner: adam`) is the method with its defaults.
-    if (signatures().count(v.text))
-      return callText(v, outWidth, error);
+    // A nested method is written as a call, `inner: adam()` for its
+    // defaults: the L2 hint check (L2.2) compares a nested method of the
+    // hatch with the method as a call, so a bare `adam` would never match.
+    if (signatures().count(v.text) && error.empty())
+      error = "write the nested method '" + v.text + "' as a call, " + v.text +
+              "(...) (" + v.text + "() for its defaults)";
     return v.text;
   case HintValue::Number:
     return numberText(v.text);

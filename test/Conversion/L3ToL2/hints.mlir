@@ -21,9 +21,7 @@ l3.model @classify in @mnist::@images out !l3.dist<10>
 
 // -----
 
-// Lists, integer floats, and the attribute form. (A bare nested method name,
-// `inner: adam`, parses here, but the L2 hint check (L2Spec.cpp) compares it
-// as text with `adam<lr = ...>`, so the method it yields fails that check.)
+// Lists, integer floats, and the attribute form.
 // CHECK-LABEL: l2.methods @classify_method for @classify
 // CHECK:         backward autodiff<mode = reverse, checkpoint = ["fc1"]>
 // CHECK-NEXT:    update gradient_clip<max_norm = 1.0{{0*}}, inner = adam<lr = {{0.0003|3.0e-4}}>>
@@ -86,3 +84,48 @@ l3.data @mnist {
 l3.model @classify in @mnist::@images out !l3.dist<10>
     properties [depth(2), width(128)]
     hints [#l3.hint<l2::infer, "sequential">]
+
+// -----
+
+// Incompatible: muon updates matrices only, and every chain has biases.
+l3.data @mnist {
+  l3.field @images : tensor<28x28xf32>
+}
+// expected-error @below {{[consistency] L2.2: escape hatch #[l2::update(muon(lr: 2e-2))] is incompatible with every candidate architecture: check 'update' rejected}}
+l3.model @classify in @mnist::@images out !l3.dist<10>
+    properties [depth(2), width(128)]
+    hints [#l3.hint<l2::update, "muon(lr: 2e-2)">]
+
+// -----
+
+// Per-parameter routing makes muon compatible (matrices muon, vectors adam).
+// CHECK-LABEL: l2.methods @classify_method for @classify
+// CHECK:         update per_param<others = adam<lr = {{0.0003|3.0e-4}}>, matrix = muon<lr = 0.02>>
+l3.data @mnist {
+  l3.field @images : tensor<28x28xf32>
+}
+l3.model @classify in @mnist::@images out !l3.dist<10>
+    properties [depth(2), width(128)]
+    hints [#l3.hint<l2::update, "per_param(matrix: muon(lr: 2e-2), others: adam())">]
+
+// -----
+
+// Two hatches for one axis.
+l3.data @mnist {
+  l3.field @images : tensor<28x28xf32>
+}
+// expected-error @below {{[consistency] L2.2: escape hatch #[l2::backward(autodiff(mode: forward))]: a second l2::backward hint on @classify}}
+l3.model @classify in @mnist::@images out !l3.dist<10>
+    properties [depth(2), width(128)]
+    hints [#l3.hint<l2::backward, "autodiff(mode: reverse)">, #l3.hint<l2::backward, "autodiff(mode: forward)">]
+
+// -----
+
+// A nested method is a call: `adam()`, not `adam`.
+l3.data @mnist {
+  l3.field @images : tensor<28x28xf32>
+}
+// expected-error @below {{escape hatch #[l2::update(gradient_clip(max_norm: 1.0, inner: adam))] is not a valid L2 method: write the nested method 'adam' as a call, adam(...) (adam() for its defaults)}}
+l3.model @classify in @mnist::@images out !l3.dist<10>
+    properties [depth(2), width(128)]
+    hints [#l3.hint<l2::update, "gradient_clip(max_norm: 1.0, inner: adam)">]
