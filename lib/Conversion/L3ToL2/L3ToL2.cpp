@@ -341,7 +341,17 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
         if (stat)
           diag << " (first: " << stat->firstRejected << ": " << stat->firstReason << ")";
       } else {
-        (void)search::emitSearchFailure(model, why, &result.report);
+        InFlightDiagnostic diag = search::emitSearchFailure(model, why, &result.report);
+        if (why.kind == search::SearchFailure::Kind::TooManyCandidates &&
+            (!problem.depthBounded || !problem.widthBounded)) {
+          Diagnostic &note = diag.attachNote(model.getLoc());
+          note << "@" << model.getSymName() << " declares no "
+               << (!problem.depthBounded && !problem.widthBounded ? "depth(n) or width(n)"
+                   : !problem.depthBounded                        ? "depth(n)"
+                                                                  : "width(n)")
+               << "; the grammar's own bounds apply (" << kGrammarMaxDepth << " stages, width "
+               << kGrammarMaxWidth << ")";
+        }
       }
       search::recordSearchReport(std::move(result.report));
       return failure();

@@ -31,6 +31,7 @@ l3.data @mnist {
   l3.field @images : tensor<28x28xf32>
 }
 // expected-error @below {{search L3->L2 @classify: too many candidates: 60478813519070949 candidates exceed the cap of 10000; the representation is too loose}}
+// expected-note @below {{@classify declares no depth(n) or width(n); the grammar's own bounds apply (64 stages, width 65536)}}
 l3.model @classify in @mnist::@images out !l3.dist<10> properties []
 
 // -----
@@ -40,6 +41,7 @@ l3.data @mnist {
   l3.field @images : tensor<28x28xf32>
 }
 // expected-error @below {{too many candidates}}
+// expected-note @below {{@classify declares no width(n)}}
 l3.model @classify in @mnist::@images out !l3.dist<10>
     properties [depth(5)]
 
