@@ -92,6 +92,11 @@ FailureOr<Problem> synpl::l3tol2::analyzeModel(l3::ModelOp model,
       return unsupported(model, "input " + inText +
                                     " is a single value; the grammar's first stage, "
                                     "linear, needs a feature dimension");
+    if (!isa<FloatType>(ex->element))
+      return unsupported(model, "input " + inText +
+                                    " holds integers; the grammar's stages compute on "
+                                    "floats (ids would need embed(vocab, dim), and the "
+                                    "domain gives no vocabulary)");
     p.inShape = ex->shape;
     p.inElement = ex->element;
     uint64_t features = 1;

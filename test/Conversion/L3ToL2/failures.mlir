@@ -64,3 +64,13 @@ l3.data @rows {
 // expected-error @below {{not supported: input}}
 l3.model @regress in @rows::@row out tensor<1xf32>
     properties [depth(2), width(64)]
+
+// -----
+
+// Integer inputs would need an embedding vocabulary L3 does not declare.
+l3.data @d {
+  l3.field @x : tensor<4xi32>
+}
+// expected-error @below {{not supported: input tensor<4xi32> holds integers}}
+l3.model @m in @d::@x out !l3.dist<2>
+    properties [depth(2), width(8)]
