@@ -45,9 +45,9 @@ struct Verdict {
 
 struct Candidate {
   Choice choice;
-  /// Filled by the first filter that looks; shared by the copies the driver
-  /// makes.
-  std::shared_ptr<Verdict> verdict;
+  /// Filled by the first filter that looks (the filters see the candidate
+  /// as const); shared by the copies the driver makes.
+  mutable std::shared_ptr<Verdict> verdict;
 };
 
 /// The search's checks: the L2 verification rows, split where a row checks
@@ -115,7 +115,7 @@ public:
         builder.clone(op);
   }
 
-  const Verdict &evaluate(Candidate &c) {
+  const Verdict &evaluate(const Candidate &c) {
     if (c.verdict)
       return *c.verdict;
     c.verdict = std::make_shared<Verdict>();
@@ -135,7 +135,9 @@ public:
       if (last)
         last.erase();
       builder.setInsertionPointToEnd(scratch->getBody());
-      methods = buildMethods(builder, problem.model.getLoc(), "candidate", problem, c.choice);
+      methods = buildMethods(builder, problem.model.getLoc(),
+                             (problem.model.getSymName() + "_method").str(), problem,
+                             c.choice);
       last = methods;
       lastKey = key;
     } else {
@@ -304,7 +306,7 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
     for (StringRef check : kChecks)
       spec.filters.push_back(
           {check.str(), [&evaluator, check](const Candidate &c) -> std::optional<std::string> {
-             const Verdict &v = evaluator.evaluate(const_cast<Candidate &>(c));
+             const Verdict &v = evaluator.evaluate(c);
              if (v.check != check)
                return std::nullopt;
              return v.reason;
