@@ -58,6 +58,58 @@ def L2ToL1 : Pass<"synpl-l2-to-l1", "mlir::ModuleOp"> {
     the module as it was.
   }];
   let dependentDialects = ["::synpl::l1::L1Dialect"];
+// L3ToL2
+//===----------------------------------------------------------------------===//
+
+def L3ToL2 : Pass<"synpl-l3-to-l2", "mlir::ModuleOp"> {
+  let summary = "search an L2 method for every L3 model";
+  let description = [{
+    The spec's L3 -> L2 lowering: for every `l3.model` that has no
+    `l2.methods` yet, searches sample x architecture x backward x update
+    with the search driver (synpl/Search/Search.h) and adds the best
+    candidate as `l2.methods @<model>_method for @<model>` at the end of the
+    module. The module must verify (the L3 rows) before the pass runs.
+
+    * **Enumerate** (structured, never materialized): `epoch_shuffle(batch:
+      64 | 128 | 256, drop_last: true)`; a chain of 1..`depth(n)` stages
+      whose hidden widths are non-increasing powers of two from 8 up to
+      `width(n)`, with `norm(layer)` or none after each hidden stage, `gelu`
+      or `relu`, sequential or residual where consecutive widths agree;
+      `flatten` first for inputs of rank > 1, `softmax` last for `dist(n)`;
+      sequence inputs also get self-attention blocks (causal ones when the
+      model is `causal`); an `autoregressive` model's chain is the cell of an
+      `l2.recurrent` that feeds the output back `max_len` times. Backward:
+      `autodiff(mode: reverse)`. Update: `schedule(warmup: 1000, decay:
+      cosine, inner: adam(lr: 3e-4) | lion(lr: 1e-4) | sgd(lr: 1e-2))`. An
+      escape hatch `#[l2::sample|backward|update(<method>)]` on the model
+      replaces that axis by the method it names (missing arguments take
+      documented defaults); a malformed hatch, or one that no architecture
+      can take, is an error at the model that carries it.
+    * **Filter** with the L2 verifiers: each candidate is built as a real
+      `l2.methods` op in a scratch module and verified; a rejection is
+      charged to the check its diagnostic names (shape, output-domain,
+      depth, width, param_budget, causal, hint, backward, update,
+      sample-data, acyclic, latency_budget, estimate).
+    * **Score**: log2 of parameters, FLOPs per example per step and memory
+      (l2::estimateResources), plus convergence priors (capacity, depth,
+      normalisation, activation, batch, optimizer); see docs/l3-to-l2.md.
+    * **Select** the lowest cost; `--synpl-search-report` prints the report.
+
+    A model the grammar cannot serve (`equivariant(group)`, table inputs,
+    ...) fails with `NoCandidates(not supported: ...)`; more than
+    `max-candidates` candidates fails with `TooManyCandidates(<count>)`
+    before anything is built; every candidate rejected fails with
+    `NoCandidates`, naming the check that rejected the most.
+  }];
+  let dependentDialects = ["::synpl::l2::L2Dialect"];
+  let options = [
+    Option<"maxCandidates", "max-candidates", "uint64_t", /*default=*/"10000",
+           "more candidates than this is TooManyCandidates (the spec's 10K)">,
+    Option<"budgetMs", "budget-ms", "int64_t", /*default=*/"10000",
+           "wall-clock budget of one model's search in milliseconds (<= 0: none)">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "remark, at the new l2.methods, what was chosen out of how many">
+  ];
 }
 
 //===----------------------------------------------------------------------===//
