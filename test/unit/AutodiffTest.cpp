@@ -645,6 +645,51 @@ l2.methods @m for @seq
   checkGradients(*b, randomInputs(b->graph, 16, 3), randomState(*b, 17));
 }
 
+TEST_CASE("autodiff: cross-entropy on an output that no softmax makes", "[autodiff]") {
+  // p + p is positive but not normalised: the divergence reads it as
+  // probabilities (log of the output) instead of fusing with a softmax, and
+  // the add sends twice the adjoint into the one value it reads twice.
+  const char *src = R"(
+l3.data @d {
+  l3.field @x : tensor<6xf32>
+  l3.field @y : tensor<1xui8>
+}
+l3.model @net in @d::@x out !l3.dist<3> properties []
+l3.loss @objective {
+  l3.divergence @ce(@net::@out, @d::@y) weight 1.0
+} combine weighted_sum
+l3.goal minimize(@objective)
+l2.methods @m for @net
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x6xf32>) {
+      %h = l2.linear(6, 3) %x as "fc" : tensor<4x6xf32>
+      %p = l2.softmax %h : tensor<4x3xf32>
+      %o = l2.add %p, %p : tensor<4x3xf32>, tensor<4x3xf32>
+      l2.yield %o : tensor<4x3xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
+)";
+  auto b = build(src, {"d.x", "d.y"});
+  requireBuilt(*b);
+  CHECK(b->outputs->hasCorrect);
+  unsigned logs = 0;
+  b->graph.walk([&](l1::LogOp) { ++logs; });
+  CHECK(logs == 2); // the softmax's log-sum-exp and the divergence's log
+  std::vector<Tensor> inputs = randomInputs(b->graph, 18, 3);
+  ref::StateEnv state = randomState(*b, 19);
+  checkGradients(*b, inputs, state);
+  // The loss is the softmax cross-entropy minus log 2.
+  auto fused = build(replaceAll(replaceAll(src, "      %o = l2.add %p, %p : tensor<4x3xf32>, "
+                                                "tensor<4x3xf32>\n", ""),
+                                "l2.yield %o", "l2.yield %p"),
+                     {"d.x", "d.y"});
+  requireBuilt(*fused);
+  CHECK(run(*b, inputs, state)[0][0] ==
+        Approx(run(*fused, inputs, state)[0][0] - std::log(2.0)).epsilon(1e-12));
+  CHECK(run(*b, inputs, state).back()[0] == run(*fused, inputs, state).back()[0]);
+}
+
 TEST_CASE("autodiff: checkpointed layers are recomputed with identical numbers",
           "[autodiff]") {
   auto plain = build(mlp(), {"mnist.images", "mnist.labels"});
@@ -776,6 +821,37 @@ l2.methods @m for @r
     CHECK(failed(b->outputs));
     CHECK(b->diagnosed("is not lowered: backward expansion derives the reverse-mode "
                        "gradient of autodiff(mode: reverse) only"));
+  }
+  SECTION("an input field nothing reads") {
+    const char *src = R"(
+l3.data @d {
+  l3.field @x : tensor<6xf32>
+  l3.field @extra : tensor<2xf32>
+}
+l3.model @ae in @d::@x out tensor<6xf32> properties []
+l3.loss @objective {
+  l3.reconstruction @rec(@ae::@in, @ae::@out) weight 1.0
+} combine weighted_sum
+l3.goal minimize(@objective)
+l2.methods @m for @ae
+    sample epoch_shuffle<batch = 2>
+    infer(%x: tensor<2x6xf32>) {
+      %o = l2.linear(6, 6) %x : tensor<2x6xf32>
+      l2.yield %o : tensor<2x6xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
+)";
+    auto b = build(src, {"d.x", "d.extra"});
+    INFO(b->allDiagnostics());
+    CHECK(failed(b->outputs));
+    CHECK(b->diagnosed("input field @d::@extra is read by neither the model nor the loss"));
+  }
+  SECTION("two layers with one label") {
+    std::string src = replaceAll(mlp(), "as \"fc2\"", "as \"fc1\"");
+    auto b = build(src, {"mnist.images", "mnist.labels"});
+    INFO(b->allDiagnostics());
+    CHECK(b->diagnosed("two parameters would both be the actor state @fc1_weight"));
   }
   SECTION("a label field the graph does not read") {
     auto b = build(mlp(), {"mnist.images"});

@@ -22,6 +22,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -489,10 +490,24 @@ LogicalResult GraphBuilder::validate() {
                              << ", but the infer DAG takes " << inferType;
 
   scanInfer(infer, inferOps, inferFailed);
-  for (l3::LossTermOpInterface term : spec.loss.getTerms())
+  llvm::SmallBitVector read(spec.inputFields.size());
+  read.set(in.input);
+  for (l3::LossTermOpInterface term : spec.loss.getTerms()) {
     scanTerm(term.getOperation());
-  if (problems.empty())
+    for (SymbolRefAttr ref : term.getReadRefs()) {
+      Ref r = resolve(ref);
+      if (r.kind == Ref::Input)
+        read.set(r.input);
+    }
+  }
+  if (problems.empty()) {
+    // Every argument must be read (row L1.8: a graph consumes its inputs).
+    for (auto [i, field] : llvm::enumerate(spec.inputFields))
+      if (!read.test(i))
+        return graph.emitError() << "input field " << field
+                                 << " is read by neither the model nor the loss";
     return success();
+  }
 
   std::string msg;
   llvm::raw_string_ostream os(msg);
