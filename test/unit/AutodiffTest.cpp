@@ -24,6 +24,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <catch2/catch.hpp>
 
@@ -378,6 +379,55 @@ TEST_CASE("autodiff: the generated MNIST graph computes the hand-written one",
   INFO("generated " << ours << " ops, hand-written " << theirs);
   CHECK(ours <= theirs + theirs / 20);
   CHECK(ours + theirs / 20 >= theirs);
+
+  // The whole module (L3, L2 and the L1 actor and graph) passes the L1
+  // verifiers, symbol uses included (L1.2 window reads, L1.5 shapes, L1.8
+  // reachability), once a system, a feeding stage and a sink complete it.
+  {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    b->module->print(os, OpPrintingFlags().assumeVerified());
+    text = replaceAll(text, "l3.data @mnist", "l3.data @mnist_l3");
+    text = replaceAll(text, "@mnist::@", "@mnist_l3::@");
+    text.erase(text.rfind('}'));
+    auto buf = [](std::string t) { return "!l1.buf<@ram_0, " + t + ">"; };
+    text += R"(
+  l1.system @host {
+    l1.node @ssd_0 storage
+    l1.node @ram_0 memory {capacity = "16GB"}
+    l1.node @cpu_0 compute {isa = "x86_64", cores = 2}
+    l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+    l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  }
+  l1.data @mnist {
+    l1.field @images : tensor<28x28xf32> at @ssd_0 path "/x" format idx
+    l1.field @labels : tensor<1xui8> at @ssd_0 path "/y" format idx
+  }
+  l1.stage @load on @cpu_0 process() {
+    %x, %y = l1.read_batch @mnist [@images, @labels] batch 128 shuffle drop_last seed 0 : )" +
+            buf("tensor<128x28x28xf32>") + ", " + buf("tensor<128x1xui8>") + R"(
+    l1.forward @fb(%x, %y) : )" + buf("tensor<128x28x28xf32>") + ", " +
+            buf("tensor<128x1xui8>") + "\n  }\n  l1.stage @sink on @cpu_0 process(";
+    std::string drops;
+    for (auto [i, t] : llvm::enumerate(b->graph.getOutputTypes())) {
+      std::string ts;
+      llvm::raw_string_ostream ts_os(ts);
+      ts_os << t;
+      text += (i ? ", %r" : "%r") + std::to_string(i) + ": " + buf(ts);
+      drops += "    l1.drop %r" + std::to_string(i) + " : " + buf(ts) + "\n";
+    }
+    text += ") {\n" + drops + "    l1.end\n  }\n"
+            "  l1.pipeline @train = @load -> @fb -> @sink\n"
+            "  l1.schedule pipelines [@train] actors [@model_state] pipeline_depth 1\n}\n";
+    Built full;
+    full.handler = std::make_unique<ScopedDiagnosticHandler>(full.ctx.get(), [&](Diagnostic &d) {
+      full.diagnostics.push_back(d.str());
+      return success();
+    });
+    full.module = parseSourceString<ModuleOp>(text, ParserConfig(full.ctx.get()));
+    INFO(full.allDiagnostics());
+    CHECK(full.module);
+  }
 
   std::mt19937_64 rng(3);
   Tensor pixels(ElementType::ui8(), {128, 28, 28});
