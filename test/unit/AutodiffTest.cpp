@@ -740,6 +740,48 @@ l2.methods @m for @net
   CHECK(run(*b, inputs, state).back()[0] == run(*fused, inputs, state).back()[0]);
 }
 
+TEST_CASE("autodiff: max and avg pooling over windows that tile the input", "[autodiff]") {
+  const char *src = R"(
+l3.data @d {
+  l3.field @x : tensor<2x6x6xf32>
+  l3.field @y : tensor<1xui8>
+}
+l3.model @net in @d::@x out !l3.dist<3> properties []
+l3.loss @objective {
+  l3.divergence @ce(@net::@out, @d::@y) weight 1.0
+} combine weighted_sum
+l3.goal minimize(@objective)
+l2.methods @m for @net
+    sample epoch_shuffle<batch = 3>
+    infer(%x: tensor<3x2x6x6xf32>) {
+      %h = l2.linear(6, 6) %x as "mix" : tensor<3x2x6x6xf32>
+      %m = l2.pool(max, kernel = 2) %h : tensor<3x2x6x6xf32>
+      %a = l2.pool(avg, kernel = 3) %m : tensor<3x2x3x3xf32>
+      %f = l2.flatten %a : tensor<3x2x1x1xf32>
+      %o = l2.linear(2, 3) %f as "head" : tensor<3x2xf32>
+      %p = l2.softmax %o : tensor<3x3xf32>
+      l2.yield %p : tensor<3x3xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
+)";
+  auto b = build(src, {"d.x", "d.y"});
+  requireBuilt(*b);
+  checkGradients(*b, randomInputs(b->graph, 20, 3), randomState(*b, 21), 10);
+
+  // A pool whose windows leave a remainder (6 = 4 + 2) is not lowered.
+  std::string ragged = replaceAll(src, "l2.pool(max, kernel = 2) %h : tensor<3x2x6x6xf32>\n"
+                                       "      %a = l2.pool(avg, kernel = 3) %m : tensor<3x2x3x3xf32>",
+                                  "l2.pool(max, kernel = 4) %h : tensor<3x2x6x6xf32>\n"
+                                  "      %a = l2.pool(avg, kernel = 1) %m : tensor<3x2x1x1xf32>");
+  auto r = build(ragged, {"d.x", "d.y"});
+  INFO(r->allDiagnostics());
+  REQUIRE(r->module);
+  CHECK(failed(r->outputs));
+  CHECK(r->diagnosed("lowered 5 of 6 ops; not lowered: 'l2.pool' at "));
+  CHECK(r->diagnosed("its windows do not tile the input"));
+}
+
 TEST_CASE("autodiff: checkpointed layers are recomputed with identical numbers",
           "[autodiff]") {
   auto plain = build(mlp(), {"mnist.images", "mnist.labels"});

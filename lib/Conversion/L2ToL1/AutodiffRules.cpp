@@ -207,6 +207,28 @@ SmallVector<int64_t, 2> normView(l2::NormOp op, ArrayRef<int64_t> shape) {
   return {n * groups, rest / groups};
 }
 
+/// The windows of a non-overlapping pool as their own dimensions:
+/// [N, C, L] -> [N, C, L/k, k] and [N, C, H, W] -> [N, C, H/k, k, W/k, k]
+/// (row-major, so a reshape), the window axes (reduced last-first) and the
+/// broadcast dims that map the pooled [N, C, ...] back onto the view.
+struct PoolView {
+  SmallVector<int64_t, 6> shape;
+  SmallVector<int64_t, 2> windowAxes;
+  SmallVector<int64_t, 4> outDims;
+};
+PoolView poolView(ArrayRef<int64_t> in, int64_t k) {
+  PoolView v;
+  v.shape = {in[0], in[1]};
+  v.outDims = {0, 1};
+  for (int64_t d : in.drop_front(2)) {
+    v.outDims.push_back(static_cast<int64_t>(v.shape.size()));
+    v.shape.push_back(d / k);
+    v.windowAxes.insert(v.windowAxes.begin(), static_cast<int64_t>(v.shape.size()));
+    v.shape.push_back(k);
+  }
+  return v;
+}
+
 } // namespace
 
 LogSoftmax synpl::l2tol1::detail::logSoftmax(Emitter &e, Value x) {
@@ -249,8 +271,18 @@ bool synpl::l2tol1::detail::hasRule(Operation *op, std::string &why) {
               "with no slice or gather to split the batch";
         return false;
       })
-      .Case([&](l2::PoolOp) {
-        why = "L1 has no windowed reduction or strided slice to pool with";
+      .Case([&](l2::PoolOp pool) {
+        // Windows of kernel x kernel tile the input exactly only when every
+        // spatial size divides; a floor pool's leftover rows need a slice.
+        auto type = cast<RankedTensorType>(pool.getInput().getType());
+        int64_t k = static_cast<int64_t>(pool.getKernel());
+        bool tiles = type.getRank() == 3 || type.getRank() == 4;
+        for (int64_t d : type.getShape().drop_front(2))
+          tiles &= d % k == 0;
+        if (tiles)
+          return true;
+        why = "its windows do not tile the input (a spatial size is not a multiple of the "
+              "kernel), and dropping the rest needs a slice L1 does not have";
         return false;
       })
       .Case([&](l2::QuantizeOp) {
@@ -338,6 +370,20 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
           break;
         }
         }
+      })
+      .Case([&](l2::PoolOp pool) {
+        PoolView v = poolView(Emitter::shape(x), static_cast<int64_t>(pool.getKernel()));
+        Value windows = e.reshape(x, v.shape);
+        Value r = windows;
+        bool isMax = pool.getKind() == l2::PoolKind::max;
+        for (int64_t axis : v.windowAxes)
+          r = isMax ? e.rowMax(r, axis) : e.sum(r, axis);
+        if (!isMax) {
+          double size = static_cast<double>(Emitter::numel(windows) / Emitter::numel(r));
+          r = e.scale(r, 1.0 / size);
+        }
+        inst.output = r;
+        inst.saved = {windows};
       })
       .Case([&](l2::SoftmaxOp) {
         Value x2 = e.reshape(x, rows2d(Emitter::shape(x)));
@@ -432,6 +478,27 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
           break;
         }
         }
+      })
+      .Case([&](l2::PoolOp pool) {
+        if (!needX)
+          return;
+        PoolView v = poolView(xs, static_cast<int64_t>(pool.getKernel()));
+        Value windows = inst.saved[0];
+        auto spread = [&](Value pooled) {
+          return e.broadcast(pooled, v.shape, ArrayRef<int64_t>(v.outDims));
+        };
+        if (pool.getKind() == l2::PoolKind::avg) {
+          double size = static_cast<double>(Emitter::numel(windows) / Emitter::numel(dy));
+          dIn[0] = e.reshape(e.scale(spread(dy), 1.0 / size), xs);
+          return;
+        }
+        // max: the gradient goes to the window's maximum, shared equally
+        // among tied maxima (a subgradient).
+        Value hit = e.cast(e.cmp(l1::CmpPredicate::eq, windows, spread(inst.output)), e.f32());
+        Value count = hit;
+        for (int64_t axis : v.windowAxes)
+          count = e.sum(count, axis);
+        dIn[0] = e.reshape(e.mul(hit, spread(e.div(dy, count))), xs);
       })
       .Case([&](l2::SoftmaxOp) {
         if (!needX)
