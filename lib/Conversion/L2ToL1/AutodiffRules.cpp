@@ -229,6 +229,27 @@ PoolView poolView(ArrayRef<int64_t> in, int64_t k) {
   return v;
 }
 
+/// Multi-head self-attention as broadcasts, products and reductions (L1's
+/// matmul is rank 2): with Q, K, V of shape [N, T, h, e], positions i (the
+/// query) and j (the key) meet in [N, T(i), T(j), h, e].
+struct AttnDims {
+  int64_t n, t, d, h, e;
+  SmallVector<int64_t, 5> big() const { return {n, t, t, h, e}; }
+  SmallVector<int64_t, 4> scores() const { return {n, t, t, h}; }
+  SmallVector<int64_t, 4> heads() const { return {n, t, h, e}; }
+  SmallVector<int64_t, 2> rows() const { return {n * t, d}; }
+};
+AttnDims attnDims(l2::AttnOp a, ArrayRef<int64_t> in) {
+  int64_t h = static_cast<int64_t>(a.getHeads());
+  return {in[0], in[1], in[2], h, in[2] / h};
+}
+// Broadcast dims onto [N, i, j, h, e] of a per-query [N, i, h, e] value, a
+// per-key [N, j, h, e] value, and a score [N, i, j, h].
+constexpr int64_t kQueryDims[] = {0, 1, 3, 4};
+constexpr int64_t kKeyDims[] = {0, 2, 3, 4};
+constexpr int64_t kScoreDims[] = {0, 1, 2, 3};
+constexpr int64_t kRowDims[] = {0, 1, 3}; // [N, i, h] onto [N, i, j, h]
+
 } // namespace
 
 LogSoftmax synpl::l2tol1::detail::logSoftmax(Emitter &e, Value x) {
@@ -266,9 +287,15 @@ bool synpl::l2tol1::detail::hasRule(Operation *op, std::string &why) {
         why = "L1 has no convolution primitive, and no slice or gather to build one from";
         return false;
       })
-      .Case([&](l2::AttnOp) {
-        why = "attention needs a matmul per example and head, and L1's matmul is rank 2 "
-              "with no slice or gather to split the batch";
+      .Case([&](l2::AttnOp a) {
+        if (a.getCausal()) {
+          why = "causal attention needs a triangular mask, and L1 has no iota or index "
+                "primitive to build one from (only non-causal attention is lowered)";
+          return false;
+        }
+        if (cast<RankedTensorType>(a.getInput().getType()).getRank() == 3)
+          return true;
+        why = "attention is lowered over [batch, positions, dim] inputs only";
         return false;
       })
       .Case([&](l2::PoolOp pool) {
@@ -370,6 +397,31 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
           break;
         }
         }
+      })
+      .Case([&](l2::AttnOp a) {
+        // params: wq, wk, wv, wo, bq, bk, bv, bo
+        AttnDims dm = attnDims(a, Emitter::shape(x));
+        ArrayRef<Value> p = inst.params;
+        Value x2 = e.reshape(x, dm.rows());
+        auto project = [&](Value in, Value w, Value b) {
+          Value mm = e.matmul(in, w);
+          return e.add(mm, e.broadcast(b, Emitter::shape(mm)));
+        };
+        auto headsOf = [&](Value w, Value b) { return e.reshape(project(x2, w, b), dm.heads()); };
+        Value q = headsOf(p[0], p[4]), k = headsOf(p[1], p[5]), v = headsOf(p[2], p[6]);
+        Value qB = e.broadcast(q, dm.big(), ArrayRef<int64_t>(kQueryDims));
+        Value kB = e.broadcast(k, dm.big(), ArrayRef<int64_t>(kKeyDims));
+        Value vB = e.broadcast(v, dm.big(), ArrayRef<int64_t>(kKeyDims));
+        Value scores = e.scale(e.sum(e.mul(qB, kB), 4), 1.0 / std::sqrt(double(dm.e)));
+        // softmax over the keys j (axis 2), shifted by the row max
+        Value maxB = e.broadcast(e.rowMax(scores, 2), dm.scores(), ArrayRef<int64_t>(kRowDims));
+        Value ex = e.exp(e.sub(scores, maxB));
+        Value z = e.broadcast(e.sum(ex, 2), dm.scores(), ArrayRef<int64_t>(kRowDims));
+        Value probs = e.div(ex, z);
+        Value pB = e.broadcast(probs, dm.big(), ArrayRef<int64_t>(kScoreDims));
+        Value o2 = e.reshape(e.sum(e.mul(pB, vB), 2), dm.rows());
+        inst.output = e.reshape(project(o2, p[3], p[7]), Emitter::shape(x));
+        inst.saved = {x2, qB, kB, vB, probs, pB, o2};
       })
       .Case([&](l2::PoolOp pool) {
         PoolView v = poolView(Emitter::shape(x), static_cast<int64_t>(pool.getKernel()));
@@ -478,6 +530,39 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
           break;
         }
         }
+      })
+      .Case([&](l2::AttnOp a) {
+        AttnDims dm = attnDims(a, xs);
+        ArrayRef<Value> p = inst.params;
+        Value x2 = inst.saved[0], qB = inst.saved[1], kB = inst.saved[2], vB = inst.saved[3],
+              probs = inst.saved[4], pB = inst.saved[5], o2 = inst.saved[6];
+        Value dy2 = e.reshape(dy, dm.rows());
+        dParams[3] = e.matmul(e.transpose(o2), dy2);
+        dParams[7] = e.sum(dy2, 0);
+        Value dO = e.reshape(e.matmul(dy2, e.transpose(p[3])), dm.heads());
+        Value dOB = e.broadcast(dO, dm.big(), ArrayRef<int64_t>(kQueryDims));
+        Value dProbs = e.sum(e.mul(dOB, vB), 4);  // [N, i, j, h]
+        Value dV = e.sum(e.mul(pB, dOB), 1);      // [N, j, h, e]
+        Value inner = e.broadcast(e.sum(e.mul(dProbs, probs), 2), dm.scores(),
+                                  ArrayRef<int64_t>(kRowDims));
+        Value dScores = e.scale(e.mul(probs, e.sub(dProbs, inner)), 1.0 / std::sqrt(double(dm.e)));
+        Value dSB = e.broadcast(dScores, dm.big(), ArrayRef<int64_t>(kScoreDims));
+        Value dQ = e.sum(e.mul(dSB, kB), 2); // [N, i, h, e]
+        Value dK = e.sum(e.mul(dSB, qB), 1); // [N, j, h, e]
+        Value dX;
+        Value x2T = e.transpose(x2);
+        Value dProjected[] = {dQ, dK, dV};
+        for (auto [slot, dHeads] : llvm::enumerate(dProjected)) {
+          Value dz = e.reshape(dHeads, dm.rows());
+          dParams[slot] = e.matmul(x2T, dz);
+          dParams[slot + 4] = e.sum(dz, 0);
+          if (needX) {
+            Value part = e.matmul(dz, e.transpose(p[slot]));
+            dX = dX ? e.add(dX, part) : part;
+          }
+        }
+        if (needX)
+          dIn[0] = e.reshape(dX, xs);
       })
       .Case([&](l2::PoolOp pool) {
         if (!needX)
