@@ -897,7 +897,8 @@ namespace {
 /// graph's loss against `expected(x, state)`, and its gradients.
 void checkSingleLayer(const std::string &layer, const std::string &inShape,
                       const std::string &outShape, int64_t batch,
-                      const std::function<double(const Tensor &, const ref::StateEnv &)> &expected) {
+                      const std::function<double(const Tensor &, const ref::StateEnv &)> &expected,
+                      int64_t intRange = 1) {
   std::string src = R"(
 l3.data @d {
   l3.field @x : tensor<IN>
@@ -922,9 +923,10 @@ l2.methods @m for @one
   auto b = build(src, {"d.x"});
   INFO(layer);
   requireBuilt(*b);
-  std::vector<Tensor> x = randomInputs(b->graph, 26, 1);
-  for (double &v : x[0].data())
-    v = 4.0 * v - 2.0;
+  std::vector<Tensor> x = randomInputs(b->graph, 26, intRange);
+  if (x[0].getElementType().isFloat())
+    for (double &v : x[0].data())
+      v = 4.0 * v - 2.0;
   ref::StateEnv state = randomState(*b, 27);
   CHECK(run(*b, x, state)[0][0] == Approx(expected(x[0], state)).epsilon(1e-12));
   if (!b->params.empty())
@@ -989,6 +991,19 @@ TEST_CASE("autodiff: layer values computed directly", "[autodiff]") {
                          return total / 2;
                        });
     }
+  }
+  SECTION("embed: a row of the table per id") {
+    checkSingleLayer("l2.embed(vocab = 6, dim = 2)", "3xi32", "3x2xf32", 2,
+                     [&](const Tensor &x, const ref::StateEnv &s) {
+                       Tensor table = param(s, "table");
+                       double total = 0;
+                       for (double id : x.data())
+                         for (int64_t c = 0; c < 2; ++c)
+                           total += table[static_cast<int64_t>(id) * 2 + c] *
+                                    table[static_cast<int64_t>(id) * 2 + c];
+                       return total / 2;
+                     },
+                     6);
   }
   SECTION("max and avg pool") {
     for (bool isMax : {true, false}) {
