@@ -1027,6 +1027,70 @@ TEST_CASE("autodiff: layer values computed directly", "[autodiff]") {
   }
 }
 
+TEST_CASE("autodiff: a mixture of experts without top_k", "[autodiff]") {
+  const char *src = R"(
+l3.data @d {
+  l3.field @x : tensor<3xf32>
+}
+l3.model @moe in @d::@x out tensor<3xf32> properties []
+l3.loss @objective {
+  l3.norm @sq(@moe::@out, p = 2) weight 1.0
+} combine weighted_sum
+l3.goal minimize(@objective)
+l2.methods @m for @moe
+    sample epoch_shuffle<batch = 2>
+    infer(%x: tensor<2x3xf32>) {
+      %y = l2.mixture %x as "mix" : tensor<2x3xf32> -> tensor<2x3xf32>
+        experts({
+        ^bb0(%a: tensor<2x3xf32>):
+          %0 = l2.linear(3, 3) %a as "e0" : tensor<2x3xf32>
+          l2.yield %0 : tensor<2x3xf32>
+        }, {
+        ^bb0(%b: tensor<2x3xf32>):
+          %1 = l2.linear(3, 3) %b as "e1" : tensor<2x3xf32>
+          l2.yield %1 : tensor<2x3xf32>
+        }) gate {
+        ^bb0(%c: tensor<2x3xf32>):
+          %2 = l2.linear(3, 2) %c as "g" : tensor<2x3xf32>
+          l2.yield %2 : tensor<2x2xf32>
+        }
+      l2.yield %y : tensor<2x3xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
+)";
+  auto b = build(src, {"d.x"});
+  requireBuilt(*b);
+  std::vector<Tensor> x = randomInputs(b->graph, 28, 1);
+  ref::StateEnv st = randomState(*b, 29);
+  auto param = [&](const std::string &n) { return *st.lookup("model_state", n); };
+  auto lin = [&](const std::string &l, int64_t n, int64_t out, int64_t c) {
+    Tensor w = param(l + "_weight"), bias = param(l + "_bias");
+    double z = bias[c];
+    for (int64_t i = 0; i < 3; ++i)
+      z += x[0][n * 3 + i] * w[i * out + c];
+    return z;
+  };
+  double total = 0;
+  for (int64_t n = 0; n < 2; ++n) {
+    double s0 = lin("g", n, 2, 0), s1 = lin("g", n, 2, 1);
+    double w0 = std::exp(s0) / (std::exp(s0) + std::exp(s1)), w1 = 1 - w0;
+    for (int64_t c = 0; c < 3; ++c) {
+      double y = w0 * lin("e0", n, 3, c) + w1 * lin("e1", n, 3, c);
+      total += y * y;
+    }
+  }
+  CHECK(run(*b, x, st)[0][0] == Approx(total / 2).epsilon(1e-12));
+  checkGradients(*b, x, st, 6);
+
+  auto k = build(replaceAll(src, "l2.mixture %x", "l2.mixture(top_k = 1) %x"), {"d.x"});
+  INFO(k->allDiagnostics());
+  REQUIRE(k->module);
+  CHECK(failed(k->outputs));
+  CHECK(k->diagnosed("lowered 0 of 4 ops; not lowered: 'l2.mixture' \"mix\" at "));
+  CHECK(k->diagnosed("top_k routing"));
+}
+
 TEST_CASE("autodiff: checkpointed layers are recomputed with identical numbers",
           "[autodiff]") {
   auto plain = build(mlp(), {"mnist.images", "mnist.labels"});

@@ -297,9 +297,25 @@ void GraphBuilder::scanInfer(Block &block, unsigned &count, unsigned &failed) {
         ++failed;
       continue;
     }
-    if (isa<l2::MixtureOp>(op)) {
-      reject("routing examples to experts by gate score needs a gather or scatter of "
-             "rows, which L1 does not have");
+    if (auto mix = dyn_cast<l2::MixtureOp>(op)) {
+      if (mix.getTopK()) {
+        reject("top_k routing sends each example to its k best experts, which needs a "
+               "sort and a gather of rows that L1 does not have (a mixture without top_k "
+               "is lowered)");
+        continue;
+      }
+      auto result = cast<RankedTensorType>(mix.getType());
+      if (result.getRank() == 0 ||
+          result.getDimSize(0) != mix.getInput().getType().getDimSize(0)) {
+        reject("the experts' outputs must keep the input's batch as their first dimension");
+        continue;
+      }
+      unsigned before = failed;
+      scanInfer(mix.getGate().front(), count, failed);
+      for (Region &expert : mix.getExperts())
+        scanInfer(expert.front(), count, failed);
+      if (failed != before)
+        ++failed;
       continue;
     }
     if (isa<l2::DiffusionChainOp>(op)) {
@@ -564,6 +580,29 @@ LogicalResult GraphBuilder::lowerOp(Operation *op) {
       return failure();
     for (auto [res, out] : llvm::zip(g.getResults(), body.getTerminator()->getOperands()))
       mapped[res] = lookup(out);
+    return success();
+  }
+  if (auto mix = dyn_cast<l2::MixtureOp>(op)) {
+    // Every expert runs (no top_k); the combination is one instance whose
+    // inputs are the gate's scores and the experts' outputs.
+    Value in = lookup(mix.getInput());
+    Instance inst;
+    inst.op = op;
+    auto lowerRegion = [&](Region &region) -> Value {
+      Block &block = region.front();
+      mapped[block.getArgument(0)] = in;
+      if (failed(lowerBlock(block)))
+        return Value();
+      return lookup(block.getTerminator()->getOperand(0));
+    };
+    inst.inputs.push_back(lowerRegion(mix.getGate()));
+    for (Region &expert : mix.getExperts())
+      inst.inputs.push_back(lowerRegion(expert));
+    if (llvm::is_contained(inst.inputs, Value()))
+      return op->emitError("backward expansion: a mixture region was not lowered");
+    lowerForward(e, inst);
+    mapped[mix.getResult()] = inst.output;
+    recordInstance(std::move(inst));
     return success();
   }
   Instance inst;

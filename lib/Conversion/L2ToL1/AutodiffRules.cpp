@@ -129,6 +129,16 @@ Value Emitter::oneHot(Value labels, int64_t classes) {
   return create<l1::OneHotOp>(type(s), labels, static_cast<uint64_t>(classes));
 }
 
+Value Emitter::unitRow(int64_t index, int64_t n) {
+  Value &slot = unitRows[{index, n}];
+  if (!slot) {
+    Value id = create<l1::ConstOp>(type({1}, b.getI32Type()),
+                                   b.getF64FloatAttr(static_cast<double>(index)));
+    slot = oneHot(id, n);
+  }
+  return slot;
+}
+
 Value Emitter::windowRead(SymbolRefAttr window, StringRef field, ArrayRef<int64_t> s) {
   return create<l1::WindowReadOp>(type(s), window, field);
 }
@@ -249,6 +259,13 @@ constexpr int64_t kQueryDims[] = {0, 1, 3, 4};
 constexpr int64_t kKeyDims[] = {0, 2, 3, 4};
 constexpr int64_t kScoreDims[] = {0, 1, 2, 3};
 constexpr int64_t kRowDims[] = {0, 1, 3}; // [N, i, h] onto [N, i, j, h]
+
+/// Column `index` of a [rows, n] matrix, as [rows].
+Value column(Emitter &e, Value m, int64_t index) {
+  ArrayRef<int64_t> s = Emitter::shape(m);
+  Value picked = e.matmul(m, e.transpose(e.unitRow(index, s[1])));
+  return e.reshape(picked, {s[0]});
+}
 
 } // namespace
 
@@ -446,7 +463,23 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         // of its logits (inputs[0]) from here.
         inst.saved = {ls.rowMaxB, ls.logp, p2, x2};
       })
-      .Case([&](l2::AddOp) { inst.output = e.add(x, inst.inputs[1]); });
+      .Case([&](l2::AddOp) { inst.output = e.add(x, inst.inputs[1]); })
+      .Case([&](l2::MixtureOp) {
+        // inputs: the gate's scores [N, E], then each expert's output.
+        // out = sum_e softmax(scores)[:, e] * expert_e
+        Value weights = e.exp(logSoftmax(e, x).logp);
+        int64_t experts = Emitter::shape(x)[1];
+        Value out;
+        for (int64_t i = 0; i < experts; ++i) {
+          Value y = inst.inputs[i + 1];
+          Value term = e.mul(e.broadcast(column(e, weights, i), Emitter::shape(y),
+                                         ArrayRef<int64_t>{0}),
+                             y);
+          out = out ? e.add(out, term) : term;
+        }
+        inst.output = out;
+        inst.saved = {weights};
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -599,5 +632,30 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
         for (unsigned i = 0; i < 2; ++i)
           if (needInput[i])
             dIn[i] = dy;
+      })
+      .Case([&](l2::MixtureOp) {
+        Value weights = inst.saved[0];
+        ArrayRef<int64_t> ws = Emitter::shape(weights);
+        ArrayRef<int64_t> ys = Emitter::shape(dy);
+        Value dWeights;
+        for (int64_t i = 0; i < ws[1]; ++i) {
+          Value y = inst.inputs[i + 1];
+          if (needInput[i + 1])
+            dIn[i + 1] = e.mul(e.broadcast(column(e, weights, i), ys, ArrayRef<int64_t>{0}), dy);
+          if (!needInput[0])
+            continue;
+          // d weight_e = sum over an example's elements of dy * expert_e,
+          // placed in column e.
+          Value dCol = e.mul(dy, y);
+          for (int64_t axis = static_cast<int64_t>(ys.size()) - 1; axis >= 1; --axis)
+            dCol = e.sum(dCol, axis);
+          Value placed = e.matmul(e.reshape(dCol, {ws[0], 1}), e.unitRow(i, ws[1]));
+          dWeights = dWeights ? e.add(dWeights, placed) : placed;
+        }
+        if (needInput[0]) {
+          // through the softmax over the experts
+          Value inner = e.rowsBroadcast(e.sum(e.mul(dWeights, weights), 1), ws);
+          dIn[0] = e.mul(weights, e.sub(dWeights, inner));
+        }
       });
 }

@@ -74,6 +74,9 @@ public:
   mlir::Value select(mlir::Value cond, mlir::Value a, mlir::Value b);
   mlir::Value cast(mlir::Value a, mlir::Type element);
   mlir::Value oneHot(mlir::Value labels, int64_t classes);
+  /// Row `index` of the n x n identity, [1, n] f32 (one_hot of an integer
+  /// constant): selects or places column `index` of a [rows, n] matrix.
+  mlir::Value unitRow(int64_t index, int64_t n);
   mlir::Value windowRead(mlir::SymbolRefAttr window, llvm::StringRef field,
                          llvm::ArrayRef<int64_t> shape);
 
@@ -92,6 +95,7 @@ private:
   mlir::Location loc;
   mlir::Type f32Type;
   std::map<std::pair<uint64_t, std::string>, mlir::Value> constants;
+  std::map<std::pair<int64_t, int64_t>, mlir::Value> unitRows;
 };
 
 /// One lowered instance of an l2 layer op.
