@@ -75,9 +75,7 @@ struct Built {
       s += d + "\n";
     return s;
   }
-  bool diagnosed(StringRef needle) const {
-    return StringRef(allDiagnostics()).contains(needle);
-  }
+  bool diagnosed(StringRef needle) const { return StringRef(allDiagnostics()).contains(needle); }
   unsigned bodyOps() { return graph ? graph.getEntry().getOperations().size() : 0; }
 };
 
@@ -126,8 +124,7 @@ std::unique_ptr<Built> build(const std::string &source, std::vector<std::string>
     if (auto n = dyn_cast<l3::NormOp>(t.getOperation()))
       r->hasL1Term |= n.getP().convertToDouble() == 1.0;
 
-  FailureOr<SmallVector<l2tol1::TrainableParam>> params =
-      l2tol1::collectTrainableParams(methods);
+  FailureOr<SmallVector<l2tol1::TrainableParam>> params = l2tol1::collectTrainableParams(methods);
   if (failed(params))
     return r;
   r->params = *params;
@@ -138,8 +135,7 @@ std::unique_ptr<Built> build(const std::string &source, std::vector<std::string>
   OpBuilder ab = OpBuilder::atBlockEnd(&actor.getBody().emplaceBlock());
   SmallVector<Attribute> stateRefs;
   for (const l2tol1::TrainableParam &p : r->params) {
-    l1::StateOp::create(ab, loc, p.state, RankedTensorType::get(p.shape, b.getF32Type()),
-                        p.init);
+    l1::StateOp::create(ab, loc, p.state, RankedTensorType::get(p.shape, b.getF32Type()), p.init);
     stateRefs.push_back(FlatSymbolRefAttr::get(ctx, p.state));
   }
   l1::WindowOp::create(ab, loc, "weights", b.getArrayAttr(stateRefs),
@@ -247,8 +243,8 @@ void requireBuilt(Built &b) {
 
 /// Central differences of the loss against the returned gradient, on
 /// `samples` random entries of every parameter.
-void checkGradients(Built &b, ArrayRef<Tensor> inputs, ref::StateEnv state,
-                    int samples = 6, uint64_t seed = 7) {
+void checkGradients(Built &b, ArrayRef<Tensor> inputs, ref::StateEnv state, int samples = 6,
+                    uint64_t seed = 7) {
   SmallVector<Tensor> full = run(b, inputs, state);
   REQUIRE(std::isfinite(full[0][0]));
   std::mt19937_64 rng(seed);
@@ -326,8 +322,7 @@ std::string readFile(const std::string &path) {
 
 } // namespace
 
-TEST_CASE("autodiff: the MNIST method's gradients match finite differences",
-          "[autodiff]") {
+TEST_CASE("autodiff: the MNIST method's gradients match finite differences", "[autodiff]") {
   auto b = build(mlp(), {"mnist.images", "mnist.labels"});
   requireBuilt(*b);
   CHECK(b->outputs->hasCorrect);
@@ -357,19 +352,18 @@ TEST_CASE("autodiff: the MNIST method's gradients match finite differences",
   CHECK(correct <= 4);
 }
 
-TEST_CASE("autodiff: the generated MNIST graph computes the hand-written one",
-          "[autodiff]") {
+TEST_CASE("autodiff: the generated MNIST graph computes the hand-written one", "[autodiff]") {
   std::string dir = SYNPL_SOURCE_DIR;
-  auto b = build(readFile(dir + "/examples/mnist/mnist.l2.mlir"),
-                 {"mnist.images", "mnist.labels"});
+  auto b = build(readFile(dir + "/examples/mnist/mnist.l2.mlir"), {"mnist.images", "mnist.labels"});
   requireBuilt(*b);
   REQUIRE(b->outputs->hasCorrect);
 
   // The blueprint: examples/fashion_mnist/fashion_mnist.l1.mlir, whose graph
   // reads ui8 pixels and scales them by 1/255 itself.
   Built hand;
-  hand.module = parseSourceString<ModuleOp>(
-      readFile(dir + "/examples/fashion_mnist/fashion_mnist.l1.mlir"), ParserConfig(hand.ctx.get()));
+  hand.module =
+      parseSourceString<ModuleOp>(readFile(dir + "/examples/fashion_mnist/fashion_mnist.l1.mlir"),
+                                  ParserConfig(hand.ctx.get()));
   REQUIRE(hand.module);
   hand.graph = hand.module->lookupSymbol<l1::TensorGraphOp>("forward_backward");
   REQUIRE(hand.graph);
@@ -407,8 +401,9 @@ TEST_CASE("autodiff: the generated MNIST graph computes the hand-written one",
   l1.stage @load on @cpu_0 process() {
     %x, %y = l1.read_batch @mnist [@images, @labels] batch 128 shuffle drop_last seed 0 : )" +
             buf("tensor<128x28x28xf32>") + ", " + buf("tensor<128x1xui8>") + R"(
-    l1.forward @fb(%x, %y) : )" + buf("tensor<128x28x28xf32>") + ", " +
-            buf("tensor<128x1xui8>") + "\n  }\n  l1.stage @sink on @cpu_0 process(";
+    l1.forward @fb(%x, %y) : )" +
+            buf("tensor<128x28x28xf32>") + ", " + buf("tensor<128x1xui8>") +
+            "\n  }\n  l1.stage @sink on @cpu_0 process(";
     std::string drops;
     for (auto [i, t] : llvm::enumerate(b->graph.getOutputTypes())) {
       std::string ts;
@@ -417,7 +412,8 @@ TEST_CASE("autodiff: the generated MNIST graph computes the hand-written one",
       text += (i ? ", %r" : "%r") + std::to_string(i) + ": " + buf(ts);
       drops += "    l1.drop %r" + std::to_string(i) + " : " + buf(ts) + "\n";
     }
-    text += ") {\n" + drops + "    l1.end\n  }\n"
+    text += ") {\n" + drops +
+            "    l1.end\n  }\n"
             "  l1.pipeline @train = @load -> @fb -> @sink\n"
             "  l1.schedule pipelines [@train] actors [@model_state] pipeline_depth 1\n}\n";
     Built full;
@@ -731,8 +727,10 @@ l2.methods @m for @net
   ref::StateEnv state = randomState(*b, 19);
   checkGradients(*b, inputs, state);
   // The loss is the softmax cross-entropy minus log 2.
-  auto fused = build(replaceAll(replaceAll(src, "      %o = l2.add %p, %p : tensor<4x3xf32>, "
-                                                "tensor<4x3xf32>\n", ""),
+  auto fused = build(replaceAll(replaceAll(src,
+                                           "      %o = l2.add %p, %p : tensor<4x3xf32>, "
+                                           "tensor<4x3xf32>\n",
+                                           ""),
                                 "l2.yield %o", "l2.yield %p"),
                      {"d.x", "d.y"});
   requireBuilt(*fused);
@@ -771,8 +769,9 @@ l2.methods @m for @net
   checkGradients(*b, randomInputs(b->graph, 20, 3), randomState(*b, 21), 10);
 
   // A pool whose windows leave a remainder (6 = 4 + 2) is not lowered.
-  std::string ragged = replaceAll(src, "l2.pool(max, kernel = 2) %h : tensor<3x2x6x6xf32>\n"
-                                       "      %a = l2.pool(avg, kernel = 3) %m : tensor<3x2x3x3xf32>",
+  std::string ragged = replaceAll(src,
+                                  "l2.pool(max, kernel = 2) %h : tensor<3x2x6x6xf32>\n"
+                                  "      %a = l2.pool(avg, kernel = 3) %m : tensor<3x2x3x3xf32>",
                                   "l2.pool(max, kernel = 4) %h : tensor<3x2x6x6xf32>\n"
                                   "      %a = l2.pool(avg, kernel = 1) %m : tensor<3x2x1x1xf32>");
   auto r = build(ragged, {"d.x", "d.y"});
@@ -883,8 +882,8 @@ l2.methods @m for @sa
   checkGradients(*one, x, st, 8);
 
   // Causal attention needs a mask L1 cannot build.
-  auto c = build(replaceAll(src, "heads = 2, dim = 4)", "heads = 2, dim = 4, causal)"),
-                 {"d.x", "d.y"});
+  auto c =
+      build(replaceAll(src, "heads = 2, dim = 4)", "heads = 2, dim = 4, causal)"), {"d.x", "d.y"});
   INFO(c->allDiagnostics());
   REQUIRE(c->module);
   CHECK(failed(c->outputs));
@@ -993,23 +992,23 @@ TEST_CASE("autodiff: layer values computed directly", "[autodiff]") {
     }
   }
   SECTION("embed: a row of the table per id") {
-    checkSingleLayer("l2.embed(vocab = 6, dim = 2)", "3xi32", "3x2xf32", 2,
-                     [&](const Tensor &x, const ref::StateEnv &s) {
-                       Tensor table = param(s, "table");
-                       double total = 0;
-                       for (double id : x.data())
-                         for (int64_t c = 0; c < 2; ++c)
-                           total += table[static_cast<int64_t>(id) * 2 + c] *
-                                    table[static_cast<int64_t>(id) * 2 + c];
-                       return total / 2;
-                     },
-                     6);
+    checkSingleLayer(
+        "l2.embed(vocab = 6, dim = 2)", "3xi32", "3x2xf32", 2,
+        [&](const Tensor &x, const ref::StateEnv &s) {
+          Tensor table = param(s, "table");
+          double total = 0;
+          for (double id : x.data())
+            for (int64_t c = 0; c < 2; ++c)
+              total +=
+                  table[static_cast<int64_t>(id) * 2 + c] * table[static_cast<int64_t>(id) * 2 + c];
+          return total / 2;
+        },
+        6);
   }
   SECTION("max and avg pool") {
     for (bool isMax : {true, false}) {
-      checkSingleLayer(isMax ? "l2.pool(max, kernel = 2)" : "l2.pool(avg, kernel = 2)",
-                       "1x2x4xf32", "1x1x2xf32", 2,
-                       [&](const Tensor &x, const ref::StateEnv &) {
+      checkSingleLayer(isMax ? "l2.pool(max, kernel = 2)" : "l2.pool(avg, kernel = 2)", "1x2x4xf32",
+                       "1x1x2xf32", 2, [&](const Tensor &x, const ref::StateEnv &) {
                          double total = 0;
                          for (int64_t n = 0; n < 2; ++n)
                            for (int64_t w = 0; w < 2; ++w) {
@@ -1091,8 +1090,7 @@ l2.methods @m for @moe
   CHECK(k->diagnosed("top_k routing"));
 }
 
-TEST_CASE("autodiff: checkpointed layers are recomputed with identical numbers",
-          "[autodiff]") {
+TEST_CASE("autodiff: checkpointed layers are recomputed with identical numbers", "[autodiff]") {
   auto plain = build(mlp(), {"mnist.images", "mnist.labels"});
   auto ckpt = build(mlp("autodiff<mode = reverse, checkpoint = [\"norm1\", \"act_1\"]>"),
                     {"mnist.images", "mnist.labels"});
@@ -1118,8 +1116,7 @@ TEST_CASE("autodiff: checkpointed layers are recomputed with identical numbers",
   checkGradients(*ckpt, inputs, state, 3);
 }
 
-TEST_CASE("autodiff: what is not lowered is a located error and an empty body",
-          "[autodiff]") {
+TEST_CASE("autodiff: what is not lowered is a located error and an empty body", "[autodiff]") {
   SECTION("conv") {
     const char *src = R"(
 l3.data @d {

@@ -21,10 +21,10 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -49,8 +49,8 @@ synpl::l2tol1::collectTrainableParams(l2::MethodsOp methods) {
       continue;
     Type element = getElementTypeOrSelf(op->getResult(0).getType());
     if (!element.isF32())
-      return op->emitError() << "L1 holds parameters as f32 tensors, but "
-                             << l2::describeLayer(op) << " computes in " << element;
+      return op->emitError() << "L1 holds parameters as f32 tensors, but " << l2::describeLayer(op)
+                             << " computes in " << element;
     for (l2::ParamSlot &slot : slots) {
       TrainableParam p;
       p.state = name + "_" + slot.slot.str();
@@ -65,8 +65,8 @@ synpl::l2tol1::collectTrainableParams(l2::MethodsOp methods) {
       auto [it, fresh] = owners.try_emplace(p.state, op);
       if (!fresh) {
         InFlightDiagnostic diag = op->emitError()
-                                  << "two parameters would both be the actor state @"
-                                  << p.state << "; give the layers distinct labels";
+                                  << "two parameters would both be the actor state @" << p.state
+                                  << "; give the layers distinct labels";
         diag.attachNote(it->second->getLoc()) << "the other layer";
         return diag;
       }
@@ -88,9 +88,9 @@ std::string formatLoc(Location loc) {
   std::string out;
   loc->walk([&](Location l) {
     if (auto flc = dyn_cast<FileLineColLoc>(l)) {
-      out = (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) + ":" +
-             Twine(flc.getColumn()))
-                .str();
+      out =
+          (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) + ":" + Twine(flc.getColumn()))
+              .str();
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -180,8 +180,13 @@ struct Seed {
 };
 
 /// The loss terms the lowering knows.
-enum class TermKind { CrossEntropyLogits, CrossEntropyProbs, NormParams, NormValue,
-                      Reconstruction };
+enum class TermKind {
+  CrossEntropyLogits,
+  CrossEntropyProbs,
+  NormParams,
+  NormValue,
+  Reconstruction
+};
 
 struct Term {
   Operation *op;
@@ -189,15 +194,15 @@ struct Term {
   double factor = 1.0; ///< d loss / d term for the linear combinators
   Value value;         ///< factor * term
   // Cross-entropy.
-  Value target;        ///< [R, n] f32 (one-hot rows or a distribution)
+  Value target; ///< [R, n] f32 (one-hot rows or a distribution)
   bool integerLabels = false;
   const Instance *softmax = nullptr; ///< fused: the output softmax
-  Value probs;         ///< [R, n] predicted probabilities (unfused)
-  Value predicted;     ///< the model output as the graph holds it
+  Value probs;                       ///< [R, n] predicted probabilities (unfused)
+  Value predicted;                   ///< the model output as the graph holds it
   double rows = 1;
   // Norms.
   double p = 1;
-  Value normed;        ///< NormValue: the value normed
+  Value normed; ///< NormValue: the value normed
   double divisor = 1;
   // Reconstruction.
   Value input, decoded, diff;
@@ -206,7 +211,7 @@ struct Term {
 class GraphBuilder {
 public:
   GraphBuilder(l1::TensorGraphOp graph, const TrainingGraphSpec &spec,
-          ArrayRef<TrainableParam> params)
+               ArrayRef<TrainableParam> params)
       : graph(graph), spec(spec), params(params), ob(graph.getContext()), e(ob) {}
 
   FailureOr<TrainingGraphOutputs> run();
@@ -305,8 +310,7 @@ void GraphBuilder::scanInfer(Block &block, unsigned &count, unsigned &failed) {
         continue;
       }
       auto result = cast<RankedTensorType>(mix.getType());
-      if (result.getRank() == 0 ||
-          result.getDimSize(0) != mix.getInput().getType().getDimSize(0)) {
+      if (result.getRank() == 0 || result.getDimSize(0) != mix.getInput().getType().getDimSize(0)) {
         reject("the experts' outputs must keep the input's batch as their first dimension");
         continue;
       }
@@ -393,7 +397,8 @@ void GraphBuilder::scanTerm(Operation *op) {
     Ref target = resolve(div.getTarget());
     if (pred.kind != Ref::ModelOut) {
       problems.push_back({op, "only a divergence of the model output is lowered; it "
-                              "predicts " + refText(div.getPredicted())});
+                              "predicts " +
+                                  refText(div.getPredicted())});
       return;
     }
     if (!isa<l3::DistType>(spec.model.getOutDomain())) {
@@ -439,7 +444,7 @@ void GraphBuilder::scanTerm(Operation *op) {
   }
   if (auto custom = dyn_cast<l3::CustomOp>(op)) {
     problems.push_back({op, "custom loss \"" + custom.getFn().str() +
-                            "\" is opaque: there is no definition to differentiate"});
+                                "\" is opaque: there is no definition to differentiate"});
     return;
   }
   problems.push_back({op, "backward expansion has no rule for this loss term"});
@@ -470,8 +475,8 @@ LogicalResult GraphBuilder::validate() {
     for (Attribute a : list) {
       auto name = dyn_cast<StringAttr>(a);
       if (!name || !known.contains(name.getValue()))
-        return methods.emitError() << "checkpoint names " << a
-                                   << ", which is no layer of the infer DAG";
+        return methods.emitError()
+               << "checkpoint names " << a << ", which is no layer of the infer DAG";
       checkpointed.insert(name.getValue());
     }
   }
@@ -484,9 +489,8 @@ LogicalResult GraphBuilder::validate() {
 
   Block &entry = graph.getEntry();
   if (entry.getNumArguments() != spec.inputFields.size())
-    return graph.emitError() << "the graph takes " << entry.getNumArguments()
-                             << " arguments, but " << spec.inputFields.size()
-                             << " input fields are listed";
+    return graph.emitError() << "the graph takes " << entry.getNumArguments() << " arguments, but "
+                             << spec.inputFields.size() << " input fields are listed";
   if (!entry.empty())
     return graph.emitError() << "the graph body must be empty before backward expansion";
 
@@ -995,9 +999,9 @@ FailureOr<TrainingGraphOutputs> GraphBuilder::run() {
   return outputs;
 }
 
-FailureOr<TrainingGraphOutputs>
-synpl::l2tol1::buildTrainingGraph(l1::TensorGraphOp graph, const TrainingGraphSpec &spec,
-                                  ArrayRef<TrainableParam> params) {
+FailureOr<TrainingGraphOutputs> synpl::l2tol1::buildTrainingGraph(l1::TensorGraphOp graph,
+                                                                  const TrainingGraphSpec &spec,
+                                                                  ArrayRef<TrainableParam> params) {
   GraphBuilder builder(graph, spec, params);
   return builder.run();
 }

@@ -472,9 +472,8 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         Value out;
         for (int64_t i = 0; i < experts; ++i) {
           Value y = inst.inputs[i + 1];
-          Value term = e.mul(e.broadcast(column(e, weights, i), Emitter::shape(y),
-                                         ArrayRef<int64_t>{0}),
-                             y);
+          Value term =
+              e.mul(e.broadcast(column(e, weights, i), Emitter::shape(y), ArrayRef<int64_t>{0}), y);
           out = out ? e.add(out, term) : term;
         }
         inst.output = out;
@@ -487,8 +486,7 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
 //===----------------------------------------------------------------------===//
 
 void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Value dy,
-                                          ArrayRef<bool> needInput,
-                                          SmallVectorImpl<Value> &dIn,
+                                          ArrayRef<bool> needInput, SmallVectorImpl<Value> &dIn,
                                           SmallVectorImpl<Value> &dParams) {
   Operation *op = inst.op;
   e.setLoc(op->getLoc());
@@ -574,10 +572,10 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
         dParams[7] = e.sum(dy2, 0);
         Value dO = e.reshape(e.matmul(dy2, e.transpose(p[3])), dm.heads());
         Value dOB = e.broadcast(dO, dm.big(), ArrayRef<int64_t>(kQueryDims));
-        Value dProbs = e.sum(e.mul(dOB, vB), 4);  // [N, i, j, h]
-        Value dV = e.sum(e.mul(pB, dOB), 1);      // [N, j, h, e]
-        Value inner = e.broadcast(e.sum(e.mul(dProbs, probs), 2), dm.scores(),
-                                  ArrayRef<int64_t>(kRowDims));
+        Value dProbs = e.sum(e.mul(dOB, vB), 4); // [N, i, j, h]
+        Value dV = e.sum(e.mul(pB, dOB), 1);     // [N, j, h, e]
+        Value inner =
+            e.broadcast(e.sum(e.mul(dProbs, probs), 2), dm.scores(), ArrayRef<int64_t>(kRowDims));
         Value dScores = e.scale(e.mul(probs, e.sub(dProbs, inner)), 1.0 / std::sqrt(double(dm.e)));
         Value dSB = e.broadcast(dScores, dm.big(), ArrayRef<int64_t>(kScoreDims));
         Value dQ = e.sum(e.mul(dSB, kB), 2); // [N, i, h, e]

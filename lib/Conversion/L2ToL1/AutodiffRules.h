@@ -86,8 +86,7 @@ public:
   }
 
 private:
-  template <typename OpT, typename... Args>
-  mlir::Value create(mlir::Type result, Args &&...args) {
+  template <typename OpT, typename... Args> mlir::Value create(mlir::Type result, Args &&...args) {
     return OpT::create(b, loc, result, std::forward<Args>(args)...).getResult();
   }
 
@@ -121,8 +120,7 @@ void lowerForward(Emitter &e, Instance &inst);
 /// whose `needInput` is set (null otherwise) and d loss / d param for every
 /// parameter of the instance.
 void lowerBackward(Emitter &e, const Instance &inst, mlir::Value dOutput,
-                   llvm::ArrayRef<bool> needInput,
-                   llvm::SmallVectorImpl<mlir::Value> &dInputs,
+                   llvm::ArrayRef<bool> needInput, llvm::SmallVectorImpl<mlir::Value> &dInputs,
                    llvm::SmallVectorImpl<mlir::Value> &dParams);
 
 /// Log-softmax over the last dimension of a 2-D [R, n] matrix: fills
