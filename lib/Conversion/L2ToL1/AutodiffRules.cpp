@@ -139,6 +139,32 @@ Value Emitter::unitRow(int64_t index, int64_t n) {
   return slot;
 }
 
+Value Emitter::iota(int64_t n) {
+  if (auto it = iotas.find(n); it != iotas.end())
+    return it->second;
+  Value result;
+  int64_t p = 2;
+  while (p * p <= n && n % p != 0)
+    ++p;
+  if (n == 1) {
+    result = cst(0.0, {1});
+  } else if (p * p > n) { // n is prime: sum_t t * e_t
+    Value acc;
+    for (int64_t t = 1; t < n; ++t) {
+      Value term = scale(unitRow(t, n), static_cast<double>(t));
+      acc = acc ? add(acc, term) : term;
+    }
+    result = reshape(acc, {n});
+  } else { // n = p * q: index = i * q + j on a [p, q] grid
+    int64_t q = n / p;
+    Value hi = scale(broadcast(iota(p), {p, q}, ArrayRef<int64_t>{0}), static_cast<double>(q));
+    Value lo = broadcast(iota(q), {p, q}, ArrayRef<int64_t>{1});
+    result = reshape(add(hi, lo), {n});
+  }
+  iotas[n] = result;
+  return result;
+}
+
 Value Emitter::windowRead(SymbolRefAttr window, StringRef field, ArrayRef<int64_t> s) {
   return create<l1::WindowReadOp>(type(s), window, field);
 }
@@ -305,11 +331,6 @@ bool synpl::l2tol1::detail::hasRule(Operation *op, std::string &why) {
         return false;
       })
       .Case([&](l2::AttnOp a) {
-        if (a.getCausal()) {
-          why = "causal attention needs a triangular mask, and L1 has no iota or index "
-                "primitive to build one from (only non-causal attention is lowered)";
-          return false;
-        }
         if (cast<RankedTensorType>(a.getInput().getType()).getRank() == 3)
           return true;
         why = "attention is lowered over [batch, positions, dim] inputs only";
@@ -430,6 +451,16 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         Value kB = e.broadcast(k, dm.big(), ArrayRef<int64_t>(kKeyDims));
         Value vB = e.broadcast(v, dm.big(), ArrayRef<int64_t>(kKeyDims));
         Value scores = e.scale(e.sum(e.mul(qB, kB), 4), 1.0 / std::sqrt(double(dm.e)));
+        if (a.getCausal()) {
+          // Query i sees keys j <= i: the others score -1e30, whose exp is 0,
+          // so their probabilities (and the VJP through them) are exactly 0.
+          Value pos = e.iota(dm.t);
+          Value keys = e.broadcast(pos, {dm.t, dm.t}, ArrayRef<int64_t>{1});
+          Value queries = e.broadcast(pos, {dm.t, dm.t}, ArrayRef<int64_t>{0});
+          Value visible = e.broadcast(e.cmp(l1::CmpPredicate::le, keys, queries), dm.scores(),
+                                      ArrayRef<int64_t>{1, 2});
+          scores = e.select(visible, scores, e.cst(-1e30, dm.scores()));
+        }
         // softmax over the keys j (axis 2), shifted by the row max
         Value maxB = e.broadcast(e.rowMax(scores, 2), dm.scores(), ArrayRef<int64_t>(kRowDims));
         Value ex = e.exp(e.sub(scores, maxB));

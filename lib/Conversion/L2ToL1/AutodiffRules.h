@@ -77,6 +77,11 @@ public:
   /// Row `index` of the n x n identity, [1, n] f32 (one_hot of an integer
   /// constant): selects or places column `index` of a [rows, n] matrix.
   mlir::Value unitRow(int64_t index, int64_t n);
+  /// [0, 1, ..., n-1] as f32 [n]. L1's constants are splats, so it is built
+  /// from one-hot rows: iota(a*b) = a-digit * b + b-digit over an [a, b]
+  /// grid, recursively over the prime factors of n (O(log n) ops for a
+  /// power of two, O(p) for a prime factor p).
+  mlir::Value iota(int64_t n);
   mlir::Value windowRead(mlir::SymbolRefAttr window, llvm::StringRef field,
                          llvm::ArrayRef<int64_t> shape);
 
@@ -95,6 +100,7 @@ private:
   mlir::Type f32Type;
   std::map<std::pair<uint64_t, std::string>, mlir::Value> constants;
   std::map<std::pair<int64_t, int64_t>, mlir::Value> unitRows;
+  std::map<int64_t, mlir::Value> iotas;
 };
 
 /// One lowered instance of an l2 layer op.
