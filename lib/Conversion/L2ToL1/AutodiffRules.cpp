@@ -327,7 +327,8 @@ bool synpl::l2tol1::detail::hasRule(Operation *op, std::string &why) {
         return false;
       })
       .Case([&](l2::ConvOp) {
-        why = "L1 has no convolution primitive, and no slice or gather to build one from";
+        why = "L1 has no convolution primitive (an im2col out of selection matmuls could "
+              "express one; backward expansion does not build it)";
         return false;
       })
       .Case([&](l2::AttnOp a) {
