@@ -83,6 +83,14 @@ Value Emitter::transpose(Value x) {
                                  DenseI64ArrayAttr());
 }
 
+Value Emitter::permute(Value x, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t, 4> s;
+  for (int64_t p : perm)
+    s.push_back(shape(x)[p]);
+  return create<l1::TransposeOp>(type(s, getElementTypeOrSelf(x.getType())), x,
+                                 b.getDenseI64ArrayAttr(perm));
+}
+
 Value Emitter::broadcast(Value x, ArrayRef<int64_t> to, std::optional<ArrayRef<int64_t>> dims) {
   if (!dims && shape(x) == to)
     return x;
@@ -293,6 +301,42 @@ Value column(Emitter &e, Value m, int64_t index) {
   return e.reshape(picked, {s[0]});
 }
 
+/// A convolution as kernel-offset patches (an im2col). A 1-D conv is the
+/// 2-D one over a height of 1.
+struct ConvGeom {
+  int64_t n, cin, cout, h, w, kh, kw, stride, ph, pw, ho, wo;
+  bool oneD;
+  int64_t offsets() const { return kh * kw; }
+};
+ConvGeom convGeom(l2::ConvOp c, ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
+  ConvGeom g;
+  int64_t k = static_cast<int64_t>(c.getKernel()), p = static_cast<int64_t>(c.getPadding());
+  g.n = in[0];
+  g.cin = in[1];
+  g.cout = static_cast<int64_t>(c.getOutCh());
+  g.stride = static_cast<int64_t>(c.getStride());
+  g.oneD = in.size() == 3;
+  if (g.oneD) {
+    g.h = 1, g.w = in[2], g.kh = 1, g.kw = k, g.ph = 0, g.pw = p, g.ho = 1, g.wo = out[2];
+  } else {
+    g.h = in[2], g.w = in[3], g.kh = k, g.kw = k, g.ph = p, g.pw = p, g.ho = out[2];
+    g.wo = out[3];
+  }
+  return g;
+}
+
+/// S[o][i] = 1 iff input position i feeds output position o at kernel offset
+/// `shift` - padding: i == o * stride + shift. Positions in the padding match
+/// no input, which is zero padding.
+Value selection(Emitter &e, int64_t outLen, int64_t inLen, int64_t stride, int64_t shift) {
+  Value o = e.scale(e.broadcast(e.iota(outLen), {outLen, inLen}, ArrayRef<int64_t>{0}),
+                    static_cast<double>(stride));
+  if (shift != 0)
+    o = e.add(o, e.cst(static_cast<double>(shift), {outLen, inLen}));
+  Value i = e.broadcast(e.iota(inLen), {outLen, inLen}, ArrayRef<int64_t>{1});
+  return e.cast(e.cmp(l1::CmpPredicate::eq, i, o), e.f32());
+}
+
 } // namespace
 
 LogSoftmax synpl::l2tol1::detail::logSoftmax(Emitter &e, Value x) {
@@ -326,11 +370,7 @@ bool synpl::l2tol1::detail::hasRule(Operation *op, std::string &why) {
               "input is not an integer tensor";
         return false;
       })
-      .Case([&](l2::ConvOp) {
-        why = "L1 has no convolution primitive (an im2col out of selection matmuls could "
-              "express one; backward expansion does not build it)";
-        return false;
-      })
+      .Case([&](l2::ConvOp) { return true; })
       .Case([&](l2::AttnOp a) {
         if (cast<RankedTensorType>(a.getInput().getType()).getRank() == 3)
           return true;
@@ -436,6 +476,49 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
           break;
         }
         }
+      })
+      .Case([&](l2::ConvOp c) {
+        // out = bias + sum over kernel offsets of patch(offset) x W[:, :, offset]^T,
+        // each patch picked by selection matmuls along W and H.
+        ConvGeom g = convGeom(c, Emitter::shape(x), outShape);
+        Value x4 = e.reshape(x, {g.n, g.cin, g.h, g.w});
+        Value rowsW = e.reshape(x4, {g.n * g.cin * g.h, g.w});
+        SmallVector<Value> sx, sy, alongW, patches, slices;
+        for (int64_t kx = 0; kx < g.kw; ++kx) {
+          sx.push_back(selection(e, g.wo, g.w, g.stride, kx - g.pw));
+          alongW.push_back(
+              e.reshape(e.matmul(rowsW, e.transpose(sx.back())), {g.n * g.cin, g.h, g.wo}));
+        }
+        if (!g.oneD)
+          for (int64_t ky = 0; ky < g.kh; ++ky)
+            sy.push_back(selection(e, g.ho, g.h, g.stride, ky - g.ph));
+        Value wFlat = e.reshape(inst.params[0], {g.cout * g.cin, g.offsets()});
+        Value acc;
+        for (int64_t ky = 0; ky < g.kh; ++ky)
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            Value patch = alongW[kx]; // [n*cin, ho, wo]
+            if (!g.oneD) {
+              Value t = e.reshape(e.permute(alongW[kx], {0, 2, 1}), {g.n * g.cin * g.wo, g.h});
+              patch =
+                  e.permute(e.reshape(e.matmul(t, e.transpose(sy[ky])), {g.n * g.cin, g.wo, g.ho}),
+                            {0, 2, 1});
+            }
+            Value p2 = e.reshape(e.permute(e.reshape(patch, {g.n, g.cin, g.ho * g.wo}), {0, 2, 1}),
+                                 {g.n * g.ho * g.wo, g.cin});
+            Value slice = e.matmul(wFlat, e.transpose(e.unitRow(ky * g.kw + kx, g.offsets())));
+            Value sliceT = e.transpose(e.reshape(slice, {g.cout, g.cin})); // [cin, cout]
+            Value term = e.matmul(p2, sliceT);
+            acc = acc ? e.add(acc, term) : term;
+            patches.push_back(p2);
+            slices.push_back(sliceT);
+          }
+        Value z = e.add(acc, e.broadcast(inst.params[1], Emitter::shape(acc)));
+        Value y = e.permute(e.reshape(z, {g.n, g.ho, g.wo, g.cout}), {0, 3, 1, 2});
+        inst.output = e.reshape(y, outShape);
+        inst.saved.append(patches.begin(), patches.end());
+        inst.saved.append(slices.begin(), slices.end());
+        inst.saved.append(sx.begin(), sx.end());
+        inst.saved.append(sy.begin(), sy.end());
       })
       .Case([&](l2::AttnOp a) {
         // params: wq, wk, wv, wo, bq, bk, bv, bo
@@ -593,6 +676,48 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
           break;
         }
         }
+      })
+      .Case([&](l2::ConvOp c) {
+        ConvGeom g = convGeom(c, xs, Emitter::shape(dy));
+        int64_t k = g.offsets();
+        ArrayRef<Value> patches = ArrayRef<Value>(inst.saved).slice(0, k);
+        ArrayRef<Value> slices = ArrayRef<Value>(inst.saved).slice(k, k);
+        ArrayRef<Value> sx = ArrayRef<Value>(inst.saved).slice(2 * k, g.kw);
+        ArrayRef<Value> sy = ArrayRef<Value>(inst.saved).drop_front(2 * k + g.kw);
+        Value dy4 = e.reshape(dy, {g.n, g.cout, g.ho, g.wo});
+        Value dz = e.reshape(e.permute(dy4, {0, 2, 3, 1}), {g.n * g.ho * g.wo, g.cout});
+        dParams[1] = e.sum(dz, 0);
+        Value dWFlat;
+        SmallVector<Value> dAlongW(g.kw);
+        for (int64_t ky = 0; ky < g.kh; ++ky)
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            int64_t at = ky * g.kw + kx;
+            Value dSliceT = e.matmul(e.transpose(patches[at]), dz); // [cin, cout]
+            Value placed =
+                e.matmul(e.reshape(e.transpose(dSliceT), {g.cout * g.cin, 1}), e.unitRow(at, k));
+            dWFlat = dWFlat ? e.add(dWFlat, placed) : placed;
+            if (!needX)
+              continue;
+            Value dP2 = e.matmul(dz, e.transpose(slices[at])); // [n*ho*wo, cin]
+            Value dPatch =
+                e.reshape(e.permute(e.reshape(dP2, {g.n, g.ho * g.wo, g.cin}), {0, 2, 1}),
+                          {g.n * g.cin, g.ho, g.wo});
+            Value dW = dPatch;
+            if (!g.oneD) {
+              Value t = e.reshape(e.permute(dPatch, {0, 2, 1}), {g.n * g.cin * g.wo, g.ho});
+              dW = e.permute(e.reshape(e.matmul(t, sy[ky]), {g.n * g.cin, g.wo, g.h}), {0, 2, 1});
+            }
+            dAlongW[kx] = dAlongW[kx] ? e.add(dAlongW[kx], dW) : dW;
+          }
+        dParams[0] = e.reshape(dWFlat, Emitter::shape(inst.params[0]));
+        if (!needX)
+          return;
+        Value dX;
+        for (int64_t kx = 0; kx < g.kw; ++kx) {
+          Value part = e.matmul(e.reshape(dAlongW[kx], {g.n * g.cin * g.h, g.wo}), sx[kx]);
+          dX = dX ? e.add(dX, part) : part;
+        }
+        dIn[0] = e.reshape(dX, xs);
       })
       .Case([&](l2::AttnOp a) {
         AttnDims dm = attnDims(a, xs);

@@ -62,6 +62,8 @@ public:
   mlir::Value scale(mlir::Value a, mlir::Value s);
   mlir::Value matmul(mlir::Value a, mlir::Value b);
   mlir::Value transpose(mlir::Value a);
+  /// result dim i = input dim perm[i].
+  mlir::Value permute(mlir::Value a, llvm::ArrayRef<int64_t> perm);
   /// Trailing-aligned broadcast, or with `dims` (input dim i -> output dims[i]).
   mlir::Value broadcast(mlir::Value a, llvm::ArrayRef<int64_t> shape,
                         std::optional<llvm::ArrayRef<int64_t>> dims = std::nullopt);
