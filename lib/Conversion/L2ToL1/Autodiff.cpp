@@ -438,8 +438,9 @@ void GraphBuilder::scanTerm(Operation *op) {
     return;
   }
   if (isa<l3::ContrastiveOp>(op)) {
-    problems.push_back({op, "contrastive terms pair examples (positives and negatives), "
-                            "which needs a gather across the batch that L1 does not have"});
+    problems.push_back({op, "a contrastive loss needs a distance and a margin or temperature "
+                            "(and, for in-batch negatives, a pairing of rows), choices L2 "
+                            "does not record"});
     return;
   }
   if (auto custom = dyn_cast<l3::CustomOp>(op)) {
