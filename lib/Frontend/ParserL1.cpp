@@ -1888,8 +1888,10 @@ FailureOr<Block *> Parser::parseStageStatements(Block *block, Location open) {
     }
     static constexpr StringRef kStatements[] = {"report", "drop", "send",
                                                 "forward"};
+    static constexpr StringRef kValueOps[] = {"read_batch", "transfer",
+                                              "batch_full", "window_copy"};
     if (!llvm::is_contained(kStatements, word)) {
-      if (peek().is(Token::LParen))
+      if (llvm::is_contained(kValueOps, word))
         return emitError(at, "'")
                << word << "' gives a value: bind it with 'let x = " << word
                << "(...)', or write a statement (report, drop, send, forward, "
