@@ -1,7 +1,7 @@
 //===- Parser.cpp - Recursive-descent parser of the .syn L3 and L2 forms --===//
 //
-// Builds l3 ops (and, for `methods for`, l2 ops) straight from the tokens;
-// every op is located at the token that names it (FileLineColLoc), and the
+// Builds l3 ops (and, for `methods for`, l2 ops; the L1 forms are in
+// ParserL1.cpp) straight from the tokens; every op is located at the token that names it (FileLineColLoc), and the
 // refs each op reads are remembered so that a dangling-reference diagnostic
 // from the l3 verifiers can be moved onto the reference as written
 // (`mnist.labelz`), not the whole term. l2 diagnostics located at a whole
