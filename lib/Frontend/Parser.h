@@ -333,7 +333,9 @@ private:
   /// `a.b` or `[a.b, c.d]` or `a.b, c.d` (until a non-comma).
   ParseResult parseRefList(SmallVectorImpl<Attribute> &refs, bool flat,
                            bool bracketed);
-  ParseResult parseL1Args(SmallVectorImpl<L1Arg> &args);
+  /// `callee`'s arguments; a word in a tensor operand position is resolved
+  /// at once, so that reads happen in source order.
+  ParseResult parseL1Args(SmallVectorImpl<L1Arg> &args, StringRef callee);
   ParseResult parseL1Arg(L1Arg &arg);
 
   /// Bodies: the value scopes and what a bare name may mean.

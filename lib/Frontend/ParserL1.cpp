@@ -615,15 +615,50 @@ ParseResult Parser::parseL1Arg(L1Arg &arg) {
   return success();
 }
 
+/// Whether argument `pos` (positional) or `key` of tensor op `callee` is a
+/// tensor operand, not a keyword (a dtype, a predicate) or an attribute.
+static bool isOperandSlot(StringRef callee, size_t pos, StringRef key) {
+  if (!callee.consume_front("tensor_"))
+    return false;
+  if (!key.empty())
+    return llvm::is_contained({"lhs", "rhs", "operand", "scalar", "cond",
+                               "labels"},
+                              key);
+  if (callee == "const")
+    return false;
+  if (callee == "cmp")
+    return pos == 1 || pos == 2;
+  if (llvm::is_contained({"add", "sub", "mul", "div", "max", "min", "matmul",
+                          "scale"},
+                         callee))
+    return pos < 2;
+  if (callee == "select")
+    return pos < 3;
+  return pos == 0;
+}
+
 /// args ::= '(' [ arg { ',' arg } ] ')'
-ParseResult Parser::parseL1Args(SmallVectorImpl<L1Arg> &args) {
+ParseResult Parser::parseL1Args(SmallVectorImpl<L1Arg> &args,
+                                StringRef callee) {
   if (expect(Token::LParen, "to open the call's arguments"))
     return failure();
+  size_t positional = 0;
   if (!tok.is(Token::RParen)) {
     do {
       args.emplace_back(loc());
-      if (parseL1Arg(args.back()))
+      L1Arg &arg = args.back();
+      if (parseL1Arg(arg))
         return failure();
+      bool operand = isOperandSlot(callee, positional, arg.key);
+      if (arg.key.empty())
+        ++positional;
+      if (arg.kind == L1Arg::Word && operand) {
+        FailureOr<Value> v = resolveName(arg.tok.spelling, arg.loc);
+        if (failed(v))
+          return failure();
+        arg.kind = L1Arg::Val;
+        arg.value = *v;
+      }
     } while (consumeIf(Token::Comma));
   }
   return expect(Token::RParen, "to close the call's arguments");
@@ -689,7 +724,7 @@ FailureOr<Value> Parser::parseExpr() {
   consume();
   if (tok.is(Token::LParen)) {
     SmallVector<L1Arg, 4> args;
-    if (parseL1Args(args))
+    if (parseL1Args(args, name))
       return failure();
     if (bodyKind == BodyKind::Stage) {
       FailureOr<SmallVector<Value>> results = buildStageCall(name, at, args);
@@ -1803,7 +1838,7 @@ FailureOr<Block *> Parser::parseStageStatements(Block *block, Location open) {
         StringRef callee = tok.spelling;
         consume();
         SmallVector<L1Arg, 4> args;
-        if (parseL1Args(args))
+        if (parseL1Args(args, callee))
           return failure();
         FailureOr<SmallVector<Value>> results =
             buildStageCall(callee, callAt, args);
