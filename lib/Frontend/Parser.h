@@ -366,7 +366,9 @@ private:
                              ArrayRef<std::pair<StringRef, Location>> outputs);
   /// Statements of a stage until '}' into `block`; gives the block the
   /// path continues in (null once a terminator ended it).
-  FailureOr<Block *> parseStageStatements(Block *block, Location open);
+  /// With `once`, parses one statement (the `if` of an `else if`).
+  FailureOr<Block *> parseStageStatements(Block *block, Location open,
+                                          bool once = false);
   ParseResult parseLetNames(SmallVectorImpl<std::pair<StringRef, Location>> &names);
 
   /// Forms located where they were written, for notes.

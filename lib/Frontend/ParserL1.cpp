@@ -1781,7 +1781,8 @@ FailureOr<SmallVector<Value>> Parser::buildStageCall(
   return SmallVector<Value>(built->getResults());
 }
 
-FailureOr<Block *> Parser::parseStageStatements(Block *block, Location open) {
+FailureOr<Block *> Parser::parseStageStatements(Block *block, Location open,
+                                                bool once) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(block);
   Block *current = block;
@@ -1789,7 +1790,8 @@ FailureOr<Block *> Parser::parseStageStatements(Block *block, Location open) {
     return emitError(at, "unreachable: the path already ended (forward and end "
                          "end a path)");
   };
-  while (!tok.is(Token::RBrace)) {
+  for (bool first = true; !tok.is(Token::RBrace) && (first || !once);
+       first = false) {
     if (tok.is(Token::Eof) || startsTopLevelForm(false)) {
       InFlightDiagnostic d = expected("'}' to close the block");
       d.attachNote(open) << "the block opens here";
@@ -1884,19 +1886,32 @@ FailureOr<Block *> Parser::parseStageStatements(Block *block, Location open) {
         return failure();
       consume(); // '}'
       Block *elseEnd = elseBlock;
-      if (tok.isKeyword("else")) {
-        consume();
-        Location elseOpen = loc();
-        if (expect(Token::LBrace, "to open the 'else' branch"))
-          return failure();
-        scopes.emplace_back();
-        FailureOr<Block *> e = parseStageStatements(elseBlock, elseOpen);
-        scopes.pop_back();
-        if (failed(e))
-          return failure();
-        consume(); // '}'
-        elseEnd = *e;
+      if (!tok.isKeyword("else")) {
+        // Without `else`, the false edge goes straight to the join.
+        if (*thenEnd) {
+          OpBuilder::InsertionGuard g(builder);
+          builder.setInsertionPointToEnd(*thenEnd);
+          cf::BranchOp::create(builder, at, elseBlock);
+        }
+        current = elseBlock;
+        builder.setInsertionPointToEnd(current);
+        continue;
       }
+      consume();
+      // `else if c { ... }` is `else { if c { ... } }`.
+      bool elseIf = tok.isKeyword("if");
+      Location elseOpen = loc();
+      if (!elseIf && expect(Token::LBrace, "to open the 'else' branch"))
+        return failure();
+      scopes.emplace_back();
+      FailureOr<Block *> e =
+          parseStageStatements(elseBlock, elseOpen, /*once=*/elseIf);
+      scopes.pop_back();
+      if (failed(e))
+        return failure();
+      if (!elseIf)
+        consume(); // '}'
+      elseEnd = *e;
       // Open branches join after the `if`; values made in a branch stay in it.
       current = nullptr;
       if (*thenEnd || elseEnd) {
@@ -1989,9 +2004,14 @@ FailureOr<Block *> Parser::parseStageStatements(Block *block, Location open) {
       built = l1::ReportOp::create(builder, at, builder.getStringAttr(*metric),
                                    buffers[0]);
     } else if (word == "drop") {
-      if (buffers.size() != 1)
-        return emitError(at, "drop takes one buffer");
-      built = l1::DropOp::create(builder, at, buffers[0]);
+      // `drop(x, y)` frees each buffer in turn.
+      if (buffers.empty())
+        return emitError(at, "drop takes the buffers to free");
+      for (Value b : buffers) {
+        built = l1::DropOp::create(builder, at, b);
+        if (failed(checkBuilt(built)))
+          return failure();
+      }
     } else if (word == "send") {
       built = l1::SendOp::create(builder, at, target, buffers);
     } else {
