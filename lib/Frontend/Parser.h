@@ -308,7 +308,7 @@ public:
 
 private:
   ParseResult parseSystem();
-  ParseResult parseNode(Block &body, llvm::StringMap<Location> &nodeLocs);
+  ParseResult parseNode(llvm::StringMap<Location> &nodeLocs);
   ParseResult parseEdges(SmallVectorImpl<std::pair<StringRef, Location>> &ends);
   ParseResult parseActor();
   ParseResult parseStage();
@@ -361,8 +361,8 @@ private:
   /// Runs `op`'s own verifier now, so that a shape error is reported at
   /// the `let` that wrote it.
   LogicalResult checkBuilt(Operation *op);
-  ParseResult parseHandlerBody(Block &block, Location open);
-  ParseResult parseGraphBody(Block &block, Location open,
+  ParseResult parseHandlerBody(Location open);
+  ParseResult parseGraphBody(Location open,
                              ArrayRef<std::pair<StringRef, Location>> outputs);
   /// Statements of a stage until '}' into `block`; gives the block the
   /// path continues in (null once a terminator ended it).
@@ -371,11 +371,11 @@ private:
                                           bool once = false);
   ParseResult parseLetNames(SmallVectorImpl<std::pair<StringRef, Location>> &names);
 
-  /// Forms located where they were written, for notes.
+  /// The program's system (nodes are checked against it) and its name's
+  /// location (for notes).
   Operation *systemOp = nullptr;
   Location systemLoc = UnknownLoc::get(ctx);
-  /// Data fields with a storage binding, and every data field: for the L1
-  /// program conversion and its errors.
+  /// The data declarations, which become l1.data in an L1 program.
   SmallVector<Operation *> dataDecls;
   bool sawL1Placement = false;
 };

@@ -28,7 +28,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
@@ -207,7 +206,7 @@ ParseResult Parser::parseSystem() {
     if (tok.is(Token::Eof) || startsTopLevelForm(/*goalIsEntry=*/false))
       return unclosedBody("system", name, open);
     if (tok.isKeyword("node")) {
-      if (parseNode(body, nodeLocs))
+      if (parseNode(nodeLocs))
         return failure();
     } else if (tok.isKeyword("edges")) {
       if (parseEdges(ends))
@@ -225,8 +224,7 @@ ParseResult Parser::parseSystem() {
 }
 
 /// node ::= 'node' ident '{' 'kind' ':' kind { [','] key ':' value } '}'
-ParseResult Parser::parseNode(Block &body,
-                              llvm::StringMap<Location> &nodeLocs) {
+ParseResult Parser::parseNode(llvm::StringMap<Location> &nodeLocs) {
   consume(); // 'node'
   Location nameLoc = loc();
   StringRef name;
@@ -307,7 +305,6 @@ ParseResult Parser::parseNode(Block &body,
   props.append("kind", l1::NodeKindAttr::get(ctx, *kind));
   l1::NodeOp::create(builder, nameLoc, TypeRange{}, ValueRange{},
                      props.getAttrs());
-  (void)body;
   return success();
 }
 
@@ -683,7 +680,6 @@ FailureOr<Value> Parser::argValue(L1Arg &arg, Type eltHint) {
     Type elt = eltHint ? eltHint : builder.getF32Type();
     auto type = RankedTensorType::get({}, elt);
     double v = numberValue(arg);
-    errno = 0;
     if (!std::isfinite(v))
       return emitError(arg.loc, "number '") << arg.tok.spelling
                                              << "' is out of range";
@@ -1306,7 +1302,7 @@ ParseResult Parser::parseActor() {
         return failure();
       OpBuilder::InsertionGuard inner(builder);
       builder.setInsertionPointToEnd(&entry);
-      if (parseHandlerBody(entry, bodyOpen))
+      if (parseHandlerBody(bodyOpen))
         return failure();
       currentActor = nullptr;
     } else {
@@ -1331,7 +1327,7 @@ ParseResult Parser::parseLetNames(
 }
 
 /// body ::= { 'let' ident '=' expr | field '=' expr } '}'
-ParseResult Parser::parseHandlerBody(Block &block, Location open) {
+ParseResult Parser::parseHandlerBody(Location open) {
   while (!tok.is(Token::RBrace)) {
     if (tok.is(Token::Eof) || startsTopLevelForm(false)) {
       InFlightDiagnostic d = expected("'}' to close the handler's body");
@@ -1382,7 +1378,6 @@ ParseResult Parser::parseHandlerBody(Block &block, Location open) {
   }
   l1::ReturnOp::create(builder, loc(), ValueRange{});
   consume(); // '}'
-  (void)block;
   return success();
 }
 
@@ -1472,7 +1467,7 @@ ParseResult Parser::parseTensorGraph() {
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(&entry);
-    if (parseGraphBody(entry, bodyOpen, outputs))
+    if (parseGraphBody(bodyOpen, outputs))
       return failure();
   }
   if (!tok.is(Token::RBrace))
@@ -1482,8 +1477,7 @@ ParseResult Parser::parseTensorGraph() {
 }
 
 ParseResult Parser::parseGraphBody(
-    Block &block, Location open,
-    ArrayRef<std::pair<StringRef, Location>> outputs) {
+    Location open, ArrayRef<std::pair<StringRef, Location>> outputs) {
   while (true) {
     if (tok.is(Token::Eof) || startsTopLevelForm(false)) {
       InFlightDiagnostic d = expected("'return (...)' and '}' to close compute");
@@ -1546,7 +1540,6 @@ ParseResult Parser::parseGraphBody(
     return expected("'}' after the return (it ends compute)");
   }
   consume();
-  (void)block;
   return success();
 }
 
