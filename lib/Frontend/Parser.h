@@ -344,6 +344,8 @@ private:
   Operation *currentActor = nullptr;          ///< Handler: its actor
   SmallVector<SymbolRefAttr> currentReads;    ///< Graph/Stage: reads windows
   std::vector<llvm::StringMap<Value>> scopes;
+  /// How deeply the L1 expression or `if` being parsed is nested.
+  unsigned nestingDepth = 0;
   void bind(StringRef name, Value v) { scopes.back()[name] = v; }
   Value lookupLocal(StringRef name);
   /// A value written by name: a local, else (handler) a state field read,

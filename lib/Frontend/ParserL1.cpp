@@ -705,8 +705,22 @@ LogicalResult Parser::checkBuilt(Operation *op) {
 }
 
 /// expr ::= call | ident [ '.' ident '.' ident ] | ['-'] number
+namespace {
+/// Counts nesting (of calls, of `if`s) so that hostile input cannot exhaust
+/// the stack.
+struct NestingGuard {
+  unsigned &depth;
+  explicit NestingGuard(unsigned &d) : depth(d) { ++depth; }
+  ~NestingGuard() { --depth; }
+};
+} // namespace
+
 FailureOr<Value> Parser::parseExpr() {
   Location at = loc();
+  if (nestingDepth >= kMaxDomainDepth)
+    return error("expression nested more than " +
+                 llvm::Twine(kMaxDomainDepth) + " levels deep");
+  NestingGuard guard(nestingDepth);
   if (tok.is(Token::Minus) || tok.is(Token::Integer) || tok.is(Token::Float) ||
       tok.is(Token::Suffixed)) {
     L1Arg arg(at);
@@ -1856,6 +1870,11 @@ FailureOr<Block *> Parser::parseStageStatements(Block *block, Location open,
       continue;
     }
     if (word == "if") {
+      // (+1: the condition is an expression one level further in.)
+      if (nestingDepth + 1 >= kMaxDomainDepth)
+        return error("'if' nested more than " + llvm::Twine(kMaxDomainDepth) +
+                     " levels deep");
+      NestingGuard nested(nestingDepth);
       consume();
       FailureOr<Value> cond = parseExpr();
       if (failed(cond))
