@@ -515,9 +515,16 @@ FailureOr<Value> Parser::resolveName(StringRef name, Location at) {
                  builder, at, cast<RankedTensorType>(found[0].second.getType()),
                  found[0].first, FlatSymbolRefAttr::get(ctx, name))
           .getResult();
-    return emitError(at, "unknown name '")
-           << name << "': not an argument, a let binding or a field of a "
-           << "window in 'reads'";
+    InFlightDiagnostic d = emitError(at, "unknown name '")
+                           << name << "': not an argument, a let binding or "
+                           << "a field of a window in 'reads'";
+    for (SymbolRefAttr ref : currentReads)
+      if (!lookupWindow(module, ref)) {
+        d << " (window " << ref << " is not declared above: declare the "
+          << "actor before the graphs that read it)";
+        break;
+      }
+    return d;
   }
   return emitError(at, "unknown name '")
          << name << "': not an argument or a let binding of this stage";
