@@ -2008,6 +2008,11 @@ LogicalResult Parser::verify(ModuleOp module) {
     if (forwarding || diag.getSeverity() != DiagnosticSeverity::Error)
       return failure();
     std::string message = diag.str();
+    // The l1 verifiers name values as printed (`%arg1`); the .syn text
+    // named them (`y`).
+    std::string renamed = renameValues(module, diag.getLocation(), message);
+    bool changed = renamed != message;
+    message = std::move(renamed);
     std::optional<Location> target =
         propertyLocFor(diag.getLocation(), message);
     if (!target)
@@ -2039,13 +2044,15 @@ LogicalResult Parser::verify(ModuleOp module) {
           target = candidate.loc;
           break;
         }
-    if (!target || *target == diag.getLocation())
+    if ((!target || *target == diag.getLocation()) && !changed)
       return failure();
     forwarding = true;
     {
-      InFlightDiagnostic moved = emitError(*target) << message;
+      InFlightDiagnostic moved =
+          emitError(target.value_or(diag.getLocation())) << message;
       for (Diagnostic &note : diag.getNotes())
-        moved.attachNote(note.getLocation()) << note.str();
+        moved.attachNote(note.getLocation())
+            << renameValues(module, diag.getLocation(), note.str());
     }
     forwarding = false;
     return success();

@@ -2119,3 +2119,62 @@ ParseResult Parser::parseSchedule() {
                          builder.getI64IntegerAttr(depth.value_or(1)));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Value names in verifier diagnostics
+//===----------------------------------------------------------------------===//
+
+std::string Parser::renameValues(ModuleOp module, Location at,
+                                 StringRef message) {
+  if (synNames.empty() || !message.contains('%'))
+    return message.str();
+  // The op the diagnostic is about, and the stage, graph or handler whose
+  // values its message names.
+  Operation *scope = nullptr;
+  module.walk([&](Operation *op) {
+    if (op->getLoc() != at)
+      return WalkResult::advance();
+    scope = op->hasTrait<OpTrait::IsIsolatedFromAbove>()
+                ? op
+                : op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+    return WalkResult::interrupt();
+  });
+  if (!isa_and_nonnull<l1::StageOp, l1::TensorGraphOp, l1::HandlerOp>(scope))
+    return message.str();
+  // The verifiers print a value with printAsOperand; so does this.
+  llvm::StringMap<std::string> printed;
+  auto note = [&](Value v) {
+    auto it = synNames.find(v);
+    if (it == synNames.end())
+      return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    v.printAsOperand(os, OpPrintingFlags().assumeVerified());
+    if (text != "%" + it->second)
+      printed[text] = "'" + it->second + "'";
+  };
+  scope->walk([&](Block *block) {
+    for (BlockArgument arg : block->getArguments())
+      note(arg);
+    for (Operation &op : *block)
+      for (Value r : op.getResults())
+        note(r);
+  });
+  std::string out;
+  for (size_t i = 0; i < message.size();) {
+    if (message[i] == '%') {
+      size_t j = i + 1;
+      while (j < message.size() &&
+             (llvm::isAlnum(message[j]) || message[j] == '_'))
+        ++j;
+      auto it = printed.find(message.substr(i, j - i));
+      if (it != printed.end()) {
+        out += it->second;
+        i = j;
+        continue;
+      }
+    }
+    out += message[i++];
+  }
+  return out;
+}
