@@ -352,12 +352,10 @@ private:
   }
   /// The .syn name each value was first bound to (`y`, `unused`).
   llvm::DenseMap<Value, std::string> synNames;
-public:
   /// Rewrites the SSA names (`%arg1`, `%0`) an l1 verifier's `message`
   /// prints for values of the stage, graph or handler holding the op at
   /// `at` into the names the .syn text gave them (`'y'`).
   std::string renameValues(ModuleOp module, Location at, StringRef message);
-private:
   Value lookupLocal(StringRef name);
   /// A value written by name: a local, else (handler) a state field read,
   /// else (graph) a field of a window in `reads`.
