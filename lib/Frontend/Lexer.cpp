@@ -64,6 +64,11 @@ llvm::StringRef Token::kindName(Kind k) {
   case EqualEqual: return "'=='";
   case NotEqual: return "'!='";
   case HashLSquare: return "'#['";
+  case Minus: return "'-'";
+  case Arrow: return "'->'";
+  case BiArrow: return "'<->'";
+  case At: return "'@'";
+  case Pipe: return "'|'";
   }
   return "token";
 }
@@ -142,7 +147,15 @@ Token Lexer::lex() {
   case '=':
     return make(next('=') ? Token::EqualEqual : Token::Equal, start);
   case '<':
+    if (cur + 1 < end && cur[0] == '-' && cur[1] == '>') {
+      cur += 2;
+      return make(Token::BiArrow, start);
+    }
     return make(next('=') ? Token::LessEqual : Token::Less, start);
+  case '-':
+    return make(next('>') ? Token::Arrow : Token::Minus, start);
+  case '@': return make(Token::At, start);
+  case '|': return make(Token::Pipe, start);
   case '>':
     return make(next('=') ? Token::GreaterEqual : Token::Greater, start);
   case '!':
@@ -174,7 +187,7 @@ Token Lexer::lex() {
   return makeError(start, stop, "unexpected character " + shown);
 }
 
-/// digits [ '.' digits ] [ ('e'|'E') ['+'|'-'] digits ] [ suffix ]
+/// digits [ '.' digits ] [ ('e'|'E') ['+'|'-'] digits ] [ suffix [ '/' unit ] ]
 Token Lexer::lexNumber(const char *start) {
   const char *end = buffer.end();
   bool isFloat = false;
@@ -207,6 +220,12 @@ Token Lexer::lexNumber(const char *start) {
   if (cur < end && isIdentStart(*cur)) {
     while (cur < end && isIdentChar(*cur))
       ++cur;
+    // A rate: `2GB/s` (a `/` followed by a unit word; `//` is a comment).
+    if (cur + 1 < end && *cur == '/' && isIdentStart(cur[1])) {
+      cur += 2;
+      while (cur < end && isIdentChar(*cur))
+        ++cur;
+    }
     return make(Token::Suffixed, start);
   }
   if (cur < end && *cur == '.' && cur + 1 < end && llvm::isDigit(cur[1])) {

@@ -26,12 +26,17 @@ struct Token {
     Identifier, ///< [A-Za-z_][A-Za-z0-9_]*
     Integer,    ///< 784
     Float,      ///< 1.0, 1e-4, 0.5e3
-    Suffixed,   ///< a number with a unit or suffix: 500K, 5ms, 1.5M
+    Suffixed,   ///< a number with a unit or suffix: 500K, 5ms, 1.5M, 2GB/s
     String,     ///< "..." (spelling includes the quotes)
     LBrace, RBrace, LParen, RParen, LSquare, RSquare,
     Colon, ColonColon, Comma, Dot, Equal, Question,
     Less, LessEqual, Greater, GreaterEqual, EqualEqual, NotEqual,
     HashLSquare, ///< `#[`, the start of an escape hatch
+    Minus,       ///< `-` (a negative number)
+    Arrow,       ///< `->`
+    BiArrow,     ///< `<->`
+    At,          ///< `@` (a storage binding: `images : ... @ ssd_0`)
+    Pipe,        ///< `|` (alternatives in a stage's result annotation)
   };
 
   Kind kind = Eof;

@@ -1,7 +1,7 @@
 //===- Parser.cpp - Recursive-descent parser of the .syn L3 and L2 forms --===//
 //
-// Builds l3 ops (and, for `methods for`, l2 ops) straight from the tokens;
-// every op is located at the token that names it (FileLineColLoc), and the
+// Builds l3 ops (and, for `methods for`, l2 ops; the L1 forms are in
+// ParserL1.cpp) straight from the tokens; every op is located at the token that names it (FileLineColLoc), and the
 // refs each op reads are remembered so that a dangling-reference diagnostic
 // from the l3 verifiers can be moved onto the reference as written
 // (`mnist.labelz`), not the whole term. l2 diagnostics located at a whole
@@ -10,13 +10,16 @@
 // Grammar: docs/syn.md.
 //
 //===----------------------------------------------------------------------===//
-#include "Lexer.h"
+#include "Parser.h"
 #include "synpl/Frontend/Syn.h"
 
 #include "synpl/Dialect/L2/L2Dialect.h"
 #include "synpl/Dialect/L2/L2Model.h"
 #include "synpl/Dialect/L2/L2Ops.h"
 #include "synpl/Dialect/L3/L3Ops.h"
+#include "synpl/Dialect/L1/L1Dialect.h"
+#include "synpl/Dialect/L1/L1Ops.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "synpl/Support/Units.h"
 
 #include "mlir/IR/Builders.h"
@@ -38,267 +41,6 @@ using namespace mlir;
 using namespace synpl;
 using namespace synpl::syn;
 
-namespace {
-
-/// A reference as written and where: `mnist.images` at 10:10.
-struct RefUse {
-  SymbolRefAttr ref;
-  Location loc;
-};
-
-struct SynArg;
-
-/// An argument value inside `methods for`: read generically first (the
-/// forms nest: `schedule(..., inner: adam(lr: 3e-4))`), then interpreted
-/// against the method or layer that takes it, so every error can name what
-/// the callee knows.
-struct SynValue {
-  enum Kind { Int, Real, Word, Str, Call, List, Record } kind = Word;
-  Token tok;  ///< the first token (the name of a call or word)
-  Location loc;
-  Location close; ///< the closing ')' or ']' (where a missing argument goes)
-  std::vector<SynArg> args;    ///< Call arguments, Record fields
-  std::vector<SynValue> items; ///< List items
-  SmallVector<Attribute> hints; ///< escape hatches written before a layer
-  Location hintsLoc;            ///< the first of them
-  explicit SynValue(Location l) : loc(l), close(l), hintsLoc(l) {}
-};
-
-/// `key: value` or a positional `value` (empty key).
-struct SynArg {
-  StringRef key;
-  Location keyLoc;
-  SynValue value;
-};
-
-/// The three method families of `methods for`.
-enum class Family { Sample, Backward, Update };
-
-class Parser {
-public:
-  Parser(llvm::SourceMgr &sourceMgr, MLIRContext *ctx)
-      : sourceMgr(sourceMgr), ctx(ctx), builder(ctx),
-        lexer(sourceMgr, sourceMgr.getMainFileID()) {
-    bufferName = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
-                     ->getBufferIdentifier();
-    tok = lexer.lex();
-  }
-
-  OwningOpRef<ModuleOp> parseModule();
-  /// Verifies `module`, moving reference diagnostics onto the ref's text.
-  LogicalResult verify(ModuleOp module);
-
-private:
-  //===--- Tokens and diagnostics ---------------------------------------===//
-  Location locOf(llvm::SMLoc loc) {
-    auto [line, col] = sourceMgr.getLineAndColumn(loc);
-    return FileLineColLoc::get(ctx, bufferName, line, col);
-  }
-  Location loc() { return locOf(tok.getLoc()); }
-  void consume() { tok = lexer.lex(); }
-  /// The token after the current one.
-  Token peek() {
-    Lexer copy = lexer;
-    return copy.lex();
-  }
-
-  /// Inside the body of `kind name`, a top-level form means the body was
-  /// never closed (`model m { in: d.x  goal: ...`). `goal` cannot start a
-  /// model or loss entry; `data`/`model`/`loss` followed by a name cannot
-  /// start any entry. Reports the unclosed body, noting where it opened.
-  bool startsTopLevelForm(bool goalIsEntry) {
-    if (!tok.is(Token::Identifier))
-      return false;
-    if (tok.spelling == "goal")
-      return !goalIsEntry || peek().is(Token::Colon) == false;
-    if (tok.spelling == "methods")
-      return peek().isKeyword("for");
-    if (!llvm::is_contained({"data", "model", "loss"}, tok.spelling))
-      return false;
-    return peek().is(Token::Identifier);
-  }
-  ParseResult unclosedBody(StringRef kind, StringRef name, Location open) {
-    InFlightDiagnostic diag = expected("'}' to close " + kind +
-                                       " declaration '" + name + "'");
-    diag.attachNote(open) << "the body opens here";
-    return diag;
-  }
-
-  /// An error at the current token. A lexer error wins: it says what is
-  /// wrong with the token better than what was expected.
-  InFlightDiagnostic error(const llvm::Twine &message) {
-    if (tok.is(Token::Error))
-      return emitError(loc(), tok.message);
-    return emitError(loc(), message);
-  }
-  /// `expected <what>, found <token>`.
-  InFlightDiagnostic expected(const llvm::Twine &what) {
-    InFlightDiagnostic diag = error("expected " + what);
-    if (!tok.is(Token::Error))
-      diag << ", found " << describe(tok);
-    return diag;
-  }
-  static std::string describe(const Token &t) {
-    if (t.is(Token::Eof))
-      return "end of file";
-    if (t.is(Token::Identifier))
-      return ("'" + t.spelling + "'").str();
-    if (t.is(Token::String) || t.is(Token::Integer) || t.is(Token::Float) ||
-        t.is(Token::Suffixed))
-      return (Token::kindName(t.kind) + " " + t.spelling).str();
-    return Token::kindName(t.kind).str();
-  }
-
-  ParseResult expect(Token::Kind kind, const llvm::Twine &context) {
-    if (!tok.is(kind))
-      return expected(Token::kindName(kind) + " " + context);
-    consume();
-    return success();
-  }
-  bool consumeIf(Token::Kind kind) {
-    if (!tok.is(kind))
-      return false;
-    consume();
-    return true;
-  }
-  ParseResult parseIdent(StringRef &name, const llvm::Twine &what) {
-    if (!tok.is(Token::Identifier))
-      return expected(what);
-    name = tok.spelling;
-    consume();
-    return success();
-  }
-
-  //===--- Forms ---------------------------------------------------------===//
-  ParseResult parseTopLevel();
-  /// The head every L3 declaration shares: `<keyword> name {`, the keyword
-  /// being the current token. Gives the name, its location and the `{`'s.
-  ParseResult parseDeclarationHead(StringRef keyword, StringRef &name,
-                                   Location &nameLoc, Location &open) {
-    consume(); // the keyword
-    nameLoc = loc();
-    if (parseIdent(name, "a name after '" + keyword + "'"))
-      return failure();
-    open = loc();
-    return expect(Token::LBrace,
-                  "to open the " + keyword + " declaration's body");
-  }
-  /// The body every L3 declaration shares: entries until `}`, escape
-  /// hatches anywhere among them (into `hints`), an unclosed body reported
-  /// at its `{`. `entry` parses one entry; `close` gets the `}`'s location.
-  ParseResult parseDeclarationBody(StringRef kind, StringRef name, Location open,
-                                   bool goalIsEntry,
-                                   SmallVectorImpl<Attribute> &hints,
-                                   llvm::function_ref<ParseResult()> entry,
-                                   Location *close = nullptr) {
-    while (!tok.is(Token::RBrace)) {
-      if (tok.is(Token::Eof) || startsTopLevelForm(goalIsEntry))
-        return unclosedBody(kind, name, open);
-      if (tok.is(Token::HashLSquare)) {
-        if (parseHatch(hints))
-          return failure();
-        continue;
-      }
-      if (entry())
-        return failure();
-    }
-    if (close)
-      *close = loc();
-    consume(); // '}'
-    return success();
-  }
-  ParseResult parseData(ArrayAttr hints);
-  ParseResult parseModel(ArrayAttr hints);
-  ParseResult parseLoss(ArrayAttr hints);
-  ParseResult parseGoal();
-  ParseResult parseHatch(SmallVectorImpl<Attribute> &hints);
-  ParseResult parseHatches(SmallVectorImpl<Attribute> &hints);
-
-  ParseResult parseDomain(Type &domain);
-  ParseResult parseDtype(Type &dtype);
-  ParseResult parsePositiveInt(int64_t &value, const llvm::Twine &what);
-  ParseResult parseReal(double &value, const llvm::Twine &what);
-  ParseResult parseRef(SymbolRefAttr &ref, Location &refLoc);
-  ParseResult parseProperty(SmallVectorImpl<Attribute> &constraints);
-  ParseResult parseTerm(StringRef name, Location nameLoc);
-  ParseResult parseTermWeight(double &weight);
-
-  //===--- methods for (L2) ----------------------------------------------===//
-  ParseResult parseMethods();
-  ParseResult parseValue(SynValue &value);
-  ParseResult parseArgs(SynValue &call, Token::Kind close);
-  FailureOr<Attribute> buildMethod(const SynValue &call, Family family);
-  ParseResult bindArgs(const SynValue &call, ArrayRef<StringRef> params,
-                       SmallVectorImpl<const SynValue *> &slots);
-  ParseResult need(const SynValue &call, const SynValue *arg, StringRef param);
-  FailureOr<int64_t> intArg(const SynValue *v, StringRef param);
-  FailureOr<double> realArg(const SynValue *v, StringRef param);
-  FailureOr<bool> boolArg(const SynValue *v, StringRef param);
-  FailureOr<StringRef> wordArg(const SynValue *v, StringRef param,
-                               ArrayRef<StringRef> known);
-  FailureOr<Value> buildLayers(const std::vector<SynValue> &layers, Value x);
-  FailureOr<Value> buildLayer(const SynValue &layer, Value x);
-  FailureOr<Value> finishLayer(Operation *op);
-  FailureOr<Value> buildSubDag(Region &region, Type input,
-                               const SynValue &body);
-  FailureOr<Value> buildRegionLayer(const SynValue &layer, Value x);
-  /// How many layers of each labelled kind were built (`fc1`, `norm2`).
-  llvm::StringMap<unsigned> layerCounts;
-  unsigned valueDepth = 0;
-  /// Where each `methods for` block wrote its methods, so that an l2
-  /// verifier error located at the block moves onto what it is about:
-  /// L2.5 onto the sample method, L2.3 onto the backward method (or the
-  /// checkpoint it names), L2.4 onto the update method.
-  struct MethodsUse {
-    Location sample, backward, update;
-    SmallVector<std::pair<std::string, Location>> checkpoints;
-    SmallVector<std::pair<std::string, Location>> overrides;
-  };
-  llvm::DenseMap<Location, MethodsUse> methodsUses;
-  /// The checkpoints and parameter overrides of the block being parsed.
-  SmallVector<std::pair<std::string, Location>> checkpointUses, overrideUses;
-  std::optional<Location> methodsLocFor(Location opLoc, StringRef message);
-
-  void noteRef(Location opLoc, SymbolRefAttr ref, Location refLoc) {
-    refUses[opLoc].push_back({ref, refLoc});
-  }
-  /// Where an L3.4 diagnostic about a model's properties belongs, if the
-  /// message names one of them.
-  std::optional<Location> propertyLocFor(Location opLoc, StringRef message);
-
-  llvm::SourceMgr &sourceMgr;
-  MLIRContext *ctx;
-  OpBuilder builder;
-  Lexer lexer;
-  Token tok;
-  StringRef bufferName;
-  /// The refs each op reads, keyed by the op's (unique) location.
-  llvm::DenseMap<Location, SmallVector<RefUse, 3>> refUses;
-  /// Every escape hatch: the attribute, where it is written, and the
-  /// location of the declaration it is attached to (set once that is known).
-  struct HatchUse {
-    Attribute hint;
-    Location loc, owner;
-  };
-  SmallVector<HatchUse> hatchUses;
-  /// The first hatch of the declaration being parsed.
-  size_t declHatchStart = 0;
-  void assignHatches(Location owner) {
-    for (size_t i = declHatchStart; i < hatchUses.size(); ++i)
-      hatchUses[i].owner = owner;
-  }
-  /// Each model's properties in source order: kind name and location.
-  llvm::DenseMap<Location, SmallVector<std::pair<StringRef, Location>, 4>>
-      propertyUses;
-  /// The model whose properties are being parsed.
-  Location currentModel = UnknownLoc::get(ctx);
-  /// How deeply the domain being parsed is nested.
-  unsigned domainDepth = 0;
-  static constexpr unsigned kMaxDomainDepth = 64;
-};
-
-} // namespace
-
 //===----------------------------------------------------------------------===//
 // Program
 //===----------------------------------------------------------------------===//
@@ -309,6 +51,8 @@ OwningOpRef<ModuleOp> Parser::parseModule() {
   while (!tok.is(Token::Eof))
     if (failed(parseTopLevel()))
       return nullptr;
+  if (failed(finishL1Program(*module)))
+    return nullptr;
   return module;
 }
 
@@ -333,6 +77,28 @@ ParseResult Parser::parseTopLevel() {
                        "attach it to the model it is for");
     return parseMethods();
   }
+  static constexpr StringRef kL1Forms[] = {"system",       "actor",
+                                           "stage",        "tensor_graph",
+                                           "pipeline",     "schedule"};
+  if (tok.is(Token::Identifier) && llvm::is_contained(kL1Forms, tok.spelling)) {
+    if (!hints.empty())
+      return emitError(firstHatch, "an escape hatch cannot be attached to '")
+             << tok.spelling << "'; L1 forms are already placed";
+    StringRef form = tok.spelling;
+    if (form != "system")
+      sawL1Placement = true;
+    if (form == "system")
+      return parseSystem();
+    if (form == "actor")
+      return parseActor();
+    if (form == "stage")
+      return parseStage();
+    if (form == "tensor_graph")
+      return parseTensorGraph();
+    if (form == "pipeline")
+      return parsePipeline();
+    return parseSchedule();
+  }
   if (tok.isKeyword("goal")) {
     if (!hints.empty())
       return emitError(firstHatch,
@@ -342,7 +108,8 @@ ParseResult Parser::parseTopLevel() {
   }
   if (tok.is(Token::Identifier))
     return error("unknown keyword '" + tok.spelling +
-                 "'; expected data, model, loss, goal or methods");
+                 "'; expected data, model, loss, goal, methods, system, "
+                 "actor, stage, tensor_graph, pipeline or schedule");
   if (!hints.empty() && tok.is(Token::Eof))
     return expected("a data, model or loss declaration after the escape "
                     "hatch");
@@ -437,8 +204,12 @@ ParseResult Parser::parseData(ArrayAttr hints) {
     Type domain;
     if (parseDomain(domain))
       return failure();
-    l3::FieldOp::create(builder, fieldLoc, builder.getStringAttr(field),
-                        TypeAttr::get(domain));
+    auto fieldOp = l3::FieldOp::create(builder, fieldLoc,
+                                       builder.getStringAttr(field),
+                                       TypeAttr::get(domain));
+    // The spec's L1 data form: `images : tensor(...) @ ssd_0, path: "..."`.
+    if (tok.is(Token::At))
+      return parseDataBinding(fieldOp);
     return success();
   };
   if (parseDeclarationBody("data", name, open, /*goalIsEntry=*/true, allHints,
@@ -447,6 +218,7 @@ ParseResult Parser::parseData(ArrayAttr hints) {
   assignHatches(nameLoc);
   if (!allHints.empty())
     data.setHintsAttr(builder.getArrayAttr(allHints));
+  dataDecls.push_back(data);
   return success();
 }
 
@@ -2236,6 +2008,11 @@ LogicalResult Parser::verify(ModuleOp module) {
     if (forwarding || diag.getSeverity() != DiagnosticSeverity::Error)
       return failure();
     std::string message = diag.str();
+    // The l1 verifiers name values as printed (`%arg1`); the .syn text
+    // named them (`y`).
+    std::string renamed = renameValues(module, diag.getLocation(), message);
+    bool changed = renamed != message;
+    message = std::move(renamed);
     std::optional<Location> target =
         propertyLocFor(diag.getLocation(), message);
     if (!target)
@@ -2267,13 +2044,15 @@ LogicalResult Parser::verify(ModuleOp module) {
           target = candidate.loc;
           break;
         }
-    if (!target || *target == diag.getLocation())
+    if ((!target || *target == diag.getLocation()) && !changed)
       return failure();
     forwarding = true;
     {
-      InFlightDiagnostic moved = emitError(*target) << message;
+      InFlightDiagnostic moved =
+          emitError(target.value_or(diag.getLocation())) << message;
       for (Diagnostic &note : diag.getNotes())
-        moved.attachNote(note.getLocation()) << note.str();
+        moved.attachNote(note.getLocation())
+            << renameValues(module, diag.getLocation(), note.str());
     }
     forwarding = false;
     return success();
@@ -2293,7 +2072,8 @@ LogicalResult Parser::verify(ModuleOp module) {
 
 OwningOpRef<ModuleOp> synpl::parseSyn(llvm::SourceMgr &sourceMgr,
                                       MLIRContext *context) {
-  context->loadDialect<l3::L3Dialect, l2::L2Dialect>();
+  context->loadDialect<l3::L3Dialect, l2::L2Dialect, l1::L1Dialect,
+                      cf::ControlFlowDialect>();
   Parser parser(sourceMgr, context);
   OwningOpRef<ModuleOp> module = parser.parseModule();
   if (!module || failed(parser.verify(*module)))
@@ -2303,12 +2083,14 @@ OwningOpRef<ModuleOp> synpl::parseSyn(llvm::SourceMgr &sourceMgr,
 
 void synpl::registerImportSynTranslation() {
   static TranslateToMLIRRegistration registration(
-      "import-syn", "read the .syn surface syntax into the l3 and l2 dialects",
+      "import-syn",
+      "read the .syn surface syntax into the l3, l2 and l1 dialects",
       [](llvm::SourceMgr &sourceMgr, MLIRContext *context) {
         return OwningOpRef<Operation *>(
             parseSyn(sourceMgr, context).release());
       },
       [](DialectRegistry &registry) {
-        registry.insert<l3::L3Dialect, l2::L2Dialect>();
+        registry.insert<l3::L3Dialect, l2::L2Dialect, l1::L1Dialect,
+                        cf::ControlFlowDialect>();
       });
 }

@@ -83,6 +83,94 @@ methods for classify {
 }
 )";
 
+/// An L1 program: every L1 form (the spec's "Trace - MNIST at L1", with
+/// its bodies written out).
+const char *kL1Trace = R"(system single_gpu {
+    node ssd_0  { kind: storage }
+    node ram_0  { kind: memory, capacity: 32GB }
+    node cpu_0  { kind: compute, isa: x86_64, cores: 8 }
+    node gpu_0  { kind: compute, isa: cuda, vram: 24GB, sm: 84 }
+
+    edges {
+        ssd_0 -> ram_0  : bandwidth 2GB/s
+        ram_0 <-> cpu_0 : bandwidth 50GB/s
+        cpu_0 <-> gpu_0 : bandwidth 32GB/s
+    }
+}
+
+data mnist {
+    images : tensor(u8, [28, 28]) @ ssd_0, path: "/data/train-images.gz"
+    labels : tensor(u8, [1])      @ ssd_0, path: "/data/train-labels.gz", format: idx
+}
+
+actor model_state on gpu_0 {
+    state {
+        w : tensor(f32, [784, 10]), init: kaiming
+        b : tensor(f32, [10]),      init: zeros
+    }
+
+    window weights : (w, b)
+        readers(forward_backward)
+
+    on GradUpdate(gw: tensor(f32, [784, 10]), gb: tensor(f32, [10])) {
+        let lr = 3e-4
+        w = tensor_sub(w, tensor_scale(gw, lr))
+        b = tensor_sub(b, tensor_scale(gb, lr))
+    }
+}
+
+stage load_data on cpu_0 {
+    fn process() -> forward(transfer_to_gpu, x, y) | drop(x) {
+        let x, y = read_batch(mnist, [images, labels], batch: 128, order: shuffle, seed: 7, into: ram_0)
+        if batch_full(x) {
+            forward(transfer_to_gpu, x, y)
+        } else {
+            drop(x)
+            drop(y)
+        }
+    }
+}
+
+stage transfer_to_gpu on cpu_0 {
+    fn process(x: buf<ram_0, tensor(u8, [128, 28, 28])>, y: buf<ram_0, tensor(u8, [128, 1])>) {
+        forward(forward_backward, transfer(x, gpu_0), transfer(y, gpu_0))
+    }
+}
+
+tensor_graph forward_backward on gpu_0 {
+    reads: model_state.weights
+    then: transfer_grads
+    fn compute(x: tensor(u8, [128, 28, 28]), y: tensor(u8, [128, 1])) -> (loss, gw, gb) {
+        let xf = tensor_reshape(tensor_cast(x, f32), [128, 784])
+        let t0 = tensor_matmul(xf, w)
+        let t1 = tensor_add(t0, tensor_broadcast(b, [128, 10]))
+        let oh = tensor_one_hot(tensor_reshape(y, [128]), 10)
+        let d = tensor_sub(t1, oh)
+        let loss = tensor_reduce_mean(d)
+        let gw = tensor_matmul(tensor_transpose(xf), d)
+        let gb = tensor_reduce_sum(d, axis: 0)
+        return (loss, gw, gb)
+    }
+}
+
+stage transfer_grads on cpu_0 {
+    fn process(loss: buf<gpu_0, tensor(f32, [])>, gw: buf<gpu_0, tensor(f32, [784, 10])>, gb: buf<gpu_0, tensor(f32, [10])>) {
+        report("loss", loss)
+        drop(loss)
+        send(model_state.GradUpdate, gw, gb)
+    }
+}
+
+pipeline train { load_data -> transfer_to_gpu -> forward_backward }
+pipeline grad_return { transfer_grads }
+
+schedule {
+    pipelines: [train, grad_return]
+    actors: [model_state]
+    pipeline_depth: 2
+}
+)";
+
 /// Parses `text`; returns whether a module came back and whether every
 /// error was located in the text. `errors` counts the errors.
 std::pair<bool, bool> parseCounting(const std::string &text, unsigned &errors) {
@@ -275,4 +363,71 @@ TEST_CASE("syn parser: the MNIST L2 trace parses; its prefixes and "
       CHECK(corruptOk == (errors == 0));
     }
   }
+}
+
+TEST_CASE("syn lexer: arrows, bindings, signs and rates", "[syn]") {
+  auto toks = lexAll("a -> b <-> c @ ssd_0 | -0.5 - 2GB/s 50GB//note\n3e-4");
+  std::vector<std::pair<Token::Kind, std::string>> expected = {
+      {Token::Identifier, "a"},    {Token::Arrow, "->"},
+      {Token::Identifier, "b"},    {Token::BiArrow, "<->"},
+      {Token::Identifier, "c"},    {Token::At, "@"},
+      {Token::Identifier, "ssd_0"}, {Token::Pipe, "|"},
+      {Token::Minus, "-"},         {Token::Float, "0.5"},
+      {Token::Minus, "-"},         {Token::Suffixed, "2GB/s"},
+      {Token::Suffixed, "50GB"},   {Token::Float, "3e-4"},
+      {Token::Eof, ""}};
+  REQUIRE(toks.size() == expected.size());
+  for (size_t i = 0; i < toks.size(); ++i) {
+    INFO(i);
+    CHECK(toks[i].kind == expected[i].first);
+    CHECK(toks[i].spelling == expected[i].second);
+  }
+  CHECK(toks[3].col == 8);
+  CHECK(toks[13].line == 2);
+  // `<` `-` without `>` is less-than then minus; `<=` stays one token.
+  auto less = lexAll("a <- b <= c");
+  CHECK(less[1].kind == Token::Less);
+  CHECK(less[2].kind == Token::Minus);
+  CHECK(less[4].kind == Token::LessEqual);
+}
+
+TEST_CASE("syn parser: an L1 program parses and verifies; its prefixes and "
+          "corruptions fail with a located error",
+          "[syn]") {
+  std::string trace(kL1Trace);
+  unsigned errors;
+  auto [ok, located] = parseCounting(trace, errors);
+  REQUIRE(ok);
+  CHECK(errors == 0);
+  for (size_t n = 0; n < trace.size(); n += 2) {
+    auto [prefixOk, prefixLocated] = parseCounting(trace.substr(0, n), errors);
+    INFO("prefix of " << n << " bytes");
+    CHECK(prefixLocated);
+    CHECK(prefixOk == (errors == 0));
+  }
+  for (char bad : {'\0', '{', '}', ')', ':', '9', '-', '@', ','}) {
+    for (size_t i = 0; i < trace.size(); i += 5) {
+      std::string text = trace;
+      text[i] = bad;
+      auto [corruptOk, corruptLocated] = parseCounting(text, errors);
+      INFO("byte " << i << " replaced by " << int(bad));
+      CHECK(corruptLocated);
+      CHECK(corruptOk == (errors == 0));
+    }
+  }
+}
+
+TEST_CASE("syn parser: a system-only file is a module with just the system",
+          "[syn]") {
+  std::string text(kL1Trace);
+  text = text.substr(0, text.find("data mnist"));
+  mlir::MLIRContext ctx;
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "s.syn"),
+                        llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module = synpl::parseSyn(sm, &ctx);
+  REQUIRE(module);
+  auto &ops = module->getBody()->getOperations();
+  REQUIRE(ops.size() == 1);
+  CHECK(ops.front().getName().getStringRef() == "l1.system");
 }
