@@ -352,6 +352,11 @@ def L0UOp_IngestOp : L0UOp_PlanItem<"ingest", [
     value outside `[0, classes)` before training, naming the file and the
     sample (L1 → L0 takes the bound from the `one_hot` that reads the
     field).
+
+    A slot that a kernel reads through a reshape is stored flat (one
+    dimension of batch × sample elements); `ranks [3, 1]` then gives the
+    IDX rank of each slot's file (1 + the sample's non-unit dimensions),
+    which the flat slot no longer shows.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefArrayAttr:$slots,
@@ -361,11 +366,12 @@ def L0UOp_IngestOp : L0UOp_PlanItem<"ingest", [
                        UnitAttr:$shuffle,
                        UnitAttr:$drop_last,
                        L0UOp_I64Attr:$seed,
-                       OptionalAttr<DenseI64ArrayAttr>:$classes);
+                       OptionalAttr<DenseI64ArrayAttr>:$classes,
+                       OptionalAttr<DenseI64ArrayAttr>:$ranks);
   let assemblyFormat = [{
     $sym_name `into` $slots `from` $paths `format` $format `batch` $batch
     (`shuffle` $shuffle^)? (`drop_last` $drop_last^)? `seed` $seed
-    (`classes` $classes^)? attr-dict
+    (`classes` $classes^)? (`ranks` $ranks^)? attr-dict
   }];
 }
 

@@ -646,15 +646,27 @@ LogicalResult IngestOp::verifySymbolUses(SymbolTableCollection &symbols) {
       if (c < 0)
         return emitOpError("class bounds must not be negative, got ") << c;
   }
+  if (std::optional<ArrayRef<int64_t>> ranks = getRanks()) {
+    if (ranks->size() != getSlots().size())
+      return emitOpError("has ") << ranks->size() << " file ranks for "
+                                 << getSlots().size() << " slots";
+    for (int64_t r : *ranks)
+      if (r < 1)
+        return emitOpError("file ranks must be positive, got ") << r;
+  }
   for (Attribute a : getSlots()) {
     SlotOp slot;
     if (failed(requireHostSlot(*this, symbols, cast<FlatSymbolRefAttr>(a), slot)))
       return failure();
     BufType buf = slot.getBufType();
-    if (buf.getRank() < 1 || buf.getShape()[0] != getBatch())
+    // A flat slot (ranks given) holds batch x sample elements.
+    bool flatBatch = getRanks() && buf.getRank() == 1 &&
+                     buf.getShape()[0] % getBatch() == 0;
+    if (buf.getRank() < 1 || (buf.getShape()[0] != getBatch() && !flatBatch))
       return emitOpError("gathers batches of ")
              << getBatch() << " into " << a << " of type " << buf
-             << "; its leading dimension must be the batch";
+             << "; its leading dimension must be the batch (or, with "
+                "`ranks`, its one dimension a multiple of it)";
   }
   return success();
 }

@@ -293,8 +293,11 @@ struct ConvertL0PlanToLLVM
           break;
         }
         int64_t ndims = 1;
-        for (int64_t d : buf.getShape().drop_front())
-          ndims += d != 1;
+        if (std::optional<ArrayRef<int64_t>> ranks = ingest.getRanks())
+          ndims = (*ranks)[i];
+        else
+          for (int64_t d : buf.getShape().drop_front())
+            ndims += d != 1;
         w.add(SYNPL_PLAN_INGEST_FIELDS,
               synpl_plan_ingest_field{slotOf(slot),
                                       w.str(cast<StringAttr>(path).getValue()),

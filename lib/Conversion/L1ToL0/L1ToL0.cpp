@@ -1752,12 +1752,23 @@ LogicalResult Emitter::run() {
       classes.push_back(labelClasses(res, seen));
       anyClasses |= classes.back() > 0;
     }
+    // A flat slot (read through a reshape) no longer shows its file's rank.
+    SmallVector<int64_t> ranks;
+    bool anyFlat = false;
+    for (Slot *s : in.slots) {
+      int64_t rank = 1;
+      for (int64_t d : ArrayRef<int64_t>(s->shape).drop_front())
+        rank += d != 1;
+      ranks.push_back(rank);
+      anyFlat |= s->flat;
+    }
     l0uop::IngestOp::create(
         pb, rb.getLoc(), in.name, pb.getArrayAttr(slotRefs),
         pb.getStrArrayAttr(paths), "idx", rb.getBatch(),
         rb.getOrder() == l1::BatchOrder::shuffle, rb.getDropLast(),
         (int64_t)rb.getSeed().value_or(0),
-        anyClasses ? pb.getDenseI64ArrayAttr(classes) : DenseI64ArrayAttr());
+        anyClasses ? pb.getDenseI64ArrayAttr(classes) : DenseI64ArrayAttr(),
+        anyFlat ? pb.getDenseI64ArrayAttr(ranks) : DenseI64ArrayAttr());
   }
   for (TransferItem &t : transfers)
     l0uop::TransferOp::create(pb, planLoc, t.name, t.src->name,
