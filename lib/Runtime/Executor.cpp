@@ -1323,9 +1323,10 @@ int Executor::run() {
       killAfter = -1;
   int64_t samplesPerStep = ingests.empty() ? 1 : ingests[0].desc->batch;
   if (!o.quiet && o.evaluate && !canEval)
-    std::fprintf(stderr, "synpl: note: no evaluation (%s); test_accuracy=nan\n",
-                 correctReport < 0 ? "the program reports no `correct`"
-                                   : "no t10k-* test files next to the training data");
+    std::fprintf(stderr, "synpl: note: no evaluation (%s%s%s); test_accuracy=nan\n",
+                 correctReport < 0 ? "the program reports no `correct`" : "no ",
+                 correctReport < 0 ? "" : o.testPrefix.c_str(),
+                 correctReport < 0 ? "" : "-* test files next to the training data");
 
   synpl_rt_progress *progress =
       o.quiet ? nullptr
