@@ -91,6 +91,12 @@ def L0UOp_PlanOp : L0UOp_Op<"plan", [
                        OptionalAttr<StrAttr>:$evaluate,
                        OptionalAttr<L0UOp_I64Attr>:$checkpoint_every);
   let regions = (region SizedRegion<1>:$body);
+  // Without a training loop (the builder callers had before it).
+  let builders = [
+    OpBuilder<(ins "::llvm::StringRef":$sym_name, "int64_t":$pipeline_depth), [{
+      build($_builder, $_state, sym_name, pipeline_depth, ::mlir::IntegerAttr(),
+            ::mlir::StringAttr(), ::mlir::IntegerAttr());
+    }]>];
   let assemblyFormat = [{
     $sym_name `pipeline_depth` $pipeline_depth (`epochs` $epochs^)?
     (`evaluate` $evaluate^)? (`checkpoint_every` $checkpoint_every^)?

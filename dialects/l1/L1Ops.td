@@ -767,6 +767,13 @@ def L1_ScheduleOp : L1_Op<"schedule", [
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$epochs,
                        OptionalAttr<StrAttr>:$evaluate,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$checkpoint_every);
+  // Without a training loop (the builder callers had before it).
+  let builders = [
+    OpBuilder<(ins "::mlir::ArrayAttr":$pipelines, "::mlir::ArrayAttr":$actors,
+                   "::mlir::IntegerAttr":$pipeline_depth), [{
+      build($_builder, $_state, pipelines, actors, pipeline_depth,
+            ::mlir::IntegerAttr(), ::mlir::StringAttr(), ::mlir::IntegerAttr());
+    }]>];
   let assemblyFormat = [{
     `pipelines` $pipelines `actors` $actors `pipeline_depth` $pipeline_depth
     (`epochs` $epochs^)? (`evaluate` $evaluate^)?

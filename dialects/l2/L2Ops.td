@@ -89,6 +89,14 @@ def L2_MethodsOp : L2_Op<"methods", [
                        AnyAttr:$update,
                        OptionalAttr<L2_TrainLoopAttr>:$train);
   let regions = (region SizedRegion<1>:$infer);
+  // Without a training loop (the builders callers had before `train`).
+  let builders = [
+    OpBuilder<(ins "::mlir::StringAttr":$sym_name, "::mlir::FlatSymbolRefAttr":$model,
+                   "::mlir::Attribute":$sample, "::mlir::Attribute":$backward,
+                   "::mlir::Attribute":$update), [{
+      build($_builder, $_state, sym_name, model, sample, backward, update,
+            ::synpl::l2::TrainLoopAttr());
+    }]>];
   let hasCustomAssemblyFormat = 1;
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
