@@ -145,6 +145,13 @@ static FailureOr<std::optional<std::string>> placementHint(Operation *layer) {
 
 LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
+  // An L1 program (no l3 or l2 op) is already placed: nothing to do, so the
+  // pass is idempotent on its own output.
+  if (llvm::none_of(module.getBody()->getOperations(), [](Operation &op) {
+        StringRef ns = op.getName().getDialectNamespace();
+        return ns == "l3" || ns == "l2";
+      }))
+    return success();
   SmallVector<l2::MethodsOp> methodsOps;
   SmallVector<l1::SystemOp> systems;
   SmallVector<Operation *> sourceOps; // l3 and l2 ops, erased at the end
