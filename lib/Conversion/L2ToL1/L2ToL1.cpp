@@ -367,7 +367,9 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     uint64_t bytes = saturatingMul(uint64_t(f.sample.getNumElements()), (bits + 7) / 8);
     problem.batchBytes = saturatingAdd(problem.batchBytes,
                                        saturatingMul(bytes, uint64_t(batch)));
-    if (!f.storage.empty() && !llvm::is_contained(problem.storageNodes, f.storage))
+    if (f.storage.empty())
+      problem.hasUnboundFields = true;
+    else if (!llvm::is_contained(problem.storageNodes, f.storage))
       problem.storageNodes.push_back(f.storage);
   }
   problem.forcedNode = forced;
