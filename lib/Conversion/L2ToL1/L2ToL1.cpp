@@ -341,6 +341,9 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   });
   if (walked.wasInterrupted())
     return failure();
+  if (fields.empty())
+    return model.emitError() << "not lowered: the model reads no data field "
+                                "(its `in` must name an l3.field)";
   auto dataOf = [](BoundField f) { return f.field->getParentOfType<l3::DataOp>(); };
   for (BoundField &f : fields)
     if (dataOf(f) != dataOf(fields.front()))
