@@ -21,9 +21,10 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -48,8 +49,8 @@ synpl::l2tol1::collectTrainableParams(l2::MethodsOp methods) {
       continue;
     Type element = getElementTypeOrSelf(op->getResult(0).getType());
     if (!element.isF32())
-      return op->emitError() << "L1 holds parameters as f32 tensors, but "
-                             << l2::describeLayer(op) << " computes in " << element;
+      return op->emitError() << "L1 holds parameters as f32 tensors, but " << l2::describeLayer(op)
+                             << " computes in " << element;
     for (l2::ParamSlot &slot : slots) {
       TrainableParam p;
       p.state = name + "_" + slot.slot.str();
@@ -64,8 +65,8 @@ synpl::l2tol1::collectTrainableParams(l2::MethodsOp methods) {
       auto [it, fresh] = owners.try_emplace(p.state, op);
       if (!fresh) {
         InFlightDiagnostic diag = op->emitError()
-                                  << "two parameters would both be the actor state @"
-                                  << p.state << "; give the layers distinct labels";
+                                  << "two parameters would both be the actor state @" << p.state
+                                  << "; give the layers distinct labels";
         diag.attachNote(it->second->getLoc()) << "the other layer";
         return diag;
       }
@@ -87,9 +88,9 @@ std::string formatLoc(Location loc) {
   std::string out;
   loc->walk([&](Location l) {
     if (auto flc = dyn_cast<FileLineColLoc>(l)) {
-      out = (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) + ":" +
-             Twine(flc.getColumn()))
-                .str();
+      out =
+          (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) + ":" + Twine(flc.getColumn()))
+              .str();
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -179,8 +180,13 @@ struct Seed {
 };
 
 /// The loss terms the lowering knows.
-enum class TermKind { CrossEntropyLogits, CrossEntropyProbs, NormParams, NormValue,
-                      Reconstruction };
+enum class TermKind {
+  CrossEntropyLogits,
+  CrossEntropyProbs,
+  NormParams,
+  NormValue,
+  Reconstruction
+};
 
 struct Term {
   Operation *op;
@@ -188,15 +194,15 @@ struct Term {
   double factor = 1.0; ///< d loss / d term for the linear combinators
   Value value;         ///< factor * term
   // Cross-entropy.
-  Value target;        ///< [R, n] f32 (one-hot rows or a distribution)
+  Value target; ///< [R, n] f32 (one-hot rows or a distribution)
   bool integerLabels = false;
   const Instance *softmax = nullptr; ///< fused: the output softmax
-  Value probs;         ///< [R, n] predicted probabilities (unfused)
-  Value predicted;     ///< the model output as the graph holds it
+  Value probs;                       ///< [R, n] predicted probabilities (unfused)
+  Value predicted;                   ///< the model output as the graph holds it
   double rows = 1;
   // Norms.
   double p = 1;
-  Value normed;        ///< NormValue: the value normed
+  Value normed; ///< NormValue: the value normed
   double divisor = 1;
   // Reconstruction.
   Value input, decoded, diff;
@@ -205,7 +211,7 @@ struct Term {
 class GraphBuilder {
 public:
   GraphBuilder(l1::TensorGraphOp graph, const TrainingGraphSpec &spec,
-          ArrayRef<TrainableParam> params)
+               ArrayRef<TrainableParam> params)
       : graph(graph), spec(spec), params(params), ob(graph.getContext()), e(ob) {}
 
   FailureOr<TrainingGraphOutputs> run();
@@ -296,9 +302,24 @@ void GraphBuilder::scanInfer(Block &block, unsigned &count, unsigned &failed) {
         ++failed;
       continue;
     }
-    if (isa<l2::MixtureOp>(op)) {
-      reject("routing examples to experts by gate score needs a gather or scatter of "
-             "rows, which L1 does not have");
+    if (auto mix = dyn_cast<l2::MixtureOp>(op)) {
+      if (mix.getTopK()) {
+        reject("top_k routing sends each example to its k best experts, which needs a "
+               "sort and a gather of rows that L1 does not have (a mixture without top_k "
+               "is lowered)");
+        continue;
+      }
+      auto result = cast<RankedTensorType>(mix.getType());
+      if (result.getRank() == 0 || result.getDimSize(0) != mix.getInput().getType().getDimSize(0)) {
+        reject("the experts' outputs must keep the input's batch as their first dimension");
+        continue;
+      }
+      unsigned before = failed;
+      scanInfer(mix.getGate().front(), count, failed);
+      for (Region &expert : mix.getExperts())
+        scanInfer(expert.front(), count, failed);
+      if (failed != before)
+        ++failed;
       continue;
     }
     if (isa<l2::DiffusionChainOp>(op)) {
@@ -376,7 +397,8 @@ void GraphBuilder::scanTerm(Operation *op) {
     Ref target = resolve(div.getTarget());
     if (pred.kind != Ref::ModelOut) {
       problems.push_back({op, "only a divergence of the model output is lowered; it "
-                              "predicts " + refText(div.getPredicted())});
+                              "predicts " +
+                                  refText(div.getPredicted())});
       return;
     }
     if (!isa<l3::DistType>(spec.model.getOutDomain())) {
@@ -416,13 +438,14 @@ void GraphBuilder::scanTerm(Operation *op) {
     return;
   }
   if (isa<l3::ContrastiveOp>(op)) {
-    problems.push_back({op, "contrastive terms pair examples (positives and negatives), "
-                            "which needs a gather across the batch that L1 does not have"});
+    problems.push_back({op, "a contrastive loss needs a distance and a margin or temperature "
+                            "(and, for in-batch negatives, a pairing of rows), choices L2 "
+                            "does not record"});
     return;
   }
   if (auto custom = dyn_cast<l3::CustomOp>(op)) {
     problems.push_back({op, "custom loss \"" + custom.getFn().str() +
-                            "\" is opaque: there is no definition to differentiate"});
+                                "\" is opaque: there is no definition to differentiate"});
     return;
   }
   problems.push_back({op, "backward expansion has no rule for this loss term"});
@@ -453,8 +476,8 @@ LogicalResult GraphBuilder::validate() {
     for (Attribute a : list) {
       auto name = dyn_cast<StringAttr>(a);
       if (!name || !known.contains(name.getValue()))
-        return methods.emitError() << "checkpoint names " << a
-                                   << ", which is no layer of the infer DAG";
+        return methods.emitError()
+               << "checkpoint names " << a << ", which is no layer of the infer DAG";
       checkpointed.insert(name.getValue());
     }
   }
@@ -467,9 +490,8 @@ LogicalResult GraphBuilder::validate() {
 
   Block &entry = graph.getEntry();
   if (entry.getNumArguments() != spec.inputFields.size())
-    return graph.emitError() << "the graph takes " << entry.getNumArguments()
-                             << " arguments, but " << spec.inputFields.size()
-                             << " input fields are listed";
+    return graph.emitError() << "the graph takes " << entry.getNumArguments() << " arguments, but "
+                             << spec.inputFields.size() << " input fields are listed";
   if (!entry.empty())
     return graph.emitError() << "the graph body must be empty before backward expansion";
 
@@ -489,10 +511,24 @@ LogicalResult GraphBuilder::validate() {
                              << ", but the infer DAG takes " << inferType;
 
   scanInfer(infer, inferOps, inferFailed);
-  for (l3::LossTermOpInterface term : spec.loss.getTerms())
+  llvm::SmallBitVector read(spec.inputFields.size());
+  read.set(in.input);
+  for (l3::LossTermOpInterface term : spec.loss.getTerms()) {
     scanTerm(term.getOperation());
-  if (problems.empty())
+    for (SymbolRefAttr ref : term.getReadRefs()) {
+      Ref r = resolve(ref);
+      if (r.kind == Ref::Input)
+        read.set(r.input);
+    }
+  }
+  if (problems.empty()) {
+    // Every argument must be read (row L1.8: a graph consumes its inputs).
+    for (auto [i, field] : llvm::enumerate(spec.inputFields))
+      if (!read.test(i))
+        return graph.emitError() << "input field " << field
+                                 << " is read by neither the model nor the loss";
     return success();
+  }
 
   std::string msg;
   llvm::raw_string_ostream os(msg);
@@ -549,6 +585,29 @@ LogicalResult GraphBuilder::lowerOp(Operation *op) {
       return failure();
     for (auto [res, out] : llvm::zip(g.getResults(), body.getTerminator()->getOperands()))
       mapped[res] = lookup(out);
+    return success();
+  }
+  if (auto mix = dyn_cast<l2::MixtureOp>(op)) {
+    // Every expert runs (no top_k); the combination is one instance whose
+    // inputs are the gate's scores and the experts' outputs.
+    Value in = lookup(mix.getInput());
+    Instance inst;
+    inst.op = op;
+    auto lowerRegion = [&](Region &region) -> Value {
+      Block &block = region.front();
+      mapped[block.getArgument(0)] = in;
+      if (failed(lowerBlock(block)))
+        return Value();
+      return lookup(block.getTerminator()->getOperand(0));
+    };
+    inst.inputs.push_back(lowerRegion(mix.getGate()));
+    for (Region &expert : mix.getExperts())
+      inst.inputs.push_back(lowerRegion(expert));
+    if (llvm::is_contained(inst.inputs, Value()))
+      return op->emitError("backward expansion: a mixture region was not lowered");
+    lowerForward(e, inst);
+    mapped[mix.getResult()] = inst.output;
+    recordInstance(std::move(inst));
     return success();
   }
   Instance inst;
@@ -941,9 +1000,9 @@ FailureOr<TrainingGraphOutputs> GraphBuilder::run() {
   return outputs;
 }
 
-FailureOr<TrainingGraphOutputs>
-synpl::l2tol1::buildTrainingGraph(l1::TensorGraphOp graph, const TrainingGraphSpec &spec,
-                                  ArrayRef<TrainableParam> params) {
+FailureOr<TrainingGraphOutputs> synpl::l2tol1::buildTrainingGraph(l1::TensorGraphOp graph,
+                                                                  const TrainingGraphSpec &spec,
+                                                                  ArrayRef<TrainableParam> params) {
   GraphBuilder builder(graph, spec, params);
   return builder.run();
 }

@@ -83,6 +83,14 @@ Value Emitter::transpose(Value x) {
                                  DenseI64ArrayAttr());
 }
 
+Value Emitter::permute(Value x, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t, 4> s;
+  for (int64_t p : perm)
+    s.push_back(shape(x)[p]);
+  return create<l1::TransposeOp>(type(s, getElementTypeOrSelf(x.getType())), x,
+                                 b.getDenseI64ArrayAttr(perm));
+}
+
 Value Emitter::broadcast(Value x, ArrayRef<int64_t> to, std::optional<ArrayRef<int64_t>> dims) {
   if (!dims && shape(x) == to)
     return x;
@@ -127,6 +135,42 @@ Value Emitter::oneHot(Value labels, int64_t classes) {
   SmallVector<int64_t, 4> s(shape(labels));
   s.push_back(classes);
   return create<l1::OneHotOp>(type(s), labels, static_cast<uint64_t>(classes));
+}
+
+Value Emitter::unitRow(int64_t index, int64_t n) {
+  Value &slot = unitRows[{index, n}];
+  if (!slot) {
+    Value id = create<l1::ConstOp>(type({1}, b.getI32Type()),
+                                   b.getF64FloatAttr(static_cast<double>(index)));
+    slot = oneHot(id, n);
+  }
+  return slot;
+}
+
+Value Emitter::iota(int64_t n) {
+  if (auto it = iotas.find(n); it != iotas.end())
+    return it->second;
+  Value result;
+  int64_t p = 2;
+  while (p * p <= n && n % p != 0)
+    ++p;
+  if (n == 1) {
+    result = cst(0.0, {1});
+  } else if (p * p > n) { // n is prime: sum_t t * e_t
+    Value acc;
+    for (int64_t t = 1; t < n; ++t) {
+      Value term = scale(unitRow(t, n), static_cast<double>(t));
+      acc = acc ? add(acc, term) : term;
+    }
+    result = reshape(acc, {n});
+  } else { // n = p * q: index = i * q + j on a [p, q] grid
+    int64_t q = n / p;
+    Value hi = scale(broadcast(iota(p), {p, q}, ArrayRef<int64_t>{0}), static_cast<double>(q));
+    Value lo = broadcast(iota(q), {p, q}, ArrayRef<int64_t>{1});
+    result = reshape(add(hi, lo), {n});
+  }
+  iotas[n] = result;
+  return result;
 }
 
 Value Emitter::windowRead(SymbolRefAttr window, StringRef field, ArrayRef<int64_t> s) {
@@ -207,6 +251,92 @@ SmallVector<int64_t, 2> normView(l2::NormOp op, ArrayRef<int64_t> shape) {
   return {n * groups, rest / groups};
 }
 
+/// The windows of a non-overlapping pool as their own dimensions:
+/// [N, C, L] -> [N, C, L/k, k] and [N, C, H, W] -> [N, C, H/k, k, W/k, k]
+/// (row-major, so a reshape), the window axes (reduced last-first) and the
+/// broadcast dims that map the pooled [N, C, ...] back onto the view.
+struct PoolView {
+  SmallVector<int64_t, 6> shape;
+  SmallVector<int64_t, 2> windowAxes;
+  SmallVector<int64_t, 4> outDims;
+};
+PoolView poolView(ArrayRef<int64_t> in, int64_t k) {
+  PoolView v;
+  v.shape = {in[0], in[1]};
+  v.outDims = {0, 1};
+  for (int64_t d : in.drop_front(2)) {
+    v.outDims.push_back(static_cast<int64_t>(v.shape.size()));
+    v.shape.push_back(d / k);
+    v.windowAxes.insert(v.windowAxes.begin(), static_cast<int64_t>(v.shape.size()));
+    v.shape.push_back(k);
+  }
+  return v;
+}
+
+/// Multi-head self-attention as broadcasts, products and reductions (L1's
+/// matmul is rank 2): with Q, K, V of shape [N, T, h, e], positions i (the
+/// query) and j (the key) meet in [N, T(i), T(j), h, e].
+struct AttnDims {
+  int64_t n, t, d, h, e;
+  SmallVector<int64_t, 5> big() const { return {n, t, t, h, e}; }
+  SmallVector<int64_t, 4> scores() const { return {n, t, t, h}; }
+  SmallVector<int64_t, 4> heads() const { return {n, t, h, e}; }
+  SmallVector<int64_t, 2> rows() const { return {n * t, d}; }
+};
+AttnDims attnDims(l2::AttnOp a, ArrayRef<int64_t> in) {
+  int64_t h = static_cast<int64_t>(a.getHeads());
+  return {in[0], in[1], in[2], h, in[2] / h};
+}
+// Broadcast dims onto [N, i, j, h, e] of a per-query [N, i, h, e] value, a
+// per-key [N, j, h, e] value, and a score [N, i, j, h].
+constexpr int64_t kQueryDims[] = {0, 1, 3, 4};
+constexpr int64_t kKeyDims[] = {0, 2, 3, 4};
+constexpr int64_t kScoreDims[] = {0, 1, 2, 3};
+constexpr int64_t kRowDims[] = {0, 1, 3}; // [N, i, h] onto [N, i, j, h]
+
+/// Column `index` of a [rows, n] matrix, as [rows].
+Value column(Emitter &e, Value m, int64_t index) {
+  ArrayRef<int64_t> s = Emitter::shape(m);
+  Value picked = e.matmul(m, e.transpose(e.unitRow(index, s[1])));
+  return e.reshape(picked, {s[0]});
+}
+
+/// A convolution as kernel-offset patches (an im2col). A 1-D conv is the
+/// 2-D one over a height of 1.
+struct ConvGeom {
+  int64_t n, cin, cout, h, w, kh, kw, stride, ph, pw, ho, wo;
+  bool oneD;
+  int64_t offsets() const { return kh * kw; }
+};
+ConvGeom convGeom(l2::ConvOp c, ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
+  ConvGeom g;
+  int64_t k = static_cast<int64_t>(c.getKernel()), p = static_cast<int64_t>(c.getPadding());
+  g.n = in[0];
+  g.cin = in[1];
+  g.cout = static_cast<int64_t>(c.getOutCh());
+  g.stride = static_cast<int64_t>(c.getStride());
+  g.oneD = in.size() == 3;
+  if (g.oneD) {
+    g.h = 1, g.w = in[2], g.kh = 1, g.kw = k, g.ph = 0, g.pw = p, g.ho = 1, g.wo = out[2];
+  } else {
+    g.h = in[2], g.w = in[3], g.kh = k, g.kw = k, g.ph = p, g.pw = p, g.ho = out[2];
+    g.wo = out[3];
+  }
+  return g;
+}
+
+/// S[o][i] = 1 iff input position i feeds output position o at kernel offset
+/// `shift` - padding: i == o * stride + shift. Positions in the padding match
+/// no input, which is zero padding.
+Value selection(Emitter &e, int64_t outLen, int64_t inLen, int64_t stride, int64_t shift) {
+  Value o = e.scale(e.broadcast(e.iota(outLen), {outLen, inLen}, ArrayRef<int64_t>{0}),
+                    static_cast<double>(stride));
+  if (shift != 0)
+    o = e.add(o, e.cst(static_cast<double>(shift), {outLen, inLen}));
+  Value i = e.broadcast(e.iota(inLen), {outLen, inLen}, ArrayRef<int64_t>{1});
+  return e.cast(e.cmp(l1::CmpPredicate::eq, i, o), e.f32());
+}
+
 } // namespace
 
 LogSoftmax synpl::l2tol1::detail::logSoftmax(Emitter &e, Value x) {
@@ -240,17 +370,25 @@ bool synpl::l2tol1::detail::hasRule(Operation *op, std::string &why) {
               "input is not an integer tensor";
         return false;
       })
-      .Case([&](l2::ConvOp) {
-        why = "L1 has no convolution primitive, and no slice or gather to build one from";
+      .Case([&](l2::ConvOp) { return true; })
+      .Case([&](l2::AttnOp a) {
+        if (cast<RankedTensorType>(a.getInput().getType()).getRank() == 3)
+          return true;
+        why = "attention is lowered over [batch, positions, dim] inputs only";
         return false;
       })
-      .Case([&](l2::AttnOp) {
-        why = "attention needs a matmul per example and head, and L1's matmul is rank 2 "
-              "with no slice or gather to split the batch";
-        return false;
-      })
-      .Case([&](l2::PoolOp) {
-        why = "L1 has no windowed reduction or strided slice to pool with";
+      .Case([&](l2::PoolOp pool) {
+        // Windows of kernel x kernel tile the input exactly only when every
+        // spatial size divides; a floor pool's leftover rows need a slice.
+        auto type = cast<RankedTensorType>(pool.getInput().getType());
+        int64_t k = static_cast<int64_t>(pool.getKernel());
+        bool tiles = type.getRank() == 3 || type.getRank() == 4;
+        for (int64_t d : type.getShape().drop_front(2))
+          tiles &= d % k == 0;
+        if (tiles)
+          return true;
+        why = "its windows do not tile the input (a spatial size is not a multiple of the "
+              "kernel), and dropping the rest needs a slice L1 does not have";
         return false;
       })
       .Case([&](l2::QuantizeOp) {
@@ -339,6 +477,98 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         }
         }
       })
+      .Case([&](l2::ConvOp c) {
+        // out = bias + sum over kernel offsets of patch(offset) x W[:, :, offset]^T,
+        // each patch picked by selection matmuls along W and H.
+        ConvGeom g = convGeom(c, Emitter::shape(x), outShape);
+        Value x4 = e.reshape(x, {g.n, g.cin, g.h, g.w});
+        Value rowsW = e.reshape(x4, {g.n * g.cin * g.h, g.w});
+        SmallVector<Value> sx, sy, alongW, patches, slices;
+        for (int64_t kx = 0; kx < g.kw; ++kx) {
+          sx.push_back(selection(e, g.wo, g.w, g.stride, kx - g.pw));
+          alongW.push_back(
+              e.reshape(e.matmul(rowsW, e.transpose(sx.back())), {g.n * g.cin, g.h, g.wo}));
+        }
+        if (!g.oneD)
+          for (int64_t ky = 0; ky < g.kh; ++ky)
+            sy.push_back(selection(e, g.ho, g.h, g.stride, ky - g.ph));
+        Value wFlat = e.reshape(inst.params[0], {g.cout * g.cin, g.offsets()});
+        Value acc;
+        for (int64_t ky = 0; ky < g.kh; ++ky)
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            Value patch = alongW[kx]; // [n*cin, ho, wo]
+            if (!g.oneD) {
+              Value t = e.reshape(e.permute(alongW[kx], {0, 2, 1}), {g.n * g.cin * g.wo, g.h});
+              patch =
+                  e.permute(e.reshape(e.matmul(t, e.transpose(sy[ky])), {g.n * g.cin, g.wo, g.ho}),
+                            {0, 2, 1});
+            }
+            Value p2 = e.reshape(e.permute(e.reshape(patch, {g.n, g.cin, g.ho * g.wo}), {0, 2, 1}),
+                                 {g.n * g.ho * g.wo, g.cin});
+            Value slice = e.matmul(wFlat, e.transpose(e.unitRow(ky * g.kw + kx, g.offsets())));
+            Value sliceT = e.transpose(e.reshape(slice, {g.cout, g.cin})); // [cin, cout]
+            Value term = e.matmul(p2, sliceT);
+            acc = acc ? e.add(acc, term) : term;
+            patches.push_back(p2);
+            slices.push_back(sliceT);
+          }
+        Value z = e.add(acc, e.broadcast(inst.params[1], Emitter::shape(acc)));
+        Value y = e.permute(e.reshape(z, {g.n, g.ho, g.wo, g.cout}), {0, 3, 1, 2});
+        inst.output = e.reshape(y, outShape);
+        inst.saved.append(patches.begin(), patches.end());
+        inst.saved.append(slices.begin(), slices.end());
+        inst.saved.append(sx.begin(), sx.end());
+        inst.saved.append(sy.begin(), sy.end());
+      })
+      .Case([&](l2::AttnOp a) {
+        // params: wq, wk, wv, wo, bq, bk, bv, bo
+        AttnDims dm = attnDims(a, Emitter::shape(x));
+        ArrayRef<Value> p = inst.params;
+        Value x2 = e.reshape(x, dm.rows());
+        auto project = [&](Value in, Value w, Value b) {
+          Value mm = e.matmul(in, w);
+          return e.add(mm, e.broadcast(b, Emitter::shape(mm)));
+        };
+        auto headsOf = [&](Value w, Value b) { return e.reshape(project(x2, w, b), dm.heads()); };
+        Value q = headsOf(p[0], p[4]), k = headsOf(p[1], p[5]), v = headsOf(p[2], p[6]);
+        Value qB = e.broadcast(q, dm.big(), ArrayRef<int64_t>(kQueryDims));
+        Value kB = e.broadcast(k, dm.big(), ArrayRef<int64_t>(kKeyDims));
+        Value vB = e.broadcast(v, dm.big(), ArrayRef<int64_t>(kKeyDims));
+        Value scores = e.scale(e.sum(e.mul(qB, kB), 4), 1.0 / std::sqrt(double(dm.e)));
+        if (a.getCausal()) {
+          // Query i sees keys j <= i: the others score -1e30, whose exp is 0,
+          // so their probabilities (and the VJP through them) are exactly 0.
+          Value pos = e.iota(dm.t);
+          Value keys = e.broadcast(pos, {dm.t, dm.t}, ArrayRef<int64_t>{1});
+          Value queries = e.broadcast(pos, {dm.t, dm.t}, ArrayRef<int64_t>{0});
+          Value visible = e.broadcast(e.cmp(l1::CmpPredicate::le, keys, queries), dm.scores(),
+                                      ArrayRef<int64_t>{1, 2});
+          scores = e.select(visible, scores, e.cst(-1e30, dm.scores()));
+        }
+        // softmax over the keys j (axis 2), shifted by the row max
+        Value maxB = e.broadcast(e.rowMax(scores, 2), dm.scores(), ArrayRef<int64_t>(kRowDims));
+        Value ex = e.exp(e.sub(scores, maxB));
+        Value z = e.broadcast(e.sum(ex, 2), dm.scores(), ArrayRef<int64_t>(kRowDims));
+        Value probs = e.div(ex, z);
+        Value pB = e.broadcast(probs, dm.big(), ArrayRef<int64_t>(kScoreDims));
+        Value o2 = e.reshape(e.sum(e.mul(pB, vB), 2), dm.rows());
+        inst.output = e.reshape(project(o2, p[3], p[7]), Emitter::shape(x));
+        inst.saved = {x2, qB, kB, vB, probs, pB, o2};
+      })
+      .Case([&](l2::PoolOp pool) {
+        PoolView v = poolView(Emitter::shape(x), static_cast<int64_t>(pool.getKernel()));
+        Value windows = e.reshape(x, v.shape);
+        Value r = windows;
+        bool isMax = pool.getKind() == l2::PoolKind::max;
+        for (int64_t axis : v.windowAxes)
+          r = isMax ? e.rowMax(r, axis) : e.sum(r, axis);
+        if (!isMax) {
+          double size = static_cast<double>(Emitter::numel(windows) / Emitter::numel(r));
+          r = e.scale(r, 1.0 / size);
+        }
+        inst.output = r;
+        inst.saved = {windows};
+      })
       .Case([&](l2::SoftmaxOp) {
         Value x2 = e.reshape(x, rows2d(Emitter::shape(x)));
         LogSoftmax ls = logSoftmax(e, x2);
@@ -348,7 +578,22 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         // of its logits (inputs[0]) from here.
         inst.saved = {ls.rowMaxB, ls.logp, p2, x2};
       })
-      .Case([&](l2::AddOp) { inst.output = e.add(x, inst.inputs[1]); });
+      .Case([&](l2::AddOp) { inst.output = e.add(x, inst.inputs[1]); })
+      .Case([&](l2::MixtureOp) {
+        // inputs: the gate's scores [N, E], then each expert's output.
+        // out = sum_e softmax(scores)[:, e] * expert_e
+        Value weights = e.exp(logSoftmax(e, x).logp);
+        int64_t experts = Emitter::shape(x)[1];
+        Value out;
+        for (int64_t i = 0; i < experts; ++i) {
+          Value y = inst.inputs[i + 1];
+          Value term =
+              e.mul(e.broadcast(column(e, weights, i), Emitter::shape(y), ArrayRef<int64_t>{0}), y);
+          out = out ? e.add(out, term) : term;
+        }
+        inst.output = out;
+        inst.saved = {weights};
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -356,8 +601,7 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
 //===----------------------------------------------------------------------===//
 
 void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Value dy,
-                                          ArrayRef<bool> needInput,
-                                          SmallVectorImpl<Value> &dIn,
+                                          ArrayRef<bool> needInput, SmallVectorImpl<Value> &dIn,
                                           SmallVectorImpl<Value> &dParams) {
   Operation *op = inst.op;
   e.setLoc(op->getLoc());
@@ -433,6 +677,102 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
         }
         }
       })
+      .Case([&](l2::ConvOp c) {
+        ConvGeom g = convGeom(c, xs, Emitter::shape(dy));
+        int64_t k = g.offsets();
+        ArrayRef<Value> patches = ArrayRef<Value>(inst.saved).slice(0, k);
+        ArrayRef<Value> slices = ArrayRef<Value>(inst.saved).slice(k, k);
+        ArrayRef<Value> sx = ArrayRef<Value>(inst.saved).slice(2 * k, g.kw);
+        ArrayRef<Value> sy = ArrayRef<Value>(inst.saved).drop_front(2 * k + g.kw);
+        Value dy4 = e.reshape(dy, {g.n, g.cout, g.ho, g.wo});
+        Value dz = e.reshape(e.permute(dy4, {0, 2, 3, 1}), {g.n * g.ho * g.wo, g.cout});
+        dParams[1] = e.sum(dz, 0);
+        Value dWFlat;
+        SmallVector<Value> dAlongW(g.kw);
+        for (int64_t ky = 0; ky < g.kh; ++ky)
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            int64_t at = ky * g.kw + kx;
+            Value dSliceT = e.matmul(e.transpose(patches[at]), dz); // [cin, cout]
+            Value placed =
+                e.matmul(e.reshape(e.transpose(dSliceT), {g.cout * g.cin, 1}), e.unitRow(at, k));
+            dWFlat = dWFlat ? e.add(dWFlat, placed) : placed;
+            if (!needX)
+              continue;
+            Value dP2 = e.matmul(dz, e.transpose(slices[at])); // [n*ho*wo, cin]
+            Value dPatch =
+                e.reshape(e.permute(e.reshape(dP2, {g.n, g.ho * g.wo, g.cin}), {0, 2, 1}),
+                          {g.n * g.cin, g.ho, g.wo});
+            Value dW = dPatch;
+            if (!g.oneD) {
+              Value t = e.reshape(e.permute(dPatch, {0, 2, 1}), {g.n * g.cin * g.wo, g.ho});
+              dW = e.permute(e.reshape(e.matmul(t, sy[ky]), {g.n * g.cin, g.wo, g.h}), {0, 2, 1});
+            }
+            dAlongW[kx] = dAlongW[kx] ? e.add(dAlongW[kx], dW) : dW;
+          }
+        dParams[0] = e.reshape(dWFlat, Emitter::shape(inst.params[0]));
+        if (!needX)
+          return;
+        Value dX;
+        for (int64_t kx = 0; kx < g.kw; ++kx) {
+          Value part = e.matmul(e.reshape(dAlongW[kx], {g.n * g.cin * g.h, g.wo}), sx[kx]);
+          dX = dX ? e.add(dX, part) : part;
+        }
+        dIn[0] = e.reshape(dX, xs);
+      })
+      .Case([&](l2::AttnOp a) {
+        AttnDims dm = attnDims(a, xs);
+        ArrayRef<Value> p = inst.params;
+        Value x2 = inst.saved[0], qB = inst.saved[1], kB = inst.saved[2], vB = inst.saved[3],
+              probs = inst.saved[4], pB = inst.saved[5], o2 = inst.saved[6];
+        Value dy2 = e.reshape(dy, dm.rows());
+        dParams[3] = e.matmul(e.transpose(o2), dy2);
+        dParams[7] = e.sum(dy2, 0);
+        Value dO = e.reshape(e.matmul(dy2, e.transpose(p[3])), dm.heads());
+        Value dOB = e.broadcast(dO, dm.big(), ArrayRef<int64_t>(kQueryDims));
+        Value dProbs = e.sum(e.mul(dOB, vB), 4); // [N, i, j, h]
+        Value dV = e.sum(e.mul(pB, dOB), 1);     // [N, j, h, e]
+        Value inner =
+            e.broadcast(e.sum(e.mul(dProbs, probs), 2), dm.scores(), ArrayRef<int64_t>(kRowDims));
+        Value dScores = e.scale(e.mul(probs, e.sub(dProbs, inner)), 1.0 / std::sqrt(double(dm.e)));
+        Value dSB = e.broadcast(dScores, dm.big(), ArrayRef<int64_t>(kScoreDims));
+        Value dQ = e.sum(e.mul(dSB, kB), 2); // [N, i, h, e]
+        Value dK = e.sum(e.mul(dSB, qB), 1); // [N, j, h, e]
+        Value dX;
+        Value x2T = e.transpose(x2);
+        Value dProjected[] = {dQ, dK, dV};
+        for (auto [slot, dHeads] : llvm::enumerate(dProjected)) {
+          Value dz = e.reshape(dHeads, dm.rows());
+          dParams[slot] = e.matmul(x2T, dz);
+          dParams[slot + 4] = e.sum(dz, 0);
+          if (needX) {
+            Value part = e.matmul(dz, e.transpose(p[slot]));
+            dX = dX ? e.add(dX, part) : part;
+          }
+        }
+        if (needX)
+          dIn[0] = e.reshape(dX, xs);
+      })
+      .Case([&](l2::PoolOp pool) {
+        if (!needX)
+          return;
+        PoolView v = poolView(xs, static_cast<int64_t>(pool.getKernel()));
+        Value windows = inst.saved[0];
+        auto spread = [&](Value pooled) {
+          return e.broadcast(pooled, v.shape, ArrayRef<int64_t>(v.outDims));
+        };
+        if (pool.getKind() == l2::PoolKind::avg) {
+          double size = static_cast<double>(Emitter::numel(windows) / Emitter::numel(dy));
+          dIn[0] = e.reshape(e.scale(spread(dy), 1.0 / size), xs);
+          return;
+        }
+        // max: the gradient goes to the window's maximum, shared equally
+        // among tied maxima (a subgradient).
+        Value hit = e.cast(e.cmp(l1::CmpPredicate::eq, windows, spread(inst.output)), e.f32());
+        Value count = hit;
+        for (int64_t axis : v.windowAxes)
+          count = e.sum(count, axis);
+        dIn[0] = e.reshape(e.mul(hit, spread(e.div(dy, count))), xs);
+      })
       .Case([&](l2::SoftmaxOp) {
         if (!needX)
           return;
@@ -447,5 +787,30 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
         for (unsigned i = 0; i < 2; ++i)
           if (needInput[i])
             dIn[i] = dy;
+      })
+      .Case([&](l2::MixtureOp) {
+        Value weights = inst.saved[0];
+        ArrayRef<int64_t> ws = Emitter::shape(weights);
+        ArrayRef<int64_t> ys = Emitter::shape(dy);
+        Value dWeights;
+        for (int64_t i = 0; i < ws[1]; ++i) {
+          Value y = inst.inputs[i + 1];
+          if (needInput[i + 1])
+            dIn[i + 1] = e.mul(e.broadcast(column(e, weights, i), ys, ArrayRef<int64_t>{0}), dy);
+          if (!needInput[0])
+            continue;
+          // d weight_e = sum over an example's elements of dy * expert_e,
+          // placed in column e.
+          Value dCol = e.mul(dy, y);
+          for (int64_t axis = static_cast<int64_t>(ys.size()) - 1; axis >= 1; --axis)
+            dCol = e.sum(dCol, axis);
+          Value placed = e.matmul(e.reshape(dCol, {ws[0], 1}), e.unitRow(i, ws[1]));
+          dWeights = dWeights ? e.add(dWeights, placed) : placed;
+        }
+        if (needInput[0]) {
+          // through the softmax over the experts
+          Value inner = e.rowsBroadcast(e.sum(e.mul(dWeights, weights), 1), ws);
+          dIn[0] = e.mul(weights, e.sub(dWeights, inner));
+        }
       });
 }

@@ -62,6 +62,8 @@ public:
   mlir::Value scale(mlir::Value a, mlir::Value s);
   mlir::Value matmul(mlir::Value a, mlir::Value b);
   mlir::Value transpose(mlir::Value a);
+  /// result dim i = input dim perm[i].
+  mlir::Value permute(mlir::Value a, llvm::ArrayRef<int64_t> perm);
   /// Trailing-aligned broadcast, or with `dims` (input dim i -> output dims[i]).
   mlir::Value broadcast(mlir::Value a, llvm::ArrayRef<int64_t> shape,
                         std::optional<llvm::ArrayRef<int64_t>> dims = std::nullopt);
@@ -74,6 +76,14 @@ public:
   mlir::Value select(mlir::Value cond, mlir::Value a, mlir::Value b);
   mlir::Value cast(mlir::Value a, mlir::Type element);
   mlir::Value oneHot(mlir::Value labels, int64_t classes);
+  /// Row `index` of the n x n identity, [1, n] f32 (one_hot of an integer
+  /// constant): selects or places column `index` of a [rows, n] matrix.
+  mlir::Value unitRow(int64_t index, int64_t n);
+  /// [0, 1, ..., n-1] as f32 [n]. L1's constants are splats, so it is built
+  /// from one-hot rows: iota(a*b) = a-digit * b + b-digit over an [a, b]
+  /// grid, recursively over the prime factors of n (O(log n) ops for a
+  /// power of two, O(p) for a prime factor p).
+  mlir::Value iota(int64_t n);
   mlir::Value windowRead(mlir::SymbolRefAttr window, llvm::StringRef field,
                          llvm::ArrayRef<int64_t> shape);
 
@@ -83,8 +93,7 @@ public:
   }
 
 private:
-  template <typename OpT, typename... Args>
-  mlir::Value create(mlir::Type result, Args &&...args) {
+  template <typename OpT, typename... Args> mlir::Value create(mlir::Type result, Args &&...args) {
     return OpT::create(b, loc, result, std::forward<Args>(args)...).getResult();
   }
 
@@ -92,6 +101,8 @@ private:
   mlir::Location loc;
   mlir::Type f32Type;
   std::map<std::pair<uint64_t, std::string>, mlir::Value> constants;
+  std::map<std::pair<int64_t, int64_t>, mlir::Value> unitRows;
+  std::map<int64_t, mlir::Value> iotas;
 };
 
 /// One lowered instance of an l2 layer op.
@@ -117,8 +128,7 @@ void lowerForward(Emitter &e, Instance &inst);
 /// whose `needInput` is set (null otherwise) and d loss / d param for every
 /// parameter of the instance.
 void lowerBackward(Emitter &e, const Instance &inst, mlir::Value dOutput,
-                   llvm::ArrayRef<bool> needInput,
-                   llvm::SmallVectorImpl<mlir::Value> &dInputs,
+                   llvm::ArrayRef<bool> needInput, llvm::SmallVectorImpl<mlir::Value> &dInputs,
                    llvm::SmallVectorImpl<mlir::Value> &dParams);
 
 /// Log-softmax over the last dimension of a 2-D [R, n] matrix: fills
