@@ -25,3 +25,8 @@ tool_dirs = [config.synpl_tools_dir, config.llvm_tools_dir]
 tools = ["synpl-opt", "synpl-translate", "synpl-lsp-server", "synpl-interp", "synplc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# The real Fashion-MNIST files (Debian's datasets path); tests that train on
+# them say `REQUIRES: fashion-mnist` and are UNSUPPORTED where they are missing.
+if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
+    config.available_features.add("fashion-mnist")

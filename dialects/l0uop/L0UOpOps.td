@@ -79,11 +79,22 @@ def L0UOp_PlanOp : L0UOp_Op<"plan", [
     `D × peak(live bytes) <= capacity`, where peak is the L0.5 sweep's
     worst sum. Persistent pools hold one copy; arena pools are shared by the
     steps, which the sync plan serialises (L0.3).
+
+    **The training loop** (optional; from `l1.schedule`): `epochs`
+    (positive), `evaluate` (the test split's file-name prefix; `"none"`: no
+    evaluation) and `checkpoint_every` (update steps between checkpoints,
+    at least 0) become the plan header's defaults for the runtime, which
+    its command line overrides (`--epochs`, `--checkpoint-every`).
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, L0UOp_I64Attr:$pipeline_depth);
+  let arguments = (ins SymbolNameAttr:$sym_name, L0UOp_I64Attr:$pipeline_depth,
+                       OptionalAttr<L0UOp_I64Attr>:$epochs,
+                       OptionalAttr<StrAttr>:$evaluate,
+                       OptionalAttr<L0UOp_I64Attr>:$checkpoint_every);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $sym_name `pipeline_depth` $pipeline_depth attr-dict-with-keyword $body
+    $sym_name `pipeline_depth` $pipeline_depth (`epochs` $epochs^)?
+    (`evaluate` $evaluate^)? (`checkpoint_every` $checkpoint_every^)?
+    attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

@@ -218,6 +218,10 @@ LogicalResult PlanOp::verify() {
   if (getPipelineDepth() < 1)
     return emitOpError("pipeline_depth must be at least 1, got ")
            << getPipelineDepth();
+  if (std::optional<int64_t> e = getEpochs(); e && *e < 1)
+    return emitOpError("epochs must be at least 1, got ") << *e;
+  if (std::optional<int64_t> c = getCheckpointEvery(); c && *c < 0)
+    return emitOpError("checkpoint_every must be at least 0, got ") << *c;
   return success();
 }
 

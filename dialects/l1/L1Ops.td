@@ -748,12 +748,30 @@ def L1_ScheduleOp : L1_Op<"schedule", [
     L1.4 (across steps): at depth > 1, every actor that has a window with
     readers is listed in `actors`: the actor is the serialization fence
     between step N's handler and step N+1's readers.
+
+    The training loop around the steps (from L2's `train loop<...>`; all
+    optional, the compiled program's defaults, which its command line
+    overrides): `epochs` (positive), `evaluate` (the test split's file-name
+    prefix, replacing `train`; `"none"`: no evaluation) and
+    `checkpoint_every` (update steps between checkpoints, 0: at epoch ends
+    only):
+
+    ```mlir
+    l1.schedule pipelines [@train] actors [@model_state] pipeline_depth 2
+        epochs 3 evaluate "t10k" checkpoint_every 500
+    ```
   }];
   let arguments = (ins FlatSymbolRefArrayAttr:$pipelines,
                        FlatSymbolRefArrayAttr:$actors,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$pipeline_depth);
-  let assemblyFormat =
-      "`pipelines` $pipelines `actors` $actors `pipeline_depth` $pipeline_depth attr-dict";
+                       ConfinedAttr<I64Attr, [IntPositive]>:$pipeline_depth,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$epochs,
+                       OptionalAttr<StrAttr>:$evaluate,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$checkpoint_every);
+  let assemblyFormat = [{
+    `pipelines` $pipelines `actors` $actors `pipeline_depth` $pipeline_depth
+    (`epochs` $epochs^)? (`evaluate` $evaluate^)?
+    (`checkpoint_every` $checkpoint_every^)? attr-dict
+  }];
 }
 
 #endif // SYNPL_DIALECT_L1_OPS_TD

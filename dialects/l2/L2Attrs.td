@@ -126,6 +126,32 @@ class L2_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 // Sample methods
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// The training loop (the spec's Open Question 3; see docs/training.md)
+//===----------------------------------------------------------------------===//
+
+def L2_TrainLoopAttr : L2_Attr<"TrainLoop", "loop"> {
+  let summary = "loop(epochs: n, evaluate: <split>, checkpoint_every: n)";
+  let description = [{
+    The outer training loop of a methods block: how many epochs the run
+    takes (`epochs`, positive), which split it evaluates on after each epoch
+    (`evaluate`: the prefix that replaces `train` in the training files'
+    names, e.g. `"t10k"`; `"none"`: no evaluation; absent: the runtime's
+    default, `t10k`), and every how many update steps it writes a checkpoint
+    (`checkpoint_every`; 0, the default: only at the end of each epoch when
+    a checkpoint file is asked for). These are the compiled program's
+    defaults; its command line overrides them (`--epochs`,
+    `--checkpoint-every`).
+
+    ```mlir
+    train loop<epochs = 3, evaluate = "t10k", checkpoint_every = 500>
+    ```
+  }];
+  let parameters = (ins L2_IntParam<"epochs">:$epochs,
+                        StringRefParameter<"test split prefix (\"\": runtime default)", "\"\"">:$evaluate,
+                        L2_IntParam<"update steps between checkpoints (0: per epoch only)", "0">:$checkpoint_every);
+}
+
 def L2_EpochShuffleAttr : L2_Attr<"EpochShuffle", "epoch_shuffle"> {
   let summary = "epoch_shuffle(batch: n, drop_last: bool)";
   let description = [{

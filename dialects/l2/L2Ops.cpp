@@ -248,6 +248,19 @@ LogicalResult EpochShuffleAttr::verify(EmitFn emitError, int64_t batch, bool) {
   return checkPositive(emitError, "batch", batch);
 }
 
+LogicalResult TrainLoopAttr::verify(EmitFn emitError, int64_t epochs, StringRef evaluate,
+                                    int64_t checkpointEvery) {
+  if (failed(checkPositive(emitError, "epochs", epochs)))
+    return failure();
+  if (checkpointEvery < 0)
+    return emitError() << "checkpoint_every must be at least 0, got " << checkpointEvery;
+  if (evaluate.contains('/'))
+    return emitError() << "evaluate names a split (a file-name prefix such as \"t10k\"), not a "
+                          "path: \""
+                       << evaluate << "\"";
+  return success();
+}
+
 LogicalResult StreamWindowAttr::verify(EmitFn emitError, int64_t window, int64_t stride) {
   if (failed(checkPositive(emitError, "window", window)) ||
       failed(checkPositive(emitError, "stride", stride)))
@@ -804,8 +817,23 @@ ParseResult MethodsOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.parseArgumentList(args, AsmParser::Delimiter::Paren, /*allowType=*/true) ||
       parser.parseRegion(*infer, args) || parser.parseKeyword("backward") ||
       failed(backward = parseMethod(parser)) || parser.parseKeyword("update") ||
-      failed(update = parseMethod(parser)) ||
-      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+      failed(update = parseMethod(parser)))
+    return failure();
+  // `train loop<...>` (or the full `#l2.loop<...>`), optional.
+  Attribute train;
+  if (succeeded(parser.parseOptionalKeyword("train"))) {
+    SMLoc loc = parser.getCurrentLocation();
+    if (succeeded(parser.parseOptionalKeyword("loop")))
+      train = TrainLoopAttr::parse(parser, Type());
+    else if (parser.parseAttribute(train))
+      return failure();
+    if (!train)
+      return failure();
+    if (!isa<TrainLoopAttr>(train))
+      return parser.emitError(loc, "train must be a training loop (loop<epochs = n, ...>), got ")
+             << train;
+  }
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
   if (infer->empty())
     infer->emplaceBlock();
@@ -815,6 +843,7 @@ ParseResult MethodsOp::parse(OpAsmParser &parser, OperationState &result) {
   props.sample = *sample;
   props.backward = *backward;
   props.update = *update;
+  props.train = cast_or_null<TrainLoopAttr>(train);
   return success();
 }
 
@@ -839,9 +868,14 @@ void MethodsOp::print(OpAsmPrinter &p) {
   p.printNewline();
   p << "update ";
   printMethod(p, getUpdate());
+  if (TrainLoopAttr train = getTrainAttr()) {
+    p.printNewline();
+    p << "train ";
+    printMethod(p, train);
+  }
   p.decreaseIndent();
   p.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),
       {getSymNameAttrName(), getModelAttrName(), getSampleAttrName(),
-       getBackwardAttrName(), getUpdateAttrName()});
+       getBackwardAttrName(), getUpdateAttrName(), getTrainAttrName()});
 }

@@ -38,7 +38,13 @@ def L2_MethodsOp : L2_Op<"methods", [
         }
         backward autodiff<mode = reverse>
         update adam<lr = 3.0e-4>
+        train loop<epochs = 3, evaluate = "t10k", checkpoint_every = 500>
     ```
+
+    `train` (optional) is the training loop around the steps
+    (`#l2.loop`: epochs, the evaluation split, the checkpoint interval);
+    L2 → L1 copies it onto `l1.schedule` (`epochs`, `evaluate`,
+    `checkpoint_every`). See docs/training.md.
 
     Parameters are named `<layer>.<slot>` where `<layer>` is the layer's
     label (`as "fc1"`) or, unlabelled, `<mnemonic>_<k>` (the k-th op of that
@@ -80,7 +86,8 @@ def L2_MethodsOp : L2_Op<"methods", [
                        FlatSymbolRefAttr:$model,
                        AnyAttr:$sample,
                        AnyAttr:$backward,
-                       AnyAttr:$update);
+                       AnyAttr:$update,
+                       OptionalAttr<L2_TrainLoopAttr>:$train);
   let regions = (region SizedRegion<1>:$infer);
   let hasCustomAssemblyFormat = 1;
   let hasRegionVerifier = 1;

@@ -2002,7 +2002,10 @@ exampleShape(Type domain) {
 /// methods ::= 'methods' 'for' ident '{' { 'sample' ':' method
 ///                                       | 'infer' ':' layer
 ///                                       | 'backward' ':' method
-///                                       | 'update' ':' method } '}'
+///                                       | 'update' ':' method
+///                                       | 'train' ':' loop } '}'
+/// loop ::= 'loop' '(' 'epochs' ':' n [',' 'evaluate' ':' split]
+///                     [',' 'checkpoint_every' ':' n] ')'
 ParseResult Parser::parseMethods() {
   Location methodsLoc = loc();
   consume(); // 'methods'
@@ -2039,14 +2042,14 @@ ParseResult Parser::parseMethods() {
   Location open = loc();
   if (expect(Token::LBrace, "to open the methods block"))
     return failure();
-  std::optional<SynValue> sample, infer, backward, update;
+  std::optional<SynValue> sample, infer, backward, update, train;
   Location inferLoc = open;
   while (!tok.is(Token::RBrace)) {
     if (tok.is(Token::Eof) || startsTopLevelForm(/*goalIsEntry=*/false))
       return unclosedBody("methods", modelName, open);
     Location keyLoc = loc();
     StringRef key;
-    if (parseIdent(key, "'sample', 'infer', 'backward', 'update' or '}'"))
+    if (parseIdent(key, "'sample', 'infer', 'backward', 'update', 'train' or '}'"))
       return failure();
     std::optional<SynValue> *slot =
         llvm::StringSwitch<std::optional<SynValue> *>(key)
@@ -2054,10 +2057,11 @@ ParseResult Parser::parseMethods() {
             .Case("infer", &infer)
             .Case("backward", &backward)
             .Case("update", &update)
+            .Case("train", &train)
             .Default(nullptr);
     if (!slot)
       return emitError(keyLoc, "unknown methods entry '")
-             << key << "'; expected sample, infer, backward or update";
+             << key << "'; expected sample, infer, backward, update or train";
     if (*slot)
       return emitError(keyLoc, "duplicate '")
              << key << "' in methods for '" << modelName << "'";
@@ -2090,6 +2094,48 @@ ParseResult Parser::parseMethods() {
   FailureOr<Attribute> updateAttr = buildMethod(*update, Family::Update);
   if (failed(updateAttr))
     return failure();
+  // `train: loop(epochs: 3, evaluate: t10k, checkpoint_every: 500)`, optional
+  // (docs/training.md); `evaluate` is a split name (a word or a string).
+  l2::TrainLoopAttr trainAttr;
+  if (train) {
+    const SynValue &call = *train;
+    if (call.kind != SynValue::Call || call.tok.spelling != "loop")
+      return emitError(call.loc, "'train' takes loop(epochs: n, evaluate: "
+                                 "<split>, checkpoint_every: n), got ")
+             << describeValue(call);
+    SmallVector<const SynValue *> a;
+    if (bindArgs(call, {"epochs", "evaluate", "checkpoint_every"}, a) ||
+        need(call, a[0], "epochs"))
+      return failure();
+    FailureOr<int64_t> epochs = intArg(a[0], "epochs");
+    if (failed(epochs))
+      return failure();
+    if (*epochs < 1)
+      return emitError(a[0]->loc, "argument 'epochs' must be positive, got ")
+             << *epochs;
+    std::string split;
+    if (a[1]) {
+      if (a[1]->kind != SynValue::Word && a[1]->kind != SynValue::Str)
+        return emitError(a[1]->loc, "argument 'evaluate' must name a split "
+                                    "(t10k, none, ...), got ")
+               << describeValue(*a[1]);
+      split = a[1]->kind == SynValue::Str ? a[1]->tok.getStringValue()
+                                          : a[1]->tok.spelling.str();
+    }
+    int64_t every = 0;
+    if (a[2]) {
+      FailureOr<int64_t> e = intArg(a[2], "checkpoint_every");
+      if (failed(e))
+        return failure();
+      every = *e;
+    }
+    auto emit = [&] { return emitError(call.loc); };
+    trainAttr = l2::TrainLoopAttr::getChecked(
+        llvm::function_ref<InFlightDiagnostic()>(emit), ctx, *epochs,
+        StringRef(split), every);
+    if (!trainAttr)
+      return failure();
+  }
 
   // The infer input: one batch of the model's `in` field.
   Type domain;
@@ -2135,7 +2181,7 @@ ParseResult Parser::parseMethods() {
   auto methods =
       l2::MethodsOp::create(builder, methodsLoc, builder.getStringAttr(symName),
                             FlatSymbolRefAttr::get(ctx, modelName), *sampleAttr,
-                            *backwardAttr, *updateAttr);
+                            *backwardAttr, *updateAttr, trainAttr);
   methodsUses.try_emplace(methodsLoc,
                           MethodsUse{sample->loc, backward->loc, update->loc,
                                      checkpointUses, overrideUses});

@@ -21,7 +21,14 @@
 // read-only, and only the entries the `correct` report depends on: the
 // forward pass, not the backward pass or the handler's update. The test split's files are the training files' names with
 // the prefix `train` replaced by `t10k` (the IDX naming of MNIST and
-// Fashion-MNIST), in the same folder.
+// Fashion-MNIST), in the same folder (the plan's `evaluate` prefix replaces
+// `t10k`).
+//
+// The training loop's defaults (epochs, evaluation split, checkpoint
+// interval) come from the plan header; the command line overrides them.
+// Checkpoints (Checkpoint.cpp) hold the position in the run, the data order
+// and every actor-state slot and control region; --resume continues at the
+// exact next batch. See docs/training.md.
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
@@ -36,6 +43,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <csignal>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -276,9 +285,18 @@ struct Options {
   bool quiet = false;
   bool profile = false;
   bool evaluate = true;
+  bool epochsGiven = false;
+  std::string testPrefix = "t10k"; // replaces `train` in the test split's names
+  std::string checkpointPath;      // --checkpoint; "": none
+  int64_t checkpointEvery = -1;    // --checkpoint-every; -1: the plan's
+  std::string resumePath;          // --resume
+  std::string saveWeightsPath;     // --save-weights
 };
 
 void usage(const char *argv0, const Plan *p) {
+  const char *evalSplit =
+      p && p->header->evaluate >= 0 ? p->str(p->header->evaluate) : "t10k";
+  bool evalNone = !std::strcmp(evalSplit, "none");
   std::printf(
       "usage: %s [options]\n\n"
       "Trains the compiled program%s%s%s on this host and prints, after each "
@@ -305,9 +323,25 @@ void usage(const char *argv0, const Plan *p) {
       "step)\n"
       "  --quiet           no progress lines\n"
       "  --profile         print a per-kernel time table at the end (stderr)\n"
-      "  --help            this text\n",
+      "  --checkpoint FILE write checkpoints to FILE (atomically: FILE.tmp,\n"
+      "                    fsync, rename) at the end of every epoch and every\n"
+      "                    --checkpoint-every steps (default FILE when that is\n"
+      "                    above 0: <this program>.ckpt)\n"
+      "  --checkpoint-every N  a checkpoint every N update steps (0: at epoch\n"
+      "                    ends only; default: the compiled train loop's, %" PRId64 ")\n"
+      "  --resume FILE     continue the run a checkpoint stopped: same program,\n"
+      "                    same data, same --steps; at the exact next batch\n"
+      "  --save-weights FILE  at the end, write the final state (the checkpoint\n"
+      "                    format; --resume reads it)\n"
+      "  --help            this text\n"
+      "\nThe compiled train loop: %" PRId64 " epoch(s), %s%s%s.\n"
+      "Testing aid: SYNPL_RT_KILL_AFTER_STEPS=N makes the program SIGKILL itself\n"
+      "after update step N (after that step's checkpoint, if any).\n",
       argv0, p ? " (plan @" : "", p ? p->str(p->header->name) : "",
-      p ? ")" : "");
+      p ? ")" : "", p ? p->header->checkpoint_every : 0,
+      p && p->header->epochs > 0 ? p->header->epochs : 1,
+      evalNone ? "no evaluation" : "evaluation on the ",
+      evalNone ? "" : evalSplit, evalNone ? "" : " split");
 }
 
 bool parseInt(const char *s, int64_t &out) {
@@ -356,8 +390,18 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
     }
     std::string name = a.substr(0, a.find('='));
     bool ok = true;
-    if (name == "--epochs")
+    if (name == "--epochs") {
       ok = value(v) && parseInt(v, o.epochs) && o.epochs >= 1;
+      o.epochsGiven = true;
+    } else if (name == "--checkpoint-every")
+      ok = value(v) && parseInt(v, o.checkpointEvery);
+    else if (name == "--checkpoint" || name == "--resume" || name == "--save-weights") {
+      ok = value(v) && *v;
+      if (ok)
+        (name == "--checkpoint" ? o.checkpointPath
+         : name == "--resume"   ? o.resumePath
+                                : o.saveWeightsPath) = v;
+    }
     else if (name == "--data") {
       ok = value(v) && *v;
       if (ok)
@@ -382,12 +426,29 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
       return 2;
     }
     if (!ok) {
+      bool path = name == "--data" || name == "--checkpoint" ||
+                  name == "--resume" || name == "--save-weights";
       std::fprintf(stderr, "%s: error: option '%s' needs a %s value\n",
                    argv[0], name.c_str(),
-                   name == "--data" ? "non-empty" : "positive");
+                   path ? "non-empty"
+                   : name == "--checkpoint-every" ? "non-negative integer"
+                                                  : "positive");
       return 2;
     }
   }
+  // The compiled train loop's defaults, where the command line is silent.
+  const synpl_plan_header &h = *plan.header;
+  if (!o.epochsGiven && h.epochs > 0)
+    o.epochs = h.epochs;
+  if (o.checkpointEvery < 0)
+    o.checkpointEvery = std::max<int64_t>(0, h.checkpoint_every);
+  if (h.evaluate >= 0) {
+    o.testPrefix = plan.str(h.evaluate);
+    if (o.testPrefix == "none")
+      o.evaluate = false;
+  }
+  if (o.checkpointPath.empty() && o.checkpointEvery > 0)
+    o.checkpointPath = std::string(argv[0]) + ".ckpt";
   return 0;
 }
 
@@ -547,15 +608,15 @@ struct Ingest {
 };
 
 
-/// The test split's file for a training file: `train` -> `t10k` in the
-/// file name; "" when the name does not start with `train`.
-std::string testPathOf(const std::string &trainPath) {
+/// The test split's file for a training file: `train` -> `prefix` (t10k by
+/// default) in the file name; "" when the name does not start with `train`.
+std::string testPathOf(const std::string &trainPath, const std::string &prefix) {
   size_t slash = trainPath.rfind('/');
   size_t base = slash == std::string::npos ? 0 : slash + 1;
   if (trainPath.compare(base, 5, "train") != 0)
     return "";
-  std::string test = trainPath.substr(0, base) + "t10k" + trainPath.substr(base + 5);
-  // train-x.gz <-> t10k-x, and the other way round.
+  std::string test = trainPath.substr(0, base) + prefix + trainPath.substr(base + 5);
+  // train-x.gz <-> <prefix>-x, and the other way round.
   if (!fileExists(test)) {
     if (fileExists(test + ".gz"))
       return test + ".gz";
@@ -771,6 +832,13 @@ private:
   void printProfile(double trainSeconds, int64_t trainSteps) const;
   /// Writes the run's length into every `planned_steps` slot.
   void fillPlannedSteps(int64_t planned);
+  /// Checkpoints: the position given, the data order, the state's bytes.
+  int32_t saveCheckpoint(const std::string &path, int64_t epoch0, int64_t batch,
+                         int64_t globalStep, int64_t stepsPerEpoch,
+                         double lossSum, int64_t lossCount) const;
+  /// Reads `path`, checks it belongs to this program and run, restores it.
+  int32_t restoreCheckpoint(const std::string &path, int64_t stepsPerEpoch,
+                            Checkpoint &c);
 
   const Plan &p;
   const Options &o;
@@ -895,7 +963,7 @@ int32_t Executor::openData() {
                     compiled.c_str(), compiled.c_str());
       std::string path = resolve(compiled, o.dataDir);
       trainPaths.push_back(path);
-      std::string t = testPathOf(path);
+      std::string t = testPathOf(path, o.testPrefix);
       test = test && !t.empty() && fileExists(t);
       testPaths.push_back(t);
     }
@@ -1161,6 +1229,124 @@ void Executor::printProfile(double trainSeconds, int64_t trainSteps) const {
                controlNanos / 1e6, "", all ? 100.0 * controlNanos / all : 0.0);
 }
 
+/// The plan tables' fingerprint: every record word (not the train loop's
+/// defaults in the header, which do not change what a checkpoint holds)
+/// and the slot names.
+uint64_t planFingerprint(const Plan &p) {
+  static const int64_t recordWords[SYNPL_PLAN_NUM_SECTIONS] = {
+      sizeof(synpl_plan_pool) / 8,       sizeof(synpl_plan_slot) / 8,
+      sizeof(synpl_plan_kernel) / 8,     sizeof(synpl_plan_kernel_arg) / 8,
+      sizeof(synpl_plan_transfer) / 8,   sizeof(synpl_plan_stream) / 8,
+      sizeof(synpl_plan_entry) / 8,      sizeof(synpl_plan_event) / 8,
+      sizeof(synpl_plan_sync) / 8,       sizeof(synpl_plan_init) / 8,
+      sizeof(synpl_plan_ingest) / 8,     sizeof(synpl_plan_ingest_field) / 8,
+      sizeof(synpl_plan_report) / 8,     sizeof(synpl_plan_region) / 8,
+      sizeof(synpl_plan_program) / 8,    sizeof(synpl_plan_program_region) / 8};
+  const synpl_plan_header &h = *p.header;
+  uint64_t f = fnv1a64(&h.pipeline_depth, sizeof h.pipeline_depth);
+  f = fnv1a64(h.section, sizeof h.section, f);
+  for (int s = 0; s < SYNPL_PLAN_NUM_SECTIONS; ++s)
+    f = fnv1a64(p.desc->table + h.section[s][0],
+                (uint64_t)(h.section[s][1] * recordWords[s]) * 8, f);
+  for (int64_t s = 0; s < p.slots.size; ++s) {
+    const char *name = p.str(p.slots[s].name);
+    f = fnv1a64(name, std::strlen(name) + 1, f);
+  }
+  return f;
+}
+
+int32_t Executor::saveCheckpoint(const std::string &path, int64_t epoch0,
+                                 int64_t batch, int64_t globalStep,
+                                 int64_t stepsPerEpoch, double lossSum,
+                                 int64_t lossCount) const {
+  Checkpoint c;
+  c.fingerprint = planFingerprint(p);
+  c.epoch = epoch0;
+  c.batch = batch;
+  c.globalStep = globalStep;
+  c.stepsPerEpoch = stepsPerEpoch;
+  c.lossSum = lossSum;
+  c.lossCount = lossCount;
+  for (const Ingest &g : ingests) {
+    c.data.push_back((uint64_t)g.desc->seed);
+    c.data.push_back((uint64_t)g.train.samples);
+  }
+  // Actor state: every slot of a persistent pool.
+  for (int64_t s = 0; s < p.slots.size; ++s)
+    if (p.pools[p.slots[s].pool].kind == SYNPL_PLAN_POOL_PERSISTENT) {
+      const uint8_t *a = addr[0][s];
+      c.blobs.push_back({(uint64_t)s, std::vector<uint8_t>(a, a + p.slots[s].size)});
+    }
+  // Control state: the regions that are not queues (the step counter).
+  for (int64_t r = 0; r < p.regions.size; ++r)
+    if (p.regions[r].queue_entry <= 0) {
+      const uint8_t *a = static_cast<const uint8_t *>(regionMem[r]);
+      c.blobs.push_back({kRegionBlob | (uint64_t)r,
+                         std::vector<uint8_t>(a, a + std::max<int64_t>(p.regions[r].size, 8))});
+    }
+  return writeCheckpoint(path.c_str(), c);
+}
+
+int32_t Executor::restoreCheckpoint(const std::string &path,
+                                    int64_t stepsPerEpoch, Checkpoint &c) {
+  const char *f = path.c_str();
+  if (int32_t st = readCheckpoint(f, c))
+    return st;
+  uint64_t mine = planFingerprint(p);
+  if (c.fingerprint != mine)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "%s: checkpoint of another program (plan fingerprint %016" PRIx64
+                ", this program's is %016" PRIx64 ")",
+                f, c.fingerprint, mine);
+  if (c.data.size() != 2 * ingests.size())
+    return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint records %zu data sources, the program reads %zu",
+                f, c.data.size() / 2, ingests.size());
+  for (size_t i = 0; i < ingests.size(); ++i)
+    if (c.data[2 * i] != (uint64_t)ingests[i].desc->seed ||
+        c.data[2 * i + 1] != (uint64_t)ingests[i].train.samples)
+      return fail(SYNPL_RT_ERR_FORMAT,
+                  "%s: checkpoint was written over %" PRIu64 " training samples (seed %" PRIu64
+                  "); %s has %" PRId64,
+                  f, c.data[2 * i + 1], c.data[2 * i], ingests[i].train.fields[0].path.c_str(),
+                  ingests[i].train.samples);
+  if (c.stepsPerEpoch != stepsPerEpoch || c.batch > stepsPerEpoch)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "%s: checkpoint was written by a run of %" PRId64
+                " steps per epoch; this run takes %" PRId64 " (--steps, the data)",
+                f, c.stepsPerEpoch, stepsPerEpoch);
+  if (c.epoch > o.epochs || (c.epoch == o.epochs && c.batch > 0))
+    return fail(SYNPL_RT_ERR_INVALID,
+                "%s: checkpoint is in epoch %" PRId64 ", past this run's %" PRId64
+                " epoch(s) (--epochs)",
+                f, c.epoch + 1, o.epochs);
+  std::vector<bool> seen(p.slots.size + p.regions.size, false);
+  for (const CheckpointBlob &b : c.blobs) {
+    bool region = b.id & kRegionBlob;
+    uint64_t i = b.id & ~kRegionBlob;
+    uint8_t *dst = nullptr;
+    int64_t size = -1;
+    if (!region && i < (uint64_t)p.slots.size &&
+        p.pools[p.slots[i].pool].kind == SYNPL_PLAN_POOL_PERSISTENT) {
+      dst = addr[0][i];
+      size = p.slots[i].size;
+    } else if (region && i < (uint64_t)p.regions.size && p.regions[i].queue_entry <= 0) {
+      dst = static_cast<uint8_t *>(regionMem[i]);
+      size = std::max<int64_t>(p.regions[i].size, 8);
+    }
+    if (!dst || (int64_t)b.bytes.size() != size)
+      return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint holds a state block (id %" PRIu64
+                                       ") this program does not have",
+                  f, b.id);
+    std::memcpy(dst, b.bytes.data(), b.bytes.size());
+    seen[region ? p.slots.size + i : i] = true;
+  }
+  for (int64_t s = 0; s < p.slots.size; ++s)
+    if (p.pools[p.slots[s].pool].kind == SYNPL_PLAN_POOL_PERSISTENT && !seen[s])
+      return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint lacks actor state %s", f,
+                  p.str(p.slots[s].name));
+  return SYNPL_RT_OK;
+}
+
 void Executor::fillPlannedSteps(int64_t planned) {
   for (int64_t i = 0; i < p.inits.size; ++i)
     if (p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS) {
@@ -1193,12 +1379,33 @@ int Executor::run() {
   if (o.evalBatches > 0 && testBatches > 0)
     testBatches = std::min(testBatches, o.evalBatches);
   bool canEval = hasTest && correctReport >= 0 && testBatches > 0;
+  // Resuming: the state as the checkpoint left it, then the run's length
+  // (planned_steps follows this run's flags, like every other default).
+  Checkpoint resumed;
+  bool isResumed = !o.resumePath.empty();
+  if (isResumed) {
+    if (int32_t st = restoreCheckpoint(o.resumePath, steps, resumed)) {
+      synpl_rt_check(st);
+      return 1;
+    }
+    if (!o.quiet)
+      std::fprintf(stderr, "synpl: resuming at epoch %" PRId64 ", batch %" PRId64
+                           " (step %" PRId64 ") from %s\n",
+                   resumed.epoch + 1, resumed.batch, resumed.globalStep,
+                   o.resumePath.c_str());
+  }
   fillPlannedSteps(steps * o.epochs);
+  // Testing aid: SIGKILL after this update step (a crash at a known point).
+  int64_t killAfter = -1;
+  if (const char *k = std::getenv("SYNPL_RT_KILL_AFTER_STEPS"))
+    if (!parseInt(k, killAfter))
+      killAfter = -1;
   int64_t samplesPerStep = ingests.empty() ? 1 : ingests[0].desc->batch;
   if (!o.quiet && o.evaluate && !canEval)
-    std::fprintf(stderr, "synpl: note: no evaluation (%s); test_accuracy=nan\n",
-                 correctReport < 0 ? "the program reports no `correct`"
-                                   : "no t10k-* test files next to the training data");
+    std::fprintf(stderr, "synpl: note: no evaluation (%s%s%s); test_accuracy=nan\n",
+                 correctReport < 0 ? "the program reports no `correct`" : "no ",
+                 correctReport < 0 ? "" : o.testPrefix.c_str(),
+                 correctReport < 0 ? "" : "-* test files next to the training data");
 
   synpl_rt_progress *progress =
       o.quiet ? nullptr
@@ -1212,8 +1419,8 @@ int Executor::run() {
     return 1;
   };
   double trainSecondsTotal = 0;
-  int64_t globalStep = 0;
-  for (int64_t epoch = 1; epoch <= o.epochs; ++epoch) {
+  int64_t globalStep = isResumed ? resumed.globalStep : 0;
+  for (int64_t epoch = isResumed ? resumed.epoch + 1 : 1; epoch <= o.epochs; ++epoch) {
     for (Ingest &g : ingests) {
       Split &s = g.train;
       if (g.desc->shuffle)
@@ -1222,8 +1429,14 @@ int Executor::run() {
     }
     double lossSum = 0;
     int64_t lossCount = 0;
+    int64_t firstBatch = 0;
+    if (isResumed && epoch == resumed.epoch + 1) {
+      firstBatch = resumed.batch;
+      lossSum = resumed.lossSum;
+      lossCount = resumed.lossCount;
+    }
     uint64_t t0 = nowNanos();
-    for (int64_t b = 0; b < steps; ++b) {
+    for (int64_t b = firstBatch; b < steps; ++b) {
       int64_t stream;
       if (int32_t st = dispatchAndStep(b, /*train=*/true, stream))
         return abandon(st);
@@ -1243,6 +1456,14 @@ int Executor::run() {
       ++globalStep;
       if (progress)
         synpl_rt_progress_step(progress, (uint64_t)globalStep, found ? loss : NAN);
+      // Mid-epoch checkpoint (the epoch's last step is covered by the
+      // end-of-epoch one below).
+      if (o.checkpointEvery > 0 && globalStep % o.checkpointEvery == 0 && b + 1 < steps)
+        if (int32_t st = saveCheckpoint(o.checkpointPath, epoch - 1, b + 1, globalStep,
+                                        steps, lossSum, lossCount))
+          return abandon(st);
+      if (globalStep == killAfter)
+        std::raise(SIGKILL);
     }
     double trainSeconds = (nowNanos() - t0) / 1e9;
     trainSecondsTotal += trainSeconds;
@@ -1263,9 +1484,15 @@ int Executor::run() {
     }
     std::printf("epoch=%" PRId64 " loss=%.6f test_accuracy=%.4f samples_per_s=%.1f\n",
                 epoch, lossCount ? lossSum / lossCount : NAN, accuracy,
-                trainSeconds > 0 ? steps * samplesPerStep / trainSeconds : 0.0);
+                trainSeconds > 0 ? (steps - firstBatch) * samplesPerStep / trainSeconds : 0.0);
     std::fflush(stdout);
+    if (!o.checkpointPath.empty())
+      if (int32_t st = saveCheckpoint(o.checkpointPath, epoch, 0, globalStep, steps, 0, 0))
+        return abandon(st);
   }
+  if (!o.saveWeightsPath.empty())
+    if (int32_t st = saveCheckpoint(o.saveWeightsPath, o.epochs, 0, globalStep, steps, 0, 0))
+      return abandon(st);
   synpl_rt_progress_destroy(progress);
   if (o.profile)
     printProfile(trainSecondsTotal, globalStep);

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -64,6 +65,45 @@ inline uint64_t splitmix64(uint64_t &x) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
+
+//===----------------------------------------------------------------------===//
+// Checkpoints (Checkpoint.cpp; the file layout is described there)
+//===----------------------------------------------------------------------===//
+
+constexpr uint64_t kCheckpointVersion = 1;
+
+/// One saved memory: an actor-state slot (id = slot index) or a control
+/// region (id = kRegionBlob | region index).
+struct CheckpointBlob {
+  uint64_t id = 0;
+  std::vector<uint8_t> bytes;
+};
+constexpr uint64_t kRegionBlob = 1ull << 62;
+
+struct Checkpoint {
+  uint64_t fingerprint = 0; ///< of the plan tables (Executor: planFingerprint)
+  int64_t epoch = 0;        ///< 0-based epoch in progress
+  int64_t batch = 0;        ///< batches of that epoch already trained
+  int64_t globalStep = 0;   ///< update steps since the run began
+  int64_t stepsPerEpoch = 0;
+  double lossSum = 0;       ///< the epoch's loss so far (its mean is printed)
+  int64_t lossCount = 0;
+  std::vector<uint64_t> data; ///< per ingest: shuffle seed, sample count
+  std::vector<CheckpointBlob> blobs;
+};
+
+/// FNV-1a, 64 bits (the plan fingerprint and the file's checksum).
+uint64_t fnv1a64(const void *data, uint64_t bytes,
+                 uint64_t h = 0xcbf29ce484222325ull);
+
+std::vector<uint8_t> encodeCheckpoint(const Checkpoint &c);
+/// Checks magic, version and checksum, then every length; `path` names the
+/// file in the messages.
+int32_t decodeCheckpoint(const char *path, const uint8_t *bytes, uint64_t size,
+                         Checkpoint &c);
+/// Writes `path` atomically (path.tmp, fsync, rename, fsync of the folder).
+int32_t writeCheckpoint(const char *path, const Checkpoint &c);
+int32_t readCheckpoint(const char *path, Checkpoint &c);
 
 } // namespace synpl::rt
 

@@ -110,13 +110,14 @@ Tables buildPlan(bool horizon = false) {
   int64_t name = str(t.strings, "test_plan");
 
   t.words.assign(SYNPL_PLAN_HEADER_WORDS, 0);
-  t.words[0] = SYNPL_PLAN_MAGIC;
-  t.words[1] = SYNPL_PLAN_VERSION;
-  t.words[2] = name;
-  t.words[3] = 1;
+  t.header().magic = SYNPL_PLAN_MAGIC;
+  t.header().version = SYNPL_PLAN_VERSION;
+  t.header().name = name;
+  t.header().pipeline_depth = 1;
+  t.header().evaluate = -1;
   for (int s = 0; s < SYNPL_PLAN_NUM_SECTIONS; ++s) {
-    t.words[4 + 2 * s] = t.words.size();
-    t.words[5 + 2 * s] = sections[s].size() /
+    t.header().section[s][0] = t.words.size();
+    t.header().section[s][1] = sections[s].size() /
                          (s == SYNPL_PLAN_POOLS ? sizeof(synpl_plan_pool) / 8
                           : s == SYNPL_PLAN_SLOTS ? sizeof(synpl_plan_slot) / 8
                           : s == SYNPL_PLAN_KERNELS ? sizeof(synpl_plan_kernel) / 8

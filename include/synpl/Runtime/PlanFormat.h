@@ -8,8 +8,9 @@
  *
  * Layout: `synpl_plan_desc` points at
  *  - `table`: an array of int64_t words. Word 0..SYNPL_PLAN_HEADER_WORDS-1
- *    are the header (magic, version, pipeline depth, then one (offset,
- *    count) pair per section, offsets in words from the start of the table);
+ *    are the header (magic, version, name, pipeline depth, the training
+ *    loop's defaults, then one (offset, count) pair per section, offsets in
+ *    words from the start of the table);
  *    each section is an array of the fixed-size records below (every field
  *    an int64_t, so a section can be read as an array of its struct).
  *  - `strings`: NUL-terminated names and paths; records hold byte offsets.
@@ -32,7 +33,7 @@ extern "C" {
 #endif
 
 #define SYNPL_PLAN_MAGIC 0x314e414c504e5953ll /* "SYNPLAN1" little-endian */
-#define SYNPL_PLAN_VERSION 1
+#define SYNPL_PLAN_VERSION 2
 
 /* Sections, in header order. */
 enum synpl_plan_section {
@@ -60,9 +61,18 @@ typedef struct synpl_plan_header {
   int64_t version;
   int64_t name;           /* string: the plan's (system's) name */
   int64_t pipeline_depth;
+  /* The training loop (l1.schedule / l0uop.plan); the command line
+   * overrides each. */
+  int64_t epochs;           /* default --epochs; 0: 1 */
+  int64_t checkpoint_every; /* default --checkpoint-every; 0: epoch ends only */
+  int64_t evaluate;         /* string: the test split's file-name prefix
+                               (replaces `train`; "none": no evaluation);
+                               -1: "t10k" */
   int64_t section[SYNPL_PLAN_NUM_SECTIONS][2]; /* (word offset, count) */
 } synpl_plan_header;
-#define SYNPL_PLAN_HEADER_WORDS (4 + 2 * SYNPL_PLAN_NUM_SECTIONS)
+#define SYNPL_PLAN_HEADER_FIXED_WORDS 7
+#define SYNPL_PLAN_HEADER_WORDS \
+  (SYNPL_PLAN_HEADER_FIXED_WORDS + 2 * SYNPL_PLAN_NUM_SECTIONS)
 
 /* Pool kinds and memory spaces: the l0uop enums' values. */
 #define SYNPL_PLAN_POOL_PERSISTENT 0

@@ -59,17 +59,21 @@ public:
   }
   int64_t count(int section) const { return counts[section]; }
 
-  std::vector<int64_t> finish(int64_t name, int64_t depth) {
+  /// `head` holds the fixed words (name, depth, the loop's defaults); the
+  /// magic, the version and the section table are filled in here.
+  std::vector<int64_t> finish(synpl_plan_header head) {
+    head.magic = SYNPL_PLAN_MAGIC;
+    head.version = SYNPL_PLAN_VERSION;
     std::vector<int64_t> words(SYNPL_PLAN_HEADER_WORDS, 0);
-    words[0] = SYNPL_PLAN_MAGIC;
-    words[1] = SYNPL_PLAN_VERSION;
-    words[2] = name;
-    words[3] = depth;
+    static_assert(sizeof(synpl_plan_header) ==
+                      SYNPL_PLAN_HEADER_WORDS * sizeof(int64_t),
+                  "the header is its words");
     for (int s = 0; s < SYNPL_PLAN_NUM_SECTIONS; ++s) {
-      words[4 + 2 * s] = words.size();
-      words[5 + 2 * s] = counts[s];
+      head.section[s][0] = words.size();
+      head.section[s][1] = counts[s];
       words.insert(words.end(), sections[s].begin(), sections[s].end());
     }
+    std::memcpy(words.data(), &head, sizeof head);
     return words;
   }
   std::string strings;
@@ -371,8 +375,13 @@ struct ConvertL0PlanToLLVM
     auto i64 = b.getI64Type();
     auto i32 = b.getI32Type();
     auto ptrTy = LLVM::LLVMPointerType::get(ctx);
-    std::vector<int64_t> words =
-        w.finish(w.str(plan.getSymName()), (int64_t)plan.getPipelineDepth());
+    synpl_plan_header head{};
+    head.name = w.str(plan.getSymName());
+    head.pipeline_depth = (int64_t)plan.getPipelineDepth();
+    head.epochs = plan.getEpochs().value_or(0);
+    head.checkpoint_every = plan.getCheckpointEvery().value_or(0);
+    head.evaluate = plan.getEvaluate() ? w.str(*plan.getEvaluate()) : -1;
+    std::vector<int64_t> words = w.finish(head);
     auto tableTy = LLVM::LLVMArrayType::get(i64, words.size());
     LLVM::GlobalOp::create(
         b, loc, tableTy, /*isConstant=*/true, LLVM::Linkage::Internal,

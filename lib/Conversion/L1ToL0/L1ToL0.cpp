@@ -1602,11 +1602,17 @@ LogicalResult Emitter::run() {
   // Plan items are located at the L1 declarations they come from (the
   // system; a pool at its node), so remarks and errors on them point there.
   Location planLoc = system.getLoc();
-  auto plan = l0uop::PlanOp::create(b, 
-      planLoc, system.getSymName(),
-      module.getOps<l1::ScheduleOp>().empty()
-          ? int64_t{1}
-          : (*module.getOps<l1::ScheduleOp>().begin()).getPipelineDepth());
+  // The training loop's defaults (epochs, evaluate, checkpoint_every)
+  // travel from the schedule to the plan header unchanged.
+  l1::ScheduleOp sched;
+  if (!module.getOps<l1::ScheduleOp>().empty())
+    sched = *module.getOps<l1::ScheduleOp>().begin();
+  auto plan = l0uop::PlanOp::create(
+      b, planLoc, system.getSymName(),
+      sched ? (int64_t)sched.getPipelineDepth() : int64_t{1},
+      sched ? sched.getEpochsAttr() : IntegerAttr(),
+      sched ? sched.getEvaluateAttr() : StringAttr(),
+      sched ? sched.getCheckpointEveryAttr() : IntegerAttr());
   int64_t depth = plan.getPipelineDepth();
   plan.getBody().push_back(new Block());
   OpBuilder pb = OpBuilder::atBlockEnd(&plan.getBody().front());

@@ -528,9 +528,20 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   tail.push_back(l1::PipelineOp::create(b, loc, kTrain, b.getArrayAttr(chain)));
   tail.push_back(
       l1::PipelineOp::create(b, loc, kGradReturn, b.getArrayAttr({sym(reportName)})));
+  // The training loop (`train loop<...>`), when L2 states one, becomes the
+  // schedule's defaults for the compiled program.
+  IntegerAttr epochs, checkpointEvery;
+  StringAttr evaluate;
+  if (auto loop = dyn_cast_or_null<l2::TrainLoopAttr>(methods.getTrainAttr())) {
+    epochs = b.getI64IntegerAttr(loop.getEpochs());
+    checkpointEvery = b.getI64IntegerAttr(loop.getCheckpointEvery());
+    if (!loop.getEvaluate().empty())
+      evaluate = b.getStringAttr(loop.getEvaluate());
+  }
   tail.push_back(l1::ScheduleOp::create(
       b, loc, b.getArrayAttr({sym(kTrain), sym(kGradReturn)}),
-      b.getArrayAttr({sym(kActor)}), b.getI64IntegerAttr(p.depth)));
+      b.getArrayAttr({sym(kActor)}), b.getI64IntegerAttr(p.depth), epochs, evaluate,
+      checkpointEvery));
 
   // The source program is now the L1 program.
   for (Operation *op : llvm::reverse(sourceOps))
