@@ -616,7 +616,7 @@ std::string testPathOf(const std::string &trainPath, const std::string &prefix) 
   if (trainPath.compare(base, 5, "train") != 0)
     return "";
   std::string test = trainPath.substr(0, base) + prefix + trainPath.substr(base + 5);
-  // train-x.gz <-> t10k-x, and the other way round.
+  // train-x.gz <-> <prefix>-x, and the other way round.
   if (!fileExists(test)) {
     if (fileExists(test + ".gz"))
       return test + ".gz";

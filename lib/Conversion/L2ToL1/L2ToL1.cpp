@@ -145,6 +145,13 @@ static FailureOr<std::optional<std::string>> placementHint(Operation *layer) {
 
 LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
+  // An L1 program (no l3 or l2 op) is already placed: nothing to do, so the
+  // pass is idempotent on its own output.
+  if (llvm::none_of(module.getBody()->getOperations(), [](Operation &op) {
+        StringRef ns = op.getName().getDialectNamespace();
+        return ns == "l3" || ns == "l2";
+      }))
+    return success();
   SmallVector<l2::MethodsOp> methodsOps;
   SmallVector<l1::SystemOp> systems;
   SmallVector<Operation *> sourceOps; // l3 and l2 ops, erased at the end
@@ -334,6 +341,9 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   });
   if (walked.wasInterrupted())
     return failure();
+  if (fields.empty())
+    return model.emitError() << "not lowered: the model reads no data field "
+                                "(its `in` must name an l3.field)";
   auto dataOf = [](BoundField f) { return f.field->getParentOfType<l3::DataOp>(); };
   for (BoundField &f : fields)
     if (dataOf(f) != dataOf(fields.front()))
@@ -360,7 +370,9 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     uint64_t bytes = saturatingMul(uint64_t(f.sample.getNumElements()), (bits + 7) / 8);
     problem.batchBytes = saturatingAdd(problem.batchBytes,
                                        saturatingMul(bytes, uint64_t(batch)));
-    if (!f.storage.empty() && !llvm::is_contained(problem.storageNodes, f.storage))
+    if (f.storage.empty())
+      problem.hasUnboundFields = true;
+    else if (!llvm::is_contained(problem.storageNodes, f.storage))
       problem.storageNodes.push_back(f.storage);
   }
   problem.forcedNode = forced;
@@ -516,9 +528,20 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   tail.push_back(l1::PipelineOp::create(b, loc, kTrain, b.getArrayAttr(chain)));
   tail.push_back(
       l1::PipelineOp::create(b, loc, kGradReturn, b.getArrayAttr({sym(reportName)})));
+  // The training loop (`train loop<...>`), when L2 states one, becomes the
+  // schedule's defaults for the compiled program.
+  IntegerAttr epochs, checkpointEvery;
+  StringAttr evaluate;
+  if (auto loop = dyn_cast_or_null<l2::TrainLoopAttr>(methods.getTrainAttr())) {
+    epochs = b.getI64IntegerAttr(loop.getEpochs());
+    checkpointEvery = b.getI64IntegerAttr(loop.getCheckpointEvery());
+    if (!loop.getEvaluate().empty())
+      evaluate = b.getStringAttr(loop.getEvaluate());
+  }
   tail.push_back(l1::ScheduleOp::create(
       b, loc, b.getArrayAttr({sym(kTrain), sym(kGradReturn)}),
-      b.getArrayAttr({sym(kActor)}), b.getI64IntegerAttr(p.depth)));
+      b.getArrayAttr({sym(kActor)}), b.getI64IntegerAttr(p.depth), epochs, evaluate,
+      checkpointEvery));
 
   // The source program is now the L1 program.
   for (Operation *op : llvm::reverse(sourceOps))

@@ -92,9 +92,11 @@ struct PlacementProblem {
   uint64_t activationBytes = 0;
   /// FLOPs of one training step (forward + backward + update).
   uint64_t flopsPerStep = 0;
-  /// The storage nodes the data fields are bound to (empty: any storage
-  /// node of the system may hold them).
+  /// The storage nodes the data fields are bound to (`l1.at`).
   llvm::SmallVector<std::string> storageNodes;
+  /// Whether some field has no `l1.at`: it goes to the first storage node
+  /// (by name) that reaches the staging memory.
+  bool hasUnboundFields = false;
   /// A `#[l1::on(node)]` hatch: the node the graph and actor must use.
   std::optional<std::string> forcedNode;
 };
@@ -105,7 +107,7 @@ struct Placement {
   std::string host;      ///< load / transfer / report stages
   std::string staging;   ///< memory node the batches are read into
   std::string deviceMem; ///< where the graph's buffers live
-  std::string storage;   ///< where unbound data fields live
+  std::string storage;   ///< where unbound data fields live ("": none reaches staging)
   int64_t depth = 1;     ///< pipeline_depth
   bool needsTransfer() const { return deviceMem != staging; }
   /// Stages and graphs of the program: load, [transfer,] graph, report.

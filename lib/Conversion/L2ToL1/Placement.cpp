@@ -218,15 +218,21 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
   llvm::sort(computes);
   llvm::sort(memories);
   llvm::sort(storages);
-  // The storage nodes the batches come from: the bound ones, or (all fields
-  // unbound) the first storage node that reaches the staging memory.
-  auto sourcesFor = [&](const Placement &p) -> SmallVector<std::string> {
-    if (!problem.storageNodes.empty())
-      return problem.storageNodes;
+  // The storage node of the unbound fields: the first (by name) that
+  // reaches the staging memory.
+  auto defaultStorage = [&](StringRef staging) -> std::string {
     for (const std::string &s : storages)
-      if (topo.hasPath(s, p.staging))
-        return {s};
-    return {};
+      if (topo.hasPath(s, staging))
+        return s;
+    return std::string();
+  };
+  // Every storage node the batches come from.
+  auto sourcesFor = [&](const Placement &p) -> SmallVector<std::string> {
+    SmallVector<std::string> src(problem.storageNodes.begin(), problem.storageNodes.end());
+    if (problem.hasUnboundFields && !p.storage.empty() &&
+        !llvm::is_contained(src, p.storage))
+      src.push_back(p.storage);
+    return src;
   };
 
   search::SearchSpec<Placement> spec;
@@ -246,8 +252,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
             p.depth = depth;
             p.deviceMem =
                 bufferNodeOf(system, system.lookupNode(c)).value_or(std::string());
-            SmallVector<std::string> src = sourcesFor(p);
-            p.storage = src.empty() ? std::string() : src.front();
+            p.storage = defaultStorage(m);
             if (!yield(std::move(p)))
               return;
           }
@@ -279,9 +284,9 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                               return "@" + p.compute +
                                      " has no memory of its own (vram) and no "
                                      "memory node at an edge";
-                            SmallVector<std::string> src = sourcesFor(p);
-                            if (src.empty())
+                            if (problem.hasUnboundFields && p.storage.empty())
                               return "no storage node reaches @" + p.staging;
+                            SmallVector<std::string> src = sourcesFor(p);
                             for (const std::string &s : src) {
                               if (!topo.hasPath(s, p.staging))
                                 return "no path from storage @" + s + " to @" + p.staging;

@@ -245,7 +245,7 @@ private:
   /// T, the number of updates the run takes (the decay horizon).
   Value horizon() {
     if (!horizonValue) {
-      counters.push_back(addState("total_steps", {}, l1::symbolizeInitKind("planned_steps").value_or(l1::InitKind::zeros)));
+      counters.push_back(addState("total_steps", {}, l1::InitKind::planned_steps));
       horizonValue = read("total_steps", {});
     }
     return horizonValue;

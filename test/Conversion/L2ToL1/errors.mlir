@@ -331,3 +331,34 @@ l2.methods @method for @m
     backward autodiff<mode = reverse>
     update sgd<lr = 0.1>
 
+// -----
+
+// Backward expansion cannot write a layer: its error, and nothing built stays.
+
+l1.system @single_cpu {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "16GB"}
+  l1.node @cpu_0 compute {isa = "x86_64", cores = 2}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+l3.data @d {
+  l3.field @x : tensor<8xf32>
+  l3.field @y : tensor<1xui8>
+}
+l3.model @m in @d::@x out !l3.dist<4> properties []
+l3.loss @objective {
+  l3.divergence @ce(@m::@out, @d::@y) weight 1.0
+} combine weighted_sum
+l3.goal minimize(@objective)
+l2.methods @method for @m
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x8xf32>) {
+      %h = l2.linear(8, 4) %x as "fc1" : tensor<4x8xf32>
+      // expected-error @+1 {{lowered 2 of 3 ops; not lowered: 'l2.dropout' at}}
+      %d = l2.dropout(0.5) %h : tensor<4x4xf32>
+      %p = l2.softmax %d : tensor<4x4xf32>
+      l2.yield %p : tensor<4x4xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>

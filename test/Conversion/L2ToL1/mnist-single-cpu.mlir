@@ -8,6 +8,9 @@
 // RUN:   | synpl-opt --synpl-l2-to-l1 --synpl-search-report 2> %t.report \
 // RUN:   | synpl-opt | FileCheck %s
 // RUN: FileCheck %s --check-prefix=REPORT < %t.report
+// The pass leaves an L1 program as it is (idempotent on its own output).
+// RUN: cat %S/Inputs/single_cpu.mlir %synpl_src_root/examples/mnist/mnist.l2.mlir \
+// RUN:   | synpl-opt --synpl-l2-to-l1 | synpl-opt --synpl-l2-to-l1 | FileCheck %s
 
 // REPORT: search L2->L1 @single_cpu: 3 enumerated (space 3), 0 rejected, 3 survived; winner: graph+actor@cpu_0 host@cpu_0 staging@ram_0 depth=1
 // REPORT: why:

@@ -1,0 +1,138 @@
+//===- PlacementTest.cpp - The L2 -> L1 placement search ------------------===//
+//
+// lib/Conversion/L2ToL1/Placement.cpp: node facts (nominal throughput, the
+// memory a compute node keeps its buffers in) and the search's choices on
+// small systems: the faster node wins, memory and hints filter, the result
+// is deterministic, and a failure says which check rejected what.
+//
+//===----------------------------------------------------------------------===//
+#include "Conversion/L2ToL1/L2ToL1Impl.h"
+
+#include "synpl/Dialect/L1/L1Ops.h"
+#include "synpl/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <catch2/catch.hpp>
+
+using namespace mlir;
+using namespace synpl;
+
+namespace {
+
+struct System {
+  std::unique_ptr<MLIRContext> ctx;
+  OwningOpRef<ModuleOp> module;
+  l1::SystemOp system;
+  std::string errors;
+
+  explicit System(StringRef body) {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    ctx = std::make_unique<MLIRContext>(registry);
+    ctx->loadAllAvailableDialects();
+    module = parseSourceString<ModuleOp>(("l1.system @s {\n" + body + "\n}\n").str(),
+                                         ctx.get());
+    REQUIRE(module);
+    system = *module->getOps<l1::SystemOp>().begin();
+  }
+  l1::NodeOp node(StringRef name) { return system.lookupNode(name); }
+
+  FailureOr<l2tol1::Placement> place(const l2tol1::PlacementProblem &problem) {
+    ScopedDiagnosticHandler diag(ctx.get(), [&](Diagnostic &d) {
+      errors += d.str() + "\n";
+      for (Diagnostic &note : d.getNotes())
+        errors += note.str() + "\n";
+      return success();
+    });
+    return l2tol1::searchPlacement(UnknownLoc::get(ctx.get()), problem);
+  }
+};
+
+constexpr const char *kSingleGpu = R"(
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64", cores = 8}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", sm = 84}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+)";
+
+l2tol1::PlacementProblem mnistLike(l1::SystemOp system) {
+  l2tol1::PlacementProblem p;
+  p.system = system;
+  p.persistentBytes = 3u << 20;
+  p.batchBytes = 128 * (784 * 4 + 1);
+  p.gradientBytes = 1u << 20;
+  p.reportBytes = 8;
+  p.activationBytes = 4u << 20;
+  p.flopsPerStep = 200000000;
+  p.hasUnboundFields = true;
+  return p;
+}
+
+} // namespace
+
+TEST_CASE("placement: node facts", "[l2tol1][placement]") {
+  System s(std::string(kSingleGpu) + R"(
+  l1.node @lonely compute {isa = "x86_64"}
+  l1.node @dsp compute {isa = "hexagon"}
+  )");
+  CHECK(*l2tol1::nominalThroughput(s.node("cpu_0")) == Approx(8 * 32.0e9));
+  CHECK(*l2tol1::nominalThroughput(s.node("gpu_0")) == Approx(84 * 384.0e9));
+  CHECK(*l2tol1::nominalThroughput(s.node("lonely")) == Approx(32.0e9));
+  CHECK_FALSE(l2tol1::nominalThroughput(s.node("dsp")));
+  CHECK_FALSE(l2tol1::nominalThroughput(s.node("ram_0")));
+  // A GPU keeps its buffers in its vram, a CPU in the RAM at its edge, a
+  // CPU without an edge to memory nowhere.
+  CHECK(*l2tol1::bufferNodeOf(s.system, s.node("gpu_0")) == "gpu_0");
+  CHECK(*l2tol1::bufferNodeOf(s.system, s.node("cpu_0")) == "ram_0");
+  CHECK_FALSE(l2tol1::bufferNodeOf(s.system, s.node("lonely")));
+}
+
+TEST_CASE("placement: the GPU wins on single_gpu, deterministically", "[l2tol1][placement]") {
+  System s(kSingleGpu);
+  auto a = s.place(mnistLike(s.system));
+  auto b = s.place(mnistLike(s.system));
+  INFO(s.errors);
+  REQUIRE(succeeded(a));
+  REQUIRE(succeeded(b));
+  CHECK(a->compute == "gpu_0");
+  CHECK(a->host == "cpu_0");
+  CHECK(a->staging == "ram_0");
+  CHECK(a->deviceMem == "gpu_0");
+  CHECK(a->storage == "ssd_0");
+  CHECK(a->needsTransfer());
+  CHECK(a->stageCount() == 4);
+  CHECK(a->compute == b->compute);
+  CHECK(a->depth == b->depth);
+}
+
+TEST_CASE("placement: hints and memory filter", "[l2tol1][placement]") {
+  System s(kSingleGpu);
+  l2tol1::PlacementProblem p = mnistLike(s.system);
+  p.forcedNode = "cpu_0";
+  auto forced = s.place(p);
+  REQUIRE(succeeded(forced));
+  CHECK(forced->compute == "cpu_0");
+  CHECK_FALSE(forced->needsTransfer());
+  CHECK(forced->deviceMem == "ram_0");
+
+  // State larger than the vram but within the RAM: the CPU.
+  p.forcedNode.reset();
+  p.persistentBytes = 25000000000ull; // > 24GB vram, < 32GB RAM
+  p.activationBytes = 0;
+  auto big = s.place(p);
+  REQUIRE(succeeded(big));
+  CHECK(big->compute == "cpu_0");
+
+  // Larger than every memory: a located failure naming the check.
+  p.persistentBytes = 64ull << 30;
+  CHECK(failed(s.place(p)));
+  CHECK(s.errors.find("no candidates") != std::string::npos);
+  CHECK(s.errors.find("check 'memory' rejected") != std::string::npos);
+}
