@@ -111,7 +111,10 @@ def L3ToL2 : Pass<"synpl-l3-to-l2", "mlir::ModuleOp"> {
     Option<"budgetMs", "budget-ms", "int64_t", /*default=*/"10000",
            "wall-clock budget of one model's search in milliseconds (<= 0: none)">,
     Option<"summary", "summary", "bool", /*default=*/"false",
-           "remark, at the new l2.methods, what was chosen out of how many">
+           "remark, at the new l2.methods, what was chosen out of how many">,
+    Option<"epochs", "epochs", "int64_t", /*default=*/"3",
+           "epochs of the training loop the method carries (`train loop<epochs "
+           "= N, evaluate = \"t10k\">`); 0: none (the runtime's default)">
   ];
 }
 

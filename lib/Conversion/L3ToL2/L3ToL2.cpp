@@ -368,6 +368,10 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
       name = base + "_" + std::to_string(k);
     l2::MethodsOp methods =
         buildMethods(builder, model.getLoc(), name, problem, result.winner->choice);
+    // The training loop: how long to train is a prior of the search, not a
+    // choice it scores (docs/training.md); the program's --epochs overrides.
+    if (epochs > 0)
+      methods.setTrainAttr(l2::TrainLoopAttr::get(ctx, epochs, "t10k", 0));
     if (summary) {
       const search::SearchReport &r = result.report;
       methods.emitRemark() << "L3->L2 chose " << describe(result.winner->choice) << " out of "
