@@ -235,6 +235,18 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     return src;
   };
 
+  // A system without a compute or a memory node has nothing to enumerate:
+  // say which kind is missing rather than "no candidates".
+  if (computes.empty() || memories.empty()) {
+    InFlightDiagnostic diag = emitError(loc)
+        << "system @" << system.getSymName() << " has no "
+        << (computes.empty() ? "compute" : "memory") << " node to place the "
+        << (computes.empty() ? "model's tensor graph and actor on"
+                             : "batches and buffers in");
+    diag.attachNote(system.getLoc()) << "the system is declared here";
+    return failure();
+  }
+
   search::SearchSpec<Placement> spec;
   spec.name = "L2->L1 @" + system.getSymName().str();
   spec.countCandidates = [&]() -> std::optional<uint64_t> {
