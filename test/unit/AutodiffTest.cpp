@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "synpl/Conversion/L2ToL1/TrainingGraph.h"
 #include "synpl/Dialect/L2/L2Model.h"
+#include "TestContext.h"
 #include "synpl/InitAll.h"
 #include "synpl/Reference/L1Interpreter.h"
 
@@ -42,14 +43,7 @@ using synpl::ref::Tensor;
 
 namespace {
 
-std::unique_ptr<MLIRContext> makeContext() {
-  DialectRegistry registry;
-  synpl::registerAllDialects(registry);
-  synpl::registerUpstreamDialects(registry);
-  auto ctx = std::make_unique<MLIRContext>(registry);
-  ctx->loadAllAvailableDialects();
-  return ctx;
-}
+using synpl::test::makeContext;
 
 std::string replaceAll(std::string s, const std::string &from, const std::string &to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))

@@ -11,6 +11,7 @@
 #include "synpl/Reference/L1Interpreter.h"
 
 #include "synpl/Dialect/L1/L1Ops.h"
+#include "TestContext.h"
 #include "synpl/InitAll.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -38,14 +39,7 @@ using synpl::ref::Tensor;
 
 namespace {
 
-std::unique_ptr<MLIRContext> makeContext() {
-  DialectRegistry registry;
-  synpl::registerAllDialects(registry);
-  synpl::registerUpstreamDialects(registry);
-  auto ctx = std::make_unique<MLIRContext>(registry);
-  ctx->loadAllAvailableDialects();
-  return ctx;
-}
+using synpl::test::makeContext;
 
 /// A parsed module plus the diagnostics emitted while using it.
 struct Program {

@@ -10,6 +10,7 @@
 #include "Conversion/L2ToL1/L2ToL1Impl.h"
 
 #include "synpl/Dialect/L1/L1Ops.h"
+#include "TestContext.h"
 #include "synpl/InitAll.h"
 #include "synpl/Reference/L1Interpreter.h"
 
@@ -37,14 +38,7 @@ namespace {
 
 using Vec = std::vector<double>;
 
-std::unique_ptr<MLIRContext> makeContext() {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerUpstreamDialects(registry);
-  auto ctx = std::make_unique<MLIRContext>(registry);
-  ctx->loadAllAvailableDialects();
-  return ctx;
-}
+using synpl::test::makeContext;
 
 /// A parameter of the test actor.
 struct P {
