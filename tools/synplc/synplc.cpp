@@ -77,7 +77,7 @@ cl::opt<std::string> outputFile("o", cl::desc("output file (default: a.out for "
                                 cl::value_desc("file"), cl::cat(category));
 cl::opt<Emit> emit(
     "emit", cl::desc("what to produce (default exe)"), cl::init(Emit::Executable),
-    cl::values(clEnumValN(Emit::L3, "l3", "the spec as read (a .syn file's L3, and what "
+    cl::values(clEnumValN(Emit::L3, "l3", "the spec as read (an L3 program, or a .syn file's L3 and what "
                                           "lower layers it also declares)"),
                clEnumValN(Emit::L2, "l2", "the spec and the method the L3 -> L2 search chose"),
                clEnumValN(Emit::L1, "l1", "the placed program the L2 -> L1 search chose"),
@@ -295,10 +295,6 @@ int main(int argc, char **argv) {
     file->keep();
     return 0;
   };
-  if (emit == Emit::L3 && !isSyn)
-    return fail("--emit=l3 prints what a .syn spec declares; " + inputFile +
-                " is an MLIR program (synpl-opt prints it)");
-
   // Every phase's passes share the timing report (--mlir-timing) and the
   // pass manager flags (--mlir-print-ir-after-all, ...).
   DefaultTimingManager tm;
@@ -358,6 +354,11 @@ int main(int argc, char **argv) {
       return 1;
     layer = Layer::L2;
   } else if (emit == Emit::L3) {
+    // A .syn file prints as read, whatever layers it declares; an MLIR
+    // program below L3 has no L3 form to stop at.
+    if (!isSyn)
+      return fail("--emit=l3: " + inputFile + " is already an " +
+                  (layer == Layer::L2 ? "L2" : "L1") + " program");
     return writeModule();
   }
   if (layer == Layer::L2) {
