@@ -27,7 +27,8 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 spec="$root/examples/fashion_mnist/fashion_mnist.syn"
 echo "=== synplc: examples/fashion_mnist/fashion_mnist.syn -> train"
-"$BUILD_DIR/bin/synplc" -v --search-report "$spec" -o "$tmp/train" \
+"$BUILD_DIR/bin/synplc" -v --search-report --mlir-print-op-on-diagnostic=false \
+  "$spec" -o "$tmp/train" \
   --dump-phases "$tmp/phases" 2>&1 \
   | sed -e 's/^[^ ]* remark: /  /' -e 's/^synplc: /  /'
 echo "=== the layers it went through ($tmp/phases):"
