@@ -227,33 +227,41 @@ ParseResult Parser::parseData(ArrayAttr hints) {
 //===----------------------------------------------------------------------===//
 
 /// dtype ::= 'f16' | 'bf16' | 'f32' | 'f64' | 'i'N | 'u'N | 'bool' | 'index'
+Type Parser::namedDtype(MLIRContext *ctx, StringRef s) {
+  Builder b(ctx);
+  if (s == "f16")
+    return b.getF16Type();
+  if (s == "bf16")
+    return b.getBF16Type();
+  if (s == "f32")
+    return b.getF32Type();
+  if (s == "f64")
+    return b.getF64Type();
+  if (s == "bool")
+    return b.getI1Type();
+  unsigned width = 0;
+  if ((s.starts_with("i") || s.starts_with("u")) && s.size() > 1 &&
+      !s.drop_front().getAsInteger(10, width) &&
+      llvm::is_contained({1u, 8u, 16u, 32u, 64u}, width))
+    return IntegerType::get(ctx, width,
+                            s[0] == 'u' ? IntegerType::Unsigned
+                                        : IntegerType::Signless);
+  return Type();
+}
+
 ParseResult Parser::parseDtype(Type &dtype) {
   if (!tok.is(Token::Identifier))
     return expected("a dtype (f32, i32, u8, ...)");
   StringRef s = tok.spelling;
-  if (s == "f16")
-    dtype = builder.getF16Type();
-  else if (s == "bf16")
-    dtype = builder.getBF16Type();
-  else if (s == "f32")
-    dtype = builder.getF32Type();
-  else if (s == "f64")
-    dtype = builder.getF64Type();
-  else if (s == "bool")
-    dtype = builder.getI1Type();
-  else if (s == "index")
+  if (s == "index")
     dtype = builder.getIndexType();
-  else if ((s.starts_with("i") || s.starts_with("u")) && s.size() > 1) {
-    unsigned width = 0;
-    if (s.drop_front().getAsInteger(10, width) ||
-        !llvm::is_contained({1u, 8u, 16u, 32u, 64u}, width))
+  else
+    dtype = namedDtype(ctx, s);
+  if (!dtype) {
+    if ((s.starts_with("i") || s.starts_with("u")) && s.size() > 1)
       return error("unknown dtype '" + s +
                    "'; integer dtypes are i1/u1, i8/u8, i16/u16, i32/u32 "
                    "and i64/u64");
-    dtype = IntegerType::get(ctx, width,
-                             s[0] == 'u' ? IntegerType::Unsigned
-                                         : IntegerType::Signless);
-  } else {
     return error("unknown dtype '" + s +
                  "'; expected f16, bf16, f32, f64, bool, index, iN or uN");
   }

@@ -209,6 +209,9 @@ private:
 
   ParseResult parseDomain(Type &domain);
   ParseResult parseDtype(Type &dtype);
+  /// The dtype a name spells (f16, bf16, f32, f64, bool, iN, uN with N in
+  /// 1, 8, 16, 32, 64), or null; `index` is L3's own.
+  static Type namedDtype(MLIRContext *ctx, StringRef s);
   ParseResult parsePositiveInt(int64_t &value, const llvm::Twine &what);
   ParseResult parseReal(double &value, const llvm::Twine &what);
   ParseResult parseRef(SymbolRefAttr &ref, Location &refLoc);
@@ -323,6 +326,15 @@ private:
 
   /// `on <node>`: a node of the system declared above.
   ParseResult parseOnNode(FlatSymbolRefAttr &node, StringRef what);
+  /// The head actor, stage and tensor_graph share: `<keyword> name on <node>
+  /// {`, the keyword being the current token; `what` names the form in
+  /// messages. Gives the name, its location, the node and the `{`'s location.
+  ParseResult parsePlacedHead(StringRef keyword, StringRef what,
+                              StringRef &name, Location &nameLoc,
+                              FlatSymbolRefAttr &node, Location &open);
+  /// `fn <fn>` (`fn` being the current token): the function a stage or a
+  /// tensor graph (`what`) holds.
+  ParseResult parseFnName(StringRef fn, StringRef what);
   ParseResult checkNode(StringRef name, Location at);
   /// tensor(dt, [..]) or scalar(dt), as a static ranked tensor type.
   ParseResult parseTensorType(RankedTensorType &type);
@@ -341,6 +353,10 @@ private:
   /// Bodies: the value scopes and what a bare name may mean.
   enum class BodyKind { Handler, Graph, Stage };
   BodyKind bodyKind = BodyKind::Graph;
+  /// Enters a stage's or tensor graph's body: fresh scopes, `kind`, its
+  /// `reads`, then its arguments (`name: type, ...`) into `entry`.
+  ParseResult beginFunctionBody(Block &entry, BodyKind kind,
+                                ArrayRef<Attribute> reads, bool buffers);
   Operation *currentActor = nullptr;          ///< Handler: its actor
   SmallVector<SymbolRefAttr> currentReads;    ///< Graph/Stage: reads windows
   std::vector<llvm::StringMap<Value>> scopes;
@@ -381,6 +397,9 @@ private:
   FailureOr<Block *> parseStageStatements(Block *block, Location open,
                                           bool once = false);
   ParseResult parseLetNames(SmallVectorImpl<std::pair<StringRef, Location>> &names);
+  /// `let x = expr` (`let` being the current token) in a handler or a tensor
+  /// graph, where a tensor op gives one value.
+  ParseResult parseSingleLet();
 
   /// The program's system (nodes are checked against it) and its name's
   /// location (for notes).

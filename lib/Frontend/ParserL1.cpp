@@ -81,6 +81,38 @@ ParseResult Parser::parseOnNode(FlatSymbolRefAttr &node, StringRef what) {
   return success();
 }
 
+ParseResult Parser::parsePlacedHead(StringRef keyword, StringRef what,
+                                    StringRef &name, Location &nameLoc,
+                                    FlatSymbolRefAttr &node, Location &open) {
+  consume(); // the keyword
+  nameLoc = loc();
+  if (parseIdent(name, "a name after '" + keyword + "'") ||
+      parseOnNode(node, what))
+    return failure();
+  open = loc();
+  return expect(Token::LBrace, "to open the " + what + "'s body");
+}
+
+ParseResult Parser::parseFnName(StringRef fn, StringRef what) {
+  consume(); // 'fn'
+  if (!tok.isKeyword(fn))
+    return expected("'" + fn + "' (a " + what + "'s function is fn " + fn +
+                    ")");
+  consume();
+  return success();
+}
+
+ParseResult Parser::beginFunctionBody(Block &entry, BodyKind kind,
+                                      ArrayRef<Attribute> reads, bool buffers) {
+  scopes.clear();
+  scopes.emplace_back();
+  bodyKind = kind;
+  currentReads.clear();
+  for (Attribute r : reads)
+    currentReads.push_back(cast<SymbolRefAttr>(r));
+  return parseTypedArgs(entry, buffers);
+}
+
 ParseResult Parser::parseTensorType(RankedTensorType &type) {
   Location at = loc();
   Type domain;
@@ -927,28 +959,10 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     if (arg->kind != L1Arg::Word)
       return emitError(arg->loc, "expected a dtype (f32, u8, ...)");
     StringRef s = arg->tok.spelling;
-    if (s == "f16")
-      dtype = builder.getF16Type();
-    else if (s == "bf16")
-      dtype = builder.getBF16Type();
-    else if (s == "f32")
-      dtype = builder.getF32Type();
-    else if (s == "f64")
-      dtype = builder.getF64Type();
-    else if (s == "bool" || s == "i1")
-      dtype = builder.getI1Type();
-    else {
-      unsigned width = 0;
-      if ((s.starts_with("i") || s.starts_with("u")) && s.size() > 1 &&
-          !s.drop_front().getAsInteger(10, width) &&
-          llvm::is_contained({1u, 8u, 16u, 32u, 64u}, width))
-        dtype = IntegerType::get(ctx, width,
-                                 s[0] == 'u' ? IntegerType::Unsigned
-                                             : IntegerType::Signless);
-      else
-        return emitError(arg->loc, "unknown dtype '")
-               << s << "'; expected f16, bf16, f32, f64, bool, iN or uN";
-    }
+    dtype = namedDtype(ctx, s);
+    if (!dtype)
+      return emitError(arg->loc, "unknown dtype '")
+             << s << "'; expected f16, bf16, f32, f64, bool, iN or uN";
     return success();
   };
 
@@ -1215,15 +1229,10 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
 ///            'readers' '(' ident { ',' ident } ')'
 /// handler ::= 'on' ident args '{' { stmt } '}'
 ParseResult Parser::parseActor() {
-  consume(); // 'actor'
-  Location nameLoc = loc();
+  Location nameLoc = loc(), open = nameLoc;
   StringRef name;
   FlatSymbolRefAttr node;
-  if (parseIdent(name, "a name after 'actor'") ||
-      parseOnNode(node, "actor"))
-    return failure();
-  Location open = loc();
-  if (expect(Token::LBrace, "to open the actor's body"))
+  if (parsePlacedHead("actor", "actor", name, nameLoc, node, open))
     return failure();
   auto actor = l1::ActorOp::create(builder, nameLoc, builder.getStringAttr(name),
                                    node);
@@ -1347,6 +1356,20 @@ ParseResult Parser::parseLetNames(
   return expect(Token::Equal, "after the let's names");
 }
 
+ParseResult Parser::parseSingleLet() {
+  consume(); // 'let'
+  SmallVector<std::pair<StringRef, Location>> names;
+  if (parseLetNames(names))
+    return failure();
+  if (names.size() != 1)
+    return emitError(names[1].second, "a tensor op gives one value");
+  FailureOr<Value> v = parseExpr();
+  if (failed(v))
+    return failure();
+  bind(names[0].first, *v);
+  return success();
+}
+
 /// body ::= { 'let' ident '=' expr | field '=' expr } '}'
 ParseResult Parser::parseHandlerBody(Location open) {
   while (!tok.is(Token::RBrace)) {
@@ -1356,16 +1379,8 @@ ParseResult Parser::parseHandlerBody(Location open) {
       return d;
     }
     if (tok.isKeyword("let")) {
-      consume();
-      SmallVector<std::pair<StringRef, Location>> names;
-      if (parseLetNames(names))
+      if (parseSingleLet())
         return failure();
-      if (names.size() != 1)
-        return emitError(names[1].second, "a tensor op gives one value");
-      FailureOr<Value> v = parseExpr();
-      if (failed(v))
-        return failure();
-      bind(names[0].first, *v);
       continue;
     }
     // `w = tensor_sub(w, ...)`: a state write.
@@ -1412,15 +1427,11 @@ ParseResult Parser::parseHandlerBody(Location open) {
 ///                    '{' { 'let' ident '=' expr } 'return' '(' expr {',' expr} ')' '}'
 ///                  '}'
 ParseResult Parser::parseTensorGraph() {
-  consume(); // 'tensor_graph'
-  Location nameLoc = loc();
+  Location nameLoc = loc(), open = nameLoc;
   StringRef name;
   FlatSymbolRefAttr node;
-  if (parseIdent(name, "a name after 'tensor_graph'") ||
-      parseOnNode(node, "tensor graph"))
-    return failure();
-  Location open = loc();
-  if (expect(Token::LBrace, "to open the tensor graph's body"))
+  if (parsePlacedHead("tensor_graph", "tensor graph", name, nameLoc, node,
+                      open))
     return failure();
   SmallVector<Attribute> reads;
   FlatSymbolRefAttr then;
@@ -1450,21 +1461,13 @@ ParseResult Parser::parseTensorGraph() {
     return expected("'reads:', 'then:' or 'fn compute(...)' in tensor graph '" +
                     name + "'");
   }
-  consume();
-  if (!tok.isKeyword("compute"))
-    return expected("'compute' (a tensor graph's function is fn compute)");
-  consume();
+  if (parseFnName("compute", "tensor graph"))
+    return failure();
   auto graph = l1::TensorGraphOp::create(builder, nameLoc,
                                          builder.getStringAttr(name), node,
                                          builder.getArrayAttr(reads), then);
   Block &entry = graph.getBody().emplaceBlock();
-  scopes.clear();
-  scopes.emplace_back();
-  bodyKind = BodyKind::Graph;
-  currentReads.clear();
-  for (Attribute r : reads)
-    currentReads.push_back(cast<SymbolRefAttr>(r));
-  if (parseTypedArgs(entry, /*buffers=*/false))
+  if (beginFunctionBody(entry, BodyKind::Graph, reads, /*buffers=*/false))
     return failure();
   SmallVector<std::pair<StringRef, Location>> outputs;
   if (consumeIf(Token::Arrow)) {
@@ -1512,16 +1515,8 @@ ParseResult Parser::parseGraphBody(
     if (!tok.isKeyword("let"))
       return expected("'let' or 'return' in a tensor graph (graphs have no "
                       "mutation)");
-    consume();
-    SmallVector<std::pair<StringRef, Location>> names;
-    if (parseLetNames(names))
+    if (parseSingleLet())
       return failure();
-    if (names.size() != 1)
-      return emitError(names[1].second, "a tensor op gives one value");
-    FailureOr<Value> v = parseExpr();
-    if (failed(v))
-      return failure();
-    bind(names[0].first, *v);
   }
   Location retLoc = loc();
   consume(); // 'return'
@@ -1572,14 +1567,10 @@ ParseResult Parser::parseGraphBody(
 ///             'fn' 'process' args [ '->' result { '|' result } ]
 ///             '{' { stmt } '}' '}'
 ParseResult Parser::parseStage() {
-  consume(); // 'stage'
-  Location nameLoc = loc();
+  Location nameLoc = loc(), open = nameLoc;
   StringRef name;
   FlatSymbolRefAttr node;
-  if (parseIdent(name, "a name after 'stage'") || parseOnNode(node, "stage"))
-    return failure();
-  Location open = loc();
-  if (expect(Token::LBrace, "to open the stage's body"))
+  if (parsePlacedHead("stage", "stage", name, nameLoc, node, open))
     return failure();
   SmallVector<Attribute> reads;
   if (tok.isKeyword("reads")) {
@@ -1590,20 +1581,12 @@ ParseResult Parser::parseStage() {
   }
   if (!tok.isKeyword("fn"))
     return expected("'fn process(...)' in stage '" + name + "'");
-  consume();
-  if (!tok.isKeyword("process"))
-    return expected("'process' (a stage's function is fn process)");
-  consume();
+  if (parseFnName("process", "stage"))
+    return failure();
   auto stage = l1::StageOp::create(builder, nameLoc, builder.getStringAttr(name),
                                    node, builder.getArrayAttr(reads));
   Block &entry = stage.getBody().emplaceBlock();
-  scopes.clear();
-  scopes.emplace_back();
-  bodyKind = BodyKind::Stage;
-  currentReads.clear();
-  for (Attribute r : reads)
-    currentReads.push_back(cast<SymbolRefAttr>(r));
-  if (parseTypedArgs(entry, /*buffers=*/true))
+  if (beginFunctionBody(entry, BodyKind::Stage, reads, /*buffers=*/true))
     return failure();
   // The result annotation (`-> forward(next, x) | drop(x)`) documents the
   // paths; the body's terminators are what the verifiers check.
