@@ -955,6 +955,26 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     return *v;
   };
   auto typeOf = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  // Binds the call's arguments, then its first as the tensor it operates on.
+  auto bindOperand = [&](ArrayRef<StringRef> params,
+                         size_t required) -> FailureOr<Value> {
+    if (failed(bindArgs(params, required)))
+      return failure();
+    return tensorOf(a[0]);
+  };
+  // An optional integer-list argument (dims, perm): its values and the
+  // attribute that carries them, both empty when it is absent.
+  auto optionalInts = [&](L1Arg *arg, StringRef what, SmallVector<int64_t> &values,
+                          DenseI64ArrayAttr &attr) -> LogicalResult {
+    if (!arg)
+      return success();
+    FailureOr<SmallVector<int64_t>> v = intList(arg, what, false);
+    if (failed(v))
+      return failure();
+    values = *v;
+    attr = builder.getDenseI64ArrayAttr(values);
+    return success();
+  };
   auto dtypeArg = [&](L1Arg *arg, Type &dtype) -> LogicalResult {
     if (arg->kind != L1Arg::Word)
       return emitError(arg->loc, "expected a dtype (f32, u8, ...)");
@@ -1001,9 +1021,7 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     break;
   }
   case TOp::Unary: {
-    if (failed(bindArgs({"operand"}, 1)))
-      return failure();
-    FailureOr<Value> x = tensorOf(a[0]);
+    FailureOr<Value> x = bindOperand({"operand"}, 1);
     if (failed(x))
       return failure();
     OperationState state(at, ("l1." + op).str());
@@ -1013,9 +1031,7 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     break;
   }
   case TOp::Scale: {
-    if (failed(bindArgs({"operand", "scalar"}, 2)))
-      return failure();
-    FailureOr<Value> x = tensorOf(a[0]);
+    FailureOr<Value> x = bindOperand({"operand", "scalar"}, 2);
     if (failed(x))
       return failure();
     FailureOr<Value> sc = tensorOf(a[1], typeOf(*x).getElementType());
@@ -1025,9 +1041,7 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     break;
   }
   case TOp::Broadcast: {
-    if (failed(bindArgs({"operand", "shape", "dims"}, 2)))
-      return failure();
-    FailureOr<Value> x = tensorOf(a[0]);
+    FailureOr<Value> x = bindOperand({"operand", "shape", "dims"}, 2);
     if (failed(x))
       return failure();
     FailureOr<SmallVector<int64_t>> shape = intList(a[1], "the shape", true);
@@ -1035,13 +1049,8 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
       return failure();
     SmallVector<int64_t> dims;
     DenseI64ArrayAttr dimsAttr;
-    if (a[2]) {
-      FailureOr<SmallVector<int64_t>> d = intList(a[2], "dims", false);
-      if (failed(d))
-        return failure();
-      dims = *d;
-      dimsAttr = builder.getDenseI64ArrayAttr(dims);
-    }
+    if (failed(optionalInts(a[2], "dims", dims, dimsAttr)))
+      return failure();
     sh::ShapeResult s = sh::broadcastShape(typeOf(*x).getShape(), *shape, dims);
     if (!s)
       return shapeFail(s.message());
@@ -1051,20 +1060,13 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     break;
   }
   case TOp::Transpose: {
-    if (failed(bindArgs({"operand", "perm"}, 1)))
-      return failure();
-    FailureOr<Value> x = tensorOf(a[0]);
+    FailureOr<Value> x = bindOperand({"operand", "perm"}, 1);
     if (failed(x))
       return failure();
     SmallVector<int64_t> perm;
     DenseI64ArrayAttr permAttr;
-    if (a[1]) {
-      FailureOr<SmallVector<int64_t>> p = intList(a[1], "perm", false);
-      if (failed(p))
-        return failure();
-      perm = *p;
-      permAttr = builder.getDenseI64ArrayAttr(perm);
-    }
+    if (failed(optionalInts(a[1], "perm", perm, permAttr)))
+      return failure();
     sh::ShapeResult s = sh::transposeShape(typeOf(*x).getShape(), perm);
     if (!s)
       return shapeFail(s.message());
@@ -1074,9 +1076,7 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     break;
   }
   case TOp::Reshape: {
-    if (failed(bindArgs({"operand", "shape"}, 2)))
-      return failure();
-    FailureOr<Value> x = tensorOf(a[0]);
+    FailureOr<Value> x = bindOperand({"operand", "shape"}, 2);
     if (failed(x))
       return failure();
     FailureOr<SmallVector<int64_t>> shape = intList(a[1], "the shape", true);
@@ -1091,9 +1091,7 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     break;
   }
   case TOp::Reduce: {
-    if (failed(bindArgs({"operand", "axis"}, 1)))
-      return failure();
-    FailureOr<Value> x = tensorOf(a[0]);
+    FailureOr<Value> x = bindOperand({"operand", "axis"}, 1);
     if (failed(x))
       return failure();
     std::optional<int64_t> axis;
@@ -1156,9 +1154,7 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     break;
   }
   case TOp::Cast: {
-    if (failed(bindArgs({"operand", "dtype"}, 2)))
-      return failure();
-    FailureOr<Value> x = tensorOf(a[0]);
+    FailureOr<Value> x = bindOperand({"operand", "dtype"}, 2);
     if (failed(x))
       return failure();
     Type dtype;
@@ -1169,9 +1165,7 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     break;
   }
   case TOp::OneHot: {
-    if (failed(bindArgs({"labels", "classes", "dtype"}, 2)))
-      return failure();
-    FailureOr<Value> x = tensorOf(a[0]);
+    FailureOr<Value> x = bindOperand({"labels", "classes", "dtype"}, 2);
     if (failed(x))
       return failure();
     FailureOr<int64_t> classes = intArgOf(a[1], "the number of classes");
