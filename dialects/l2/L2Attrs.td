@@ -225,7 +225,9 @@ def L2_AutodiffAttr : L2_Attr<"Autodiff", "autodiff"> {
   let description = [{
     Exact gradients by automatic differentiation; expanded into explicit
     backward tensor ops during L2→L1 lowering. `checkpoint` names layers
-    (their `as "name"`) whose outputs are kept; the others are recomputed.
+    (their `as "name"`) whose outputs are not kept for the backward pass:
+    it recomputes their forward ops instead (activation checkpointing, as
+    PyTorch's `checkpoint`; the L2 estimate and the backward expansion agree).
     Every op on a path from a parameter to the output must be differentiable
     (row L2.3).
   }];

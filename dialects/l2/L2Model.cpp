@@ -537,15 +537,14 @@ struct BackwardCost {
 };
 } // namespace
 
-static BackwardCost backwardCost(Attribute method, uint64_t forward, uint64_t params,
-                                 bool checkpointed) {
+static BackwardCost backwardCost(Attribute method, uint64_t forward, uint64_t params) {
   BackwardCost c;
   llvm::TypeSwitch<Attribute>(method)
       .Case([&](AutodiffAttr a) {
         bool reverse = a.getMode() == AutodiffMode::reverse;
         uint64_t factor = reverse ? cost::kReverseModeFactor : cost::kForwardModeFactor;
-        if (reverse && checkpointed)
-          ++factor; // recompute the non-checkpointed segments once
+        // (Recomputing checkpointed layers is added by the caller, which
+        // knows which layers they are.)
         c.flops = saturatingMul(forward, factor);
         c.storesActivations = reverse;
         c.needsGradients = true;
@@ -566,8 +565,8 @@ static BackwardCost backwardCost(Attribute method, uint64_t forward, uint64_t pa
         c.needsGradients = true; // the estimate is accumulated like a gradient
       })
       .Case([&](HybridAttr h) {
-        BackwardCost p = backwardCost(h.getPrimary(), forward, params, checkpointed);
-        BackwardCost x = backwardCost(h.getAux(), forward, params, checkpointed);
+        BackwardCost p = backwardCost(h.getPrimary(), forward, params);
+        BackwardCost x = backwardCost(h.getAux(), forward, params);
         c.flops = saturatingAdd(p.flops, x.flops);
         c.storesActivations = p.storesActivations || x.storesActivations;
         c.needsGradients = p.needsGradients || x.needsGradients;
@@ -666,33 +665,36 @@ FailureOr<ResourceEstimate> synpl::l2::estimateResources(MethodsOp methods) {
   est.optimizerStateBytes = stateBytes;
   est.forwardFlops = forward.flops;
 
-  // Checkpointing keeps the inputs, the named layers' outputs and one
-  // segment's worth (the largest activation) instead of everything.
+  // Checkpointing (activation checkpointing, as the backward expansion
+  // does it): the named layers' outputs are not kept for the backward pass,
+  // which recomputes those layers' forward ops instead.
   auto autodiff = dyn_cast<AutodiffAttr>(methods.getBackward());
   bool checkpointed = autodiff && autodiff.getCheckpoint() && !autodiff.getCheckpoint().empty();
   BackwardCost bwd =
-      backwardCost(methods.getBackward(), forward.flops, est.params, checkpointed);
-  est.flopsPerStep = saturatingAdd(bwd.flops, updateFlops);
-  if (bwd.needsGradients)
-    est.gradientBytes = est.paramBytes;
-  if (!bwd.storesActivations) {
-    est.activationBytes = saturatingMul(forward.largestValueBytes, 2);
-  } else if (checkpointed) {
-    llvm::StringSet<> kept;
+      backwardCost(methods.getBackward(), forward.flops, est.params);
+  uint64_t recomputedFlops = 0, droppedBytes = 0;
+  if (checkpointed && bwd.storesActivations) {
+    llvm::StringSet<> recomputed;
     for (Attribute ref : autodiff.getCheckpoint())
       if (auto name = dyn_cast<StringAttr>(ref))
-        kept.insert(name.getValue());
-    uint64_t bytes = forward.largestValueBytes;
-    for (BlockArgument arg : block.getArguments())
-      bytes = saturatingAdd(bytes, valueBytes(arg));
-    for (auto &[op, name] : layerNames(methods))
-      if (kept.contains(name))
-        for (Value result : op->getResults())
-          bytes = saturatingAdd(bytes, valueBytes(result));
-    est.activationBytes = bytes;
-  } else {
-    est.activationBytes = forward.activationBytes;
+        recomputed.insert(name.getValue());
+    for (auto &[op, name] : layerNames(methods)) {
+      if (!recomputed.contains(name))
+        continue;
+      recomputedFlops = saturatingAdd(recomputedFlops, layerForwardFlops(op));
+      for (Value result : op->getResults())
+        droppedBytes = saturatingAdd(droppedBytes, valueBytes(result));
+    }
   }
+  est.flopsPerStep = saturatingAdd(saturatingAdd(bwd.flops, recomputedFlops), updateFlops);
+  if (bwd.needsGradients)
+    est.gradientBytes = est.paramBytes;
+  if (!bwd.storesActivations)
+    est.activationBytes = saturatingMul(forward.largestValueBytes, 2);
+  else if (forward.activationBytes == kSaturated)
+    est.activationBytes = kSaturated;
+  else
+    est.activationBytes = forward.activationBytes - std::min(droppedBytes, forward.activationBytes);
 
   for (uint64_t v : {est.params, est.paramBytes, est.optimizerStateBytes,
                      est.forwardFlops, est.flopsPerStep, est.activationBytes,
