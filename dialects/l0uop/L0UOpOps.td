@@ -390,6 +390,11 @@ def L0UOp_IngestOp : L0UOp_PlanItem<"ingest", [
     (`shuffle` $shuffle^)? (`drop_last` $drop_last^)? `seed` $seed
     (`classes` $classes^)? (`ranks` $ranks^)? attr-dict
   }];
+  let extraClassDeclaration = [{
+    /// The IDX rank of a file of samples of `sampleShape`: 1 (the sample
+    /// count) + the sample's non-unit dimensions (a [1] label is a 1-D file).
+    static int64_t fileRank(::llvm::ArrayRef<int64_t> sampleShape);
+  }];
 }
 
 def L0UOp_ReportOp : L0UOp_PlanItem<"report", [

@@ -629,6 +629,10 @@ static LogicalResult requireHostSlot(Operation *op, SymbolTableCollection &symbo
   return success();
 }
 
+int64_t IngestOp::fileRank(ArrayRef<int64_t> sampleShape) {
+  return 1 + llvm::count_if(sampleShape, [](int64_t d) { return d != 1; });
+}
+
 LogicalResult IngestOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (getSlots().empty())
     return emitOpError("reads no field");

@@ -296,12 +296,9 @@ struct ConvertL0PlanToLLVM
           failures.push_back({ingest, "slot element type has no IDX type"});
           break;
         }
-        int64_t ndims = 1;
-        if (std::optional<ArrayRef<int64_t>> ranks = ingest.getRanks())
-          ndims = (*ranks)[i];
-        else
-          for (int64_t d : buf.getShape().drop_front())
-            ndims += d != 1;
+        std::optional<ArrayRef<int64_t>> ranks = ingest.getRanks();
+        int64_t ndims = ranks ? (*ranks)[i]
+                              : l0uop::IngestOp::fileRank(buf.getShape().drop_front());
         w.add(SYNPL_PLAN_INGEST_FIELDS,
               synpl_plan_ingest_field{slotOf(slot),
                                       w.str(cast<StringAttr>(path).getValue()),

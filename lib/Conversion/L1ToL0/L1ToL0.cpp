@@ -144,10 +144,9 @@ struct Group {
 /// the runtime also takes it with `.gz`, and `t10k-` for the test split).
 static std::string runTimeBoundPath(l1::FieldOp field) {
   auto type = cast<RankedTensorType>(field.getType());
-  int64_t ndims = 1;
-  for (int64_t d : type.getShape())
-    ndims += d != 1;
-  return ("train-" + field.getSymName() + "-idx" + Twine(ndims) + "-ubyte").str();
+  return ("train-" + field.getSymName() + "-idx" +
+          Twine(l0uop::IngestOp::fileRank(type.getShape())) + "-ubyte")
+      .str();
 }
 
 static bool isElementwise(Operation *op) {
@@ -1762,10 +1761,8 @@ LogicalResult Emitter::run() {
     SmallVector<int64_t> ranks;
     bool anyFlat = false;
     for (Slot *s : in.slots) {
-      int64_t rank = 1;
-      for (int64_t d : ArrayRef<int64_t>(s->shape).drop_front())
-        rank += d != 1;
-      ranks.push_back(rank);
+      ranks.push_back(
+          l0uop::IngestOp::fileRank(ArrayRef<int64_t>(s->shape).drop_front()));
       anyFlat |= s->flat;
     }
     l0uop::IngestOp::create(
