@@ -6,6 +6,7 @@
 // Checks that follow symbol references live in L1Verify.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "synpl/Target/CudaTarget.h"
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/Dialect/L1/L1Program.h"
 #include "synpl/Analysis/CFGPaths.h"
@@ -392,7 +393,8 @@ ParseResult NodeOp::parse(OpAsmParser &parser, OperationState &result) {
   // would otherwise be dropped silently when it becomes a property.
   for (NamedAttribute attr : props) {
     StringRef key = attr.getName().getValue();
-    bool isString = key == "capacity" || key == "isa" || key == "vram";
+    bool isString = key == "capacity" || key == "isa" || key == "vram" ||
+                    key == "arch";
     bool isCount = key == "cores" || key == "sm";
     if (isString && !isa<StringAttr>(attr.getValue()))
       return parser.emitError(propsLoc, "node property '")
@@ -444,25 +446,33 @@ LogicalResult NodeOp::verify() {
   for (NamedAttribute attr : (*this)->getDiscardableAttrs())
     return emitOpError("unknown node property '")
            << attr.getName().getValue()
-           << "' (known: capacity, isa, vram, cores, sm)";
+           << "' (known: capacity, isa, vram, cores, sm, arch)";
   if (auto c = getCapacity(); c && !parseByteSize(*c))
     return emitOpError("capacity '") << *c << "' is not a byte size like 32GB";
   if (auto v = getVram(); v && !parseByteSize(*v))
     return emitOpError("vram '") << *v << "' is not a byte size like 24GB";
   switch (getKind()) {
   case NodeKind::storage:
-    if (getIsa() || getVram() || getCores() || getSm())
-      return emitOpError("a storage node has no isa, vram, cores or sm");
+    if (getIsa() || getVram() || getCores() || getSm() || getArch())
+      return emitOpError("a storage node has no isa, vram, cores, sm or arch");
     break;
   case NodeKind::memory:
     if (!getCapacity())
       return emitOpError("a memory node needs a capacity");
-    if (getIsa() || getVram() || getCores() || getSm())
-      return emitOpError("a memory node has no isa, vram, cores or sm");
+    if (getIsa() || getVram() || getCores() || getSm() || getArch())
+      return emitOpError("a memory node has no isa, vram, cores, sm or arch");
     break;
   case NodeKind::compute:
     if (!getIsa())
       return emitOpError("a compute node needs an isa");
+    if (auto arch = getArch()) {
+      if (*getIsa() != "cuda")
+        return emitOpError("'arch' names a GPU architecture; it belongs on an "
+                           "isa = \"cuda\" node");
+      if (!cuda::lookupArch(*arch))
+        return emitOpError("unknown CUDA arch '")
+               << *arch << "' (known: " << cuda::knownArchList() << ")";
+    }
     break;
   }
   if ((getCores() && *getCores() <= 0) || (getSm() && *getSm() <= 0))

@@ -57,15 +57,18 @@ def L1_NodeOp : L1_Op<"node", [Symbol, HasParent<"SystemOp">]> {
     `l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", sm = 84}`.
     Properties are a closed set: `capacity` (byte size; required on memory
     nodes), `isa` (required on compute nodes), `vram` (byte size: the
-    compute node has its own memory), `cores`, `sm` (counts). Sizes are
-    written with units (`32GB`, `24GiB`).
+    compute node has its own memory), `cores`, `sm` (counts), `arch` (the
+    GPU architecture of an `isa = "cuda"` node, e.g. `"sm_90"`: what the
+    CUDA sink emits PTX for; without it, `sm_80`, whose PTX every newer
+    GPU's driver also runs). Sizes are written with units (`32GB`, `24GiB`).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, L1_NodeKind:$kind,
                        OptionalAttr<StrAttr>:$capacity,
                        OptionalAttr<StrAttr>:$isa,
                        OptionalAttr<StrAttr>:$vram,
                        OptionalAttr<I64Attr>:$cores,
-                       OptionalAttr<I64Attr>:$sm);
+                       OptionalAttr<I64Attr>:$sm,
+                       OptionalAttr<StrAttr>:$arch);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -282,11 +282,11 @@ ParseResult Parser::parseNode(llvm::StringMap<Location> &nodeLocs) {
     }
     Location keyLoc = loc();
     StringRef key;
-    if (parseIdent(key, "a node property (kind, capacity, isa, vram, cores "
-                        "or sm)"))
+    if (parseIdent(key, "a node property (kind, capacity, isa, vram, cores, "
+                        "sm or arch)"))
       return failure();
-    static constexpr StringRef kKeys[] = {"kind", "capacity", "isa",
-                                          "vram", "cores",    "sm"};
+    static constexpr StringRef kKeys[] = {"kind",  "capacity", "isa", "vram",
+                                          "cores", "sm",       "arch"};
     if (!llvm::is_contained(kKeys, key))
       return emitError(keyLoc, "unknown node property '")
              << key << "'; expected " << orList(kKeys);
@@ -311,13 +311,14 @@ ParseResult Parser::parseNode(llvm::StringMap<Location> &nodeLocs) {
                      tok.spelling + "'");
       props.append(key, builder.getStringAttr(tok.spelling));
       consume();
-    } else if (key == "isa") {
+    } else if (key == "isa" || key == "arch") {
       if (tok.is(Token::String)) {
         props.append(key, builder.getStringAttr(tok.getStringValue()));
         consume();
       } else {
         StringRef isa;
-        if (parseIdent(isa, "an isa (x86_64, cuda, ...)"))
+        if (parseIdent(isa, key == "isa" ? "an isa (x86_64, cuda, ...)"
+                                         : "a GPU architecture (sm_80, sm_90, ...)"))
           return failure();
         props.append(key, builder.getStringAttr(isa));
       }

@@ -3,8 +3,29 @@
 // RUN: synpl-opt %s -split-input-file -verify-diagnostics
 
 l1.system @s {
-  // expected-error @+1 {{unknown node property 'capcity' (known: capacity, isa, vram, cores, sm)}}
+  // expected-error @+1 {{unknown node property 'capcity' (known: capacity, isa, vram, cores, sm, arch)}}
   l1.node @ram_0 memory {capcity = "32GB"}
+}
+
+// -----
+
+l1.system @s {
+  // expected-error @+1 {{unknown CUDA arch 'sm_75' (known: sm_80, sm_86, sm_89, sm_90, sm_90a)}}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", arch = "sm_75"}
+}
+
+// -----
+
+l1.system @s {
+  // expected-error @+1 {{'arch' names a GPU architecture; it belongs on an isa = "cuda" node}}
+  l1.node @cpu_0 compute {isa = "x86_64", arch = "sm_90"}
+}
+
+// -----
+
+// A GPU node names its architecture.
+l1.system @s {
+  l1.node @gpu_0 compute {isa = "cuda", vram = "141GB", sm = 132, arch = "sm_90"}
 }
 
 // -----
