@@ -25,6 +25,10 @@ tool_dirs = [config.synpl_tools_dir, config.llvm_tools_dir]
 tools = ["synpl-opt", "synpl-translate", "synpl-lsp-server", "synpl-interp", "synplc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# synplc's default system asks the CUDA driver for GPUs: a developer's GPU
+# must not change what the tests place. Tests of the detection set it to 1
+# (with the fake driver of test/lib/FakeCuda on LD_LIBRARY_PATH).
+config.environment["SYNPL_CUDA_DETECT"] = "0"
 
 # The real Fashion-MNIST files (Debian's datasets path); tests that train on
 # them say `REQUIRES: fashion-mnist` and are UNSUPPORTED where they are missing.

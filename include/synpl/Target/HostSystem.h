@@ -8,8 +8,11 @@
 #ifndef SYNPL_TARGET_HOSTSYSTEM_H
 #define SYNPL_TARGET_HOSTSYSTEM_H
 
+#include "synpl/Target/CudaTarget.h"
+
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace synpl::host {
 
@@ -19,6 +22,11 @@ struct HostFacts {
   uint64_t memoryBytes = 0;    ///< MemTotal of /proc/meminfo (0: unknown)
   bool rotationalStorage = false; ///< the root file system's disk spins
   std::string isa = "x86_64";  ///< the host architecture (l1 isa name)
+  /// The CUDA devices the driver reports (cuda::detectDevices), those of a
+  /// known architecture only; each becomes a node `gpu_<i>`.
+  std::vector<cuda::CudaDevice> gpus;
+  /// Why there is no GPU (no driver, no device, ...), for `synplc -v`.
+  std::string noGpuReason;
 };
 
 /// Reads the facts of this machine (never fails: unknowns get defaults).
@@ -36,7 +44,17 @@ HostFacts detectHostFacts();
 /// binding `@ ssd_0` resolves on any machine. Bandwidths are nominal (a
 /// SATA/NVMe SSD's sequential read, or 200MB/s for a spinning disk; one
 /// socket's DRAM bandwidth): the placement search only compares them.
+/// Each GPU adds
+///     l1.node @gpu_<i> compute {isa = "cuda", arch = "sm_90", sm = 132,
+///                               vram = "<MiB>MiB"}
+///     l1.edge @cpu_0 <-> @gpu_<i> bandwidth "25GB/s"
+/// (a PCIe 4.0 x16 link's practical rate).
 std::string hostSystemText(const HostFacts &facts);
+
+/// A nominal device of architecture `chip` (the reference part's SM count
+/// and memory): what `synplc --target=cuda` adds to this machine's system
+/// when it has no GPU of its own, to compile for one elsewhere.
+cuda::CudaDevice nominalDevice(const cuda::CudaArch &arch);
 
 } // namespace synpl::host
 

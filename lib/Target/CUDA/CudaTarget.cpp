@@ -13,19 +13,19 @@ const CudaArch kArchs[] = {
     // name  maj min ptx drv    part
     {"sm_80", 8, 0, 70, 11000, "A100-SXM4-80GB",
      32, 1024, 2048, 32, 65536, 255, 167936, 166912, 49152, 2147483647u, 65535,
-     108, 2039.0, 19.5, 312.0, 156.0, false},
+     108, 2039.0, 19.5, 312.0, 156.0, false, 80},
     {"sm_86", 8, 6, 71, 11010, "A10",
      32, 1024, 1536, 16, 65536, 255, 102400, 101376, 49152, 2147483647u, 65535,
-     72, 600.0, 31.2, 125.0, 62.5, false},
+     72, 600.0, 31.2, 125.0, 62.5, false, 24},
     {"sm_89", 8, 9, 78, 11080, "L4",
      32, 1024, 1536, 24, 65536, 255, 102400, 101376, 49152, 2147483647u, 65535,
-     58, 300.0, 30.3, 121.0, 60.0, false},
+     58, 300.0, 30.3, 121.0, 60.0, false, 24},
     {"sm_90", 9, 0, 78, 11080, "H100-SXM5-80GB",
      32, 1024, 2048, 32, 65536, 255, 233472, 232448, 49152, 2147483647u, 65535,
-     132, 3350.0, 67.0, 989.0, 494.0, false},
+     132, 3350.0, 67.0, 989.0, 494.0, false, 80},
     {"sm_90a", 9, 0, 80, 12000, "H100-SXM5-80GB",
      32, 1024, 2048, 32, 65536, 255, 233472, 232448, 49152, 2147483647u, 65535,
-     132, 3350.0, 67.0, 989.0, 494.0, true},
+     132, 3350.0, 67.0, 989.0, 494.0, true, 80},
 };
 } // namespace
 
@@ -67,4 +67,18 @@ unsigned synpl::cuda::driverVersionForPtx(unsigned ptxVersion) {
   if (major == 8)
     return 12000 + 10 * minor;
   return 13000 + 10 * minor;
+}
+
+std::string synpl::cuda::chipForCapability(unsigned major, unsigned minor) {
+  std::string best;
+  unsigned bestCc = 0;
+  for (const CudaArch &a : kArchs) {
+    unsigned cc = a.major * 10 + a.minor;
+    // sm_90a code runs on 9.0 only: never the pick for a newer device.
+    if (a.hasWgmma || cc > major * 10 + minor || cc < bestCc)
+      continue;
+    best = a.name.str();
+    bestCc = cc;
+  }
+  return best;
 }

@@ -5,6 +5,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -54,6 +55,16 @@ HostFacts detectHostFacts() {
   llvm::Triple triple(llvm::sys::getProcessTriple());
   f.isa = triple.getArch() == llvm::Triple::x86_64 ? "x86_64"
                                                    : triple.getArchName().str();
+  for (cuda::CudaDevice &d : cuda::detectDevices(&f.noGpuReason)) {
+    if (d.chip.empty()) {
+      f.noGpuReason = d.name + " (compute capability " +
+                      std::to_string(d.major) + "." + std::to_string(d.minor) +
+                      ") is older than every architecture the CUDA sink "
+                      "emits for (" + cuda::knownArchList() + ")";
+      continue;
+    }
+    f.gpus.push_back(d);
+  }
   return f;
 }
 
@@ -69,9 +80,30 @@ std::string hostSystemText(const HostFacts &facts) {
      << "\", cores = " << facts.cores << "}\n"
      << "  l1.edge @ssd_0 -> @ram_0 bandwidth \""
      << (facts.rotationalStorage ? "200MB/s" : "2GB/s") << "\"\n"
-     << "  l1.edge @ram_0 <-> @cpu_0 bandwidth \"50GB/s\"\n"
-     << "}\n";
+     << "  l1.edge @ram_0 <-> @cpu_0 bandwidth \"50GB/s\"\n";
+  for (size_t i = 0; i < facts.gpus.size(); ++i) {
+    const cuda::CudaDevice &d = facts.gpus[i];
+    uint64_t vram = std::max<uint64_t>(d.memoryBytes >> 20, 1);
+    os << "  l1.node @gpu_" << i << " compute {isa = \"cuda\", arch = \""
+       << d.chip << "\"";
+    if (d.smCount)
+      os << ", sm = " << d.smCount;
+    os << ", vram = \"" << vram << "MiB\"}\n"
+       << "  l1.edge @cpu_0 <-> @gpu_" << i << " bandwidth \"25GB/s\"\n";
+  }
+  os << "}\n";
   return text;
+}
+
+cuda::CudaDevice nominalDevice(const cuda::CudaArch &arch) {
+  cuda::CudaDevice d;
+  d.name = arch.part.str();
+  d.major = arch.major;
+  d.minor = arch.minor;
+  d.smCount = arch.smCount;
+  d.memoryBytes = uint64_t(arch.vramGB) << 30;
+  d.chip = arch.name.str();
+  return d;
 }
 
 } // namespace synpl::host
