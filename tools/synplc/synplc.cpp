@@ -62,7 +62,11 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Emit { L3, L2, L1, L0, LLVMDialect, LLVMIR, Object, Executable };
+enum class Emit { L3, L2, L1, L0, PTX, LLVMDialect, LLVMIR, Object, Executable };
+
+/// Where the kernels run: `auto` is CUDA when the placed program puts an
+/// actor or a tensor graph on an isa = "cuda" node.
+enum class Target { Auto, Host, Cuda };
 
 /// The layer a program is at: what the highest lowering left to do reads.
 enum class Layer { L3, L2, L1 };
@@ -82,6 +86,8 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::L2, "l2", "the spec and the method the L3 -> L2 search chose"),
                clEnumValN(Emit::L1, "l1", "the placed program the L2 -> L1 search chose"),
                clEnumValN(Emit::L0, "l0", "the L0 plan after memory packing"),
+               clEnumValN(Emit::PTX, "ptx",
+                          "the PTX of the device kernels (a CUDA target)"),
                clEnumValN(Emit::LLVMDialect, "mlir-llvm",
                           "the LLVM dialect module (kernels, control code, tables)"),
                clEnumValN(Emit::LLVMIR, "llvm",
@@ -127,6 +133,38 @@ cl::opt<synpl::search::ReportFormat> searchReport(
                           "one JSON object per line"),
                clEnumValN(synpl::search::ReportFormat::Text, "", "")),
     cl::cat(category));
+cl::opt<Target> target(
+    "target",
+    cl::desc("where the kernels run (default auto: CUDA when the placement "
+             "puts the model on a GPU node, else this host)"),
+    cl::init(Target::Auto),
+    cl::values(clEnumValN(Target::Auto, "auto",
+                          "CUDA if the placed program uses an isa = \"cuda\" node"),
+               clEnumValN(Target::Host, "host",
+                          "every kernel on this CPU (a GPU placement's device "
+                          "memory becomes host memory)"),
+               clEnumValN(Target::Cuda, "cuda",
+                          "device kernels as PTX, run through the CUDA driver; "
+                          "without a GPU in the system, this machine's system "
+                          "gets a nominal gpu_0 of --cuda-arch")),
+    cl::cat(category));
+cl::opt<std::string> cudaArch(
+    "cuda-arch",
+    cl::desc("the GPU architecture to emit PTX for (sm_80, sm_86, sm_89, "
+             "sm_90, sm_90a; default: the GPU node's arch, else sm_80)"),
+    cl::value_desc("sm_XX"), cl::cat(category));
+cl::opt<std::string> ptxasPath(
+    "ptxas",
+    cl::desc("ptxas to assemble the PTX into a cubin embedded next to it "
+             "(default: /usr/local/cuda/bin/ptxas or ptxas on PATH when "
+             "present; 'none': embed the PTX only, JIT-compiled by the driver)"),
+    cl::value_desc("path"), cl::cat(category));
+cl::opt<bool> cudaHostKernels(
+    "cuda-host-kernels",
+    cl::desc("also compile each device kernel for this CPU (a test aid: the "
+             "fake driver of test/lib/FakeCuda runs them, so a CUDA build "
+             "trains without a GPU)"),
+    cl::Hidden, cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("print each stage, the plan summary and the "
                                     "link command"),
                       cl::cat(category));
@@ -205,17 +243,56 @@ LogicalResult loadSystem(ModuleOp module, llvm::StringRef path,
   return success();
 }
 
-/// Adds this machine's system (synpl::host) unless `module` has one.
-LogicalResult addHostSystem(ModuleOp module, MLIRContext *context) {
+/// Adds this machine's system (synpl::host) unless `module` has one. With
+/// `nominalGpu`, a machine without a GPU gets one of that architecture (to
+/// compile here for a GPU machine).
+LogicalResult addHostSystem(ModuleOp module, MLIRContext *context,
+                            const synpl::cuda::CudaArch *nominalGpu) {
   if (!module.getBody()->getOps<synpl::l1::SystemOp>().empty())
     return success();
-  std::string text = synpl::host::hostSystemText(synpl::host::detectHostFacts());
+  synpl::host::HostFacts facts = synpl::host::detectHostFacts();
+  if (verbose) {
+    for (const synpl::cuda::CudaDevice &d : facts.gpus)
+      llvm::errs() << "synplc: found GPU " << d.ordinal << ": " << d.name
+                   << " (compute capability " << d.major << "." << d.minor
+                   << ", " << d.smCount << " SMs, " << (d.memoryBytes >> 20)
+                   << " MiB): arch " << d.chip << "\n";
+    if (facts.gpus.empty())
+      llvm::errs() << "synplc: no GPU: " << facts.noGpuReason << "\n";
+  }
+  if (facts.gpus.empty() && nominalGpu) {
+    facts.gpus.push_back(synpl::host::nominalDevice(*nominalGpu));
+    if (verbose)
+      llvm::errs() << "synplc: --target=cuda: placing on a nominal "
+                   << nominalGpu->name << " GPU (" << nominalGpu->part << ")\n";
+  }
+  std::string text = synpl::host::hostSystemText(facts);
   OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, context);
   if (!parsed)
     return failure();
   auto system = *parsed->getBody()->getOps<synpl::l1::SystemOp>().begin();
   module.getBody()->push_front(system->clone());
   return success();
+}
+
+/// The CUDA nodes of the placed program's system that hold an actor, a
+/// stage or a tensor graph (in system order).
+SmallVector<synpl::l1::NodeOp> usedCudaNodes(ModuleOp module) {
+  SmallVector<synpl::l1::NodeOp> used;
+  for (auto system : module.getBody()->getOps<synpl::l1::SystemOp>())
+    for (auto node : system.getBody().front().getOps<synpl::l1::NodeOp>()) {
+      if (node.getIsa() != "cuda")
+        continue;
+      bool holds = false;
+      for (Operation &op : module.getBody()->getOperations())
+        if (auto ref = op.getAttrOfType<FlatSymbolRefAttr>("node"))
+          holds |= isa<synpl::l1::ActorOp, synpl::l1::StageOp,
+                       synpl::l1::TensorGraphOp>(op) &&
+                   ref.getValue() == node.getSymName();
+      if (holds)
+        used.push_back(node);
+    }
+  return used;
 }
 
 /// Adds the pass registered as `name` (`synpl-l3-to-l2`, ...) to `pm`.
@@ -339,6 +416,17 @@ int main(int argc, char **argv) {
   if (searchReport != synpl::search::ReportFormat::None)
     synpl::search::SearchReportSink::global().setFormat(searchReport);
 
+  // --target=cuda on a machine without a GPU places on a nominal one.
+  const synpl::cuda::CudaArch *nominalGpu = nullptr;
+  if (!cudaArch.empty() && !synpl::cuda::lookupArch(cudaArch))
+    return fail("unknown --cuda-arch " + cudaArch + " (known: " +
+                synpl::cuda::knownArchList() + ")");
+  if (target == Target::Cuda)
+    nominalGpu = synpl::cuda::lookupArch(
+        cudaArch.empty() ? synpl::cuda::defaultChip() : llvm::StringRef(cudaArch));
+  if (emit == Emit::PTX && target == Target::Host)
+    return fail("--emit=ptx needs a CUDA target, not --target=host");
+
   Layer layer = layerOf(*module);
   if (!systemFile.empty() && layer == Layer::L1)
     return fail("--system places a program above L1; " + inputFile +
@@ -368,7 +456,7 @@ int main(int argc, char **argv) {
       return writeModule();
     // The hardware: --system, else the program's own, else this machine.
     if (!systemFile.empty() ? failed(loadSystem(*module, systemFile, &context))
-                            : failed(addHostSystem(*module, &context)))
+                            : failed(addHostSystem(*module, &context, nominalGpu)))
       return 1;
     if (failed(runPhase("L2 -> L1 (placement search)", [](OpPassManager &pm) {
           return addNamedPass(pm, "synpl-l2-to-l1");
@@ -382,6 +470,31 @@ int main(int argc, char **argv) {
     return 1;
   if (emit == Emit::L1)
     return writeModule();
+
+  // The target: what the placement used, or what was asked for.
+  SmallVector<synpl::l1::NodeOp> gpus = usedCudaNodes(*module);
+  bool useCuda = target == Target::Cuda ||
+                 (target == Target::Auto && (!gpus.empty() || emit == Emit::PTX));
+  std::string chip;
+  if (useCuda) {
+    if (gpus.empty())
+      return fail("--target=cuda: the placed program uses no isa = \"cuda\" "
+                  "node (" +
+                  (systemFile.empty() ? std::string("its system has none")
+                                      : "--system " + systemFile +
+                                            " has none, or the placement "
+                                            "search preferred the CPU") +
+                  ")");
+    if (gpus.size() > 1)
+      return fail("the placed program uses " + llvm::Twine(gpus.size()) +
+                  " GPU nodes; the CUDA sink runs one device per program");
+    chip = !cudaArch.empty() ? cudaArch.getValue()
+           : gpus.front().getArch() ? gpus.front().getArch()->str()
+                                    : synpl::cuda::defaultChip().str();
+    if (verbose)
+      llvm::errs() << "synplc: target cuda: @" << gpus.front().getSymName()
+                   << ", PTX for " << chip << "\n";
+  }
 
   synpl::HostPipelineOptions hostOptions;
   hostOptions.summary = verbose.getValue();
