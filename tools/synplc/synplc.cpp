@@ -477,14 +477,18 @@ int main(int argc, char **argv) {
                  (target == Target::Auto && (!gpus.empty() || emit == Emit::PTX));
   std::string chip;
   if (useCuda) {
-    if (gpus.empty())
-      return fail("--target=cuda: the placed program uses no isa = \"cuda\" "
-                  "node (" +
-                  (systemFile.empty() ? std::string("its system has none")
-                                      : "--system " + systemFile +
-                                            " has none, or the placement "
-                                            "search preferred the CPU") +
-                  ")");
+    if (gpus.empty()) {
+      std::string node;
+      for (auto system : module->getBody()->getOps<synpl::l1::SystemOp>())
+        for (auto n : system.getBody().front().getOps<synpl::l1::NodeOp>())
+          if (n.getIsa() == "cuda" && node.empty())
+            node = n.getSymName().str();
+      return fail(node.empty()
+                      ? "--target=cuda: the system has no isa = \"cuda\" node"
+                      : "--target=cuda: nothing is placed on @" + node +
+                            " (the L2 -> L1 placement search rejected it; "
+                            "--search-report says which check)");
+    }
     if (gpus.size() > 1)
       return fail("the placed program uses " + llvm::Twine(gpus.size()) +
                   " GPU nodes; the CUDA sink runs one device per program");

@@ -31,6 +31,7 @@
 #include "synpl/Dialect/L1/L1Dialect.h"
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/Dialect/L1/L1Program.h"
+#include "synpl/Support/Property.h"
 #include "synpl/Support/Units.h"
 
 #include "mlir/IR/Builders.h"
@@ -1726,8 +1727,20 @@ LogicalResult Emitter::run() {
     std::optional<uint64_t> have = parseByteSize(*cap);
     if (have && (uint64_t)bytes > *have) {
       plan.erase();
-      return fail(node, "the plan needs " + formatBytes(bytes) + " of @" +
-                            node.getSymName() + " but it has " + *cap);
+      // A resource error of the plan (the L0.5 sweep's bound, known here
+      // before any slot is placed), at the node whose memory is short.
+      hasFailed = true;
+      InFlightDiagnostic d =
+          emitCheckError(node, Property::Resource, "L0.5")
+          << "the plan needs " << formatBytes(bytes) << " of @"
+          << node.getSymName() << " but it has "
+          << (node.getCapacity() ? "capacity " : "vram ") << *cap;
+      for (auto &p : pools)
+        if (p->node && memoryOf(p->node) == nodeOp)
+          d.attachNote(p->node.getLoc())
+              << "pool " << p->name << " (" << l0uop::stringifyPoolKind(p->kind)
+              << "): " << formatBytes(p->capacity);
+      return failure();
     }
   }
 

@@ -60,10 +60,12 @@ l1.schedule pipelines [@train, @back] actors [@a] pipeline_depth 1
 
 // The plan must fit the node it runs on: the 1 MiB input of the graph does
 // not fit a 1MB device.
-// CHECK: error: lowered {{[0-9]+}} of {{[0-9]+}} ops; not lowered: l1.node at {{.*}}: the plan needs {{.*}} of @gpu_0 but it has 1MB
+// A resource error (L0.5), not a refusal to lower.
 l1.system @sys {
   l1.node @cpu_0 compute {isa = "x86_64"}
-  // expected-error @+1 {{not lowered: l1.node at}}
+  // expected-error @+3 {{[resource] L0.5: the plan needs 2.1 MB (2097408 bytes) of @gpu_0 but it has vram 1MB}}
+  // expected-note @+2 {{pool gpu_0.io.arena (arena): 2.1 MB (2097152 bytes)}}
+  // expected-note @+1 {{pool fb.arena (arena): 256 B}}
   l1.node @gpu_0 compute {isa = "cuda", vram = "1MB"}
   l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
 }
