@@ -159,6 +159,12 @@ cl::opt<std::string> ptxasPath(
              "(default: /usr/local/cuda/bin/ptxas or ptxas on PATH when "
              "present; 'none': embed the PTX only, JIT-compiled by the driver)"),
     cl::value_desc("path"), cl::cat(category));
+cl::opt<std::string> l0Passes(
+    "l0-passes",
+    cl::desc("extra passes to run on the L0 plan after memory packing, before "
+             "codegen (a pass pipeline, e.g. "
+             "'synpl-l0-block-reduce{device-only=false}')"),
+    cl::value_desc("pipeline"), cl::cat(category));
 cl::opt<bool> cudaHostKernels(
     "cuda-host-kernels",
     cl::desc("also compile each device kernel for this CPU (a test aid: the "
@@ -507,8 +513,19 @@ int main(int argc, char **argv) {
                       [&](OpPassManager &pm) {
                         synpl::buildHostEmissionPipeline(pm, hostOptions);
                         return success();
-                      })) ||
-      failed(dump("l0")))
+                      })))
+    return 1;
+  if (!l0Passes.empty() &&
+      failed(runPhase("L0 -> L0 (--l0-passes)", [&](OpPassManager &pm) {
+        std::string error;
+        llvm::raw_string_ostream os(error);
+        if (succeeded(parsePassPipeline(l0Passes, pm, os)))
+          return success();
+        llvm::errs() << "synplc: error: --l0-passes: " << error << "\n";
+        return failure();
+      })))
+    return 1;
+  if (failed(dump("l0")))
     return 1;
   if (emit == Emit::L0)
     return writeModule();

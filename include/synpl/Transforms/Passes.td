@@ -47,6 +47,57 @@ def L0PackMemory : Pass<"synpl-l0-pack-memory", "mlir::ModuleOp"> {
   let dependentDialects = ["synpl::l0uop::L0UOpDialect"];
 }
 
+def L0BlockReduce : Pass<"synpl-l0-block-reduce", "mlir::ModuleOp"> {
+  let summary = "Spread each row of a reduction kernel over a block of threads (GPU)";
+  let description = [{
+    L1 -> L0 emits a reduction as one thread per output row folding the
+    reduced axis in a loop: the right shape for a CPU, a slow one for a GPU
+    (128 rows of 256 elements are 128 threads of one block, each walking
+    256 loads in turn). For each kernel of the shape
+
+    ```mlir
+    %r = l0uop.range 0 to R over local_x : index   // any parallel RANGE
+      ... pure ops ...
+      %k = l0uop.range 0 to K : index              // a loop, flat body
+        ...
+      l0uop.end %k
+      %s = l0uop.reduce add %v over %k init %i : f32
+      ... anything but RANGEs and BARRIERs (the stores) ...
+    l0uop.end %r
+    ```
+
+    with K >= `min-loop`, the pass makes each row a block (`group_x`) of T =
+    min(next power of two >= K, `threads`) threads (`local_x`): thread t
+    folds iterations t, t + T, ... (the identity past the end), writes its
+    partial result to a block-shared buffer, the block halves them in
+    log2(T) barrier-separated steps, and thread 0 combines the total with
+    the REDUCE's init and runs the rest of the row. `add`, `mul` and `max`
+    REDUCEs of scalars are taken; several REDUCEs over the same loop share
+    the halvings. The launch becomes grid(R) block(T) with the shared
+    buffers' bytes as `shared_mem`.
+
+    The combination order changes from a left fold to a tree: float results
+    differ in their last bits. By default only device kernels (every slot in
+    a pool `on device`) are rewritten: on a CPU the loop is the better form.
+
+    ```
+    synpl-opt plan.mlir --synpl-l0-block-reduce
+    synpl-opt plan.mlir --synpl-l0-block-reduce="threads=128 device-only=false"
+    ```
+  }];
+  let options = [
+    Option<"maxThreads", "threads", "int64_t", /*default=*/"256",
+           "Most threads per block (a power of two, 32 to 1024)">,
+    Option<"minLoop", "min-loop", "int64_t", /*default=*/"32",
+           "Loops shorter than this stay one thread per row">,
+    Option<"deviceOnly", "device-only", "bool", /*default=*/"true",
+           "Rewrite only kernels whose slots are all in device memory">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Remark how many kernels were rewritten">
+  ];
+  let dependentDialects = ["synpl::l0uop::L0UOpDialect"];
+}
+
 def L2ResourceReport : Pass<"synpl-l2-resource-report", "mlir::ModuleOp"> {
   let summary = "Report the L2 resource estimate of every l2.methods";
   let description = [{
