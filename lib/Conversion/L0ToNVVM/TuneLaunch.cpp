@@ -271,10 +271,15 @@ struct L0TuneLaunchPass
            return std::nullopt;
          }});
     spec.score = [&](const Launch &l) {
+      // A roofline per SM: every block runs on one SM; an SM runs up to
+      // `resident` blocks at once, so the grid takes `waves` rounds (the
+      // last one costs as much as a full one: the tail). Within a round an
+      // SM streams its blocks' bytes at its share of DRAM bandwidth and
+      // issues their flops at its share of the FP32 peak, both derated when
+      // too few warps are in flight to hide latency.
       int64_t threads = threadsOf(l);
       int64_t warpsPerBlock = ceilDiv(threads, arch.warpSize);
-      int64_t blocks = l.grid[0] * l.grid[1] * l.grid[2];
-      // Blocks resident on one SM: thread, block and register limits.
+      int64_t blocks = std::max<int64_t>(1, l.grid[0] * l.grid[1] * l.grid[2]);
       int64_t byThreads =
           int64_t(arch.maxThreadsPerSM) / (warpsPerBlock * arch.warpSize);
       int64_t byRegs = int64_t(arch.registersPerSM) /
@@ -282,40 +287,44 @@ struct L0TuneLaunchPass
                         arch.warpSize);
       int64_t resident = std::max<int64_t>(
           1, std::min({int64_t(arch.maxBlocksPerSM), byThreads, byRegs}));
-      double occupancy = double(resident * warpsPerBlock * arch.warpSize) /
-                         arch.maxThreadsPerSM;
       int64_t sms = target.smCount;
-      int64_t slots = sms * resident;
-      int64_t waves = ceilDiv(blocks, slots);
-      double usedSMs = double(std::min<int64_t>(sms, blocks));
-      // Of the launched threads, the share with work (the rest are masked).
+      int64_t waves = ceilDiv(blocks, sms * resident);
+      // Blocks one SM runs at once (fewer than `resident` for small grids).
+      int64_t perSM = std::min(resident, ceilDiv(blocks, sms));
       double work = 1;
       for (int64_t t : shape.trips)
         work *= double(t);
-      double useful = work / double(blocks * threads);
-      // Bandwidth needs enough warps in flight: full at half occupancy.
-      double hide = std::min(1.0, 2 * std::min(occupancy,
-                                               double(std::min(blocks, slots)) *
-                                                   warpsPerBlock *
-                                                   arch.warpSize /
-                                                   (double(sms) *
-                                                    arch.maxThreadsPerSM)));
-      double share = usedSMs / sms;
-      double memory =
-          shape.bytes / (target.dramBytesPerSecond() * share * std::max(hide, 1e-3));
-      double compute = shape.flops / (target.fp32FlopsPerSecond() * share *
-                                      std::max(useful, 1e-3));
-      // The last wave runs partly empty.
-      double tail = std::max(memory, compute) *
-                    (double(waves * slots) / double(std::max<int64_t>(
-                                                 blocks, 1)) -
-                     1.0) /
-                    double(std::max<int64_t>(waves, 1));
+      // Warps with work (warps of masked threads only exit at once).
+      double busyWarps = std::min<double>(
+          double(warpsPerBlock),
+          std::ceil(work / double(blocks) / arch.warpSize));
+      double warpsInFlight = double(perSM) * busyWarps;
+      double occupancy =
+          warpsInFlight * arch.warpSize / double(arch.maxThreadsPerSM);
+      // Per block: its share of the bytes; flops in whole warps (masked
+      // lanes of a partly used warp still take issue slots).
+      double perBlockWork = work / double(blocks);
+      double bytesPerBlock = shape.bytes / double(blocks);
+      double flopsPerBlock = shape.flops / work *
+                             std::ceil(perBlockWork / arch.warpSize) *
+                             arch.warpSize;
+      // An SM's share of the bandwidth and of the peak, reached as more
+      // warps hide the latency (saturating: 63% at 16 warps for memory,
+      // at 4 for arithmetic).
+      double smBandwidth = target.dramBytesPerSecond() / double(sms) *
+                           (1 - std::exp(-warpsInFlight / 16.0));
+      double smFlops = target.fp32FlopsPerSecond() / double(sms) *
+                       (1 - std::exp(-warpsInFlight / 4.0));
+      double memory = double(waves * perSM) * bytesPerBlock / smBandwidth;
+      double compute = double(waves * perSM) * flopsPerBlock / smFlops;
       SmallVector<search::CostTerm> terms;
-      terms.push_back({"memory_us", memory * 1e6, 1});
-      terms.push_back({"compute_us", compute * 1e6, 1});
-      terms.push_back({"tail_us", std::max(0.0, tail) * 1e6, 1});
-      terms.push_back({"launch_us", 2.0 + 0.001 * double(waves), 1});
+      terms.push_back({"time_us", std::max(memory, compute) * 1e6, 1});
+      terms.push_back({"launch_us", 2.0 + 0.01 * double(waves - 1), 1});
+      // Reported, not weighed: what the time is made of.
+      terms.push_back({"memory_us", memory * 1e6, 0});
+      terms.push_back({"compute_us", compute * 1e6, 0});
+      terms.push_back({"waves", double(waves), 0});
+      terms.push_back({"occupancy", occupancy, 0});
       return terms;
     };
     FailureOr<Launch> best = search::searchAndReport(kernel.getLoc(), spec);
