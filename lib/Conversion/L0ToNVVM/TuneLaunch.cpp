@@ -319,7 +319,13 @@ struct L0TuneLaunchPass
       double compute = double(waves * perSM) * flopsPerBlock / smFlops;
       SmallVector<search::CostTerm> terms;
       terms.push_back({"time_us", std::max(memory, compute) * 1e6, 1});
-      terms.push_back({"launch_us", 2.0 + 0.01 * double(waves - 1), 1});
+      // Launching, scheduling and retiring warps costs even when they only
+      // test their guard: ~10 ns per warp launched (a few cycles per warp
+      // on the block scheduler), plus ~2 us per kernel launch.
+      terms.push_back({"launch_us",
+                       2.0 + 1e-2 * double(blocks * warpsPerBlock) /
+                                 double(sms),
+                       1});
       // Reported, not weighed: what the time is made of.
       terms.push_back({"memory_us", memory * 1e6, 0});
       terms.push_back({"compute_us", compute * 1e6, 0});
