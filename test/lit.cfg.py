@@ -34,3 +34,13 @@ config.environment["SYNPL_CUDA_DETECT"] = "0"
 # them say `REQUIRES: fashion-mnist` and are UNSUPPORTED where they are missing.
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
+
+# The CUDA toolkit's assembler (CUDA sink tests assemble every emitted
+# kernel with it): `REQUIRES: ptxas`, `%ptxas`.
+import shutil
+_ptxas = "/usr/local/cuda/bin/ptxas"
+if not os.access(_ptxas, os.X_OK):
+    _ptxas = shutil.which("ptxas")
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))

@@ -30,6 +30,12 @@ void registerAllPasses();
 /// builtin and LLVM dialects' translations to LLVM IR.
 void registerHostCodegen(mlir::DialectRegistry &registry);
 
+/// What the CUDA sink needs in a registry: the gpu, nvvm (and the kernel
+/// builder's scf/vector/math) dialects, the NVVM target attribute's
+/// serialization interface (for `gpu-module-to-binary`), and the GPU and
+/// NVVM dialects' translations to LLVM IR.
+void registerCudaCodegen(mlir::DialectRegistry &registry);
+
 } // namespace synpl
 
 #endif // SYNPL_INITALL_H

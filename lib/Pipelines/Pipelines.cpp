@@ -4,6 +4,7 @@
 #include "synpl/Conversion/Passes.h"
 #include "synpl/Transforms/Passes.h"
 
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
@@ -36,7 +37,33 @@ void synpl::buildHostPipeline(OpPassManager &pm,
   buildHostCodegenPipeline(pm, options);
 }
 
+void synpl::buildCudaKernelPipeline(OpPassManager &pm,
+                                    const CudaKernelPipelineOptions &options) {
+  if (options.tuneLaunch) {
+    L0TuneLaunchOptions tune;
+    tune.chip = options.chip;
+    tune.smCount = options.smCount;
+    pm.addPass(createL0TuneLaunch(tune));
+  }
+  ConvertL0UOpToNVVMOptions nvvm;
+  nvvm.chip = options.chip;
+  nvvm.fastMath = options.fastMath;
+  nvvm.tensorCores = options.tensorCores;
+  nvvm.keepUops = options.keepUops;
+  pm.addPass(createConvertL0UOpToNVVM(nvvm));
+  if (options.binary) {
+    GpuModuleToBinaryPassOptions binary;
+    binary.compilationTarget = "isa";
+    pm.addPass(createGpuModuleToBinaryPass(binary));
+  }
+}
+
 void synpl::registerPipelines() {
+  PassPipelineRegistration<CudaKernelPipelineOptions>(
+      "synpl-cuda-kernel-pipeline",
+      "Lower an L0 plan's device kernels to PTX (launch search, l0uop -> "
+      "NVVM, gpu-module-to-binary{format=isa})",
+      buildCudaKernelPipeline);
   PassPipelineRegistration<HostPipelineOptions>(
       "synpl-host-pipeline",
       "Lower a verified L1 program to LLVM dialect functions for the host CPU "

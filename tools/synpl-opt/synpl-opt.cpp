@@ -15,6 +15,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   synpl::registerAllDialects(registry);
   synpl::registerUpstreamDialects(registry);
+  synpl::registerCudaCodegen(registry);
   synpl::registerAllPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv,

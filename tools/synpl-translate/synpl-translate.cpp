@@ -2,10 +2,11 @@
 //
 // Registers the upstream translations the codegen path needs
 // (--mlir-to-llvmir, --import-llvm) and synplexum's own: --synpl-to-object
-// (the in-process x86-64 backend); .syn import and PTX emission register here
-// as they land.
+// (the in-process x86-64 backend), --import-syn, and --synpl-to-ptx (the
+// PTX of an L0 plan's CUDA kernels, ToPtx.cpp).
 //
 //===----------------------------------------------------------------------===//
+#include "ToPtx.h"
 #include "synpl/Frontend/Syn.h"
 #include "synpl/InitAll.h"
 #include "synpl/Target/HostObject.h"
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerFromLLVMIRTranslation();
   synpl::host::registerToObjectTranslation();
   synpl::registerImportSynTranslation();
+  synpl::registerToPtxTranslation();
   return mlir::failed(mlir::mlirTranslateMain(
       argc, argv, "synplexum translation driver\n"));
 }

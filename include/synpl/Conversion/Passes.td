@@ -366,4 +366,111 @@ def ConvertL0PlanToLLVM : Pass<"synpl-convert-l0-plan-to-llvm", "mlir::ModuleOp"
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// L0ToNVVM
+//===----------------------------------------------------------------------===//
+
+def ConvertL0UOpToNVVM : Pass<"synpl-convert-l0uop-to-nvvm", "mlir::ModuleOp"> {
+  let summary = "Lower every device l0uop.kernel to an NVVM kernel in a gpu.module";
+  let description = [{
+    A kernel is a *device kernel* when it binds at least one slot and every
+    slot it binds lives in a pool `on device`; only those are lowered (host
+    kernels are left for `--synpl-convert-l0uop-to-llvm`). The module gets
+    `gpu.container_module` and, per plan with device kernels,
+
+    ```mlir
+    gpu.module @<plan>_cuda [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+      llvm.func @<plan>_<kernel>(%b0: !llvm.ptr, ..., %bN: !llvm.ptr)
+          attributes {nvvm.kernel, nvvm.maxntid = array<i32: X, Y, Z>}
+    }
+    ```
+
+    one generic pointer per kernel buffer (inputs then outputs), no other
+    parameter; the entry name is `<plan>_<kernel>` with every character
+    outside `[A-Za-z0-9_]` replaced by `_` (made unique), so the PTX
+    `.entry` is the LLVM name. Each lowered `l0uop.kernel` gets
+    `device_entry = "<entry>"`, its final `grid`/`block`/`shared_mem`
+    (the dynamic shared bytes), and loses its UOps unless `keep-uops`.
+
+    The lowering shares the host's per-UOp code (KernelBuilder): RANGEs
+    over `global_a` / `group_a` / `local_a` take `ctaid.a * ntid.a + tid.a`,
+    `ctaid.a`, `tid.a` (times step, plus lower), under `if index < trip`
+    when the launch over-covers the range; loop RANGEs are `scf.for`
+    carrying their REDUCEs. BARRIER is `bar.sync 0`; inside a guard that
+    masks some threads of a block the guard is split at each barrier
+    directly in the RANGE's body (masked threads still arrive), values
+    crossing it go through registers; a barrier nested deeper under such a
+    guard is refused. A STORE outside the RANGEs that map an axis of the
+    launch with more than one thread/block runs on the leader (index 0) of
+    that axis only. `shared(...)` buffers live in one dynamic shared array
+    (address space 3) at 16-byte aligned offsets; their total is the
+    kernel's `shared_mem`, at most the chip's `maxSharedPerBlock`.
+
+    Math (`fast-math`, default on): EXP2 f32 `ex2.approx.ftz.f32`
+    (otherwise `ex2.approx.f32`), LOG2 `lg2.approx[.ftz].f32`, RECIPROCAL
+    `rcp.approx.ftz.f32` / `rcp.rn.f32`, SQRT `sqrt.approx.ftz.f32` /
+    `sqrt.rn.f32`, SIN a reduction to [-pi, pi] then `sin.approx[.ftz].f32`;
+    f16/bf16 compute in f32; f64 SQRT/RECIPROCAL `sqrt.rn.f64` /
+    `rcp.rn.f64`; f64 EXP2/LOG2/SIN have no PTX instruction and are refused
+    (no libdevice).
+
+    WMMA (`tensor-cores`, default on): tile values are warp-collective
+    fragments. `host.tile_load(buf, i, j)` / `host.tile_store(buf, i, j,
+    tile)` (row-major tiles of a 2-D buffer, leading dimension = its row
+    length) become `nvvm.wmma.load` / `nvvm.wmma.store`, WMMA becomes
+    `nvvm.wmma.mma`: m16n16k16 for f16/bf16 with f32 accumulation, m16n16k8
+    tf32 for f32 operands. Every warp of a block runs them: their operands
+    must not vary within a warp (no dependence on a thread-mapped RANGE, not
+    inside one) and a tile value may only feed WMMA or a tile store; other
+    shapes, or `tensor-cores=false`, take the host's per-thread form.
+
+    A kernel that `buildTiledMatmul` takes is emitted tiled with its own
+    launch. Anything else not lowerable fails the pass with
+    `lowered N of M ops; not lowered: <op> at <loc>: <why>`, leaving the
+    module untouched. See docs/cuda-codegen.md.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "the GPU architecture (sm_80, sm_86, sm_89, sm_90, sm_90a)">,
+    Option<"fastMath", "fast-math", "bool", /*default=*/"true",
+           "approximate PTX forms for EXP2/LOG2/RECIPROCAL/SQRT/SIN">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "WMMA and tiled matmuls on the tensor cores">,
+    Option<"keepUops", "keep-uops", "bool", /*default=*/"false",
+           "keep each lowered kernel's UOps (for a host fallback)">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+def L0TuneLaunch : Pass<"synpl-l0-tune-launch", "mlir::ModuleOp"> {
+  let summary = "Search the launch configuration of remappable device kernels";
+  let description = [{
+    For each device kernel whose parallel RANGEs can be remapped -- no
+    BARRIER, no shared buffers, no WMMA or CUSTOM, every parallel RANGE at
+    the top of the body or directly nested in another one, threads
+    independent -- enumerates candidate launches: the iteration space (the
+    parallel RANGEs, outermost first) is flattened and mapped either onto
+    `global_x` (one RANGE over the product when there is one parallel
+    RANGE) or onto `group_x` x `local_x` with the inner RANGE split, with
+    block sizes 32 .. 1024 (multiples of the warp). Filters: threads per
+    block, grid limits, the register estimate against the register file.
+    Score (seconds, from the chip's facts, include/synpl/Target/CudaTarget.h):
+    waves of blocks over SMs x resident blocks, an occupancy penalty, the
+    kernel's memory bytes over DRAM bandwidth, its flops over peak, the
+    tail of the last wave, and the launch overhead. The best candidate
+    (search driver: `--synpl-search-report` prints the report) rewrites the
+    RANGE kinds and the kernel's grid/block; the kernel still verifies
+    (L0.1). See docs/cuda-codegen.md.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "the GPU architecture whose facts score the candidates">,
+    Option<"smCount", "sm-count", "unsigned", /*default=*/"0",
+           "SMs of the device (0: the chip's reference part)">,
+  ];
+}
+
 #endif // SYNPL_CONVERSION_PASSES_TD

@@ -49,6 +49,47 @@ void buildHostEmissionPipeline(mlir::OpPassManager &pm,
 void buildHostCodegenPipeline(mlir::OpPassManager &pm,
                               const HostPipelineOptions &options);
 
+struct CudaKernelPipelineOptions
+    : public mlir::PassPipelineOptions<CudaKernelPipelineOptions> {
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("GPU architecture (sm_80, sm_86, sm_89, sm_90, sm_90a)"),
+      llvm::cl::init("sm_80")};
+  Option<bool> tuneLaunch{
+      *this, "tune-launch",
+      llvm::cl::desc("Search each remappable device kernel's launch first "
+                     "(--synpl-l0-tune-launch)"),
+      llvm::cl::init(true)};
+  Option<unsigned> smCount{
+      *this, "sm-count",
+      llvm::cl::desc("SMs of the device for the launch search (0: the "
+                     "chip's reference part)"),
+      llvm::cl::init(0)};
+  Option<bool> fastMath{*this, "fast-math",
+                        llvm::cl::desc("Approximate PTX math forms"),
+                        llvm::cl::init(true)};
+  Option<bool> tensorCores{*this, "tensor-cores",
+                           llvm::cl::desc("WMMA / tiled matmuls on the "
+                                          "tensor cores"),
+                           llvm::cl::init(true)};
+  Option<bool> keepUops{
+      *this, "keep-uops",
+      llvm::cl::desc("Keep the device kernels' UOps for a host fallback"),
+      llvm::cl::init(false)};
+  Option<bool> binary{
+      *this, "binary",
+      llvm::cl::desc("Finish with gpu-module-to-binary{format=isa}: each "
+                     "gpu.module becomes a gpu.binary holding its PTX"),
+      llvm::cl::init(true)};
+};
+
+/// `synpl-cuda-kernel-pipeline`: an L0 plan's device kernels to PTX --
+/// (tune-launch) + --synpl-convert-l0uop-to-nvvm + upstream
+/// gpu-module-to-binary{format=isa}. Host kernels and the rest of the plan
+/// are left for the host codegen.
+void buildCudaKernelPipeline(mlir::OpPassManager &pm,
+                             const CudaKernelPipelineOptions &options);
+
 /// Registers the named pipelines with the global registry.
 void registerPipelines();
 

@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
@@ -115,7 +116,26 @@ struct TilePlan {
 std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
                                   unsigned lanes, unsigned maxRows);
 
-/// Rebuilds one kernel as an llvm.func of upstream ops.
+/// Whether a RANGE maps onto the launch (global_*, group_*, local_*).
+inline bool isParallel(RangeKind k) { return k != RangeKind::loop; }
+
+/// The barrier phases of the RANGEs `splits` selects that hold BARRIERs
+/// directly in their body (the host: RANGEs that serialize a block's
+/// threads; CUDA: RANGEs whose launch over-covers them, so that a guard
+/// masks threads off). `directBarriers` gets those BARRIERs.
+llvm::DenseMap<Operation *, Fission>
+analyzeBarriers(KernelOp kernel, llvm::DenseSet<Operation *> &directBarriers,
+                llvm::function_ref<bool(RangeOp)> splits);
+
+/// The upstream conversions that finish a kernel built by KernelBuilder
+/// (scf -> cf, vector/math/arith/cf/ub -> llvm, reconcile casts).
+void buildKernelLLVMPipeline(OpPassManager &pm);
+
+/// Rebuilds one kernel as an llvm.func of upstream ops. The walk over the
+/// flat UOps (RANGE/END, IF/ENDIF, REDUCE, barrier phases) and the per-op
+/// lowering (lowerOp, castValue, address) are shared by the host lowering
+/// (build()) and the CUDA one (lib/Conversion/L0ToNVVM), which overrides
+/// the target hooks below.
 class KernelBuilder {
 public:
   KernelBuilder(KernelOp kernel, StringRef name, SymbolTable &planSymbols,
@@ -124,11 +144,55 @@ public:
       : kernel(kernel), name(name), planSymbols(planSymbols),
         failures(failures), b(kernel.getContext()), tileLanes(tileLanes),
         tileRows(tileRows) {}
+  virtual ~KernelBuilder() = default;
 
-  /// Builds the function at the end of `target`'s body; returns its split.
+  /// Builds the host function at the end of `target`'s body; returns its
+  /// split.
   SplitInfo build(ModuleOp target);
 
-private:
+protected:
+  /// A RANGE being built: its loop and the REDUCEs it carries.
+  struct Frame {
+    Operation *uop;
+    scf::ForOp loop;
+    scf::IfOp branch;
+    SmallVector<ReduceOp> reduces;
+    SmallVector<bool> initDominates;
+    // A RANGE split at its barriers: the current phase, its iteration
+    // number, and the per-thread arrays of the values that cross phases.
+    const Fission *fission = nullptr;
+    unsigned phase = 0;
+    Value iteration;
+    /// A RANGE mapped onto the launch (CUDA): no loop; `branch` is its
+    /// guard when the launch over-covers it, `guard` that guard's
+    /// condition, `varyingMask` whether the guard differs between the
+    /// threads of one block.
+    bool parallel = false;
+    Value guard;
+    bool varyingMask = false;
+  };
+
+  // Target hooks (the host's are the defaults).
+  /// Opens a RANGE over a parallel kind itself (pushing its Frame), or
+  /// returns false to have it run as a loop.
+  virtual bool openParallelRange(RangeOp range) { return false; }
+  /// Lowers `op` the target's own way, or returns nothing to take the
+  /// shared lowering. `args` are the lowered operands (null for buffers).
+  virtual std::optional<LogicalResult>
+  lowerTargetOp(Operation *op, ArrayRef<Value> args, Type resultType,
+                std::string &why) {
+    return std::nullopt;
+  }
+  /// Opens phase `frame.phase` of a RANGE split at its barriers.
+  virtual void openPhase(Frame &frame, Location loc);
+  /// Closes phase `frame.phase` at a barrier: the values later phases read
+  /// are saved, the insertion point leaves the phase.
+  virtual void closePhase(Frame &frame, Location loc);
+
+  /// The shared walk over the kernel's UOps, at the current insertion
+  /// point; `splitRange` (host) runs over the chunk [begin, end).
+  void lowerBody(RangeOp splitRange);
+
   /// The function with its signature, entry block, buffer and scratch
   /// pointers; the insertion point is before its return.
   LLVM::LLVMFuncOp createFunction(ModuleOp target, const SplitInfo &split);
@@ -185,21 +249,6 @@ private:
   /// Non-zero while lowerOp builds a lane-vector op of the tiled lowering:
   /// its result type is a vector of this many lanes.
   unsigned tiledLanes = 0;
-  /// A RANGE being built: its loop and the REDUCEs it carries.
-  struct Frame {
-    Operation *uop;
-    scf::ForOp loop;
-    scf::IfOp branch;
-    SmallVector<ReduceOp> reduces;
-    SmallVector<bool> initDominates;
-    // A RANGE split at its barriers: the current phase, its iteration
-    // number, and the per-thread arrays of the values that cross phases.
-    const Fission *fission = nullptr;
-    unsigned phase = 0;
-    Value iteration;
-  };
-  /// Opens one phase loop of a split RANGE (iterations [0, trip)).
-  void openPhase(Frame &frame, Location loc);
   llvm::DenseMap<Operation *, Fission> fissions;
   llvm::DenseSet<Operation *> directBarriers;
   llvm::DenseMap<Value, Value> crossArrays;

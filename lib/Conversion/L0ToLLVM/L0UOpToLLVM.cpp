@@ -72,8 +72,11 @@ static bool serializesBlock(KernelOp kernel, RangeOp range) {
   }
 }
 
-static llvm::DenseMap<Operation *, Fission>
-analyzeBarriers(KernelOp kernel, llvm::DenseSet<Operation *> &directBarriers) {
+} // namespace
+
+llvm::DenseMap<Operation *, Fission> synpl::l0tollvm::analyzeBarriers(
+    KernelOp kernel, llvm::DenseSet<Operation *> &directBarriers,
+    llvm::function_ref<bool(RangeOp)> splits) {
   Block &body = kernel.getBody().front();
   llvm::DenseMap<Operation *, Fission> result;
   // Which serializing ranges hold a barrier directly.
@@ -86,7 +89,7 @@ analyzeBarriers(KernelOp kernel, llvm::DenseSet<Operation *> &directBarriers) {
         stack.pop_back();
     } else if (isa<BarrierOp>(op) && !stack.empty()) {
       auto range = dyn_cast<RangeOp>(stack.back());
-      if (range && serializesBlock(kernel, range)) {
+      if (range && splits(range)) {
         result[range];
         directBarriers.insert(&op);
       }
@@ -129,6 +132,8 @@ analyzeBarriers(KernelOp kernel, llvm::DenseSet<Operation *> &directBarriers) {
   }
   return result;
 }
+
+namespace {
 
 static SplitInfo findSplitRange(KernelOp kernel) {
   Block &body = kernel.getBody().front();
@@ -371,6 +376,9 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
       return failure();
     }
   }
+  if (std::optional<LogicalResult> done =
+          lowerTargetOp(op, args, resultType, why))
+    return *done;
   auto bind = [&](Value v) {
     cur->map(op->getResult(0), v);
     return success();
@@ -678,6 +686,22 @@ void KernelBuilder::openPhase(Frame &frame, Location loc) {
   }
 }
 
+void KernelBuilder::closePhase(Frame &frame, Location loc) {
+  // The values of this phase that later phases read go to their arrays.
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  for (Value v : frame.fission->cross) {
+    if (frame.fission->crossPhase.lookup(v) != frame.phase)
+      continue;
+    Value array = crossArrays.lookup(v), value = lookup(v);
+    if (!array || !value)
+      continue;
+    Value slot = LLVM::GEPOp::create(b, loc, ptrTy, value.getType(), array,
+                                     ValueRange{frame.iteration});
+    LLVM::StoreOp::create(b, loc, value, slot);
+  }
+  b.setInsertionPointAfter(frame.loop);
+}
+
 LLVM::LLVMFuncOp KernelBuilder::createFunction(ModuleOp target,
                                                const SplitInfo &split) {
   MLIRContext *ctx = kernel.getContext();
@@ -740,7 +764,9 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
   createFunction(target, split);
   auto ptrTy = LLVM::LLVMPointerType::get(kernel.getContext());
   // Per-thread arrays of the values that cross a barrier phase.
-  fissions = analyzeBarriers(kernel, directBarriers);
+  fissions = analyzeBarriers(kernel, directBarriers, [&](RangeOp range) {
+    return serializesBlock(kernel, range);
+  });
   for (Operation &op : body) { // in body order: deterministic output
     auto range = dyn_cast<RangeOp>(op);
     if (!range || !fissions.count(range))
@@ -761,7 +787,12 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
     auto guard = scf::IfOp::create(b, loc, run, /*withElseRegion=*/false);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
   }
+  lowerBody(split.range);
+  return split;
+}
 
+void KernelBuilder::lowerBody(RangeOp splitRange) {
+  Block &body = kernel.getBody().front();
   // The REDUCEs each RANGE carries.
   llvm::DenseMap<Operation *, SmallVector<ReduceOp>> reducesOf;
   for (Operation &op : body)
@@ -771,7 +802,10 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
   for (Operation &op : body) {
     Location l = op.getLoc();
     if (auto range = dyn_cast<RangeOp>(op);
-        range && fissions.count(range) && range != split.range) {
+        range && isParallel(range.getKind()) && openParallelRange(range))
+      continue;
+    if (auto range = dyn_cast<RangeOp>(op);
+        range && fissions.count(range) && range != splitRange) {
       Frame frame;
       frame.uop = range;
       frame.fission = &fissions[range];
@@ -787,21 +821,9 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
         fail(&op, why, dependent);
         continue;
       }
-      // Close this phase: its values that later phases read go to their
-      // arrays. Then open the next phase's loop.
+      // Close this phase, then open the next.
       Frame &frame = frames.back();
-      auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
-      for (Value v : frame.fission->cross) {
-        if (frame.fission->crossPhase.lookup(v) != frame.phase)
-          continue;
-        Value array = crossArrays.lookup(v), value = lookup(v);
-        if (!array || !value)
-          continue;
-        Value slot = LLVM::GEPOp::create(b, l, ptrTy, value.getType(), array,
-                                         ValueRange{frame.iteration});
-        LLVM::StoreOp::create(b, l, value, slot);
-      }
-      b.setInsertionPointAfter(frame.loop);
+      closePhase(frame, l);
       ++frame.phase;
       openPhase(frame, l);
       continue;
@@ -827,7 +849,7 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
                                   : identity(l, reduce.getKind(), t));
       }
       Value lb, ub, step;
-      bool isSplit = range == split.range;
+      bool isSplit = range == splitRange;
       if (isSplit) {
         lb = arith::MaxSIOp::create(b, l, begin, i64Const(l, 0));
         ub = arith::MinSIOp::create(b, l, end,
@@ -854,11 +876,16 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
       continue;
     }
     if (auto endOp = dyn_cast<EndOp>(op)) {
-      if (frames.empty() || !frames.back().loop) {
+      if (frames.empty() || (!frames.back().loop && !frames.back().parallel)) {
         fail(&op, "END without an open RANGE");
         continue;
       }
       Frame frame = frames.pop_back_val();
+      if (frame.parallel) {
+        if (frame.branch)
+          b.setInsertionPointAfter(frame.branch);
+        continue;
+      }
       if (!frame.reduces.empty()) {
         SmallVector<Value> next;
         for (auto [i, reduce] : llvm::enumerate(frame.reduces)) {
@@ -926,15 +953,12 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
     if (failed(lowerOp(&op, why)))
       fail(&op, why, dependent);
   }
-  return split;
 }
 
 } // namespace synpl::l0tollvm
 
-namespace {
-
 /// The upstream conversions that finish the job.
-static void buildLLVMPipeline(OpPassManager &pm) {
+void synpl::l0tollvm::buildKernelLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
@@ -944,6 +968,8 @@ static void buildLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+namespace {
+
 struct ConvertL0UOpToLLVMPass
     : public synpl::impl::ConvertL0UOpToLLVMBase<ConvertL0UOpToLLVMPass> {
   using Base::Base;
@@ -951,7 +977,7 @@ struct ConvertL0UOpToLLVMPass
   void getDependentDialects(DialectRegistry &registry) const override {
     Base::getDependentDialects(registry);
     OpPassManager pm(ModuleOp::getOperationName());
-    buildLLVMPipeline(pm);
+    buildKernelLLVMPipeline(pm);
     pm.getDependentDialects(registry);
   }
 
@@ -966,6 +992,9 @@ struct ConvertL0UOpToLLVMPass
     SmallVector<std::pair<PlanOp, KernelOp>> kernels;
     module.walk([&](KernelOp kernel) {
       if (kernel->hasAttr("host_entry"))
+        return;
+      // A CUDA kernel lowered without keep-uops has no UOps left.
+      if (kernel.getBody().front().empty())
         return;
       if (auto plan = kernel->getParentOfType<PlanOp>())
         kernels.push_back({plan, kernel});
@@ -1007,7 +1036,7 @@ struct ConvertL0UOpToLLVMPass
 
     // Finish with the upstream conversions, in the scratch module.
     PassManager pm(ctx, ModuleOp::getOperationName());
-    buildLLVMPipeline(pm);
+    buildKernelLLVMPipeline(pm);
     // Whatever is left outside the LLVM dialect (the upstream passes say
     // why, at the same location) is reported like any other refusal.
     bool pipelineFailed = failed(pm.run(*scratch));
