@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 import sys
 
 import lit.formats
@@ -11,7 +12,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.synpl_obj_root, "test")
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit", "Inputs"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit", "Inputs", "lib"]
 
 config.substitutions.append(("%synpl_src_root", config.synpl_src_root))
 config.substitutions.append(("%synpl_obj_root", config.synpl_obj_root))
@@ -30,3 +31,19 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # them say `REQUIRES: fashion-mnist` and are UNSUPPORTED where they are missing.
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
+
+# The CUDA toolkit's assembler: tests that assemble PTX say `REQUIRES: ptxas`
+# (a fresh Debian machine has no toolkit). %ptxas is its path.
+ptxas = "/usr/local/cuda/bin/ptxas"
+if not os.path.exists(ptxas):
+    ptxas = shutil.which("ptxas") or ""
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
+# The CUDA runtime tests: the fake driver (test/lib/FakeCuda, built as
+# libcuda.so.1 in its own folder) and the link line of a compiled program
+# (its object, the host runtime, the system libraries).
+config.substitutions.append(("%fake_cuda_dir", os.path.join(config.synpl_obj_root, "test", "lib", "FakeCuda")))
+config.substitutions.append(("%synpl_runtime_lib", os.path.join(config.synpl_obj_root, "lib", "Runtime", "libSynplRuntime.a")))
+config.substitutions.append(("%synpl_cxx", config.synpl_cxx))
