@@ -41,6 +41,15 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# A real NVIDIA driver where the dynamic loader finds it: the no-driver test
+# cannot hide it.
+import ctypes
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("system-libcuda")
+except OSError:
+    pass
+
 # The CUDA runtime tests: the fake driver (test/lib/FakeCuda, built as
 # libcuda.so.1 in its own folder) and the link line of a compiled program
 # (its object, the host runtime, the system libraries).
