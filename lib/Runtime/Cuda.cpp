@@ -4,6 +4,7 @@
 // library, so it builds and starts anywhere and says clearly when there is
 // no driver, no GPU, or one too old for its kernels. Environment:
 //   SYNPL_CUDA_DRIVER  the driver library to load (default libcuda.so.1).
+// (The executor reads SYNPL_CUDA_SYNC and SYNPL_CUDA_GRAPHS.)
 //
 //===----------------------------------------------------------------------===//
 #include "Cuda.h"
@@ -76,6 +77,10 @@ int32_t CudaDevice::open(int64_t deviceArch, int64_t minDriver) {
                 lib, symbol);
   SYNPL_CUDA_DRIVER_FUNCTIONS(SYNPL_CUDA_BIND)
 #undef SYNPL_CUDA_BIND
+#define SYNPL_CUDA_BIND_OPTIONAL(member, symbol, ret, args)                    \
+  member = reinterpret_cast<ret(*) args>(dlsym(handle, symbol));
+  SYNPL_CUDA_OPTIONAL_FUNCTIONS(SYNPL_CUDA_BIND_OPTIONAL)
+#undef SYNPL_CUDA_BIND_OPTIONAL
   registerHostKernel = reinterpret_cast<void (*)(const char *, synpl_host_kernel_fn)>(
       dlsym(handle, "synpl_fake_cuda_register_host_kernel"));
 

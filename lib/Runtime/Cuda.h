@@ -55,7 +55,14 @@ public:
   // The driver's entry points.
 #define SYNPL_CUDA_MEMBER(name, symbol, ret, args) ret(*name) args = nullptr;
   SYNPL_CUDA_DRIVER_FUNCTIONS(SYNPL_CUDA_MEMBER)
+  SYNPL_CUDA_OPTIONAL_FUNCTIONS(SYNPL_CUDA_MEMBER)
 #undef SYNPL_CUDA_MEMBER
+  /// Whether the driver can capture a stream into a CUDA graph.
+  bool hasGraphs() const {
+    return cuStreamBeginCapture && cuStreamEndCapture &&
+           cuGraphInstantiateWithFlags && cuGraphLaunch && cuGraphExecDestroy &&
+           cuGraphDestroy;
+  }
 
   int driverVersion = 0;
   int ccMajor = 0, ccMinor = 0;

@@ -24,6 +24,8 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
 
 /// The test seam of the fake driver: the host fallback of a CUDA kernel,
 /// run on cuLaunchKernel of `entry` (the PTX .entry name).
@@ -68,6 +70,7 @@ enum : unsigned {
   STREAM_NON_BLOCKING = 1,
   EVENT_DISABLE_TIMING = 2,
   MEMHOSTREGISTER_PORTABLE = 1,
+  STREAM_CAPTURE_MODE_RELAXED = 2,
 };
 
 /// The driver entry points, bound by Driver::load. `symbol` is the name
@@ -119,6 +122,18 @@ enum : unsigned {
   X(cuLaunchKernel, "cuLaunchKernel", CUresult,                                \
     (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,   \
      unsigned, CUstream, void **, void **))
+
+/// Entry points the runtime can do without (CUDA graphs, driver 11.4 and
+/// later): null when the driver lacks them.
+#define SYNPL_CUDA_OPTIONAL_FUNCTIONS(X)                                       \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", CUresult,                 \
+    (CUstream, int))                                                           \
+  X(cuStreamEndCapture, "cuStreamEndCapture", CUresult, (CUstream, CUgraph *)) \
+  X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", CUresult,      \
+    (CUgraphExec *, CUgraph, unsigned long long))                              \
+  X(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec, CUstream))         \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec))         \
+  X(cuGraphDestroy, "cuGraphDestroy", CUresult, (CUgraph))
 
 } // namespace synpl::rt::cu
 

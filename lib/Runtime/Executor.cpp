@@ -30,8 +30,9 @@
 // the plan's record/wait points are CUevents, kernels are cuLaunchKernel of
 // the embedded module's entries, transfers cuMemcpy*Async on the step's
 // stream; a host kernel or an h2h copy first waits for the stream. The step
-// ends with the stream's synchronization, so the reports, the freelist
-// blocks and the next step see finished work. Inits are computed on the
+// ends with the stream's synchronization, so the reports and the next step
+// see finished work (each stream keeps its freelist blocks). A stream whose
+// step is device work only is captured once as a CUDA graph and replayed. Inits are computed on the
 // host and copied in; reports and checkpoints copy device slots back. See
 // docs/runtime-cuda.md.
 //
@@ -316,6 +317,7 @@ struct Options {
   double progressInterval = 1.0;
   bool quiet = false;
   bool profile = false;
+  bool noGraphs = false; // --no-cuda-graphs
   bool evaluate = true;
   bool epochsGiven = false;
   std::string testPrefix = "t10k"; // replaces `train` in the test split's names
@@ -355,6 +357,9 @@ void usage(const char *argv0, const Plan *p) {
       "step)\n"
       "  --quiet           no progress lines\n"
       "  --profile         print a per-kernel time table at the end (stderr)\n"
+      "  --no-cuda-graphs  on a GPU, launch every kernel of every step (by\n"
+      "                    default a step is captured once as a CUDA graph\n"
+      "                    and replayed; also SYNPL_CUDA_GRAPHS=0)\n"
       "  --checkpoint FILE write checkpoints to FILE (atomically: FILE.tmp,\n"
       "                    fsync, rename) at the end of every epoch and every\n"
       "                    --checkpoint-every steps (default FILE when that is\n"
@@ -414,6 +419,10 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
     }
     if (a == "--profile") {
       o.profile = true;
+      continue;
+    }
+    if (a == "--no-cuda-graphs") {
+      o.noGraphs = true;
       continue;
     }
     if (a == "--no-eval") {
@@ -910,12 +919,26 @@ private:
   std::vector<CUevent> cuEvents;      // per plan event
   std::vector<CUfunction> cuFunctions; // per kernel (CUDA ones)
   std::vector<CUdeviceptr> deviceMemory; // every allocation, freed at the end
-  std::vector<std::vector<CUdeviceptr>> deviceFree; // per device freelist pool
   std::vector<void *> pinnedHost;     // host pools registered with the driver
   std::vector<std::vector<int64_t>> waitsBefore, recordsAfter; // per entry: events
   std::vector<std::vector<uint8_t>> deviceStaging; // per slot: ingest of a device slot
   std::vector<int64_t> lastKernel;    // per stream: the last CUDA kernel launched
   bool syncEach = false;              // SYNPL_CUDA_SYNC=1: check every launch
+  /// CUDA graphs: per stream, the training step and the evaluation step,
+  /// captured on their second run and replayed after.
+  struct StepGraph {
+    int runs = 0;
+    CUgraphExec exec = nullptr;
+    bool failed = false; // capture or instantiation failed: launch directly
+  };
+  bool useGraphs = false;
+  std::vector<bool> graphable;            // per stream: device work only
+  std::vector<StepGraph> graphs;          // [2 * stream + evaluating]
+  /// The stream's entries of a step, in order; `capturing` leaves out the
+  /// plan's events (a step is synchronized as a whole anyway).
+  int32_t issueEntries(int64_t stream, bool train, bool capturing);
+  /// The step's device work as a graph: captured, instantiated, launched.
+  int32_t runGraph(int64_t stream, bool train, bool &ran);
 };
 
 Executor::~Executor() {
@@ -923,6 +946,9 @@ Executor::~Executor() {
     for (CUstream st : cuStreams)
       if (st)
         cuda->cuStreamSynchronize(st);
+    for (StepGraph &g : graphs)
+      if (g.exec)
+        cuda->cuGraphExecDestroy(g.exec);
     for (CUstream st : cuStreams)
       if (st)
         cuda->cuStreamDestroy(st);
@@ -982,6 +1008,19 @@ int32_t Executor::allocatePools() {
       return synpl_rt_last_status();
     poolRegions.push_back(r);
     uint8_t *base = static_cast<uint8_t *>(synpl_rt_region_base(r));
+    if (cuda && pool.kind == SYNPL_PLAN_POOL_FREELIST) {
+      // On a GPU every stream keeps its blocks: a step's freelist slots
+      // sit where its transfers (and a captured graph) read them; the step
+      // ends synchronized, so the next step on the stream finds them free.
+      for (int64_t s = 0; s < p.slots.size; ++s)
+        if (p.slots[s].pool == i && p.slots[s].offset < 0)
+          for (auto &perStream : addr) {
+            void *b = synpl_rt_region_alloc(r, (uint64_t)p.slots[s].size);
+            if (!b)
+              return synpl_rt_last_status();
+            perStream[s] = static_cast<uint8_t *>(b);
+          }
+    }
     if (cuda) {
       // Host pools of a GPU plan are the staging of its transfers: pinned,
       // so cuMemcpy*Async runs as DMA without the driver's bounce buffer.
@@ -1065,12 +1104,33 @@ int32_t Executor::setUpCuda() {
   }
   lastKernel.assign(p.streams.size, -1);
   deviceStaging.assign(p.slots.size, {});
+  // CUDA graphs: a stream whose step is device work only (no host kernel,
+  // no host-to-host copy, no ingest into a device slot) is captured once
+  // and replayed. --profile and SYNPL_CUDA_SYNC time or check every launch.
+  const char *g = std::getenv("SYNPL_CUDA_GRAPHS");
+  useGraphs = cuda->hasGraphs() && !o.noGraphs && !o.profile && !syncEach &&
+              !(g && !std::strcmp(g, "0"));
+  bool deviceIngest = false;
+  for (int64_t i = 0; i < p.ingestFields.size; ++i)
+    deviceIngest |= (bool)slotOnDevice[p.ingestFields[i].slot];
+  graphable.assign(p.streams.size, !deviceIngest);
+  for (int64_t s = 0; s < p.streams.size; ++s) {
+    const synpl_plan_stream &sr = p.streams[s];
+    for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e) {
+      const synpl_plan_entry &en = p.entries[e];
+      if (en.kind == SYNPL_PLAN_ENTRY_KERNEL
+              ? p.kernels[en.index].target != SYNPL_PLAN_TARGET_CUDA
+              : !slotOnDevice[p.transfers[en.index].src] &&
+                    !slotOnDevice[p.transfers[en.index].dst])
+        graphable[s] = false;
+    }
+  }
+  graphs.assign(2 * p.streams.size, {});
   return SYNPL_RT_OK;
 }
 
 int32_t Executor::allocateDevicePool(int64_t i) {
   const synpl_plan_pool &pool = p.pools[i];
-  deviceFree.resize(p.pools.size);
   if (pool.kind == SYNPL_PLAN_POOL_FREELIST) {
     // As on the host: one block per run-time-placed slot per stream, each
     // as large as the pool's largest slot (256-byte aligned).
@@ -1085,8 +1145,13 @@ int32_t Executor::allocateDevicePool(int64_t i) {
     if (int32_t st = cuda->alloc((uint64_t)(largest * blocks), p.str(pool.name), base))
       return st;
     deviceMemory.push_back(base);
-    for (int64_t b = blocks - 1; b >= 0; --b)
-      deviceFree[i].push_back(base + (CUdeviceptr)(b * largest));
+    // Each stream keeps its blocks (see allocatePools).
+    int64_t next = 0;
+    for (int64_t s = 0; s < p.slots.size; ++s)
+      if (p.slots[s].pool == i && p.slots[s].offset < 0)
+        for (auto &perStream : addr)
+          perStream[s] = reinterpret_cast<uint8_t *>(
+              (uintptr_t)(base + (CUdeviceptr)(next++ * largest)));
     return SYNPL_RT_OK;
   }
   uint64_t bytes = (uint64_t)std::max<int64_t>(pool.capacity, 256);
@@ -1445,40 +1510,26 @@ double Executor::reportValue(int64_t report, int64_t stream) const {
 
 int32_t Executor::step(int64_t stream, int64_t batch, bool train,
                        Split Ingest::*split) {
-  // Freelist slots of this step.
+  // Freelist slots of this step (on a GPU each stream keeps its blocks).
   std::vector<std::pair<int64_t, void *>> popped;
-  std::vector<std::pair<int64_t, CUdeviceptr>> poppedDevice;
   // The blocks go back to their pools however the step ends.
   struct Release {
     Executor &ex;
-    std::vector<std::pair<int64_t, void *>> &host;
-    std::vector<std::pair<int64_t, CUdeviceptr>> &device;
+    std::vector<std::pair<int64_t, void *>> &blocks;
     ~Release() {
-      for (auto &[pool, block] : host)
+      for (auto &[pool, block] : blocks)
         synpl_rt_region_free(ex.poolRegions[pool], block);
-      for (auto &[pool, block] : device)
-        ex.deviceFree[pool].push_back(block);
     }
-  } release{*this, popped, poppedDevice};
-  for (int64_t s = 0; s < p.slots.size; ++s)
-    if (p.slots[s].offset < 0) {
-      if (onDevice(s)) {
-        std::vector<CUdeviceptr> &free = deviceFree[p.slots[s].pool];
-        if (free.empty())
-          return fail(SYNPL_RT_ERR_EXHAUSTED, "device pool %s has no free block",
-                      p.str(p.pools[p.slots[s].pool].name));
-        CUdeviceptr b = free.back();
-        free.pop_back();
-        addr[stream][s] = reinterpret_cast<uint8_t *>((uintptr_t)b);
-        poppedDevice.push_back({p.slots[s].pool, b});
-        continue;
+  } release{*this, popped};
+  if (!cuda)
+    for (int64_t s = 0; s < p.slots.size; ++s)
+      if (p.slots[s].offset < 0) {
+        void *b = synpl_rt_region_alloc(poolRegions[p.slots[s].pool], (uint64_t)p.slots[s].size);
+        if (!b)
+          return synpl_rt_last_status();
+        addr[stream][s] = static_cast<uint8_t *>(b);
+        popped.push_back({p.slots[s].pool, b});
       }
-      void *b = synpl_rt_region_alloc(poolRegions[p.slots[s].pool], (uint64_t)p.slots[s].size);
-      if (!b)
-        return synpl_rt_last_status();
-      addr[stream][s] = static_cast<uint8_t *>(b);
-      popped.push_back({p.slots[s].pool, b});
-    }
   uint64_t t0 = nowNanos();
   for (Ingest &g : ingests) {
     std::vector<uint8_t *> dst;
@@ -1506,9 +1557,25 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
       }
   }
   ingestNanos += nowNanos() - t0;
+  if (!cuda)
+    return issueEntries(stream, train, /*capturing=*/false);
+  bool ran = false;
+  if (useGraphs && graphable[stream])
+    if (int32_t st = runGraph(stream, train, ran))
+      return st;
+  if (!ran)
+    if (int32_t st = issueEntries(stream, train, /*capturing=*/false))
+      return st;
+  // The step's work is done before its reports are read and the stream's
+  // blocks are used again.
+  return syncStream(stream);
+}
+
+int32_t Executor::issueEntries(int64_t stream, bool train, bool capturing) {
   const synpl_plan_stream &sr = p.streams[stream];
+  bool events = cuda && !capturing;
   for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e) {
-    if (cuda)
+    if (events)
       for (int64_t ev : waitsBefore[e])
         if (int32_t st = cuda->check(cuda->cuStreamWaitEvent(cuStreams[stream], cuEvents[ev], 0),
                                      "stream %s waiting for event %s",
@@ -1549,17 +1616,59 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
         transferNanos += nowNanos() - s0;
       }
     }
-    if (cuda)
+    if (events)
       for (int64_t ev : recordsAfter[e])
         if (int32_t st = cuda->check(cuda->cuEventRecord(cuEvents[ev], cuStreams[stream]),
                                      "stream %s recording event %s",
                                      p.str(sr.name), p.str(p.events[ev].name)))
           return st;
   }
-  // The step's work is done before its reports are read and its freelist
-  // blocks go back.
-  if (cuda)
-    return syncStream(stream);
+  return SYNPL_RT_OK;
+}
+
+int32_t Executor::runGraph(int64_t stream, bool train, bool &ran) {
+  ran = false;
+  StepGraph &g = graphs[2 * stream + (train ? 0 : 1)];
+  CUstream cs = cuStreams[stream];
+  const synpl_plan_stream &sr = p.streams[stream];
+  if (g.failed)
+    return SYNPL_RT_OK;
+  // The first step runs directly (it also loads the kernels); the second
+  // is captured.
+  if (!g.exec && g.runs++ < 1)
+    return SYNPL_RT_OK;
+  if (!g.exec) {
+    if (cuda->cuStreamBeginCapture(cs, cu::STREAM_CAPTURE_MODE_RELAXED) != cu::SUCCESS) {
+      g.failed = true;
+      return SYNPL_RT_OK;
+    }
+    int32_t st = issueEntries(stream, train, /*capturing=*/true);
+    CUgraph graph = nullptr;
+    CUresult r = cuda->cuStreamEndCapture(cs, &graph);
+    if (st != SYNPL_RT_OK)
+      return st; // an entry refused to be issued: its error
+    if (r == cu::SUCCESS && graph)
+      r = cuda->cuGraphInstantiateWithFlags(&g.exec, graph, 0);
+    if (graph)
+      cuda->cuGraphDestroy(graph);
+    if (r != cu::SUCCESS || !g.exec) {
+      // Not capturable on this driver: launch one by one from now on.
+      g.exec = nullptr;
+      g.failed = true;
+      return SYNPL_RT_OK;
+    }
+  }
+  int64_t last = -1;
+  for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e)
+    if ((train || evalNeeded[e]) && p.entries[e].kind == SYNPL_PLAN_ENTRY_KERNEL)
+      last = p.entries[e].index;
+  lastKernel[stream] = last;
+  CUresult r = cuda->cuGraphLaunch(g.exec, cs);
+  if (r != cu::SUCCESS)
+    return cuda->check(r, "the CUDA graph of a %s step on stream %s "
+                          "(SYNPL_CUDA_GRAPHS=0 launches its kernels one by one)",
+                       train ? "training" : "evaluation", p.str(sr.name));
+  ran = true;
   return SYNPL_RT_OK;
 }
 

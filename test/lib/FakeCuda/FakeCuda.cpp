@@ -6,7 +6,9 @@
 // runtime calls (lib/Runtime/CudaDriver.h) on the host:
 //   - device memory is malloc'ed host memory; copies are memcpy;
 //   - streams run every operation when it is issued (synchronously), so
-//     events are trivially complete;
+//     events are trivially complete; a stream being captured
+//     (cuStreamBeginCapture) records its operations instead, into a graph
+//     that cuGraphLaunch replays in order;
 //   - cuModuleLoadData reads PTX text (its `.entry` names and parameter
 //     counts) and refuses a cubin (CUDA_ERROR_NO_BINARY_FOR_GPU), which
 //     exercises the runtime's PTX fallback; cuModuleGetFunction fails for a
@@ -35,6 +37,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cctype>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -83,7 +87,15 @@ const char *errorName(CUresult r) {
   }
 }
 
-struct Stream { int id; };
+/// A captured stream's operations, in order.
+struct Graph {
+  int id;
+  std::vector<std::function<CUresult()>> ops;
+};
+struct Stream {
+  int id;
+  Graph *capture = nullptr;
+};
 struct Event { int id; };
 struct Function {
   std::string name;
@@ -103,7 +115,7 @@ struct Fake {
   long failAlloc = -1, allocs = 0; // 0: every allocation
   long failCopy = -1, copies = 0;
   FILE *log = nullptr;
-  int streams = 0, events = 0;
+  int streams = 0, events = 0, graphs = 0;
   std::map<std::string, HostKernelFn> hostKernels;
   std::map<CUdeviceptr, size_t> memory;
 
@@ -165,6 +177,15 @@ CUresult ready() {
 }
 
 void *host(CUdeviceptr p) { return reinterpret_cast<void *>((uintptr_t)p); }
+
+/// Runs a stream operation now, or records it when the stream is captured.
+CUresult issue(Stream *s, std::function<CUresult()> op) {
+  if (s && s->capture) {
+    s->capture->ops.push_back(std::move(op));
+    return SUCCESS;
+  }
+  return op();
+}
 
 /// Counts an async copy; the one SYNPL_FAKE_CUDA=fail-copy=<n> names fails.
 bool copyFails(const char *what, size_t n) {
@@ -357,29 +378,38 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
 
 EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n,
                                      Stream *s) {
-  if (copyFails("cuMemcpyHtoDAsync", n))
-    return ERROR_ILLEGAL_ADDRESS;
-  std::memcpy(host(dst), src, n);
-  fake().say("cuMemcpyHtoDAsync %zu stream%d", n, s ? s->id : 0);
-  return SUCCESS;
+  int id = s ? s->id : 0;
+  return issue(s, [=] {
+    if (copyFails("cuMemcpyHtoDAsync", n))
+      return ERROR_ILLEGAL_ADDRESS;
+    std::memcpy(host(dst), src, n);
+    fake().say("cuMemcpyHtoDAsync %zu stream%d", n, id);
+    return SUCCESS;
+  });
 }
 
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n,
                                      Stream *s) {
-  if (copyFails("cuMemcpyDtoHAsync", n))
-    return ERROR_ILLEGAL_ADDRESS;
-  std::memcpy(dst, host(src), n);
-  fake().say("cuMemcpyDtoHAsync %zu stream%d", n, s ? s->id : 0);
-  return SUCCESS;
+  int id = s ? s->id : 0;
+  return issue(s, [=] {
+    if (copyFails("cuMemcpyDtoHAsync", n))
+      return ERROR_ILLEGAL_ADDRESS;
+    std::memcpy(dst, host(src), n);
+    fake().say("cuMemcpyDtoHAsync %zu stream%d", n, id);
+    return SUCCESS;
+  });
 }
 
 EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n,
                                      Stream *s) {
-  if (copyFails("cuMemcpyDtoDAsync", n))
-    return ERROR_ILLEGAL_ADDRESS;
-  std::memmove(host(dst), host(src), n);
-  fake().say("cuMemcpyDtoDAsync %zu stream%d", n, s ? s->id : 0);
-  return SUCCESS;
+  int id = s ? s->id : 0;
+  return issue(s, [=] {
+    if (copyFails("cuMemcpyDtoDAsync", n))
+      return ERROR_ILLEGAL_ADDRESS;
+    std::memmove(host(dst), host(src), n);
+    fake().say("cuMemcpyDtoDAsync %zu stream%d", n, id);
+    return SUCCESS;
+  });
 }
 
 EXPORT CUresult cuStreamCreate(Stream **s, unsigned flags) {
@@ -391,6 +421,7 @@ EXPORT CUresult cuStreamCreate(Stream **s, unsigned flags) {
 }
 
 EXPORT CUresult cuStreamDestroy_v2(Stream *s) {
+  delete s->capture;
   delete s;
   return SUCCESS;
 }
@@ -401,8 +432,11 @@ EXPORT CUresult cuStreamSynchronize(Stream *s) {
 }
 
 EXPORT CUresult cuStreamWaitEvent(Stream *s, Event *e, unsigned) {
-  fake().say("cuStreamWaitEvent stream%d event%d", s ? s->id : 0, e->id);
-  return SUCCESS;
+  int id = s ? s->id : 0, ev = e->id;
+  return issue(s, [=] {
+    fake().say("cuStreamWaitEvent stream%d event%d", id, ev);
+    return SUCCESS;
+  });
 }
 
 EXPORT CUresult cuEventCreate(Event **e, unsigned flags) {
@@ -419,7 +453,54 @@ EXPORT CUresult cuEventDestroy_v2(Event *e) {
 }
 
 EXPORT CUresult cuEventRecord(Event *e, Stream *s) {
-  fake().say("cuEventRecord event%d stream%d", e->id, s ? s->id : 0);
+  int id = s ? s->id : 0, ev = e->id;
+  return issue(s, [=] {
+    fake().say("cuEventRecord event%d stream%d", ev, id);
+    return SUCCESS;
+  });
+}
+
+EXPORT CUresult cuStreamBeginCapture_v2(Stream *s, int mode) {
+  if (!s || s->capture)
+    return ERROR_INVALID_VALUE;
+  s->capture = new Graph{++fake().graphs, {}};
+  fake().say("cuStreamBeginCapture stream%d mode=%d graph%d", s->id, mode,
+             s->capture->id);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuStreamEndCapture(Stream *s, Graph **graph) {
+  if (!s || !s->capture)
+    return ERROR_INVALID_VALUE;
+  *graph = s->capture;
+  s->capture = nullptr;
+  fake().say("cuStreamEndCapture stream%d graph%d (%zu operations)", s->id,
+             (*graph)->id, (*graph)->ops.size());
+  return SUCCESS;
+}
+
+EXPORT CUresult cuGraphInstantiateWithFlags(Graph **exec, Graph *graph,
+                                            unsigned long long) {
+  *exec = new Graph(*graph);
+  fake().say("cuGraphInstantiate graph%d", graph->id);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuGraphLaunch(Graph *exec, Stream *s) {
+  fake().say("cuGraphLaunch graph%d stream%d", exec->id, s ? s->id : 0);
+  for (auto &op : exec->ops)
+    if (CUresult r = op())
+      return r;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuGraphExecDestroy(Graph *exec) {
+  delete exec;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuGraphDestroy(Graph *graph) {
+  delete graph;
   return SUCCESS;
 }
 
@@ -481,24 +562,28 @@ EXPORT CUresult cuLaunchKernel(Function *fn, unsigned gx, unsigned gy, unsigned 
                                unsigned bx, unsigned by, unsigned bz,
                                unsigned shared, Stream *s, void **params,
                                void **extra) {
-  Fake &f = fake();
   if (!fn || extra)
     return ERROR_INVALID_VALUE;
-  ++f.launches;
-  if (f.launches == f.failLaunch) {
-    f.say("cuLaunchKernel %s: CUDA_ERROR_LAUNCH_FAILED", fn->name.c_str());
-    return ERROR_LAUNCH_FAILED;
-  }
-  auto it = f.hostKernels.find(fn->name);
-  f.say("cuLaunchKernel %s grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u stream%d%s",
-        fn->name.c_str(), gx, gy, gz, bx, by, bz, shared, s ? s->id : 0,
-        it == f.hostKernels.end() ? " (no host fallback: not run)" : "");
-  if (it == f.hostKernels.end())
-    return SUCCESS;
-  // Every parameter is a buffer (a device pointer, here a host one).
+  // Every parameter is a buffer (a device pointer, here a host one); the
+  // values are read now, as the driver does.
   std::vector<void *> args((size_t)fn->params);
   for (int i = 0; i < fn->params; ++i)
     std::memcpy(&args[i], params[i], sizeof(void *));
-  it->second(args.data(), 0, INT64_MAX);
-  return SUCCESS;
+  std::string name = fn->name;
+  int id = s ? s->id : 0;
+  return issue(s, [=] {
+    Fake &f = fake();
+    ++f.launches;
+    if (f.launches == f.failLaunch) {
+      f.say("cuLaunchKernel %s: CUDA_ERROR_LAUNCH_FAILED", name.c_str());
+      return (CUresult)ERROR_LAUNCH_FAILED;
+    }
+    auto it = f.hostKernels.find(name);
+    f.say("cuLaunchKernel %s grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u stream%d%s",
+          name.c_str(), gx, gy, gz, bx, by, bz, shared, id,
+          it == f.hostKernels.end() ? " (no host fallback: not run)" : "");
+    if (it != f.hostKernels.end())
+      it->second(args.data(), 0, INT64_MAX);
+    return (CUresult)SUCCESS;
+  });
 }
