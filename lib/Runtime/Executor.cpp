@@ -1024,7 +1024,9 @@ int32_t Executor::allocatePools() {
     if (cuda) {
       // Host pools of a GPU plan are the staging of its transfers: pinned,
       // so cuMemcpy*Async runs as DMA without the driver's bounce buffer.
-      uint64_t bytes = synpl_rt_region_capacity(r);
+      // Whole pages (the region is a page-aligned mapping), as older
+      // drivers require.
+      uint64_t bytes = (synpl_rt_region_capacity(r) + 4095) & ~(uint64_t)4095;
       if (int32_t st = cuda->check(
               cuda->cuMemHostRegister(base, bytes, cu::MEMHOSTREGISTER_PORTABLE),
               "cannot pin %llu bytes of host pool %s", (unsigned long long)bytes,
