@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 import sys
 
 import lit.formats
@@ -11,7 +12,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.synpl_obj_root, "test")
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit", "Inputs"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit", "Inputs", "lib"]
 
 config.substitutions.append(("%synpl_src_root", config.synpl_src_root))
 config.substitutions.append(("%synpl_obj_root", config.synpl_obj_root))
@@ -35,12 +36,27 @@ config.environment["SYNPL_CUDA_DETECT"] = "0"
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
 
-# The CUDA toolkit's assembler (CUDA sink tests assemble every emitted
-# kernel with it): `REQUIRES: ptxas`, `%ptxas`.
-import shutil
-_ptxas = "/usr/local/cuda/bin/ptxas"
-if not os.access(_ptxas, os.X_OK):
-    _ptxas = shutil.which("ptxas")
-if _ptxas:
+# The CUDA toolkit's assembler: tests that assemble PTX say `REQUIRES: ptxas`
+# (a fresh Debian machine has no toolkit). %ptxas is its path.
+ptxas = "/usr/local/cuda/bin/ptxas"
+if not os.path.exists(ptxas):
+    ptxas = shutil.which("ptxas") or ""
+if ptxas:
     config.available_features.add("ptxas")
-    config.substitutions.append(("%ptxas", _ptxas))
+    config.substitutions.append(("%ptxas", ptxas))
+
+# A real NVIDIA driver where the dynamic loader finds it: the no-driver test
+# cannot hide it.
+import ctypes
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("system-libcuda")
+except OSError:
+    pass
+
+# The CUDA runtime tests: the fake driver (test/lib/FakeCuda, built as
+# libcuda.so.1 in its own folder) and the link line of a compiled program
+# (its object, the host runtime, the system libraries).
+config.substitutions.append(("%fake_cuda_dir", os.path.join(config.synpl_obj_root, "test", "lib", "FakeCuda")))
+config.substitutions.append(("%synpl_runtime_lib", os.path.join(config.synpl_obj_root, "lib", "Runtime", "libSynplRuntime.a")))
+config.substitutions.append(("%synpl_cxx", config.synpl_cxx))

@@ -21,11 +21,11 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 
 void synpl::registerAllDialects(mlir::DialectRegistry &registry) {
@@ -35,7 +35,9 @@ void synpl::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void synpl::registerUpstreamDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect,
-                  mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect>();
+                  mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect,
+                  // The CUDA sink's kernels (gpu.binary, #nvvm.target).
+                  mlir::gpu::GPUDialect, mlir::NVVM::NVVMDialect>();
 }
 
 void synpl::registerAllPasses() {

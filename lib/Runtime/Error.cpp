@@ -93,6 +93,8 @@ const char *synpl_rt_status_name(int32_t status) {
     return "exhausted";
   case SYNPL_RT_ERR_CLOSED:
     return "closed";
+  case SYNPL_RT_ERR_DEVICE:
+    return "device error";
   default:
     return "unknown status";
   }

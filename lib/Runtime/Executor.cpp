@@ -24,6 +24,18 @@
 // Fashion-MNIST), in the same folder (the plan's `evaluate` prefix replaces
 // `t10k`).
 //
+// A plan with CUDA kernels (header `device_arch` > 0) runs them on a GPU
+// through the driver API (Cuda.cpp, loaded only then): device pools are
+// device memory, host pools are pinned, every plan stream is a CUstream,
+// the plan's record/wait points are CUevents, kernels are cuLaunchKernel of
+// the embedded module's entries, transfers cuMemcpy*Async on the step's
+// stream; a host kernel or an h2h copy first waits for the stream. The step
+// ends with the stream's synchronization, so the reports and the next step
+// see finished work (each stream keeps its freelist blocks). A stream whose
+// step is device work only is captured once as a CUDA graph and replayed. Inits are computed on the
+// host and copied in; reports and checkpoints copy device slots back. See
+// docs/runtime-cuda.md.
+//
 // The training loop's defaults (epochs, evaluation split, checkpoint
 // interval) come from the plan header; the command line overrides them.
 // Checkpoints (Checkpoint.cpp) hold the position in the run, the data order
@@ -31,6 +43,7 @@
 // exact next batch. See docs/training.md.
 //
 //===----------------------------------------------------------------------===//
+#include "Cuda.h"
 #include "Internal.h"
 #include "synpl/Runtime/PlanFormat.h"
 
@@ -41,6 +54,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -191,12 +205,22 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
     if (s.offset < 0 && pool.kind != SYNPL_PLAN_POOL_FREELIST)
       return badTable("unplaced slot outside a freelist pool");
   }
+  bool hasCuda = false;
   for (int64_t k = 0; k < p.kernels.size; ++k) {
     const synpl_plan_kernel &kr = p.kernels[k];
+    bool cuda = kr.target == SYNPL_PLAN_TARGET_CUDA;
+    hasCuda |= cuda;
     if (kr.num_args < 0 || kr.first_arg < 0 ||
-        kr.first_arg + kr.num_args > p.kernelArgs.size || kr.iterations < 1 ||
-        !desc->kernels[k])
+        kr.first_arg + kr.num_args > p.kernelArgs.size || kr.num_args > 256 ||
+        (kr.target != SYNPL_PLAN_TARGET_HOST && !cuda))
       return badTable("kernel");
+    if (!cuda && (kr.iterations < 1 || !desc->kernels[k]))
+      return badTable("host kernel without a function");
+    if (cuda && (kr.entry < 0 || kr.shared_mem < 0 || kr.grid[0] < 1 ||
+                 kr.grid[1] < 1 || kr.grid[2] < 1 || kr.block[0] < 1 ||
+                 kr.block[1] < 1 || kr.block[2] < 1 ||
+                 (desc->kernels[k] && kr.iterations < 1)))
+      return badTable("CUDA kernel launch");
     for (int64_t a = 0; a < kr.num_args; ++a)
       if (!in(p.kernelArgs[kr.first_arg + a].slot, p.slots.size))
         return badTable("kernel argument");
@@ -251,6 +275,15 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
   }
   if (p.header->pipeline_depth < 1 || p.streams.size < 1)
     return badTable("no stream");
+  if (hasCuda != (p.header->device_arch > 0) ||
+      (hasCuda && !desc->device_ptx && !desc->device_cubin))
+    return badTable("CUDA kernels without their module");
+  for (int64_t i = 0; i < p.syncs.size; ++i) {
+    const synpl_plan_sync &sy = p.syncs[i];
+    if (!in(sy.event, p.events.size) || !in(sy.stream, p.streams.size) ||
+        !in(sy.entry, p.streams[sy.stream].num_entries))
+      return badTable("sync");
+  }
   return SYNPL_RT_OK;
 }
 
@@ -284,6 +317,7 @@ struct Options {
   double progressInterval = 1.0;
   bool quiet = false;
   bool profile = false;
+  bool noGraphs = false; // --no-cuda-graphs
   bool evaluate = true;
   bool epochsGiven = false;
   std::string testPrefix = "t10k"; // replaces `train` in the test split's names
@@ -323,6 +357,9 @@ void usage(const char *argv0, const Plan *p) {
       "step)\n"
       "  --quiet           no progress lines\n"
       "  --profile         print a per-kernel time table at the end (stderr)\n"
+      "  --no-cuda-graphs  on a GPU, launch every kernel of every step (by\n"
+      "                    default a step is captured once as a CUDA graph\n"
+      "                    and replayed; also SYNPL_CUDA_GRAPHS=0)\n"
       "  --checkpoint FILE write checkpoints to FILE (atomically: FILE.tmp,\n"
       "                    fsync, rename) at the end of every epoch and every\n"
       "                    --checkpoint-every steps (default FILE when that is\n"
@@ -382,6 +419,10 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
     }
     if (a == "--profile") {
       o.profile = true;
+      continue;
+    }
+    if (a == "--no-cuda-graphs") {
+      o.noGraphs = true;
       continue;
     }
     if (a == "--no-eval") {
@@ -827,6 +868,20 @@ private:
   uint8_t *slotAddr(int64_t slot, int64_t stream) const {
     return addr[stream][slot];
   }
+
+  // CUDA (a plan with CUDA kernels; `cuda` is null otherwise).
+  int32_t setUpCuda();
+  /// Device pool `i`: device memory, its slots' addresses.
+  int32_t allocateDevicePool(int64_t i);
+  int32_t launchCuda(int64_t k, int64_t stream);
+  int32_t transferCuda(int64_t t, int64_t stream);
+  /// Waits for the stream's work; a failure names `lastKernel`.
+  int32_t syncStream(int64_t stream);
+  bool onDevice(int64_t slot) const { return cuda && slotOnDevice[slot]; }
+  static CUdeviceptr dptr(const uint8_t *a) { return (CUdeviceptr)(uintptr_t)a; }
+  /// Host <-> slot copies that work for device slots too (synchronous).
+  int32_t readSlot(int64_t slot, int64_t stream, void *dst, uint64_t bytes) const;
+  int32_t writeSlot(int64_t slot, int64_t stream, const void *src, uint64_t bytes);
   /// The value of report `report` (an index, e.g. lossReport) after a step.
   double reportValue(int64_t report, int64_t stream) const;
   void printProfile(double trainSeconds, int64_t trainSteps) const;
@@ -857,9 +912,54 @@ private:
   uint64_t transferNanos = 0, ingestNanos = 0, controlNanos = 0;
   int64_t depth = 1;
   int64_t lossReport = -1, correctReport = -1;
+
+  std::unique_ptr<CudaDevice> cuda;
+  std::vector<bool> slotOnDevice;
+  std::vector<CUstream> cuStreams;    // per plan stream
+  std::vector<CUevent> cuEvents;      // per plan event
+  std::vector<CUfunction> cuFunctions; // per kernel (CUDA ones)
+  std::vector<CUdeviceptr> deviceMemory; // every allocation, freed at the end
+  std::vector<void *> pinnedHost;     // host pools registered with the driver
+  std::vector<std::vector<int64_t>> waitsBefore, recordsAfter; // per entry: events
+  std::vector<std::vector<uint8_t>> deviceStaging; // per slot: ingest of a device slot
+  std::vector<int64_t> lastKernel;    // per stream: the last CUDA kernel launched
+  bool syncEach = false;              // SYNPL_CUDA_SYNC=1: check every launch
+  /// CUDA graphs: per stream, the training step and the evaluation step,
+  /// captured on their second run and replayed after.
+  struct StepGraph {
+    int runs = 0;
+    CUgraphExec exec = nullptr;
+    bool failed = false; // capture or instantiation failed: launch directly
+  };
+  bool useGraphs = false;
+  std::vector<bool> graphable;            // per stream: device work only
+  std::vector<StepGraph> graphs;          // [2 * stream + evaluating]
+  /// The stream's entries of a step, in order; `capturing` leaves out the
+  /// plan's events (a step is synchronized as a whole anyway).
+  int32_t issueEntries(int64_t stream, bool train, bool capturing);
+  /// The step's device work as a graph: captured, instantiated, launched.
+  int32_t runGraph(int64_t stream, bool train, bool &ran);
 };
 
 Executor::~Executor() {
+  if (cuda) {
+    for (CUstream st : cuStreams)
+      if (st)
+        cuda->cuStreamSynchronize(st);
+    for (StepGraph &g : graphs)
+      if (g.exec)
+        cuda->cuGraphExecDestroy(g.exec);
+    for (CUstream st : cuStreams)
+      if (st)
+        cuda->cuStreamDestroy(st);
+    for (CUevent ev : cuEvents)
+      if (ev)
+        cuda->cuEventDestroy(ev);
+    for (CUdeviceptr m : deviceMemory)
+      cuda->cuMemFree(m);
+    for (void *h : pinnedHost)
+      cuda->cuMemHostUnregister(h);
+  }
   for (Ingest &g : ingests) {
     closeSplit(g.train);
     closeSplit(g.test);
@@ -869,7 +969,8 @@ Executor::~Executor() {
   for (void *m : regionMem)
     alignedFree(m);
   for (synpl_rt_region *r : poolRegions)
-    synpl_rt_region_destroy(r);
+    if (r)
+      synpl_rt_region_destroy(r);
   if (workers)
     synpl_rt_workers_destroy(workers);
 }
@@ -881,6 +982,12 @@ int32_t Executor::allocatePools() {
   for (int64_t i = 0; i < p.pools.size; ++i) {
     const synpl_plan_pool &pool = p.pools[i];
     synpl_rt_region *r = nullptr;
+    if (cuda && pool.space == SYNPL_PLAN_SPACE_DEVICE) {
+      poolRegions.push_back(nullptr);
+      if (int32_t st = allocateDevicePool(i))
+        return st;
+      continue;
+    }
     if (pool.kind == SYNPL_PLAN_POOL_FREELIST) {
       // One block per run-time-placed slot per stream, each as large as the
       // pool's largest slot: a step pops its blocks and pushes them back.
@@ -901,6 +1008,32 @@ int32_t Executor::allocatePools() {
       return synpl_rt_last_status();
     poolRegions.push_back(r);
     uint8_t *base = static_cast<uint8_t *>(synpl_rt_region_base(r));
+    if (cuda && pool.kind == SYNPL_PLAN_POOL_FREELIST) {
+      // On a GPU every stream keeps its blocks: a step's freelist slots
+      // sit where its transfers (and a captured graph) read them; the step
+      // ends synchronized, so the next step on the stream finds them free.
+      for (int64_t s = 0; s < p.slots.size; ++s)
+        if (p.slots[s].pool == i && p.slots[s].offset < 0)
+          for (auto &perStream : addr) {
+            void *b = synpl_rt_region_alloc(r, (uint64_t)p.slots[s].size);
+            if (!b)
+              return synpl_rt_last_status();
+            perStream[s] = static_cast<uint8_t *>(b);
+          }
+    }
+    if (cuda) {
+      // Host pools of a GPU plan are the staging of its transfers: pinned,
+      // so cuMemcpy*Async runs as DMA without the driver's bounce buffer.
+      // Whole pages (the region is a page-aligned mapping), as older
+      // drivers require.
+      uint64_t bytes = (synpl_rt_region_capacity(r) + 4095) & ~(uint64_t)4095;
+      if (int32_t st = cuda->check(
+              cuda->cuMemHostRegister(base, bytes, cu::MEMHOSTREGISTER_PORTABLE),
+              "cannot pin %llu bytes of host pool %s", (unsigned long long)bytes,
+              p.str(pool.name)))
+        return st;
+      pinnedHost.push_back(base);
+    }
     if (pool.kind == SYNPL_PLAN_POOL_ARENA) {
       // Transient memory starts as NaN bytes, so a kernel reading a slot
       // before its producer wrote it shows up in the numbers.
@@ -912,6 +1045,215 @@ int32_t Executor::allocatePools() {
           perStream[s] = base + p.slots[s].offset;
   }
   return SYNPL_RT_OK;
+}
+
+int32_t Executor::setUpCuda() {
+  cuda = std::make_unique<CudaDevice>();
+  if (int32_t st = cuda->open(p.header->device_arch, p.header->min_driver))
+    return st;
+  if (const char *e = std::getenv("SYNPL_CUDA_SYNC"))
+    syncEach = *e && std::strcmp(e, "0") != 0;
+  if (!o.quiet)
+    std::fprintf(stderr, "synpl: running the kernels on %s (compute capability "
+                         "%d.%d, driver CUDA %d.%d)\n",
+                 cuda->name, cuda->ccMajor, cuda->ccMinor,
+                 cuda->driverVersion / 1000, cuda->driverVersion % 1000 / 10);
+  slotOnDevice.assign(p.slots.size, false);
+  for (int64_t s = 0; s < p.slots.size; ++s)
+    slotOnDevice[s] = p.pools[p.slots[s].pool].space == SYNPL_PLAN_SPACE_DEVICE;
+  if (int32_t st = cuda->loadModule(p.desc->device_cubin, p.desc->device_cubin_size,
+                                    p.desc->device_ptx))
+    return st;
+  cuFunctions.assign(p.kernels.size, nullptr);
+  for (int64_t k = 0; k < p.kernels.size; ++k) {
+    const synpl_plan_kernel &kr = p.kernels[k];
+    bool device = kr.target == SYNPL_PLAN_TARGET_CUDA;
+    // A kernel reads and writes its buffers where it runs.
+    for (int64_t a = 0; a < kr.num_args; ++a) {
+      int64_t slot = p.kernelArgs[kr.first_arg + a].slot;
+      if (slotOnDevice[slot] != device)
+        return fail(SYNPL_RT_ERR_FORMAT,
+                    "kernel %s runs on the %s but its buffer %s is in %s pool %s",
+                    p.str(kr.name), device ? "GPU" : "host", p.str(p.slots[slot].name),
+                    device ? "host" : "device", p.str(p.pools[p.slots[slot].pool].name));
+    }
+    if (!device)
+      continue;
+    if (int32_t st = cuda->function(p.str(kr.entry), p.str(kr.name), kr.shared_mem,
+                                    cuFunctions[k]))
+      return st;
+    // The fake driver of the tests runs the host fallback instead.
+    if (cuda->hasHostKernelSeam() && p.desc->kernels[k])
+      cuda->registerHostKernel(p.str(kr.entry),
+                               reinterpret_cast<synpl_host_kernel_fn>(p.desc->kernels[k]));
+  }
+  cuStreams.assign(p.streams.size, nullptr);
+  for (int64_t s = 0; s < p.streams.size; ++s)
+    if (int32_t st = cuda->check(cuda->cuStreamCreate(&cuStreams[s], cu::STREAM_NON_BLOCKING),
+                                 "cannot create stream %s", p.str(p.streams[s].name)))
+      return st;
+  cuEvents.assign(p.events.size, nullptr);
+  for (int64_t e = 0; e < p.events.size; ++e)
+    if (int32_t st = cuda->check(cuda->cuEventCreate(&cuEvents[e], cu::EVENT_DISABLE_TIMING),
+                                 "cannot create event %s", p.str(p.events[e].name)))
+      return st;
+  waitsBefore.assign(p.entries.size, {});
+  recordsAfter.assign(p.entries.size, {});
+  for (int64_t i = 0; i < p.syncs.size; ++i) {
+    const synpl_plan_sync &sy = p.syncs[i];
+    int64_t e = p.streams[sy.stream].first_entry + sy.entry;
+    (sy.kind == SYNPL_PLAN_SYNC_WAIT ? waitsBefore : recordsAfter)[e].push_back(sy.event);
+  }
+  lastKernel.assign(p.streams.size, -1);
+  deviceStaging.assign(p.slots.size, {});
+  // CUDA graphs: a stream whose step is device work only (no host kernel,
+  // no host-to-host copy, no ingest into a device slot) is captured once
+  // and replayed. --profile and SYNPL_CUDA_SYNC time or check every launch.
+  const char *g = std::getenv("SYNPL_CUDA_GRAPHS");
+  useGraphs = cuda->hasGraphs() && !o.noGraphs && !o.profile && !syncEach &&
+              !(g && !std::strcmp(g, "0"));
+  bool deviceIngest = false;
+  for (int64_t i = 0; i < p.ingestFields.size; ++i)
+    deviceIngest |= (bool)slotOnDevice[p.ingestFields[i].slot];
+  graphable.assign(p.streams.size, !deviceIngest);
+  for (int64_t s = 0; s < p.streams.size; ++s) {
+    const synpl_plan_stream &sr = p.streams[s];
+    for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e) {
+      const synpl_plan_entry &en = p.entries[e];
+      if (en.kind == SYNPL_PLAN_ENTRY_KERNEL
+              ? p.kernels[en.index].target != SYNPL_PLAN_TARGET_CUDA
+              : !slotOnDevice[p.transfers[en.index].src] &&
+                    !slotOnDevice[p.transfers[en.index].dst])
+        graphable[s] = false;
+    }
+  }
+  graphs.assign(2 * p.streams.size, {});
+  return SYNPL_RT_OK;
+}
+
+int32_t Executor::allocateDevicePool(int64_t i) {
+  const synpl_plan_pool &pool = p.pools[i];
+  if (pool.kind == SYNPL_PLAN_POOL_FREELIST) {
+    // As on the host: one block per run-time-placed slot per stream, each
+    // as large as the pool's largest slot (256-byte aligned).
+    int64_t largest = 256, count = 0;
+    for (int64_t s = 0; s < p.slots.size; ++s)
+      if (p.slots[s].pool == i) {
+        largest = std::max(largest, (p.slots[s].size + 255) & ~(int64_t)255);
+        ++count;
+      }
+    int64_t blocks = std::max<int64_t>(1, count * p.streams.size);
+    CUdeviceptr base = 0;
+    if (int32_t st = cuda->alloc((uint64_t)(largest * blocks), p.str(pool.name), base))
+      return st;
+    deviceMemory.push_back(base);
+    // Each stream keeps its blocks (see allocatePools).
+    int64_t next = 0;
+    for (int64_t s = 0; s < p.slots.size; ++s)
+      if (p.slots[s].pool == i && p.slots[s].offset < 0)
+        for (auto &perStream : addr)
+          perStream[s] = reinterpret_cast<uint8_t *>(
+              (uintptr_t)(base + (CUdeviceptr)(next++ * largest)));
+    return SYNPL_RT_OK;
+  }
+  uint64_t bytes = (uint64_t)std::max<int64_t>(pool.capacity, 256);
+  CUdeviceptr base = 0;
+  if (int32_t st = cuda->alloc(bytes, p.str(pool.name), base))
+    return st;
+  deviceMemory.push_back(base);
+  // Transient memory starts as NaN bytes, as on the host; persistent
+  // memory starts at zero.
+  if (int32_t st = cuda->check(
+          cuda->cuMemsetD8(base, pool.kind == SYNPL_PLAN_POOL_ARENA ? 0xFF : 0, bytes),
+          "cannot clear pool %s", p.str(pool.name)))
+    return st;
+  for (int64_t s = 0; s < p.slots.size; ++s)
+    if (p.slots[s].pool == i && p.slots[s].offset >= 0)
+      for (auto &perStream : addr)
+        perStream[s] = reinterpret_cast<uint8_t *>(
+            (uintptr_t)(base + (CUdeviceptr)p.slots[s].offset));
+  return SYNPL_RT_OK;
+}
+
+int32_t Executor::launchCuda(int64_t k, int64_t stream) {
+  const synpl_plan_kernel &kr = p.kernels[k];
+  CUdeviceptr values[256];
+  void *params[256];
+  for (int64_t a = 0; a < kr.num_args; ++a) {
+    values[a] = dptr(slotAddr(p.kernelArgs[kr.first_arg + a].slot, stream));
+    params[a] = &values[a];
+  }
+  lastKernel[stream] = k;
+  CUresult r = cuda->cuLaunchKernel(
+      cuFunctions[k], (unsigned)kr.grid[0], (unsigned)kr.grid[1],
+      (unsigned)kr.grid[2], (unsigned)kr.block[0], (unsigned)kr.block[1],
+      (unsigned)kr.block[2], (unsigned)kr.shared_mem, cuStreams[stream], params,
+      nullptr);
+  if (int32_t st = cuda->check(r, "kernel %s", p.str(kr.name)))
+    return st;
+  return syncEach ? syncStream(stream) : SYNPL_RT_OK;
+}
+
+int32_t Executor::transferCuda(int64_t t, int64_t stream) {
+  const synpl_plan_transfer &tx = p.transfers[t];
+  uint8_t *src = slotAddr(tx.src, stream), *dst = slotAddr(tx.dst, stream);
+  bool fromDevice = onDevice(tx.src), toDevice = onDevice(tx.dst);
+  CUstream cs = cuStreams[stream];
+  size_t bytes = (size_t)tx.bytes;
+  CUresult r = cu::SUCCESS;
+  // The slots' memory decides the copy, whatever the direction says.
+  if (!fromDevice && toDevice)
+    r = cuda->cuMemcpyHtoDAsync(dptr(dst), src, bytes, cs);
+  else if (fromDevice && !toDevice)
+    r = cuda->cuMemcpyDtoHAsync(dst, dptr(src), bytes, cs);
+  else if (fromDevice && toDevice)
+    r = cuda->cuMemcpyDtoDAsync(dptr(dst), dptr(src), bytes, cs);
+  else {
+    if (int32_t st = syncStream(stream))
+      return st;
+    std::memcpy(dst, src, bytes);
+  }
+  if (int32_t st = cuda->check(r, "transfer %s", p.str(tx.name)))
+    return st;
+  if (syncEach) {
+    r = cuda->cuStreamSynchronize(cs);
+    return cuda->check(r, "transfer %s", p.str(tx.name));
+  }
+  return SYNPL_RT_OK;
+}
+
+int32_t Executor::syncStream(int64_t stream) {
+  CUresult r = cuda->cuStreamSynchronize(cuStreams[stream]);
+  if (r == cu::SUCCESS)
+    return SYNPL_RT_OK;
+  if (lastKernel[stream] >= 0)
+    return cuda->check(r, "kernel %s (the last launched on stream %s; "
+                          "SYNPL_CUDA_SYNC=1 checks every launch)",
+                       p.str(p.kernels[lastKernel[stream]].name),
+                       p.str(p.streams[stream].name));
+  return cuda->check(r, "stream %s", p.str(p.streams[stream].name));
+}
+
+int32_t Executor::readSlot(int64_t slot, int64_t stream, void *dst,
+                           uint64_t bytes) const {
+  const uint8_t *a = slotAddr(slot, stream);
+  if (!onDevice(slot)) {
+    std::memcpy(dst, a, bytes);
+    return SYNPL_RT_OK;
+  }
+  return cuda->check(cuda->cuMemcpyDtoH(dst, dptr(a), bytes),
+                     "cannot read slot %s from the GPU", p.str(p.slots[slot].name));
+}
+
+int32_t Executor::writeSlot(int64_t slot, int64_t stream, const void *src,
+                            uint64_t bytes) {
+  uint8_t *a = slotAddr(slot, stream);
+  if (!onDevice(slot)) {
+    std::memcpy(a, src, bytes);
+    return SYNPL_RT_OK;
+  }
+  return cuda->check(cuda->cuMemcpyHtoD(dptr(a), src, bytes),
+                     "cannot write slot %s to the GPU", p.str(p.slots[slot].name));
 }
 
 int32_t Executor::allocateRegions() {
@@ -984,6 +1326,9 @@ int32_t Executor::setUp() {
   workers = synpl_rt_workers_create(threads);
   if (!workers)
     return synpl_rt_last_status();
+  if (p.header->device_arch > 0)
+    if (int32_t st = setUpCuda())
+      return st;
   if (int32_t st = allocatePools())
     return st;
   if (int32_t st = allocateRegions())
@@ -993,8 +1338,18 @@ int32_t Executor::setUp() {
     uint8_t *a = addr[0][init.slot];
     if (!a)
       return badTable("init of a run-time-placed slot");
-    if (int32_t st = runInit(p, init, a, o.dataDir))
+    if (!onDevice(init.slot)) {
+      if (int32_t st = runInit(p, init, a, o.dataDir))
+        return st;
+      continue;
+    }
+    // Computed on the host, then copied in.
+    std::vector<uint8_t> host((size_t)p.slots[init.slot].size);
+    if (int32_t st = runInit(p, init, host.data(), o.dataDir))
       return st;
+    if (init.kind != SYNPL_PLAN_INIT_PLANNED_STEPS)
+      if (int32_t st = writeSlot(init.slot, 0, host.data(), host.size()))
+        return st;
   }
   // Which entries write actor state (skipped while evaluating).
   auto persistent = [&](int64_t slot) {
@@ -1148,50 +1503,174 @@ int32_t Executor::dispatch(int64_t batch, int64_t &stream, int64_t &outBatch) {
 }
 
 double Executor::reportValue(int64_t report, int64_t stream) const {
-  float v;
-  std::memcpy(&v, slotAddr(p.reports[report].slot, stream), sizeof v);
+  float v = NAN;
+  // The step synchronized its stream: the slot holds the step's value.
+  if (int32_t st = readSlot(p.reports[report].slot, stream, &v, sizeof v))
+    synpl_rt_check(st);
   return v;
 }
 
 int32_t Executor::step(int64_t stream, int64_t batch, bool train,
                        Split Ingest::*split) {
-  // Freelist slots of this step.
+  // Freelist slots of this step (on a GPU each stream keeps its blocks).
   std::vector<std::pair<int64_t, void *>> popped;
-  for (int64_t s = 0; s < p.slots.size; ++s)
-    if (p.slots[s].offset < 0) {
-      void *b = synpl_rt_region_alloc(poolRegions[p.slots[s].pool], (uint64_t)p.slots[s].size);
-      if (!b)
-        return synpl_rt_last_status();
-      addr[stream][s] = static_cast<uint8_t *>(b);
-      popped.push_back({p.slots[s].pool, b});
+  // The blocks go back to their pools however the step ends.
+  struct Release {
+    Executor &ex;
+    std::vector<std::pair<int64_t, void *>> &blocks;
+    ~Release() {
+      for (auto &[pool, block] : blocks)
+        synpl_rt_region_free(ex.poolRegions[pool], block);
     }
+  } release{*this, popped};
+  if (!cuda)
+    for (int64_t s = 0; s < p.slots.size; ++s)
+      if (p.slots[s].offset < 0) {
+        void *b = synpl_rt_region_alloc(poolRegions[p.slots[s].pool], (uint64_t)p.slots[s].size);
+        if (!b)
+          return synpl_rt_last_status();
+        addr[stream][s] = static_cast<uint8_t *>(b);
+        popped.push_back({p.slots[s].pool, b});
+      }
   uint64_t t0 = nowNanos();
   for (Ingest &g : ingests) {
     std::vector<uint8_t *> dst;
-    for (int64_t f = 0; f < g.desc->num_fields; ++f)
-      dst.push_back(slotAddr(p.ingestFields[g.desc->first_field + f].slot, stream));
+    for (int64_t f = 0; f < g.desc->num_fields; ++f) {
+      int64_t slot = p.ingestFields[g.desc->first_field + f].slot;
+      if (onDevice(slot)) {
+        // Gathered on the host, copied in on the step's stream below.
+        deviceStaging[slot].resize((size_t)p.slots[slot].size);
+        dst.push_back(deviceStaging[slot].data());
+      } else {
+        dst.push_back(slotAddr(slot, stream));
+      }
+    }
     gather(g.*split, g.desc->batch, batch, dst);
+    if (cuda)
+      for (int64_t f = 0; f < g.desc->num_fields; ++f) {
+        int64_t slot = p.ingestFields[g.desc->first_field + f].slot;
+        if (onDevice(slot))
+          if (int32_t st = cuda->check(
+                  cuda->cuMemcpyHtoDAsync(dptr(slotAddr(slot, stream)),
+                                          deviceStaging[slot].data(),
+                                          deviceStaging[slot].size(), cuStreams[stream]),
+                  "ingest %s into %s", p.str(g.desc->name), p.str(p.slots[slot].name)))
+            return st;
+      }
   }
   ingestNanos += nowNanos() - t0;
+  if (!cuda)
+    return issueEntries(stream, train, /*capturing=*/false);
+  bool ran = false;
+  if (useGraphs && graphable[stream])
+    if (int32_t st = runGraph(stream, train, ran))
+      return st;
+  if (!ran)
+    if (int32_t st = issueEntries(stream, train, /*capturing=*/false))
+      return st;
+  // The step's work is done before its reports are read and the stream's
+  // blocks are used again.
+  return syncStream(stream);
+}
+
+int32_t Executor::issueEntries(int64_t stream, bool train, bool capturing) {
   const synpl_plan_stream &sr = p.streams[stream];
+  bool events = cuda && !capturing;
   for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e) {
-    if (!train && !evalNeeded[e])
-      continue;
-    const synpl_plan_entry &en = p.entries[e];
-    uint64_t s0 = nowNanos();
-    if (en.kind == SYNPL_PLAN_ENTRY_KERNEL) {
-      runKernel(en.index, stream);
-      KernelStats &ks = kernelStats[en.index];
-      ++ks.calls;
-      ks.nanos += nowNanos() - s0;
-    } else {
-      const synpl_plan_transfer &tx = p.transfers[en.index];
-      std::memcpy(slotAddr(tx.dst, stream), slotAddr(tx.src, stream), tx.bytes);
-      transferNanos += nowNanos() - s0;
+    if (events)
+      for (int64_t ev : waitsBefore[e])
+        if (int32_t st = cuda->check(cuda->cuStreamWaitEvent(cuStreams[stream], cuEvents[ev], 0),
+                                     "stream %s waiting for event %s",
+                                     p.str(sr.name), p.str(p.events[ev].name)))
+          return st;
+    if (train || evalNeeded[e]) {
+      const synpl_plan_entry &en = p.entries[e];
+      uint64_t s0 = nowNanos();
+      if (en.kind == SYNPL_PLAN_ENTRY_KERNEL) {
+        const synpl_plan_kernel &kr = p.kernels[en.index];
+        if (cuda && kr.target == SYNPL_PLAN_TARGET_CUDA) {
+          if (int32_t st = launchCuda(en.index, stream))
+            return st;
+          // --profile times each kernel to its end.
+          if (o.profile)
+            if (int32_t st = syncStream(stream))
+              return st;
+        } else {
+          // A host kernel reads what the stream's work wrote.
+          if (cuda)
+            if (int32_t st = syncStream(stream))
+              return st;
+          runKernel(en.index, stream);
+        }
+        KernelStats &ks = kernelStats[en.index];
+        ++ks.calls;
+        ks.nanos += nowNanos() - s0;
+      } else if (cuda) {
+        if (int32_t st = transferCuda(en.index, stream))
+          return st;
+        if (o.profile)
+          if (int32_t st = syncStream(stream))
+            return st;
+        transferNanos += nowNanos() - s0;
+      } else {
+        const synpl_plan_transfer &tx = p.transfers[en.index];
+        std::memcpy(slotAddr(tx.dst, stream), slotAddr(tx.src, stream), tx.bytes);
+        transferNanos += nowNanos() - s0;
+      }
+    }
+    if (events)
+      for (int64_t ev : recordsAfter[e])
+        if (int32_t st = cuda->check(cuda->cuEventRecord(cuEvents[ev], cuStreams[stream]),
+                                     "stream %s recording event %s",
+                                     p.str(sr.name), p.str(p.events[ev].name)))
+          return st;
+  }
+  return SYNPL_RT_OK;
+}
+
+int32_t Executor::runGraph(int64_t stream, bool train, bool &ran) {
+  ran = false;
+  StepGraph &g = graphs[2 * stream + (train ? 0 : 1)];
+  CUstream cs = cuStreams[stream];
+  const synpl_plan_stream &sr = p.streams[stream];
+  if (g.failed)
+    return SYNPL_RT_OK;
+  // The first step runs directly (it also loads the kernels); the second
+  // is captured.
+  if (!g.exec && g.runs++ < 1)
+    return SYNPL_RT_OK;
+  if (!g.exec) {
+    if (cuda->cuStreamBeginCapture(cs, cu::STREAM_CAPTURE_MODE_RELAXED) != cu::SUCCESS) {
+      g.failed = true;
+      return SYNPL_RT_OK;
+    }
+    int32_t st = issueEntries(stream, train, /*capturing=*/true);
+    CUgraph graph = nullptr;
+    CUresult r = cuda->cuStreamEndCapture(cs, &graph);
+    if (st != SYNPL_RT_OK)
+      return st; // an entry refused to be issued: its error
+    if (r == cu::SUCCESS && graph)
+      r = cuda->cuGraphInstantiateWithFlags(&g.exec, graph, 0);
+    if (graph)
+      cuda->cuGraphDestroy(graph);
+    if (r != cu::SUCCESS || !g.exec) {
+      // Not capturable on this driver: launch one by one from now on.
+      g.exec = nullptr;
+      g.failed = true;
+      return SYNPL_RT_OK;
     }
   }
-  for (auto &[pool, block] : popped)
-    synpl_rt_region_free(poolRegions[pool], block);
+  int64_t last = -1;
+  for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e)
+    if ((train || evalNeeded[e]) && p.entries[e].kind == SYNPL_PLAN_ENTRY_KERNEL)
+      last = p.entries[e].index;
+  lastKernel[stream] = last;
+  CUresult r = cuda->cuGraphLaunch(g.exec, cs);
+  if (r != cu::SUCCESS)
+    return cuda->check(r, "the CUDA graph of a %s step on stream %s "
+                          "(SYNPL_CUDA_GRAPHS=0 launches its kernels one by one)",
+                       train ? "training" : "evaluation", p.str(sr.name));
+  ran = true;
   return SYNPL_RT_OK;
 }
 
@@ -1274,8 +1753,10 @@ int32_t Executor::saveCheckpoint(const std::string &path, int64_t epoch0,
   // Actor state: every slot of a persistent pool.
   for (int64_t s = 0; s < p.slots.size; ++s)
     if (p.pools[p.slots[s].pool].kind == SYNPL_PLAN_POOL_PERSISTENT) {
-      const uint8_t *a = addr[0][s];
-      c.blobs.push_back({(uint64_t)s, std::vector<uint8_t>(a, a + p.slots[s].size)});
+      std::vector<uint8_t> bytes((size_t)p.slots[s].size);
+      if (int32_t st = readSlot(s, 0, bytes.data(), bytes.size()))
+        return st;
+      c.blobs.push_back({(uint64_t)s, std::move(bytes)});
     }
   // Control state: the regions that are not queues (the step counter).
   for (int64_t r = 0; r < p.regions.size; ++r)
@@ -1326,6 +1807,18 @@ int32_t Executor::restoreCheckpoint(const std::string &path,
     uint8_t *dst = nullptr;
     int64_t size = -1;
     if (!region && i < (uint64_t)p.slots.size &&
+        p.pools[p.slots[i].pool].kind == SYNPL_PLAN_POOL_PERSISTENT &&
+        onDevice((int64_t)i)) {
+      if ((int64_t)b.bytes.size() != p.slots[i].size)
+        return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint holds a state block (id %" PRIu64
+                                         ") this program does not have",
+                    f, b.id);
+      if (int32_t st = writeSlot((int64_t)i, 0, b.bytes.data(), b.bytes.size()))
+        return st;
+      seen[i] = true;
+      continue;
+    }
+    if (!region && i < (uint64_t)p.slots.size &&
         p.pools[p.slots[i].pool].kind == SYNPL_PLAN_POOL_PERSISTENT) {
       dst = addr[0][i];
       size = p.slots[i].size;
@@ -1351,7 +1844,8 @@ void Executor::fillPlannedSteps(int64_t planned) {
   for (int64_t i = 0; i < p.inits.size; ++i)
     if (p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS) {
       float v = (float)planned;
-      std::memcpy(addr[0][p.inits[i].slot], &v, sizeof v);
+      if (int32_t st = writeSlot(p.inits[i].slot, 0, &v, sizeof v))
+        synpl_rt_check(st);
     }
 }
 

@@ -17,9 +17,16 @@
  *  - `kernels`: one function pointer per kernel record, in record order,
  *    with the ABI void(void *const *args, i64 begin, i64 end): args holds
  *    the kernel's num_args buffer pointers (inputs, then outputs) and
- *    [begin, end) is a chunk of its split range.
+ *    [begin, end) is a chunk of its split range. A CUDA kernel's entry is
+ *    its host fallback when one was compiled (null otherwise); a fallback
+ *    clamps `end` to its range, so [0, INT64_MAX) runs all of it.
  *  - `programs`: one function pointer per control program, with the ABI
  *    void(ptr region0, ...) (regions in the program record's order).
+ *  - `device_ptx` / `device_cubin`: the CUDA kernels' module, as PTX text
+ *    (NUL-terminated; the size does not count the NUL) and, when ptxas
+ *    assembled it at compile time, as a cubin for `device_arch`; null and
+ *    0 when absent. The runtime loads the cubin first and falls back to the
+ *    PTX (the driver's JIT) on a GPU the cubin does not run on.
  * The compiler and the runtime share this header; the version changes
  * whenever a record does.
 \*===----------------------------------------------------------------------===*/
@@ -33,7 +40,7 @@ extern "C" {
 #endif
 
 #define SYNPL_PLAN_MAGIC 0x314e414c504e5953ll /* "SYNPLAN1" little-endian */
-#define SYNPL_PLAN_VERSION 2
+#define SYNPL_PLAN_VERSION 3
 
 /* Sections, in header order. */
 enum synpl_plan_section {
@@ -68,9 +75,13 @@ typedef struct synpl_plan_header {
   int64_t evaluate;         /* string: the test split's file-name prefix
                                (replaces `train`; "none": no evaluation);
                                -1: "t10k" */
+  int64_t device_arch;      /* the CUDA kernels' compute capability x 10
+                               (80: sm_80); 0: the plan has no CUDA kernel */
+  int64_t min_driver;       /* the cuDriverGetVersion() the kernels' PTX needs
+                               (11000: CUDA 11.0); 0: no CUDA kernel */
   int64_t section[SYNPL_PLAN_NUM_SECTIONS][2]; /* (word offset, count) */
 } synpl_plan_header;
-#define SYNPL_PLAN_HEADER_FIXED_WORDS 7
+#define SYNPL_PLAN_HEADER_FIXED_WORDS 9
 #define SYNPL_PLAN_HEADER_WORDS \
   (SYNPL_PLAN_HEADER_FIXED_WORDS + 2 * SYNPL_PLAN_NUM_SECTIONS)
 
@@ -111,12 +122,22 @@ typedef struct synpl_plan_slot {
   int64_t elements; /* element count */
 } synpl_plan_slot;
 
+/* Where a kernel runs. */
+#define SYNPL_PLAN_TARGET_HOST 0
+#define SYNPL_PLAN_TARGET_CUDA 1
+
 typedef struct synpl_plan_kernel {
   int64_t name;
   int64_t first_arg;  /* index into KERNEL_ARGS */
   int64_t num_args;   /* inputs, then outputs */
   int64_t num_inputs;
-  int64_t iterations; /* the split range: parallel_for over [0, iterations) */
+  int64_t iterations; /* the host function's split range: parallel_for over
+                         [0, iterations); 0: a CUDA kernel without one */
+  int64_t target;     /* SYNPL_PLAN_TARGET_* */
+  int64_t entry;      /* string: the PTX .entry of a CUDA kernel; -1: host */
+  int64_t grid[3];    /* CUDA launch: blocks per grid */
+  int64_t block[3];   /* threads per block */
+  int64_t shared_mem; /* dynamic shared memory bytes per block */
 } synpl_plan_kernel;
 
 typedef struct synpl_plan_kernel_arg {
@@ -244,6 +265,10 @@ typedef struct synpl_plan_desc {
   const char *strings;
   void *const *kernels;
   void *const *programs;
+  const char *device_ptx;   /* the CUDA kernels' PTX, NUL-terminated; null */
+  int64_t device_ptx_size;  /* bytes, not counting the NUL */
+  const void *device_cubin; /* ptxas's cubin of that PTX; null */
+  int64_t device_cubin_size;
 } synpl_plan_desc;
 
 /* The executor: parses the command line (--epochs N, --data DIR, ...),

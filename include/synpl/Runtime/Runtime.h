@@ -39,6 +39,7 @@ extern "C" {
 #define SYNPL_RT_ERR_NOMEM 4     /* the host could not allocate             */
 #define SYNPL_RT_ERR_EXHAUSTED 5 /* a region ran out                        */
 #define SYNPL_RT_ERR_CLOSED 6    /* a queue was closed and is empty         */
+#define SYNPL_RT_ERR_DEVICE 7    /* the GPU, its driver or a call to it      */
 
 /* The message of the last failure on the calling thread ("" when none). */
 const char *synpl_rt_last_error(void);

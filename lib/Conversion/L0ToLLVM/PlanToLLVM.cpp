@@ -8,6 +8,11 @@
 // memory_layout_table, stream_descriptors, schedule_descriptor), adds
 // `main` calling the runtime's executor, and erases the plan.
 //
+// CUDA kernels (`device_entry`, from --synpl-convert-l0uop-to-nvvm) are
+// records with their launch; the gpu.binary's PTX (and, with `ptxas=`, the
+// cubin ptxas assembles from it) become the spec's "kernel cubins" in
+// .rodata.
+//
 //===----------------------------------------------------------------------===//
 #include "synpl/Conversion/Passes.h"
 
@@ -15,13 +20,19 @@
 #include "synpl/Dialect/L0Ctl/L0CtlOps.h"
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Runtime/PlanFormat.h"
+#include "synpl/Target/CudaTarget.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 
 #include <cstring>
 
@@ -110,6 +121,96 @@ static int64_t elementCode(Type t) {
   return SYNPL_PLAN_OTHER;
 }
 
+/// The `.entry` names of a PTX module.
+llvm::StringSet<> ptxEntries(StringRef ptx) {
+  llvm::StringSet<> names;
+  size_t pos = 0;
+  while ((pos = ptx.find(".entry", pos)) != StringRef::npos) {
+    pos += 6;
+    StringRef rest = ptx.drop_front(pos);
+    if (rest.empty() || !llvm::isSpace(rest.front()))
+      continue;
+    rest = rest.ltrim();
+    size_t end = rest.find_first_of(" \t\r\n(");
+    names.insert(rest.take_front(end));
+  }
+  return names;
+}
+
+/// The PTX ISA version of a module (`.version 7.8` -> 78); 0: none.
+unsigned ptxVersion(StringRef ptx) {
+  size_t pos = ptx.find(".version");
+  if (pos == StringRef::npos)
+    return 0;
+  StringRef v = ptx.drop_front(pos + 8).ltrim();
+  unsigned major = 0, minor = 0;
+  if (v.consumeInteger(10, major) || !v.consume_front(".") ||
+      v.consumeInteger(10, minor))
+    return 0;
+  return major * 10 + minor;
+}
+
+/// The CUDA kernels' module: the gpu.binary's object for one NVVM target.
+struct DeviceModule {
+  gpu::BinaryOp binary;
+  std::string chip;
+  const cuda::CudaArch *arch = nullptr;
+  std::string ptx;   ///< assembly; empty when the object is a cubin/fatbin
+  std::string cubin; ///< a binary object, or what ptxas made of the PTX
+};
+
+/// Runs `ptxas -arch=<chip>` on `ptx`; the cubin, or the failure with
+/// ptxas's own message.
+FailureOr<std::string> assemble(StringRef ptxas, StringRef chip, StringRef ptx,
+                                Operation *at) {
+  SmallString<128> ptxPath, cubinPath, logPath;
+  int fd;
+  auto cleanup = [&] {
+    for (StringRef p : {ptxPath.str(), cubinPath.str(), logPath.str()})
+      if (!p.empty())
+        llvm::sys::fs::remove(p);
+  };
+  if (llvm::sys::fs::createTemporaryFile("synpl-kernels", "ptx", fd, ptxPath) ||
+      llvm::sys::fs::createTemporaryFile("synpl-kernels", "cubin", cubinPath) ||
+      llvm::sys::fs::createTemporaryFile("synpl-ptxas", "log", logPath)) {
+    cleanup();
+    return at->emitError("ptxas: cannot create temporary files");
+  }
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << ptx;
+  }
+  std::string arch = ("-arch=" + chip).str();
+  SmallVector<StringRef> args = {ptxas, arch, "-o", cubinPath, ptxPath};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
+                                          StringRef(logPath)};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
+                                     &execError);
+  std::string log;
+  if (auto buf = llvm::MemoryBuffer::getFile(logPath))
+    log = StringRef((*buf)->getBuffer()).trim().str();
+  if (rc != 0) {
+    cleanup();
+    InFlightDiagnostic diag = at->emitError()
+                              << "ptxas (" << ptxas << " " << arch
+                              << ") failed on the CUDA kernels: ";
+    if (!log.empty())
+      diag << log;
+    else if (!execError.empty())
+      diag << execError;
+    else
+      diag << "exit status " << rc;
+    return failure();
+  }
+  auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+  cleanup();
+  if (!cubin || (*cubin)->getBufferSize() == 0)
+    return at->emitError() << "ptxas (" << ptxas << ") wrote no cubin";
+  return (*cubin)->getBuffer().str();
+}
+
 struct ConvertL0PlanToLLVM
     : public synpl::impl::ConvertL0PlanToLLVMBase<ConvertL0PlanToLLVM> {
   using Base::Base;
@@ -131,6 +232,7 @@ struct ConvertL0PlanToLLVM
     llvm::StringMap<int64_t> poolIndex, slotIndex, kernelIndex, transferIndex,
         streamIndex, eventIndex, regionIndex;
     SmallVector<std::string> kernelFns, programFns;
+    SmallVector<int64_t> kernelClamp; // a CUDA fallback's range; -1: none
     llvm::StringSet<> unlowered;
     Block &body = plan.getBody().front();
 
@@ -161,14 +263,40 @@ struct ConvertL0PlanToLLVM
       return slotIndex.lookup(cast<FlatSymbolRefAttr>(ref).getValue());
     };
 
+    // The CUDA kernels' module, when the plan has device kernels.
+    std::optional<DeviceModule> device;
+    bool hasDeviceKernels = llvm::any_of(
+        body.getOps<l0uop::KernelOp>(),
+        [](l0uop::KernelOp k) { return k->hasAttr("device_entry"); });
+    if (hasDeviceKernels) {
+      FailureOr<DeviceModule> dm = deviceModule(module, plan);
+      if (failed(dm))
+        return signalPassFailure();
+      device = std::move(*dm);
+    }
+    llvm::StringSet<> entries;
+    if (device && !device->ptx.empty())
+      entries = ptxEntries(device->ptx);
+
     for (auto kernel : body.getOps<l0uop::KernelOp>()) {
       ++total;
       auto entry = kernel->getAttrOfType<FlatSymbolRefAttr>("host_entry");
       auto iterations = kernel->getAttrOfType<IntegerAttr>("host_iterations");
-      if (!entry || !iterations ||
-          !module.lookupSymbol<LLVM::LLVMFuncOp>(entry.getAttr())) {
+      auto deviceEntry = kernel->getAttrOfType<StringAttr>("device_entry");
+      bool hasHost = entry && iterations &&
+                     module.lookupSymbol<LLVM::LLVMFuncOp>(entry.getAttr());
+      if (!hasHost && !deviceEntry) {
         failures.push_back({kernel, "the kernel has no host function yet "
                                     "(run --synpl-convert-l0uop-to-llvm first)"});
+        unlowered.insert(kernel.getSymName());
+        continue;
+      }
+      if (deviceEntry && !device->ptx.empty() &&
+          !entries.contains(deviceEntry.getValue())) {
+        failures.push_back({kernel, ("its device entry " +
+                                     deviceEntry.getValue() +
+                                     " is not an .entry of the gpu.binary's PTX")
+                                        .str()});
         unlowered.insert(kernel.getSymName());
         continue;
       }
@@ -178,13 +306,24 @@ struct ConvertL0PlanToLLVM
         w.add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{slotOf(a)});
       for (Attribute a : kernel.getOutputs())
         w.add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{slotOf(a)});
-      w.add(SYNPL_PLAN_KERNELS,
-            synpl_plan_kernel{w.str(kernel.getSymName()), first,
-                              (int64_t)(kernel.getInputs().size() +
-                                        kernel.getOutputs().size()),
-                              (int64_t)kernel.getInputs().size(),
-                              iterations.getInt()});
-      kernelFns.push_back(entry.getValue().str());
+      synpl_plan_kernel record{};
+      record.name = w.str(kernel.getSymName());
+      record.first_arg = first;
+      record.num_args =
+          (int64_t)(kernel.getInputs().size() + kernel.getOutputs().size());
+      record.num_inputs = (int64_t)kernel.getInputs().size();
+      record.iterations = hasHost ? iterations.getInt() : 0;
+      record.target = deviceEntry ? SYNPL_PLAN_TARGET_CUDA : SYNPL_PLAN_TARGET_HOST;
+      record.entry = deviceEntry ? w.str(deviceEntry.getValue()) : -1;
+      for (int d = 0; d < 3; ++d) {
+        record.grid[d] = d < (int)kernel.getGrid().size() ? kernel.getGrid()[d] : 1;
+        record.block[d] =
+            d < (int)kernel.getBlock().size() ? kernel.getBlock()[d] : 1;
+      }
+      record.shared_mem = (int64_t)kernel.getSharedMem();
+      w.add(SYNPL_PLAN_KERNELS, record);
+      kernelFns.push_back(hasHost ? entry.getValue().str() : std::string());
+      kernelClamp.push_back(deviceEntry && hasHost ? iterations.getInt() : -1);
     }
     for (auto tx : body.getOps<l0uop::TransferOp>()) {
       ++total;
@@ -381,6 +520,14 @@ struct ConvertL0PlanToLLVM
     head.epochs = plan.getEpochs().value_or(0);
     head.checkpoint_every = plan.getCheckpointEvery().value_or(0);
     head.evaluate = plan.getEvaluate() ? w.str(*plan.getEvaluate()) : -1;
+    if (device) {
+      head.device_arch = device->arch->major * 10 + device->arch->minor;
+      // The chip's PTX ISA, or the module's own `.version` when newer.
+      head.min_driver = std::max(
+          device->arch->minDriverVersion,
+          cuda::driverVersionForPtx(std::max(device->arch->ptxVersion,
+                                             ptxVersion(device->ptx))));
+    }
     std::vector<int64_t> words = w.finish(head);
     auto tableTy = LLVM::LLVMArrayType::get(i64, words.size());
     LLVM::GlobalOp::create(
@@ -404,9 +551,9 @@ struct ConvertL0PlanToLLVM
       b.createBlock(&g.getInitializerRegion());
       Value v = LLVM::UndefOp::create(b, loc, ty);
       for (size_t i = 0; i < n; ++i) {
-        Value p = fns.empty() ? Value(LLVM::ZeroOp::create(b, loc, ptrTy))
-                              : Value(LLVM::AddressOfOp::create(
-                                    b, loc, ptrTy, fns[i]));
+        Value p = fns.empty() || fns[i].empty()
+                      ? Value(LLVM::ZeroOp::create(b, loc, ptrTy))
+                      : Value(LLVM::AddressOfOp::create(b, loc, ptrTy, fns[i]));
         v = LLVM::InsertValueOp::create(b, loc, v, p, i);
       }
       LLVM::ReturnOp::create(b, loc, v);
@@ -415,7 +562,11 @@ struct ConvertL0PlanToLLVM
     //   void <fn>.packed(ptr args, i64 begin, i64 end),
     // args being the kernel's buffer pointers in order.
     SmallVector<std::string> packedFns;
-    for (const std::string &name : kernelFns) {
+    for (auto [name, clamp] : llvm::zip_equal(kernelFns, kernelClamp)) {
+      if (name.empty()) { // a CUDA kernel without a host fallback
+        packedFns.push_back("");
+        continue;
+      }
       auto kernelFn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
       auto packedTy = LLVM::LLVMFunctionType::get(
           LLVM::LLVMVoidType::get(ctx), {ptrTy, i64, i64});
@@ -434,14 +585,41 @@ struct ConvertL0PlanToLLVM
         callArgs.push_back(LLVM::LoadOp::create(b, loc, ptrTy, slotPtr));
       }
       callArgs.push_back(entry->getArgument(1));
-      callArgs.push_back(entry->getArgument(2));
+      Value end = entry->getArgument(2);
+      if (clamp >= 0) {
+        // A CUDA kernel's fallback is called with [0, INT64_MAX) by whoever
+        // does not know its split range (the fake driver of the tests).
+        Value range = LLVM::ConstantOp::create(b, loc, i64,
+                                               b.getI64IntegerAttr(clamp));
+        Value over = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sgt,
+                                          end, range);
+        end = LLVM::SelectOp::create(b, loc, over, range, end);
+      }
+      callArgs.push_back(end);
       LLVM::CallOp::create(b, loc, kernelFn, callArgs);
       LLVM::ReturnOp::create(b, loc, ValueRange{});
       packedFns.push_back(packedName);
     }
     pointerArray("synpl_plan_kernels", packedFns);
     pointerArray("synpl_plan_programs", programFns);
-    auto descTy = LLVM::LLVMStructType::getLiteral(ctx, {ptrTy, ptrTy, ptrTy, ptrTy});
+    // The kernels' module in .rodata: PTX (NUL-terminated for
+    // cuModuleLoadData) and cubin.
+    auto blob = [&](StringRef name, StringRef bytes, bool nul) {
+      std::string data = bytes.str();
+      if (nul)
+        data.push_back('\0');
+      auto ty = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
+      LLVM::GlobalOp::create(b, loc, ty, true, LLVM::Linkage::Internal, name,
+                             b.getStringAttr(data), /*alignment=*/64);
+    };
+    bool hasPtx = device && !device->ptx.empty();
+    bool hasCubin = device && !device->cubin.empty();
+    if (hasPtx)
+      blob("synpl_plan_device_ptx", device->ptx, /*nul=*/true);
+    if (hasCubin)
+      blob("synpl_plan_device_cubin", device->cubin, /*nul=*/false);
+    auto descTy = LLVM::LLVMStructType::getLiteral(
+        ctx, {ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i64, ptrTy, i64});
     {
       auto g = LLVM::GlobalOp::create(b, loc, descTy, true,
                                       LLVM::Linkage::External, "synpl_plan",
@@ -454,6 +632,18 @@ struct ConvertL0PlanToLLVM
                              "synpl_plan_kernels", "synpl_plan_programs"})
         v = LLVM::InsertValueOp::create(
             b, loc, v, LLVM::AddressOfOp::create(b, loc, ptrTy, name), i++);
+      auto addBlob = [&](bool present, StringRef name, int64_t size) {
+        Value p = present ? Value(LLVM::AddressOfOp::create(b, loc, ptrTy, name))
+                          : Value(LLVM::ZeroOp::create(b, loc, ptrTy));
+        v = LLVM::InsertValueOp::create(b, loc, v, p, i++);
+        v = LLVM::InsertValueOp::create(
+            b, loc, v,
+            LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(size)),
+            i++);
+      };
+      addBlob(hasPtx, "synpl_plan_device_ptx", hasPtx ? device->ptx.size() : 0);
+      addBlob(hasCubin, "synpl_plan_device_cubin",
+              hasCubin ? device->cubin.size() : 0);
       LLVM::ReturnOp::create(b, loc, v);
     }
     if (defineMain) {
@@ -480,6 +670,80 @@ struct ConvertL0PlanToLLVM
       fn->removeAttr("synpl.regions");
       fn->removeAttr("synpl.iterations");
     }
+    // The kernels' module is data now too.
+    for (auto bin : llvm::make_early_inc_range(module.getOps<gpu::BinaryOp>()))
+      bin.erase();
+    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  }
+
+  /// The gpu.binary holding the plan's CUDA kernels: `@<plan>_cuda`, else
+  /// the module's only one; its first NVVM object. With `ptxas`, the PTX
+  /// is assembled too.
+  FailureOr<DeviceModule> deviceModule(ModuleOp module, l0uop::PlanOp plan) {
+    for (auto gm : module.getOps<gpu::GPUModuleOp>())
+      return (gm.emitError() << "gpu.module @" << gm.getSymName()
+                             << " is not compiled yet (run "
+                                "gpu-module-to-binary first)"),
+             failure();
+    SmallVector<gpu::BinaryOp> binaries(module.getOps<gpu::BinaryOp>());
+    gpu::BinaryOp binary;
+    std::string wanted = (plan.getSymName() + "_cuda").str();
+    for (gpu::BinaryOp bin : binaries)
+      if (bin.getSymName() == wanted)
+        binary = bin;
+    if (!binary && binaries.size() == 1)
+      binary = binaries.front();
+    if (!binary)
+      return plan.emitError()
+             << "the plan has CUDA kernels (device_entry) but the module has "
+             << (binaries.empty() ? "no gpu.binary"
+                                  : "no gpu.binary @" + wanted)
+             << " holding them (run --synpl-convert-l0uop-to-nvvm and "
+                "gpu-module-to-binary first)";
+    DeviceModule dm;
+    dm.binary = binary;
+    gpu::ObjectAttr object;
+    NVVM::NVVMTargetAttr target;
+    for (Attribute a : binary.getObjects()) {
+      auto o = dyn_cast<gpu::ObjectAttr>(a);
+      if (o && (target = dyn_cast<NVVM::NVVMTargetAttr>(o.getTarget()))) {
+        object = o;
+        break;
+      }
+    }
+    if (!object)
+      return binary.emitError()
+             << "gpu.binary @" << binary.getSymName()
+             << " holds no object for an #nvvm.target";
+    dm.chip = target.getChip().str();
+    dm.arch = cuda::lookupArch(dm.chip);
+    if (!dm.arch)
+      return binary.emitError() << "unknown CUDA chip '" << dm.chip
+                                << "' (known: " << cuda::knownArchList() << ")";
+    switch (object.getFormat()) {
+    case gpu::CompilationTarget::Assembly:
+      dm.ptx = object.getObject().getValue().str();
+      // The printed form may carry the trailing NUL the NVPTX backend adds.
+      while (!dm.ptx.empty() && dm.ptx.back() == '\0')
+        dm.ptx.pop_back();
+      break;
+    case gpu::CompilationTarget::Binary:
+    case gpu::CompilationTarget::Fatbin:
+      dm.cubin = object.getObject().getValue().str();
+      break;
+    default:
+      return binary.emitError()
+             << "gpu.binary @" << binary.getSymName()
+             << ": an offload (LLVM bitcode) object cannot be loaded by the "
+                "CUDA driver; use gpu-module-to-binary{format=isa}";
+    }
+    if (!ptxas.empty() && !dm.ptx.empty()) {
+      FailureOr<std::string> cubin = assemble(ptxas, dm.chip, dm.ptx, binary);
+      if (failed(cubin))
+        return failure();
+      dm.cubin = std::move(*cubin);
+    }
+    return dm;
   }
 };
 

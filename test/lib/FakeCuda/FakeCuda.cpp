@@ -1,0 +1,589 @@
+//===- FakeCuda.cpp - A CUDA driver for tests, on the host -----------------===//
+//
+// Built as libcuda.so.1 (SONAME libcuda.so.1) in its own folder, so that
+// LD_LIBRARY_PATH=<that folder> makes a compiled CUDA program load it
+// instead of the NVIDIA driver. It implements the driver API subset the
+// runtime calls (lib/Runtime/CudaDriver.h) on the host:
+//   - device memory is malloc'ed host memory; copies are memcpy;
+//   - streams run every operation when it is issued (synchronously), so
+//     events are trivially complete; a stream being captured
+//     (cuStreamBeginCapture) records its operations instead, into a graph
+//     that cuGraphLaunch replays in order;
+//   - cuModuleLoadData reads PTX text (its `.entry` names and parameter
+//     counts) and refuses a cubin (CUDA_ERROR_NO_BINARY_FOR_GPU), which
+//     exercises the runtime's PTX fallback; cuModuleGetFunction fails for a
+//     name that is not an `.entry` of the loaded PTX;
+//   - cuLaunchKernel runs the kernel's host fallback, registered by the
+//     runtime through the test seam synpl_fake_cuda_register_host_kernel
+//     (the contract of docs/runtime-cuda.md), on [0, INT64_MAX) (a
+//     fallback clamps the range to its own); a kernel without one does
+//     nothing.
+// Env SYNPL_FAKE_CUDA, comma-separated:
+//   nodevice        cuInit fails with CUDA_ERROR_NO_DEVICE
+//   driver=<v>      cuDriverGetVersion (default 13000 = CUDA 13.0)
+//   cc=<M.m>        the device's compute capability (default 9.0)
+//   fail-launch=<n> the n-th cuLaunchKernel (from 1) fails with
+//                   CUDA_ERROR_LAUNCH_FAILED
+//   fail-alloc[=<n>] every (the n-th) cuMemAlloc fails with
+//                   CUDA_ERROR_OUT_OF_MEMORY
+//   fail-copy=<n>   the n-th cuMemcpy*Async fails with
+//                   CUDA_ERROR_ILLEGAL_ADDRESS
+//   log=<file>      one line per driver call (handles numbered in creation
+//                   order, no addresses), for tests to check
+//
+//===----------------------------------------------------------------------===//
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef uint64_t CUdeviceptr;
+typedef void (*HostKernelFn)(void *const *, int64_t, int64_t);
+
+namespace {
+
+enum : CUresult {
+  SUCCESS = 0,
+  ERROR_INVALID_VALUE = 1,
+  ERROR_OUT_OF_MEMORY = 2,
+  ERROR_NOT_INITIALIZED = 3,
+  ERROR_NO_DEVICE = 100,
+  ERROR_INVALID_DEVICE = 101,
+  ERROR_INVALID_IMAGE = 200,
+  ERROR_NO_BINARY_FOR_GPU = 209,
+  ERROR_INVALID_PTX = 218,
+  ERROR_UNSUPPORTED_PTX_VERSION = 222,
+  ERROR_INVALID_HANDLE = 400,
+  ERROR_NOT_FOUND = 500,
+  ERROR_ILLEGAL_ADDRESS = 700,
+  ERROR_LAUNCH_FAILED = 719,
+};
+
+const char *errorName(CUresult r) {
+  switch (r) {
+  case SUCCESS: return "CUDA_SUCCESS";
+  case ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
+  case ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
+  case ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
+  case ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
+  case ERROR_INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
+  case ERROR_INVALID_IMAGE: return "CUDA_ERROR_INVALID_IMAGE";
+  case ERROR_NO_BINARY_FOR_GPU: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+  case ERROR_INVALID_PTX: return "CUDA_ERROR_INVALID_PTX";
+  case ERROR_UNSUPPORTED_PTX_VERSION: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+  case ERROR_INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
+  case ERROR_NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
+  case ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+  case ERROR_LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
+  default: return nullptr;
+  }
+}
+
+/// A captured stream's operations, in order.
+struct Graph {
+  int id;
+  std::vector<std::function<CUresult()>> ops;
+};
+struct Stream {
+  int id;
+  Graph *capture = nullptr;
+};
+struct Event { int id; };
+struct Function {
+  std::string name;
+  int params = 0;
+};
+struct Module {
+  std::map<std::string, int> entries; // .entry name -> parameter count
+  std::vector<Function *> functions;
+};
+
+struct Fake {
+  bool initialized = false;
+  bool noDevice = false;
+  int driver = 13000;
+  int ccMajor = 9, ccMinor = 0;
+  long failLaunch = -1, launches = 0;
+  long failAlloc = -1, allocs = 0; // 0: every allocation
+  long failCopy = -1, copies = 0;
+  FILE *log = nullptr;
+  int streams = 0, events = 0, graphs = 0;
+  std::map<std::string, HostKernelFn> hostKernels;
+  std::map<CUdeviceptr, size_t> memory;
+
+  Fake() {
+    const char *env = std::getenv("SYNPL_FAKE_CUDA");
+    std::string s = env ? env : "";
+    size_t pos = 0;
+    while (pos <= s.size()) {
+      size_t comma = s.find(',', pos);
+      std::string opt = s.substr(pos, comma == std::string::npos ? std::string::npos
+                                                                  : comma - pos);
+      pos = comma == std::string::npos ? s.size() + 1 : comma + 1;
+      if (opt.empty())
+        continue;
+      std::string key = opt.substr(0, opt.find('='));
+      std::string value =
+          opt.find('=') == std::string::npos ? "" : opt.substr(opt.find('=') + 1);
+      if (key == "nodevice")
+        noDevice = true;
+      else if (key == "driver")
+        driver = std::atoi(value.c_str());
+      else if (key == "cc")
+        std::sscanf(value.c_str(), "%d.%d", &ccMajor, &ccMinor);
+      else if (key == "fail-launch")
+        failLaunch = std::atol(value.c_str());
+      else if (key == "fail-alloc")
+        failAlloc = value.empty() ? 0 : std::atol(value.c_str());
+      else if (key == "fail-copy")
+        failCopy = std::atol(value.c_str());
+      else if (key == "log")
+        log = std::fopen(value.c_str(), "w");
+      else
+        std::fprintf(stderr, "fake libcuda: unknown SYNPL_FAKE_CUDA option '%s'\n",
+                     opt.c_str());
+    }
+  }
+  void say(const char *fmt, ...) __attribute__((format(printf, 2, 3))) {
+    if (!log)
+      return;
+    va_list ap;
+    va_start(ap, fmt);
+    std::vfprintf(log, fmt, ap);
+    va_end(ap);
+    std::fputc('\n', log);
+    std::fflush(log);
+  }
+};
+
+Fake &fake() {
+  static Fake f;
+  return f;
+}
+
+CUresult ready() {
+  Fake &f = fake();
+  if (!f.initialized)
+    return ERROR_NOT_INITIALIZED;
+  return SUCCESS;
+}
+
+void *host(CUdeviceptr p) { return reinterpret_cast<void *>((uintptr_t)p); }
+
+/// Runs a stream operation now, or records it when the stream is captured.
+CUresult issue(Stream *s, std::function<CUresult()> op) {
+  if (s && s->capture) {
+    s->capture->ops.push_back(std::move(op));
+    return SUCCESS;
+  }
+  return op();
+}
+
+/// Counts an async copy; the one SYNPL_FAKE_CUDA=fail-copy=<n> names fails.
+bool copyFails(const char *what, size_t n) {
+  Fake &f = fake();
+  if (++f.copies != f.failCopy)
+    return false;
+  f.say("%s %zu: CUDA_ERROR_ILLEGAL_ADDRESS", what, n);
+  return true;
+}
+
+/// The driver version that JIT-compiles PTX ISA `v` (70 = 7.0), as
+/// synpl::cuda::driverVersionForPtx.
+int driverForPtx(int v) {
+  int major = v / 10, minor = v % 10;
+  if (major <= 7)
+    return 11000 + 10 * minor;
+  if (major == 8)
+    return 12000 + 10 * minor;
+  return 13000 + 10 * minor;
+}
+
+/// `.entry name(` ... `)`: the names and their `.param` counts.
+bool parsePtx(const char *ptx, Module &m, int &version) {
+  std::string text(ptx);
+  version = 0;
+  size_t v = text.find(".version");
+  if (v != std::string::npos) {
+    int major = 0, minor = 0;
+    if (std::sscanf(text.c_str() + v + 8, " %d.%d", &major, &minor) == 2)
+      version = major * 10 + minor;
+  }
+  size_t pos = 0;
+  while ((pos = text.find(".entry", pos)) != std::string::npos) {
+    pos += 6;
+    if (pos >= text.size() || !std::isspace((unsigned char)text[pos]))
+      continue;
+    while (pos < text.size() && std::isspace((unsigned char)text[pos]))
+      ++pos;
+    size_t end = text.find_first_of(" \t\r\n(", pos);
+    if (end == std::string::npos)
+      return false;
+    std::string name = text.substr(pos, end - pos);
+    int params = 0;
+    size_t open = text.find('(', end), body = text.find('{', end);
+    if (open != std::string::npos && open < body) {
+      size_t close = text.find(')', open);
+      for (size_t p = text.find(".param", open); p != std::string::npos && p < close;
+           p = text.find(".param", p + 6))
+        ++params;
+    }
+    m.entries[name] = params;
+    pos = end;
+  }
+  return true;
+}
+
+} // namespace
+
+#define EXPORT extern "C" __attribute__((visibility("default")))
+
+// The test seam: the runtime registers each CUDA kernel's host fallback.
+EXPORT void synpl_fake_cuda_register_host_kernel(const char *entry, HostKernelFn fn) {
+  fake().hostKernels[entry] = fn;
+  fake().say("register_host_kernel %s", entry);
+}
+
+EXPORT CUresult cuGetErrorName(CUresult r, const char **name) {
+  *name = errorName(r);
+  return *name ? SUCCESS : ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult cuInit(unsigned flags) {
+  Fake &f = fake();
+  f.say("cuInit %u", flags);
+  if (f.noDevice)
+    return ERROR_NO_DEVICE;
+  f.initialized = true;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDriverGetVersion(int *v) {
+  *v = fake().driver;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetCount(int *count) {
+  if (CUresult r = ready())
+    return r;
+  *count = 1;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal) {
+  if (CUresult r = ready())
+    return r;
+  if (ordinal != 0)
+    return ERROR_INVALID_DEVICE;
+  *d = 0;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice) {
+  std::snprintf(name, (size_t)len, "Fake CUDA GPU");
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice) {
+  if (attribute == 75)
+    *value = fake().ccMajor;
+  else if (attribute == 76)
+    *value = fake().ccMinor;
+  else
+    return ERROR_INVALID_VALUE;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRetain(void **ctx, CUdevice) {
+  if (CUresult r = ready())
+    return r;
+  static int context;
+  *ctx = &context;
+  fake().say("cuDevicePrimaryCtxRetain");
+  return SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice) { return SUCCESS; }
+EXPORT CUresult cuCtxSetCurrent(void *) { return SUCCESS; }
+
+EXPORT CUresult cuMemGetInfo_v2(size_t *freeBytes, size_t *total) {
+  size_t used = 0;
+  for (auto &[p, n] : fake().memory)
+    used += n;
+  *total = (size_t)1 << 34; // 16 GiB
+  *freeBytes = *total - used;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
+  Fake &f = fake();
+  if (CUresult r = ready())
+    return r;
+  ++f.allocs;
+  if (f.failAlloc == 0 || f.failAlloc == f.allocs) {
+    f.say("cuMemAlloc %zu: CUDA_ERROR_OUT_OF_MEMORY", bytes);
+    return ERROR_OUT_OF_MEMORY;
+  }
+  void *m = std::aligned_alloc(256, (bytes + 255) & ~(size_t)255);
+  if (!m)
+    return ERROR_OUT_OF_MEMORY;
+  *p = (CUdeviceptr)(uintptr_t)m;
+  f.memory[*p] = bytes;
+  f.say("cuMemAlloc %zu", bytes);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr p) {
+  Fake &f = fake();
+  auto it = f.memory.find(p);
+  if (it == f.memory.end())
+    return ERROR_INVALID_VALUE;
+  f.memory.erase(it);
+  std::free(host(p));
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) {
+  std::memset(host(p), v, n);
+  fake().say("cuMemsetD8 %zu 0x%02x", n, v);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemHostRegister_v2(void *, size_t bytes, unsigned flags) {
+  fake().say("cuMemHostRegister %zu flags=%u", bytes, flags);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemHostUnregister(void *) { return SUCCESS; }
+
+EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
+  std::memcpy(host(dst), src, n);
+  fake().say("cuMemcpyHtoD %zu", n);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
+  std::memcpy(dst, host(src), n);
+  fake().say("cuMemcpyDtoH %zu", n);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n,
+                                     Stream *s) {
+  int id = s ? s->id : 0;
+  return issue(s, [=] {
+    if (copyFails("cuMemcpyHtoDAsync", n))
+      return ERROR_ILLEGAL_ADDRESS;
+    std::memcpy(host(dst), src, n);
+    fake().say("cuMemcpyHtoDAsync %zu stream%d", n, id);
+    return SUCCESS;
+  });
+}
+
+EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n,
+                                     Stream *s) {
+  int id = s ? s->id : 0;
+  return issue(s, [=] {
+    if (copyFails("cuMemcpyDtoHAsync", n))
+      return ERROR_ILLEGAL_ADDRESS;
+    std::memcpy(dst, host(src), n);
+    fake().say("cuMemcpyDtoHAsync %zu stream%d", n, id);
+    return SUCCESS;
+  });
+}
+
+EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n,
+                                     Stream *s) {
+  int id = s ? s->id : 0;
+  return issue(s, [=] {
+    if (copyFails("cuMemcpyDtoDAsync", n))
+      return ERROR_ILLEGAL_ADDRESS;
+    std::memmove(host(dst), host(src), n);
+    fake().say("cuMemcpyDtoDAsync %zu stream%d", n, id);
+    return SUCCESS;
+  });
+}
+
+EXPORT CUresult cuStreamCreate(Stream **s, unsigned flags) {
+  if (CUresult r = ready())
+    return r;
+  *s = new Stream{++fake().streams};
+  fake().say("cuStreamCreate stream%d flags=%u", (*s)->id, flags);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuStreamDestroy_v2(Stream *s) {
+  delete s->capture;
+  delete s;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuStreamSynchronize(Stream *s) {
+  fake().say("cuStreamSynchronize stream%d", s ? s->id : 0);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuStreamWaitEvent(Stream *s, Event *e, unsigned) {
+  int id = s ? s->id : 0, ev = e->id;
+  return issue(s, [=] {
+    fake().say("cuStreamWaitEvent stream%d event%d", id, ev);
+    return SUCCESS;
+  });
+}
+
+EXPORT CUresult cuEventCreate(Event **e, unsigned flags) {
+  if (CUresult r = ready())
+    return r;
+  *e = new Event{++fake().events};
+  fake().say("cuEventCreate event%d flags=%u", (*e)->id, flags);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuEventDestroy_v2(Event *e) {
+  delete e;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuEventRecord(Event *e, Stream *s) {
+  int id = s ? s->id : 0, ev = e->id;
+  return issue(s, [=] {
+    fake().say("cuEventRecord event%d stream%d", ev, id);
+    return SUCCESS;
+  });
+}
+
+EXPORT CUresult cuStreamBeginCapture_v2(Stream *s, int mode) {
+  if (!s || s->capture)
+    return ERROR_INVALID_VALUE;
+  s->capture = new Graph{++fake().graphs, {}};
+  fake().say("cuStreamBeginCapture stream%d mode=%d graph%d", s->id, mode,
+             s->capture->id);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuStreamEndCapture(Stream *s, Graph **graph) {
+  if (!s || !s->capture)
+    return ERROR_INVALID_VALUE;
+  *graph = s->capture;
+  s->capture = nullptr;
+  fake().say("cuStreamEndCapture stream%d graph%d (%zu operations)", s->id,
+             (*graph)->id, (*graph)->ops.size());
+  return SUCCESS;
+}
+
+EXPORT CUresult cuGraphInstantiateWithFlags(Graph **exec, Graph *graph,
+                                            unsigned long long) {
+  *exec = new Graph(*graph);
+  fake().say("cuGraphInstantiate graph%d", graph->id);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuGraphLaunch(Graph *exec, Stream *s) {
+  fake().say("cuGraphLaunch graph%d stream%d", exec->id, s ? s->id : 0);
+  for (auto &op : exec->ops)
+    if (CUresult r = op())
+      return r;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuGraphExecDestroy(Graph *exec) {
+  delete exec;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuGraphDestroy(Graph *graph) {
+  delete graph;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuModuleLoadData(Module **m, const void *image) {
+  Fake &f = fake();
+  if (CUresult r = ready())
+    return r;
+  const char *bytes = static_cast<const char *>(image);
+  if (!std::memcmp(bytes, "\x7f" "ELF", 4)) {
+    // A cubin is for one architecture; say it is not this GPU's.
+    f.say("cuModuleLoadData cubin: CUDA_ERROR_NO_BINARY_FOR_GPU");
+    return ERROR_NO_BINARY_FOR_GPU;
+  }
+  Module *mod = new Module;
+  int version = 0;
+  if (!parsePtx(bytes, *mod, version) || mod->entries.empty()) {
+    delete mod;
+    f.say("cuModuleLoadData ptx: CUDA_ERROR_INVALID_PTX");
+    return ERROR_INVALID_PTX;
+  }
+  if (version && driverForPtx(version) > f.driver) {
+    delete mod;
+    f.say("cuModuleLoadData ptx %d.%d: CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+          version / 10, version % 10);
+    return ERROR_UNSUPPORTED_PTX_VERSION;
+  }
+  f.say("cuModuleLoadData ptx %d.%d (%zu entries)", version / 10, version % 10,
+        mod->entries.size());
+  *m = mod;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuModuleUnload(Module *m) {
+  for (Function *fn : m->functions)
+    delete fn;
+  delete m;
+  return SUCCESS;
+}
+
+EXPORT CUresult cuModuleGetFunction(Function **out, Module *m, const char *name) {
+  auto it = m->entries.find(name);
+  if (it == m->entries.end()) {
+    fake().say("cuModuleGetFunction %s: CUDA_ERROR_NOT_FOUND", name);
+    return ERROR_NOT_FOUND;
+  }
+  Function *fn = new Function{name, it->second};
+  m->functions.push_back(fn);
+  *out = fn;
+  fake().say("cuModuleGetFunction %s", name);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuFuncSetAttribute(Function *fn, int attribute, int value) {
+  fake().say("cuFuncSetAttribute %s %d=%d", fn->name.c_str(), attribute, value);
+  return SUCCESS;
+}
+
+EXPORT CUresult cuLaunchKernel(Function *fn, unsigned gx, unsigned gy, unsigned gz,
+                               unsigned bx, unsigned by, unsigned bz,
+                               unsigned shared, Stream *s, void **params,
+                               void **extra) {
+  if (!fn || extra)
+    return ERROR_INVALID_VALUE;
+  // Every parameter is a buffer (a device pointer, here a host one); the
+  // values are read now, as the driver does.
+  std::vector<void *> args((size_t)fn->params);
+  for (int i = 0; i < fn->params; ++i)
+    std::memcpy(&args[i], params[i], sizeof(void *));
+  std::string name = fn->name;
+  int id = s ? s->id : 0;
+  return issue(s, [=] {
+    Fake &f = fake();
+    ++f.launches;
+    if (f.launches == f.failLaunch) {
+      f.say("cuLaunchKernel %s: CUDA_ERROR_LAUNCH_FAILED", name.c_str());
+      return (CUresult)ERROR_LAUNCH_FAILED;
+    }
+    auto it = f.hostKernels.find(name);
+    f.say("cuLaunchKernel %s grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u stream%d%s",
+          name.c_str(), gx, gy, gz, bx, by, bz, shared, id,
+          it == f.hostKernels.end() ? " (no host fallback: not run)" : "");
+    if (it != f.hostKernels.end())
+      it->second(args.data(), 0, INT64_MAX);
+    return (CUresult)SUCCESS;
+  });
+}
