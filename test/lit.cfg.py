@@ -22,7 +22,8 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.synpl_tools_dir, config.llvm_tools_dir]
-tools = ["synpl-opt", "synpl-translate", "synpl-lsp-server", "synpl-interp", "synplc"]
+tools = ["synpl-opt", "synpl-translate", "synpl-lsp-server", "synpl-interp", "synplc",
+         "synpl-tiled-matmul"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
@@ -30,3 +31,11 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # them say `REQUIRES: fashion-mnist` and are UNSUPPORTED where they are missing.
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
+
+# The CUDA toolkit's assembler: tests that assemble emitted PTX say
+# `REQUIRES: ptxas` and run it as %ptxas.
+import shutil
+_ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.access(_ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))

@@ -373,8 +373,16 @@ struct TileConfig {
   int64_t aVec = 1, bVec = 1; ///< elements per cp.async
 };
 
-/// Clock derived from the FP32 peak: 128 FFMA lanes per SM per cycle on
-/// every architecture the sink targets (sm_80 64 x 2 issue... see docs).
+/// Model constants that CudaTarget.h does not state (docs/cuda-matmul.md):
+/// shared-memory bandwidth per SM per clock (sm_80 .. sm_90), L2 -> SM
+/// bandwidth relative to DRAM, the latency of a global load under load.
+constexpr double kSharedBytesPerClock = 128;
+constexpr double kL2OverDram = 3;
+constexpr double kGlobalLatency = 0.8e-6;
+
+/// The SM clock, derived from the FP32 peak: 2 flops x 128 FFMA lanes per
+/// SM per clock (sm_86 .. sm_90; sm_80 has 64, which halves its estimate --
+/// the model only compares candidates on one target).
 static double smClockHz(const cuda::CudaTarget &t) {
   return t.arch->fp32Tflops * 1e12 / (t.arch->smCount * 256.0);
 }
@@ -440,40 +448,41 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
        arch.sharedPerSM / (c.sharedBytes + 1024)});
   if (c.blocksPerSM < 1)
     return false;
-  // Time: waves of tiles; a tile costs the max of its tensor/FFMA time and
-  // its shared-memory traffic time on an SM it shares with blocksPerSM-1
-  // others, plus a pipeline-fill term per tile.
+  // Time (docs/cuda-matmul.md, "Cost model"): a block runs kTiles
+  // iterations; one iteration is bound by the busiest SM resource (tensor
+  // or FFMA pipe, shared-memory bandwidth, L2 -> SM bandwidth), shared by
+  // the blocksPerSM co-resident blocks, or by the global-load latency the
+  // (stages - 1) tiles in flight must cover. Blocks run in waves over the
+  // SMs.
   double clock = smClockHz(t);
   int64_t tilesM = (m.M + c.bm - 1) / c.bm, tilesN = (m.N + c.bn - 1) / c.bn;
   int64_t kTiles = (m.K + c.bk - 1) / c.bk;
-  double kPad = double(kTiles * c.bk);
-  double flops = 2.0 * c.bm * c.bn * kPad;
+  double flopsK = 2.0 * c.bm * c.bn * c.bk;
   double smFlops = mma ? t.tensorFlopsPerSecond() / t.smCount
                        : t.fp32FlopsPerSecond() / t.smCount;
-  double computeS = flops / smFlops;
+  double computeK = flopsK / smFlops;
   double warps = double(c.threads) / 32;
-  // Shared bytes read per tile: mma warps read their A rows and B columns
-  // per k (ldmatrix), simt threads read TM + TN floats per k.
-  double readBytes = mma ? warps * (c.wm + c.wn) * eb * kPad
-                         : double(c.threads) * (c.wm + c.wn) * eb * kPad;
-  double writeBytes = double(c.bm + c.bn) * kPad * eb;
-  double smemS = (readBytes + writeBytes) / (128.0 * clock);
-  // L2 -> SM traffic of the tile's panels (L2 ~ 3x DRAM bandwidth).
-  double l2S = double(c.bm + c.bn) * kPad * eb /
-               (3.0 * t.dramBytesPerSecond() / t.smCount);
-  double tileS = std::max({computeS, smemS, l2S});
-  // Latency: (stages - 1) tiles in flight must cover ~1 us of global
-  // latency; fewer stall the tensor pipe proportionally.
-  double perKTile = tileS / kTiles * c.blocksPerSM;
-  double cover = std::min(1.0, (c.stages - 1) * perKTile / 1e-6);
-  // Fewer than 8 warps per SM leave sub-partitions idle between issues.
-  double issue = std::min(1.0, warps * c.blocksPerSM / 8.0);
-  tileS /= std::max(0.25, cover * issue);
-  tileS += 2e-6 * 0.1; // prologue / epilogue per tile
+  // Shared bytes per k tile: mma warps read their A rows and B columns
+  // (ldmatrix); a simt warp (16 x 2 threads) reads 2 TM-float A pieces and
+  // 16 TN-float B pieces per k (lanes with the same piece share the read);
+  // the copies write both tiles once.
+  double readK = mma ? warps * (c.wm + c.wn) * eb * c.bk
+                     : warps * (2 * c.wm + 16 * c.wn) * eb * c.bk;
+  double writeK = double(c.bm + c.bn) * c.bk * eb;
+  double smemK = (readK + writeK) / (kSharedBytesPerClock * clock);
+  double l2K = writeK / (kL2OverDram * t.dramBytesPerSecond() / t.smCount);
+  // Fewer than 8 warps per SM leave tensor/FFMA issue slots idle.
+  double issue = std::min(1.0, 0.5 + warps * c.blocksPerSM / 16.0);
+  double busyK = std::max({computeK, smemK, l2K}) * c.blocksPerSM / issue;
+  double latencyK = kGlobalLatency / double(c.stages - 1);
+  double iteration = std::max(busyK, latencyK);
+  int64_t outBytes = 4; // at most one f32 per element, typically
+  double epilogue = double(c.bm * c.bn * outBytes) * c.blocksPerSM /
+                    (t.dramBytesPerSecond() / t.smCount);
+  double block = kTiles * iteration + kGlobalLatency + epilogue;
   int64_t concurrent = t.smCount * c.blocksPerSM;
-  int64_t tiles = tilesM * tilesN;
-  int64_t waves = (tiles + concurrent - 1) / concurrent;
-  c.seconds = waves * tileS * c.blocksPerSM;
+  int64_t waves = (tilesM * tilesN + concurrent - 1) / concurrent;
+  c.seconds = waves * block;
   return true;
 }
 
@@ -508,7 +517,7 @@ static std::optional<TileConfig> chooseTiles(const MatmulMatch &m,
     for (int64_t tm : {4, 8})
       for (int64_t tn : {4, 8})
         for (int64_t bk : {8, 16})
-          for (int64_t stages : {2, 3}) {
+          for (int64_t stages : {2, 3, 4}) {
             TileConfig c;
             c.wm = tm, c.wn = tn, c.bm = 16 * tm, c.bn = 16 * tn;
             c.bk = bk, c.stages = stages, c.threads = 256;
