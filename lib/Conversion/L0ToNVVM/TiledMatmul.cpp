@@ -380,11 +380,12 @@ constexpr double kSharedBytesPerClock = 128;
 constexpr double kL2OverDram = 3;
 constexpr double kGlobalLatency = 0.8e-6;
 
-/// The SM clock, derived from the FP32 peak: 2 flops x 128 FFMA lanes per
-/// SM per clock (sm_86 .. sm_90; sm_80 has 64, which halves its estimate --
-/// the model only compares candidates on one target).
+/// The SM clock, derived from the FP32 peak: 2 flops per FFMA lane per
+/// clock, 64 lanes per SM on sm_80 and 128 on sm_86 .. sm_90 (CUDA C
+/// Programming Guide, "Arithmetic Instructions").
 static double smClockHz(const cuda::CudaTarget &t) {
-  return t.arch->fp32Tflops * 1e12 / (t.arch->smCount * 256.0);
+  double lanes = t.arch->major == 8 && t.arch->minor == 0 ? 64 : 128;
+  return t.arch->fp32Tflops * 1e12 / (t.arch->smCount * 2 * lanes);
 }
 
 /// Completes `c` (layouts, bytes, occupancy, time); false when it does not
@@ -461,6 +462,10 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   double smFlops = mma ? t.tensorFlopsPerSecond() / t.smCount
                        : t.fp32FlopsPerSecond() / t.smCount;
   double computeK = flopsK / smFlops;
+  // FFMA issue slots are shared with the shared-memory loads of the
+  // operands (TM/4 + TN/4 ld.shared.v4 per k) and ~2 address/loop ops.
+  if (!mma)
+    computeK *= (c.wm * c.wn + (c.wm + c.wn) / 4.0 + 2) / double(c.wm * c.wn);
   double warps = double(c.threads) / 32;
   // Shared bytes per k tile: mma warps read their A rows and B columns
   // (ldmatrix); a simt warp (16 x 2 threads) reads 2 TM-float A pieces and
