@@ -110,7 +110,8 @@ def bench(driver, desc, ptx, args):
     flops = 2.0 * m * n * k
     ours, theirs = statistics.median(ours_ms), statistics.median(theirs_ms)
     res = {
-        "kernel": desc["kernel"], "entry": desc["entry"], "shape": [m, n, k],
+        "kernel": desc["kernel"], "entry": desc["entry"], "rank": desc.get("rank", 0),
+        "shape": [m, n, k],
         "dtype": ins[0]["dtype"], "out_dtype": outs[0]["dtype"],
         "config": desc["description"], "correct": ok, "max_abs_err": err, "tolerance": tol,
         "ours_ms": ours, "cublas_ms": theirs,
@@ -148,6 +149,20 @@ def main():
         if res:
             results.append(res)
             wrong |= not res["correct"]
+    # The compiler's choice (rank 0) per kernel, and the best ranked variant.
+    for kernel in sorted({r["kernel"] for r in results}):
+        rs = [r for r in results if r["kernel"] == kernel and r["correct"]]
+        chosen = [r for r in rs if r["rank"] == 0]
+        if not rs:
+            continue
+        best = max(rs, key=lambda r: r["ours_tflops"])
+        line = f"summary {kernel}: "
+        if chosen:
+            line += (f"emitted (model's choice) {chosen[0]['ours_tflops']:.1f} TFLOP/s = "
+                     f"{100 * chosen[0]['ratio']:.1f}% of cuBLAS; ")
+        line += (f"best ranked variant r{best['rank']} {best['ours_tflops']:.1f} TFLOP/s = "
+                 f"{100 * best['ratio']:.1f}% [{best['config']}]")
+        print(line)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(), "results": results}, f, indent=2)

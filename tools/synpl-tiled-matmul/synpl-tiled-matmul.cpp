@@ -44,6 +44,10 @@ static cl::opt<std::string> emit("emit", cl::desc("mlir | ptx"),
 static cl::opt<std::string> outDir("out-dir",
                                    cl::desc("--emit=ptx: where to write"),
                                    cl::init("."));
+static cl::opt<unsigned> rank("rank",
+                              cl::desc("build the cost model's n-th ranked "
+                                       "candidate (entry suffix _r<n>)"),
+                              cl::init(0));
 static cl::opt<bool> noTensorCores("no-tensor-cores",
                                    cl::desc("decline bf16/f16 kernels"));
 
@@ -92,10 +96,13 @@ int main(int argc, char **argv) {
       target->arch->ptxFeatures());
   synpl::l0tonvvm::TiledMatmulOptions options;
   options.tensorCores = !noTensorCores;
+  options.candidateRank = rank;
   llvm::json::Array launches;
   bool failedAny = false;
   input->walk([&](synpl::l0uop::KernelOp kernel) {
     std::string entry = entryName(kernel.getSymName());
+    if (rank > 0)
+      entry += "_r" + std::to_string(rank);
     b.setInsertionPointToEnd(out->getBody());
     auto module = gpu::GPUModuleOp::create(b, kernel.getLoc(), entry + "_cuda",
                                            b.getArrayAttr({nvvmTarget}));
@@ -133,6 +140,7 @@ int main(int argc, char **argv) {
     launches.push_back(llvm::json::Object{
         {"kernel", kernel.getSymName().str()},
         {"entry", entry},
+        {"rank", int64_t(rank)},
         {"ptx", entry + ".ptx"},
         {"grid", llvm::json::Array(l.grid)},
         {"block", llvm::json::Array(l.block)},

@@ -1,7 +1,7 @@
 //===- TiledMatmul.cpp - Tiled (tensor-core) matmul kernels for CUDA -------===//
 //
 // matchMatmul() recognises the matmul shape structurally (see
-// TiledMatmul.h); chooseTiles() searches the tile shapes with the cost
+// TiledMatmul.h); rankTiles() searches the tile shapes with the cost
 // model of docs/cuda-matmul.md; KernelEmitter builds the llvm.func:
 //
 //   bf16/f16 x bf16/f16 -> f32: block tile BMxBNxBK staged through a
@@ -379,6 +379,7 @@ struct TileConfig {
 constexpr double kSharedBytesPerClock = 128;
 constexpr double kL2OverDram = 3;
 constexpr double kGlobalLatency = 0.8e-6;
+constexpr double kIterationClocks = 150;
 
 /// The SM clock, derived from the FP32 peak: 2 flops per FFMA lane per
 /// clock, 64 lanes per SM on sm_80 and 128 on sm_86 .. sm_90 (CUDA C
@@ -480,7 +481,10 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   double issue = std::min(1.0, 0.5 + warps * c.blocksPerSM / 16.0);
   double busyK = std::max({computeK, smemK, l2K}) * c.blocksPerSM / issue;
   double latencyK = kGlobalLatency / double(c.stages - 1);
-  double iteration = std::max(busyK, latencyK);
+  // Each iteration also pays a barrier and the first fragment loads after
+  // it before the math restarts (~kIterationClocks).
+  double iteration =
+      std::max(busyK, latencyK) + kIterationClocks / clock;
   int64_t outBytes = 4; // at most one f32 per element, typically
   double epilogue = double(c.bm * c.bn * outBytes) * c.blocksPerSM /
                     (t.dramBytesPerSecond() / t.smCount);
@@ -491,14 +495,13 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   return true;
 }
 
-static std::optional<TileConfig> chooseTiles(const MatmulMatch &m,
-                                             const cuda::CudaTarget &t) {
-  std::optional<TileConfig> best;
+/// The candidates that fit, best (least estimated time) first.
+static SmallVector<TileConfig> rankTiles(const MatmulMatch &m,
+                                         const cuda::CudaTarget &t) {
+  SmallVector<TileConfig> ranked;
   auto consider = [&](TileConfig c) {
-    if (!scoreConfig(m, t, c))
-      return;
-    if (!best || c.seconds < best->seconds * 0.999)
-      best = c;
+    if (scoreConfig(m, t, c))
+      ranked.push_back(c);
   };
   if (m.variant == Variant::Mma16) {
     for (int64_t bm : {64, 128, 256})
@@ -529,7 +532,20 @@ static std::optional<TileConfig> chooseTiles(const MatmulMatch &m,
             consider(c);
           }
   }
-  return best;
+  // Among estimates within 0.1% the earlier (smaller) candidate wins.
+  SmallVector<unsigned> order(ranked.size());
+  for (unsigned n = 0; n < order.size(); ++n)
+    order[n] = n;
+  llvm::sort(order, [&](unsigned x, unsigned y) {
+    double sx = ranked[x].seconds, sy = ranked[y].seconds;
+    if (sx < sy * 0.999 || sy < sx * 0.999)
+      return sx < sy;
+    return x < y;
+  });
+  SmallVector<TileConfig> sorted;
+  for (unsigned n : order)
+    sorted.push_back(ranked[n]);
+  return sorted;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1136,9 +1152,10 @@ buildTiledMatmul(l0uop::KernelOp kernel, llvm::StringRef name,
   // The tile indices are 32-bit.
   if (match->M > (1 << 30) || match->N > (1 << 30) || match->K > (1 << 30))
     return std::optional<TiledLaunch>();
-  std::optional<TileConfig> config = chooseTiles(*match, target);
-  if (!config)
+  SmallVector<TileConfig> ranked = rankTiles(*match, target);
+  if (options.candidateRank >= ranked.size())
     return std::optional<TiledLaunch>();
+  std::optional<TileConfig> config = ranked[options.candidateRank];
   OpBuilder b(kernel.getContext());
   b.setInsertionPointToEnd(&into);
   // Build into a scratch block first: a kernel whose epilogue has no
