@@ -46,6 +46,9 @@ struct TiledLaunch {
 struct TiledMatmulOptions {
   bool tensorCores = true; ///< use mma.sync where the dtypes allow
   bool allowTf32 = false;  ///< f32 operands on tf32 tensor cores (changes numerics)
+  /// Tests and benchmarks: build the candidate the cost model ranks n-th
+  /// (0 = its choice); nothing when there are fewer.
+  unsigned candidateRank = 0;
 };
 
 /// When `kernel` is a matmul this lowering takes, builds the function

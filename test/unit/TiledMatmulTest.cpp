@@ -1,0 +1,1076 @@
+//===- TiledMatmulTest.cpp - The CUDA tiled matmul, checked on the CPU -----===//
+//
+// No GPU runs in CI, so the tiled matmul kernels are checked three ways:
+//
+// 1. The fragment maps of MmaLayout.h (what the emitter computes its
+//    ldmatrix addresses and epilogue coordinates from) against entries
+//    copied from the PTX ISA's figures "MMA .m16n8k16 fragment layout" for
+//    A, B and C; that each is a bijection; and that each is linear in the
+//    lane's bits (the emitter evaluates them in IR that way).
+// 2. One warp's ldmatrix(.x4, .trans) + mma.m16n8k16 simulated from the
+//    ISA's definitions, fed by the emitter's address maps, for every
+//    shared-memory layout the emitter uses, against a plain matmul.
+// 3. Whole kernels: L0 matmul kernels (bf16, f16, f32; every operand
+//    layout; epilogues; M, N, K off the tile) go through buildTiledMatmul
+//    and the resulting llvm.func is interpreted on the CPU -- a small SIMT
+//    interpreter of the LLVM/NVVM ops the emitter produces: warps in
+//    lockstep with divergence reconverging at the immediate post-dominator,
+//    warps run one after another between barriers, cp.async copies landing
+//    either at issue or only at cp.async.wait_group (both are legal), shared
+//    memory poisoned with NaN, every access bounds- and alignment-checked.
+//    Operands are small multiples of 1/8, so every partial sum is exact in
+//    f32 and the results must match a CPU reference bit for bit.
+//
+//===----------------------------------------------------------------------===//
+#include "../../lib/Conversion/L0ToNVVM/MmaLayout.h"
+#include "../../lib/Conversion/L0ToNVVM/TiledMatmul.h"
+#include "synpl/InitAll.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <set>
+
+using namespace mlir;
+using namespace synpl::l0tonvvm;
+using mma::RowCol;
+
+//===----------------------------------------------------------------------===//
+// 1. Fragment maps
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("mma.m16n8k16 fragment maps match the PTX ISA figures",
+          "[tiled-matmul]") {
+  // A (row): "row = groupID for a0,a1,a4,a5 / groupID+8 for a2,a3,a6,a7;
+  // col = threadID_in_group*2 + (i & 1) for a0-a3, + 8 for a4-a7".
+  CHECK(mma::aElement(0, 0) == RowCol{0, 0});
+  CHECK(mma::aElement(0, 1) == RowCol{0, 1});
+  CHECK(mma::aElement(1, 0) == RowCol{0, 2});
+  CHECK(mma::aElement(4, 0) == RowCol{1, 0});
+  CHECK(mma::aElement(5, 2) == RowCol{9, 2});
+  CHECK(mma::aElement(6, 5) == RowCol{1, 13});
+  CHECK(mma::aElement(31, 7) == RowCol{15, 15});
+  // B (col): "row = threadID_in_group*2 + (i & 1) for b0,b1, + 8 for
+  // b2,b3; col = groupID".
+  CHECK(mma::bElement(0, 0) == RowCol{0, 0});
+  CHECK(mma::bElement(0, 1) == RowCol{1, 0});
+  CHECK(mma::bElement(5, 3) == RowCol{11, 1});
+  CHECK(mma::bElement(31, 2) == RowCol{14, 7});
+  // C (f32): "row = groupID for c0,c1 / groupID+8 for c2,c3; col =
+  // threadID_in_group*2 + (i & 1)".
+  CHECK(mma::cElement(0, 0) == RowCol{0, 0});
+  CHECK(mma::cElement(5, 3) == RowCol{9, 3});
+  CHECK(mma::cElement(30, 1) == RowCol{7, 5});
+  CHECK(mma::cElement(31, 2) == RowCol{15, 6});
+}
+
+template <typename F>
+static void checkBijection(F f, int regs, int rows, int cols) {
+  std::set<std::pair<int, int>> seen;
+  for (int lane = 0; lane < 32; ++lane)
+    for (int r = 0; r < regs; ++r) {
+      RowCol rc = f(lane, r);
+      REQUIRE(rc.row >= 0);
+      REQUIRE(rc.row < rows);
+      REQUIRE(rc.col >= 0);
+      REQUIRE(rc.col < cols);
+      REQUIRE(seen.insert({rc.row, rc.col}).second);
+    }
+  CHECK(seen.size() == size_t(rows * cols));
+}
+
+TEST_CASE("fragment maps are bijections", "[tiled-matmul]") {
+  checkBijection(mma::aElement, 8, 16, 16);
+  checkBijection(mma::bElement, 4, 16, 8);
+  checkBijection(mma::cElement, 4, 16, 8);
+}
+
+template <typename F> static void checkLaneLinear(F f) {
+  for (int lane = 0; lane < 32; ++lane) {
+    int64_t sum = f(0);
+    for (int bit = 0; bit < 5; ++bit)
+      if (lane & (1 << bit))
+        sum += f(1 << bit) - f(0);
+    REQUIRE(sum == f(lane));
+  }
+}
+
+TEST_CASE("the maps the emitter evaluates are linear in the lane's bits",
+          "[tiled-matmul]") {
+  for (int q = 0; q < 4; ++q) {
+    checkLaneLinear([&](int l) { return mma::cElement(l, q).row; });
+    checkLaneLinear([&](int l) { return mma::cElement(l, q).col; });
+    // cElement(lane, q) = cElement(lane, 0) + cElement(0, q).
+    for (int l = 0; l < 32; ++l) {
+      REQUIRE(mma::cElement(l, q).row ==
+              mma::cElement(l, 0).row + mma::cElement(0, q).row);
+      REQUIRE(mma::cElement(l, q).col ==
+              mma::cElement(l, 0).col + mma::cElement(0, q).col);
+    }
+  }
+  for (auto op : {mma::Operand::A, mma::Operand::B})
+    for (bool trans : {false, true})
+      for (int64_t pitch : {24, 40, 72, 136, 264}) {
+        checkLaneLinear([&](int l) {
+          RowCol rc = mma::ldmatrixRowAddress(op, l, 0, 0, trans);
+          return int64_t(trans ? rc.col * pitch + rc.row
+                               : rc.row * pitch + rc.col);
+        });
+      }
+}
+
+//===----------------------------------------------------------------------===//
+// 2. One warp: ldmatrix + mma from the ISA's definitions
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// ldmatrix.x4.b16 as the ISA defines it: lane 8q+i gives the address of
+/// row i of matrix q; lane t receives, in register q, elements
+/// [t/4][2(t%4)], [t/4][2(t%4)+1] of matrix q (.trans: of its transpose).
+/// `mem` holds 16-bit elements; addresses are element offsets.
+static std::array<std::array<uint32_t, 4>, 32>
+ldmatrixX4(const std::vector<uint16_t> &mem,
+           const std::array<int64_t, 32> &rowAddr, bool trans) {
+  std::array<std::array<uint32_t, 4>, 32> out{};
+  for (int q = 0; q < 4; ++q) {
+    auto at = [&](int r, int c) { return mem.at(rowAddr[8 * q + r] + c); };
+    for (int t = 0; t < 32; ++t) {
+      int r = t / 4, c = 2 * (t % 4);
+      uint16_t lo = trans ? at(c, r) : at(r, c);
+      uint16_t hi = trans ? at(c + 1, r) : at(r, c + 1);
+      out[t][q] = lo | uint32_t(hi) << 16;
+    }
+  }
+  return out;
+}
+} // namespace
+
+TEST_CASE("one warp's ldmatrix + mma.m16n8k16 computes A.B for every layout",
+          "[tiled-matmul]") {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> small(-8, 8);
+  // 16-bit payloads: plain integers (the product is exact in any order).
+  int A[16][16], B[16][16]; // A[m][k], B[k][n] (two n8 blocks)
+  for (auto &row : A)
+    for (int &v : row)
+      v = small(rng);
+  for (auto &row : B)
+    for (int &v : row)
+      v = small(rng);
+  for (bool aTrans : {false, true})
+    for (bool bTrans : {false, true}) {
+      // Shared memory with padded pitches, as the emitter lays it out:
+      // not trans: F[r][k] rows of k; trans: F stored [k][r].
+      const int64_t pitch = 24; // 16 + 8
+      std::vector<uint16_t> aMem(16 * pitch, 0xffff), bMem(16 * pitch, 0xffff);
+      for (int m = 0; m < 16; ++m)
+        for (int k = 0; k < 16; ++k)
+          aMem[aTrans ? k * pitch + m : m * pitch + k] = uint16_t(A[m][k]);
+      for (int n = 0; n < 16; ++n)
+        for (int k = 0; k < 16; ++k)
+          bMem[bTrans ? k * pitch + n : n * pitch + k] = uint16_t(B[k][n]);
+      std::array<int64_t, 32> aAddr, bAddr;
+      for (int l = 0; l < 32; ++l) {
+        RowCol a = mma::ldmatrixRowAddress(mma::Operand::A, l, 0, 0, aTrans);
+        RowCol b = mma::ldmatrixRowAddress(mma::Operand::B, l, 0, 0, bTrans);
+        aAddr[l] = aTrans ? a.col * pitch + a.row : a.row * pitch + a.col;
+        bAddr[l] = bTrans ? b.col * pitch + b.row : b.row * pitch + b.col;
+      }
+      auto aRegs = ldmatrixX4(aMem, aAddr, aTrans);
+      auto bRegs = ldmatrixX4(bMem, bAddr, bTrans);
+      // mma per the ISA: gather A and B from the lanes' fragments.
+      for (int nb = 0; nb < 2; ++nb) {
+        int fa[16][8] = {}, fb[16][8] = {}, fd[16][8] = {};
+        int gotA[16][16];
+        for (int l = 0; l < 32; ++l) {
+          for (int r = 0; r < 8; ++r) {
+            RowCol rc = mma::aElement(l, r);
+            gotA[rc.row][rc.col] =
+                int16_t(aRegs[l][r / 2] >> (16 * (r % 2)) & 0xffff);
+          }
+          for (int r = 0; r < 4; ++r) {
+            RowCol rc = mma::bElement(l, r);
+            fb[rc.row][rc.col] =
+                int16_t(bRegs[l][2 * nb + r / 2] >> (16 * (r % 2)) & 0xffff);
+          }
+        }
+        (void)fa;
+        for (int m = 0; m < 16; ++m)
+          for (int k = 0; k < 16; ++k)
+            REQUIRE(gotA[m][k] == A[m][k]);
+        for (int m = 0; m < 16; ++m)
+          for (int n = 0; n < 8; ++n)
+            for (int k = 0; k < 16; ++k)
+              fd[m][n] += gotA[m][k] * fb[k][n];
+        // D as the lanes hold it, against the plain product.
+        for (int l = 0; l < 32; ++l)
+          for (int r = 0; r < 4; ++r) {
+            RowCol rc = mma::cElement(l, r);
+            int want = 0;
+            for (int k = 0; k < 16; ++k)
+              want += A[rc.row][k] * B[k][8 * nb + rc.col];
+            REQUIRE(fd[rc.row][rc.col] == want);
+          }
+      }
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// 3. Whole kernels on a SIMT interpreter
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+static float bf16ToFloat(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+static uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if (std::isnan(f))
+    return 0x7fc0;
+  uint32_t round = 0x7fff + ((bits >> 16) & 1);
+  return uint16_t((bits + round) >> 16);
+}
+static float f16ToFloat(uint16_t h) {
+  _Float16 x;
+  std::memcpy(&x, &h, 2);
+  return float(x);
+}
+static uint16_t floatToF16(float f) {
+  _Float16 x = _Float16(f);
+  uint16_t h;
+  std::memcpy(&h, &x, 2);
+  return h;
+}
+
+/// A value of one thread: an integer (sign-extended to 64 bits), a float
+/// (the exact value of its type, in a double), a pointer (a host address)
+/// or an aggregate (struct / vector elements).
+struct Val {
+  int64_t i = 0;
+  double f = 0;
+  std::vector<Val> e;
+};
+
+struct Alloc {
+  uint8_t *base;
+  size_t size;
+};
+
+/// The SIMT interpreter of one tiled kernel launch.
+class Sim {
+public:
+  Sim(LLVM::LLVMFuncOp func, std::vector<std::vector<uint8_t>> &buffers,
+      int64_t sharedBytes, bool eagerCopies)
+      : func(func), buffers(buffers), sharedBytes(sharedBytes),
+        eager(eagerCopies), pdom(func) {}
+
+  /// Runs block `bid` of `threads` threads; false (with `error`) on any
+  /// fault.
+  bool runBlock(int64_t bid, int64_t threads);
+  std::string error;
+
+private:
+  struct Copy {
+    uint8_t *dst;
+    std::vector<uint8_t> bytes;
+  };
+  struct Thread {
+    llvm::DenseMap<Value, Val> vals;
+    std::vector<std::vector<Copy>> groups; // committed, oldest first
+    std::vector<Copy> open;
+  };
+  struct Warp {
+    int first = 0, count = 0;
+    Block *block = nullptr;
+    Block::iterator at;
+    bool done = false;
+  };
+
+  bool fail(Operation *op, const llvm::Twine &why) {
+    if (error.empty()) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << why << " at ";
+      op->print(os, OpPrintingFlags().skipRegions());
+      error = s;
+    }
+    return false;
+  }
+  bool check(Operation *op, const uint8_t *p, size_t n, size_t align) {
+    if (reinterpret_cast<uintptr_t>(p) % align)
+      return fail(op, "misaligned access");
+    for (const Alloc &a : allocs)
+      if (p >= a.base && p + n <= a.base + a.size)
+        return true;
+    return fail(op, "out-of-bounds access");
+  }
+  /// Runs `warp` from its position until a barrier (true, positioned after
+  /// it), the return (done) or a fault (false).
+  bool runWarp(Warp &w);
+  /// Runs lanes `mask` from the start of `block` until `stop` is reached;
+  /// no barrier may be met on the way.
+  bool runDivergent(Block *block, std::vector<int> mask, Block *stop);
+  /// Executes the non-terminator `op` for `mask`.
+  bool exec(Operation *op, const std::vector<int> &mask);
+  bool execWarpOp(Operation *op, const std::vector<int> &mask);
+  void land(Thread &t, size_t keep);
+
+  LLVM::LLVMFuncOp func;
+  std::vector<std::vector<uint8_t>> &buffers;
+  int64_t sharedBytes;
+  bool eager;
+  PostDominanceInfo pdom;
+  std::vector<uint8_t> shared;
+  std::vector<Alloc> allocs;
+  std::vector<Thread> thr;
+  int64_t bid = 0;
+};
+
+static unsigned bitsOf(Type t) {
+  if (auto it = dyn_cast<IntegerType>(t))
+    return it.getWidth();
+  return 64;
+}
+static int64_t wrap(int64_t v, unsigned w) {
+  if (w >= 64)
+    return v;
+  uint64_t m = (uint64_t(1) << w) - 1;
+  uint64_t u = uint64_t(v) & m;
+  if (u >> (w - 1) & 1)
+    u |= ~m;
+  return int64_t(u);
+}
+static uint64_t uns(int64_t v, unsigned w) {
+  return w >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << w) - 1);
+}
+static double roundTo(Type t, double v) {
+  if (t.isF32())
+    return double(float(v));
+  if (t.isBF16())
+    return bf16ToFloat(floatToBf16(float(v)));
+  if (t.isF16())
+    return f16ToFloat(floatToF16(float(v)));
+  return v;
+}
+static size_t sizeOf(Type t) {
+  if (auto v = dyn_cast<VectorType>(t))
+    return v.getNumElements() * sizeOf(v.getElementType());
+  if (isa<LLVM::LLVMPointerType>(t))
+    return 8;
+  return (t.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+static Val loadScalar(Type t, const uint8_t *p) {
+  Val v;
+  if (t.isF32()) {
+    float f;
+    std::memcpy(&f, p, 4);
+    v.f = f;
+  } else if (t.isF64()) {
+    std::memcpy(&v.f, p, 8);
+  } else if (t.isBF16() || t.isF16()) {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    v.f = t.isBF16() ? bf16ToFloat(h) : f16ToFloat(h);
+  } else {
+    unsigned w = bitsOf(t);
+    int64_t x = 0;
+    std::memcpy(&x, p, (w + 7) / 8);
+    v.i = wrap(x, w);
+  }
+  return v;
+}
+static void storeScalar(Type t, uint8_t *p, const Val &v) {
+  if (t.isF32()) {
+    float f = float(v.f);
+    std::memcpy(p, &f, 4);
+  } else if (t.isF64()) {
+    std::memcpy(p, &v.f, 8);
+  } else if (t.isBF16() || t.isF16()) {
+    uint16_t h = t.isBF16() ? floatToBf16(float(v.f)) : floatToF16(float(v.f));
+    std::memcpy(p, &h, 2);
+  } else {
+    std::memcpy(p, &v.i, (bitsOf(t) + 7) / 8);
+  }
+}
+
+bool Sim::runBlock(int64_t blockId, int64_t threads) {
+  bid = blockId;
+  // Uninitialised shared memory reads as NaN (0xffff for 16-bit types).
+  shared.assign(sharedBytes + 16, 0xff);
+  allocs.clear();
+  for (auto &b : buffers)
+    allocs.push_back({b.data(), b.size()});
+  allocs.push_back({shared.data(), size_t(sharedBytes)});
+  thr.assign(threads, Thread());
+  std::vector<Warp> warps;
+  for (int64_t w = 0; w * 32 < threads; ++w) {
+    Warp warp;
+    warp.first = w * 32;
+    warp.count = std::min<int64_t>(32, threads - w * 32);
+    warp.block = &func.getBody().front();
+    warp.at = warp.block->begin();
+    for (int l = 0; l < warp.count; ++l)
+      for (unsigned a = 0; a < func.getNumArguments(); ++a) {
+        Val p;
+        p.i = int64_t(reinterpret_cast<uintptr_t>(buffers[a].data()));
+        thr[warp.first + l].vals[func.getArgument(a)] = p;
+      }
+    warps.push_back(warp);
+  }
+  // Warps run one after another between barriers.
+  while (true) {
+    unsigned done = 0;
+    for (Warp &w : warps) {
+      if (w.done) {
+        ++done;
+        continue;
+      }
+      if (!runWarp(w))
+        return false;
+      done += w.done;
+    }
+    if (done == warps.size())
+      break;
+    for (Warp &w : warps)
+      if (w.done)
+        return fail(func, "a warp returned while others wait at a barrier");
+  }
+  return true;
+}
+
+void Sim::land(Thread &t, size_t keep) {
+  while (t.groups.size() > keep) {
+    for (Copy &c : t.groups.front())
+      std::memcpy(c.dst, c.bytes.data(), c.bytes.size());
+    t.groups.erase(t.groups.begin());
+  }
+}
+
+bool Sim::runWarp(Warp &w) {
+  std::vector<int> all;
+  for (int l = 0; l < w.count; ++l)
+    all.push_back(w.first + l);
+  while (true) {
+    Operation *op = &*w.at;
+    if (isa<NVVM::Barrier0Op>(op)) {
+      ++w.at;
+      return true;
+    }
+    if (isa<LLVM::ReturnOp>(op)) {
+      w.done = true;
+      return true;
+    }
+    auto jump = [&](Block *dest, ValueRange args, const std::vector<int> &m) {
+      for (int t : m) {
+        std::vector<Val> vs;
+        for (Value a : args)
+          vs.push_back(thr[t].vals.lookup(a));
+        for (unsigned n = 0; n < args.size(); ++n)
+          thr[t].vals[dest->getArgument(n)] = vs[n];
+      }
+    };
+    if (auto br = dyn_cast<LLVM::BrOp>(op)) {
+      jump(br.getDest(), br.getDestOperands(), all);
+      w.block = br.getDest();
+      w.at = w.block->begin();
+      continue;
+    }
+    if (auto cbr = dyn_cast<LLVM::CondBrOp>(op)) {
+      std::vector<int> yes, no;
+      for (int t : all)
+        (thr[t].vals.lookup(cbr.getCondition()).i & 1 ? yes : no).push_back(t);
+      jump(cbr.getTrueDest(), cbr.getTrueDestOperands(), yes);
+      jump(cbr.getFalseDest(), cbr.getFalseDestOperands(), no);
+      if (no.empty() || yes.empty()) {
+        w.block = yes.empty() ? cbr.getFalseDest() : cbr.getTrueDest();
+        w.at = w.block->begin();
+        continue;
+      }
+      // Divergence: both sides run to the immediate post-dominator.
+      Block *join = pdom.getNode(w.block)->getIDom()->getBlock();
+      if (!runDivergent(cbr.getTrueDest(), yes, join) ||
+          !runDivergent(cbr.getFalseDest(), no, join))
+        return false;
+      w.block = join;
+      w.at = w.block->begin();
+      continue;
+    }
+    if (!exec(op, all))
+      return false;
+    ++w.at;
+  }
+}
+
+bool Sim::runDivergent(Block *block, std::vector<int> mask, Block *stop) {
+  while (block != stop) {
+    for (Operation &op : *block) {
+      if (isa<NVVM::Barrier0Op, NVVM::LdMatrixOp, NVVM::MmaOp>(op))
+        return fail(&op, "warp-collective op under divergence");
+      if (auto br = dyn_cast<LLVM::BrOp>(op)) {
+        for (int t : mask)
+          for (unsigned n = 0; n < br.getDestOperands().size(); ++n)
+            thr[t].vals[br.getDest()->getArgument(n)] =
+                thr[t].vals.lookup(br.getDestOperands()[n]);
+        block = br.getDest();
+        break;
+      }
+      if (auto cbr = dyn_cast<LLVM::CondBrOp>(op)) {
+        std::vector<int> yes, no;
+        for (int t : mask)
+          (thr[t].vals.lookup(cbr.getCondition()).i & 1 ? yes : no).push_back(t);
+        Block *join = pdom.getNode(block)->getIDom()->getBlock();
+        if (!yes.empty() && !runDivergent(cbr.getTrueDest(), yes, join))
+          return false;
+        if (!no.empty() && !runDivergent(cbr.getFalseDest(), no, join))
+          return false;
+        block = join;
+        break;
+      }
+      if (isa<LLVM::ReturnOp>(op))
+        return fail(&op, "return under divergence");
+      if (!exec(&op, mask))
+        return false;
+    }
+  }
+  return true;
+}
+
+bool Sim::execWarpOp(Operation *op, const std::vector<int> &mask) {
+  if (mask.size() != 32)
+    return fail(op, "warp-collective op without 32 lanes");
+  if (auto ld = dyn_cast<NVVM::LdMatrixOp>(op)) {
+    if (ld.getNum() != 4)
+      return fail(op, "only .x4 is simulated");
+    bool trans = ld.getLayout() == NVVM::MMALayout::col;
+    std::array<const uint8_t *, 32> rows;
+    for (int l = 0; l < 32; ++l) {
+      rows[l] = reinterpret_cast<const uint8_t *>(
+          thr[mask[l]].vals.lookup(ld.getPtr()).i);
+      if (!check(op, rows[l], 16, 16))
+        return false;
+    }
+    for (int t = 0; t < 32; ++t) {
+      Val res;
+      for (int q = 0; q < 4; ++q) {
+        auto at = [&](int r, int c) {
+          uint16_t h;
+          std::memcpy(&h, rows[8 * q + r] + 2 * c, 2);
+          return h;
+        };
+        int r = t / 4, c = 2 * (t % 4);
+        uint16_t lo = trans ? at(c, r) : at(r, c);
+        uint16_t hi = trans ? at(c + 1, r) : at(r, c + 1);
+        Val reg;
+        reg.i = wrap(int64_t(lo | uint32_t(hi) << 16), 32);
+        res.e.push_back(reg);
+      }
+      thr[mask[t]].vals[ld.getResult()] = res;
+    }
+    return true;
+  }
+  auto mmaOp = cast<NVVM::MmaOp>(op);
+  bool bf16 = *mmaOp.getMultiplicandAPtxType() == NVVM::MMATypes::bf16;
+  auto half = [&](const Val &reg, int which) -> double {
+    uint16_t h = reg.e.empty() ? uint16_t(uns(reg.i, 32) >> (16 * which))
+                               : uint16_t(reg.e[which].i);
+    return bf16 ? bf16ToFloat(h) : f16ToFloat(h);
+  };
+  double A[16][16], B[16][8], C[16][8];
+  for (int l = 0; l < 32; ++l) {
+    auto &vals = thr[mask[l]].vals;
+    for (int r = 0; r < 8; ++r) {
+      RowCol rc = mma::aElement(l, r);
+      A[rc.row][rc.col] = half(vals.lookup(mmaOp.getOperandA()[r / 2]), r % 2);
+    }
+    for (int r = 0; r < 4; ++r) {
+      RowCol rc = mma::bElement(l, r);
+      B[rc.row][rc.col] = half(vals.lookup(mmaOp.getOperandB()[r / 2]), r % 2);
+    }
+    for (int r = 0; r < 4; ++r) {
+      RowCol rc = mma::cElement(l, r);
+      C[rc.row][rc.col] = vals.lookup(mmaOp.getOperandC()[r]).f;
+    }
+  }
+  for (int l = 0; l < 32; ++l) {
+    Val res;
+    for (int r = 0; r < 4; ++r) {
+      RowCol rc = mma::cElement(l, r);
+      double d = C[rc.row][rc.col];
+      for (int k = 0; k < 16; ++k)
+        d += A[rc.row][k] * B[k][rc.col];
+      Val x;
+      x.f = double(float(d));
+      res.e.push_back(x);
+    }
+    thr[mask[l]].vals[mmaOp.getResult()] = res;
+  }
+  return true;
+}
+
+bool Sim::exec(Operation *op, const std::vector<int> &mask) {
+  if (isa<NVVM::LdMatrixOp, NVVM::MmaOp>(op))
+    return execWarpOp(op, mask);
+  for (int t : mask) {
+    Thread &th = thr[t];
+    auto in = [&](unsigned n) { return th.vals.lookup(op->getOperand(n)); };
+    Type rt = op->getNumResults() ? op->getResult(0).getType() : Type();
+    unsigned w = rt ? bitsOf(rt) : 64;
+    unsigned iw = op->getNumOperands() ? bitsOf(op->getOperand(0).getType()) : 64;
+    Val r;
+    bool ok = true;
+    llvm::TypeSwitch<Operation *>(op)
+        .Case([&](LLVM::ConstantOp c) {
+          if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+            r.i = wrap(i.getValue().getSExtValue(), w);
+          else if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+            r.f = f.getValueAsDouble();
+          else
+            ok = fail(op, "constant");
+        })
+        .Case([&](NVVM::ThreadIdXOp) { r.i = t; })
+        .Case([&](NVVM::BlockIdXOp) { r.i = bid; })
+        .Case([&](LLVM::AddOp) { r.i = wrap(in(0).i + in(1).i, w); })
+        .Case([&](LLVM::SubOp) { r.i = wrap(in(0).i - in(1).i, w); })
+        .Case([&](LLVM::MulOp) {
+          r.i = wrap(int64_t(uint64_t(in(0).i) * uint64_t(in(1).i)), w);
+        })
+        .Case([&](LLVM::AndOp) { r.i = wrap(in(0).i & in(1).i, w); })
+        .Case([&](LLVM::LShrOp) { r.i = wrap(uns(in(0).i, w) >> in(1).i, w); })
+        .Case([&](LLVM::UDivOp) {
+          uint64_t d = uns(in(1).i, w);
+          ok = d ? true : fail(op, "division by zero");
+          if (d)
+            r.i = wrap(int64_t(uns(in(0).i, w) / d), w);
+        })
+        .Case([&](LLVM::URemOp) {
+          uint64_t d = uns(in(1).i, w);
+          ok = d ? true : fail(op, "division by zero");
+          if (d)
+            r.i = wrap(int64_t(uns(in(0).i, w) % d), w);
+        })
+        .Case([&](LLVM::UMinOp) {
+          r.i = wrap(int64_t(std::min(uns(in(0).i, w), uns(in(1).i, w))), w);
+        })
+        .Case([&](LLVM::SMaxOp) { r.i = std::max(in(0).i, in(1).i); })
+        .Case([&](LLVM::UMaxOp) {
+          r.i = wrap(int64_t(std::max(uns(in(0).i, w), uns(in(1).i, w))), w);
+        })
+        .Case([&](LLVM::SExtOp) { r.i = in(0).i; })
+        .Case([&](LLVM::ZExtOp) { r.i = int64_t(uns(in(0).i, iw)); })
+        .Case([&](LLVM::TruncOp) { r.i = wrap(in(0).i, w); })
+        .Case([&](LLVM::ICmpOp c) {
+          int64_t a = in(0).i, b = in(1).i;
+          uint64_t ua = uns(a, iw), ub = uns(b, iw);
+          switch (c.getPredicate()) {
+          case LLVM::ICmpPredicate::slt: r.i = a < b; break;
+          case LLVM::ICmpPredicate::ult: r.i = ua < ub; break;
+          case LLVM::ICmpPredicate::ne: r.i = a != b; break;
+          case LLVM::ICmpPredicate::eq: r.i = a == b; break;
+          default: ok = fail(op, "predicate");
+          }
+        })
+        .Case([&](LLVM::FCmpOp c) {
+          double a = in(0).f, b = in(1).f;
+          switch (c.getPredicate()) {
+          case LLVM::FCmpPredicate::olt: r.i = a < b; break;
+          case LLVM::FCmpPredicate::une: r.i = !(a == b); break;
+          default: ok = fail(op, "predicate");
+          }
+        })
+        .Case([&](LLVM::SelectOp) { r = in(0).i & 1 ? in(1) : in(2); })
+        .Case([&](LLVM::AddrSpaceCastOp) { r = in(0); })
+        .Case([&](LLVM::AddressOfOp) {
+          r.i = int64_t(reinterpret_cast<uintptr_t>(shared.data()));
+        })
+        .Case([&](LLVM::GEPOp g) {
+          if (g.getDynamicIndices().size() != 1) {
+            ok = fail(op, "GEP form");
+            return;
+          }
+          r.i = in(0).i + th.vals.lookup(g.getDynamicIndices()[0]).i *
+                              int64_t(sizeOf(g.getElemType()));
+        })
+        .Case([&](LLVM::LoadOp l) {
+          auto *p = reinterpret_cast<const uint8_t *>(in(0).i);
+          size_t n = sizeOf(rt);
+          if (!(ok = check(op, p, n, l.getAlignment().value_or(
+                                         std::min<size_t>(n, 4)))))
+            return;
+          if (auto vt = dyn_cast<VectorType>(rt)) {
+            size_t es = sizeOf(vt.getElementType());
+            for (int64_t x = 0; x < vt.getNumElements(); ++x)
+              r.e.push_back(loadScalar(vt.getElementType(), p + x * es));
+          } else {
+            r = loadScalar(rt, p);
+          }
+        })
+        .Case([&](LLVM::StoreOp s) {
+          auto *p = reinterpret_cast<uint8_t *>(in(1).i);
+          Type vt = s.getValue().getType();
+          if ((ok = check(op, p, sizeOf(vt), 1)))
+            storeScalar(vt, p, in(0));
+        })
+        .Case([&](LLVM::ExtractValueOp x) { r = in(0).e.at(x.getPosition()[0]); })
+        .Case([&](LLVM::ExtractElementOp) {
+          r = in(0).e.at(th.vals.lookup(op->getOperand(1)).i);
+        })
+        .Case([&](LLVM::BitcastOp) {
+          // i32 -> vector<2xf16>: the halves, as raw bits.
+          Val x = in(0);
+          for (int h = 0; h < 2; ++h) {
+            Val half;
+            half.i = int64_t(uns(x.i, 32) >> (16 * h) & 0xffff);
+            r.e.push_back(half);
+          }
+        })
+        .Case([&](LLVM::FMAOp) {
+          r.f = double(std::fmaf(float(in(0).f), float(in(1).f), float(in(2).f)));
+        })
+        .Case([&](LLVM::FAddOp) { r.f = roundTo(rt, in(0).f + in(1).f); })
+        .Case([&](LLVM::FMulOp) { r.f = roundTo(rt, in(0).f * in(1).f); })
+        .Case([&](LLVM::FDivOp) { r.f = roundTo(rt, in(0).f / in(1).f); })
+        .Case([&](LLVM::FNegOp) { r.f = -in(0).f; })
+        .Case([&](LLVM::MaximumOp) {
+          double a = in(0).f, b = in(1).f;
+          r.f = std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+        })
+        .Case([&](LLVM::Exp2Op) { r.f = roundTo(rt, std::exp2(in(0).f)); })
+        .Case([&](LLVM::Log2Op) { r.f = roundTo(rt, std::log2(in(0).f)); })
+        .Case([&](LLVM::SqrtOp) { r.f = roundTo(rt, std::sqrt(in(0).f)); })
+        .Case([&](LLVM::FPTruncOp) { r.f = roundTo(rt, in(0).f); })
+        .Case([&](LLVM::FPExtOp) { r.f = in(0).f; })
+        .Case([&](LLVM::SIToFPOp) { r.f = roundTo(rt, double(in(0).i)); })
+        .Case([&](LLVM::UIToFPOp) { r.f = roundTo(rt, double(uns(in(0).i, iw))); })
+        .Case([&](LLVM::FPToSIOp) { r.i = wrap(int64_t(in(0).f), w); })
+        .Case([&](LLVM::FPToUIOp) { r.i = wrap(int64_t(uint64_t(in(0).f)), w); })
+        .Case([&](NVVM::CpAsyncOp cp) {
+          auto *dst = reinterpret_cast<uint8_t *>(in(0).i);
+          auto *src = reinterpret_cast<const uint8_t *>(in(1).i);
+          size_t size = cp.getSize();
+          size_t n = cp.getCpSize() ? size_t(th.vals.lookup(cp.getCpSize()).i) : size;
+          if (!(ok = check(op, dst, size, size)))
+            return;
+          if (n && !(ok = check(op, src, n, size)))
+            return;
+          Copy c{dst, std::vector<uint8_t>(size, 0)};
+          std::memcpy(c.bytes.data(), src, n);
+          if (eager)
+            std::memcpy(dst, c.bytes.data(), size);
+          else
+            th.open.push_back(std::move(c));
+        })
+        .Case([&](NVVM::CpAsyncCommitGroupOp) {
+          th.groups.push_back(std::move(th.open));
+          th.open.clear();
+        })
+        .Case([&](NVVM::CpAsyncWaitGroupOp wg) { land(th, wg.getN()); })
+        .Default([&](Operation *) { ok = fail(op, "op not simulated"); });
+    if (!ok)
+      return false;
+    if (op->getNumResults())
+      th.vals[op->getResult(0)] = r;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+enum class Elem { BF16, F16, F32 };
+
+struct Case {
+  int64_t M, N, K;
+  Elem elem;
+  bool aKM;   ///< A stored [K][M] (indexed [k, i]) instead of [M][K]
+  bool bNK;   ///< B stored [N][K] (indexed [j, k]) instead of [K][N]
+  bool bias;  ///< + bias[j], then max(., 0) (a ReLU)
+  bool outLow; ///< store bf16/f16 instead of f32 (16-bit cases)
+  std::string chip = "sm_80";
+};
+
+static const char *name(Elem e) {
+  return e == Elem::BF16 ? "bf16" : e == Elem::F16 ? "f16" : "f32";
+}
+
+static std::string kernelText(const Case &c) {
+  std::string e = name(c.elem);
+  bool low = c.elem != Elem::F32;
+  std::string outE = low && c.outLow ? e : "f32";
+  std::string aShape = c.aKM ? llvm::formatv("{0}x{1}", c.K, c.M).str()
+                             : llvm::formatv("{0}x{1}", c.M, c.K).str();
+  std::string bShape = c.bNK ? llvm::formatv("{0}x{1}", c.N, c.K).str()
+                             : llvm::formatv("{0}x{1}", c.K, c.N).str();
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "l0uop.plan @p pipeline_depth 1 {\n"
+     << "  l0uop.pool @dev persistent on device capacity 64MiB\n";
+  int64_t eb = low ? 2 : 4, ob = outE == "f32" ? 4 : 2;
+  int64_t sizes[4] = {c.M * c.K * eb, c.K * c.N * eb, c.N * 4, c.M * c.N * ob};
+  const char *slots[4] = {"a", "b", "bias", "c"};
+  std::string types[4] = {aShape + "x" + e, bShape + "x" + e,
+                          std::to_string(c.N) + "xf32",
+                          llvm::formatv("{0}x{1}x{2}", c.M, c.N, outE).str()};
+  int64_t offset = 0;
+  for (int n = 0; n < 4; ++n) {
+    os << llvm::formatv("  l0uop.slot @{0} pool @dev offset {1} size {2} "
+                        "lifetime(0, 0) : !l0uop.buf<{3}>\n",
+                        slots[n], offset, sizes[n], types[n]);
+    offset += (sizes[n] + 255) / 256 * 256;
+  }
+  os << llvm::formatv(
+      "  l0uop.kernel @k inputs(%a = @a : !l0uop.buf<{0}x{1}>, %b = @b : "
+      "!l0uop.buf<{2}x{1}>, %bias = @bias : !l0uop.buf<{3}xf32>) outputs(%c = "
+      "@c : !l0uop.buf<{4}x{3}x{5}>) grid({4}, 1, 1) block({3}, 1, 1) "
+      "shared_mem 0 {{\n",
+      aShape, e, bShape, c.N, c.M, outE);
+  os << "    %i = l0uop.range 0 to " << c.M << " over group_x : index\n"
+     << "    %j = l0uop.range 0 to " << c.N << " over local_x : index\n"
+     << "    %zero = l0uop.const 0.0 : f32\n"
+     << "    %k = l0uop.range 0 to " << c.K << " : index\n";
+  os << "    %pa = l0uop.index %a[" << (c.aKM ? "%k, %i" : "%i, %k")
+     << "] : !l0uop.buf<" << aShape << "x" << e << ">\n"
+     << "    %va = l0uop.load %pa : " << e << "\n";
+  os << "    %pb = l0uop.index %b[" << (c.bNK ? "%j, %k" : "%k, %j")
+     << "] : !l0uop.buf<" << bShape << "x" << e << ">\n"
+     << "    %vb = l0uop.load %pb : " << e << "\n";
+  if (low)
+    os << "    %fa = l0uop.cast %va : " << e << " to f32\n"
+       << "    %fb = l0uop.cast %vb : " << e << " to f32\n"
+       << "    %p = l0uop.mul %fa, %fb : f32\n";
+  else
+    os << "    %p = l0uop.mul %va, %vb : f32\n";
+  os << "    l0uop.end %k\n"
+     << "    %s = l0uop.reduce add %p over %k init %zero : f32\n";
+  std::string res = "%s";
+  if (c.bias) {
+    os << "    %pbias = l0uop.index %bias[%j] : !l0uop.buf<" << c.N << "xf32>\n"
+       << "    %vbias = l0uop.load %pbias : f32\n"
+       << "    %sb = l0uop.add %s, %vbias : f32\n"
+       << "    %relu = l0uop.max %sb, %zero : f32\n";
+    res = "%relu";
+  }
+  if (outE != "f32") {
+    os << "    %lo = l0uop.cast " << res << " : f32 to " << outE << "\n";
+    res = "%lo";
+  }
+  os << "    %pc = l0uop.index %c[%i, %j] : !l0uop.buf<" << c.M << "x" << c.N
+     << "x" << outE << ">\n"
+     << "    l0uop.store %pc, " << res << " : " << outE << "\n"
+     << "    l0uop.end %j\n    l0uop.end %i\n  }\n}\n";
+  return s;
+}
+
+struct Built {
+  OwningOpRef<ModuleOp> input, out;
+  LLVM::LLVMFuncOp func;
+  std::optional<TiledLaunch> launch;
+};
+
+static MLIRContext &context() {
+  static MLIRContext *ctx = [] {
+    DialectRegistry registry;
+    synpl::registerAllDialects(registry);
+    synpl::registerUpstreamDialects(registry);
+    registry.insert<gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect>();
+    auto *c = new MLIRContext(registry);
+    c->loadAllAvailableDialects();
+    return c;
+  }();
+  return *ctx;
+}
+
+static Built build(const std::string &text, const std::string &chip,
+                   TiledMatmulOptions options = {}) {
+  Built b;
+  MLIRContext &ctx = context();
+  b.input = parseSourceString<ModuleOp>(text, &ctx);
+  REQUIRE(b.input);
+  synpl::l0uop::KernelOp kernel;
+  b.input->walk([&](synpl::l0uop::KernelOp k) { kernel = k; });
+  REQUIRE(kernel);
+  OpBuilder builder(&ctx);
+  b.out = ModuleOp::create(builder.getUnknownLoc());
+  builder.setInsertionPointToEnd(b.out->getBody());
+  auto module = gpu::GPUModuleOp::create(builder, kernel.getLoc(), "k_cuda");
+  auto target = synpl::cuda::makeTarget(chip);
+  REQUIRE(target);
+  auto result = buildTiledMatmul(kernel, "k", *target,
+                                 module.getBodyRegion().front(), options);
+  REQUIRE(succeeded(result));
+  b.launch = *result;
+  if (b.launch) {
+    REQUIRE(succeeded(verify(*b.out)));
+    module.walk([&](LLVM::LLVMFuncOp f) { b.func = f; });
+  }
+  return b;
+}
+
+static void runCase(const Case &c, bool eager) {
+  INFO(kernelText(c));
+  Built b = build(kernelText(c), c.chip);
+  REQUIRE(b.launch);
+  INFO(b.launch->description);
+  bool low = c.elem != Elem::F32;
+  size_t eb = low ? 2 : 4;
+  std::mt19937 rng(c.M * 131 + c.N * 7 + c.K);
+  std::uniform_int_distribution<int> eighths(-16, 16); // multiples of 1/8
+  auto fill = [&](std::vector<uint8_t> &buf, std::vector<double> &vals,
+                  size_t n) {
+    buf.assign(n * eb, 0);
+    vals.resize(n);
+    for (size_t x = 0; x < n; ++x) {
+      double v = eighths(rng) / 8.0;
+      vals[x] = v;
+      if (c.elem == Elem::F32) {
+        float f = float(v);
+        std::memcpy(&buf[x * 4], &f, 4);
+      } else {
+        uint16_t h = c.elem == Elem::BF16 ? floatToBf16(float(v)) : floatToF16(float(v));
+        std::memcpy(&buf[x * 2], &h, 2);
+      }
+    }
+  };
+  std::vector<std::vector<uint8_t>> bufs(4);
+  std::vector<double> a, bv, bias(c.N);
+  fill(bufs[0], a, c.M * c.K);
+  fill(bufs[1], bv, c.K * c.N);
+  bufs[2].resize(c.N * 4);
+  for (int64_t j = 0; j < c.N; ++j) {
+    bias[j] = eighths(rng) / 4.0;
+    float f = float(bias[j]);
+    std::memcpy(&bufs[2][j * 4], &f, 4);
+  }
+  bool outLow = low && c.outLow;
+  size_t ob = outLow ? 2 : 4;
+  bufs[3].assign(c.M * c.N * ob, 0xee); // garbage: every element is written
+  Sim sim(b.func, bufs, b.launch->sharedBytes, eager);
+  for (int64_t blk = 0; blk < b.launch->grid[0]; ++blk) {
+    bool ok = sim.runBlock(blk, b.launch->block[0]);
+    INFO(sim.error);
+    REQUIRE(ok);
+  }
+  int64_t bad = 0;
+  for (int64_t i = 0; i < c.M; ++i)
+    for (int64_t j = 0; j < c.N; ++j) {
+      double want = 0;
+      for (int64_t k = 0; k < c.K; ++k)
+        want += a[c.aKM ? k * c.M + i : i * c.K + k] *
+                bv[c.bNK ? j * c.K + k : k * c.N + j];
+      if (c.bias)
+        want = std::max(want + bias[j], 0.0);
+      double got;
+      uint8_t *p = &bufs[3][(i * c.N + j) * ob];
+      if (outLow) {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        got = c.elem == Elem::BF16 ? bf16ToFloat(h) : f16ToFloat(h);
+        want = c.elem == Elem::BF16 ? bf16ToFloat(floatToBf16(float(want)))
+                                    : f16ToFloat(floatToF16(float(want)));
+      } else {
+        float f;
+        std::memcpy(&f, p, 4);
+        got = f;
+      }
+      if (got != want && bad++ < 5)
+        UNSCOPED_INFO("C[" << i << "][" << j << "] = " << got << ", want " << want);
+    }
+  CHECK(bad == 0);
+}
+
+} // namespace
+
+TEST_CASE("bf16 tiled kernels compute the matmul on the SIMT interpreter",
+          "[tiled-matmul]") {
+  // Off-tile M and N (guards, zero-filled rows), K off the 32/64 k tile,
+  // all four operand layouts, epilogues.
+  for (bool eager : {false, true}) {
+    runCase({72, 136, 80, Elem::BF16, false, false, true, true}, eager);
+    runCase({40, 24, 48, Elem::BF16, true, false, false, false}, eager);
+    runCase({64, 56, 40, Elem::BF16, false, true, true, false}, eager);
+    runCase({48, 64, 24, Elem::BF16, true, true, false, true}, eager);
+  }
+}
+
+TEST_CASE("f16 tiled kernels compute the matmul on the SIMT interpreter",
+          "[tiled-matmul]") {
+  runCase({56, 40, 64, Elem::F16, false, false, true, true, "sm_90"}, false);
+  runCase({32, 48, 40, Elem::F16, true, true, false, false, "sm_90"}, true);
+}
+
+TEST_CASE("f32 tiled kernels compute the matmul on the SIMT interpreter",
+          "[tiled-matmul]") {
+  for (bool eager : {false, true}) {
+    runCase({70, 130, 37, Elem::F32, false, false, true, false}, eager);
+    runCase({64, 64, 24, Elem::F32, true, false, false, false}, eager);
+    runCase({33, 80, 19, Elem::F32, false, true, true, false}, eager);
+    runCase({48, 36, 16, Elem::F32, true, true, false, false}, eager);
+  }
+}
+
+TEST_CASE("the tiled lowering declines what it cannot take", "[tiled-matmul]") {
+  Case base{64, 64, 32, Elem::BF16, false, false, false, false};
+  // K contiguous but not a multiple of 8: no 16-byte copies.
+  {
+    Case c = base;
+    c.K = 36;
+    CHECK_FALSE(build(kernelText(c), "sm_80").launch);
+  }
+  // No tensor cores allowed: the bf16 kernel is declined.
+  {
+    TiledMatmulOptions o;
+    o.tensorCores = false;
+    CHECK_FALSE(build(kernelText(base), "sm_80", o).launch);
+  }
+  // An element-wise kernel is not a matmul.
+  const char *elementwise = R"(
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @x pool @dev offset 0 size 4096 lifetime(0, 0) : !l0uop.buf<32x32xf32>
+  l0uop.slot @y pool @dev offset 4096 size 4096 lifetime(0, 0) : !l0uop.buf<32x32xf32>
+  l0uop.kernel @e inputs(%x = @x : !l0uop.buf<32x32xf32>) outputs(%y = @y : !l0uop.buf<32x32xf32>) grid(32, 1, 1) block(32, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 32 over group_x : index
+    %j = l0uop.range 0 to 32 over local_x : index
+    %p = l0uop.index %x[%i, %j] : !l0uop.buf<32x32xf32>
+    %v = l0uop.load %p : f32
+    %q = l0uop.index %y[%i, %j] : !l0uop.buf<32x32xf32>
+    l0uop.store %q, %v : f32
+    l0uop.end %j
+    l0uop.end %i
+  }
+})";
+  CHECK_FALSE(build(elementwise, "sm_80").launch);
+  // A product of bf16 values accumulated in bf16 (no cast): declined.
+  {
+    std::string text = kernelText(base);
+    auto replace = [&](const std::string &from, const std::string &to) {
+      size_t at = text.find(from);
+      REQUIRE(at != std::string::npos);
+      text.replace(at, from.size(), to);
+    };
+    replace("    %fa = l0uop.cast %va : bf16 to f32\n", "");
+    replace("    %fb = l0uop.cast %vb : bf16 to f32\n", "");
+    replace("%p = l0uop.mul %fa, %fb : f32", "%p16 = l0uop.mul %va, %vb : bf16\n    %p = l0uop.cast %p16 : bf16 to f32");
+    CHECK_FALSE(build(text, "sm_80").launch);
+  }
+}
