@@ -27,8 +27,11 @@ void synpl::buildHostCodegenPipeline(OpPassManager &pm,
   ConvertL0UOpToLLVMOptions uop;
   uop.keepPlan = !options.llvmOnly;
   pm.addPass(createConvertL0UOpToLLVM(uop));
-  if (options.executable && !options.llvmOnly)
-    pm.addPass(createConvertL0PlanToLLVM());
+  if (options.executable && !options.llvmOnly) {
+    ConvertL0PlanToLLVMOptions plan;
+    plan.ptxas = options.ptxas;
+    pm.addPass(createConvertL0PlanToLLVM(plan));
+  }
 }
 
 void synpl::buildHostPipeline(OpPassManager &pm,
@@ -39,6 +42,8 @@ void synpl::buildHostPipeline(OpPassManager &pm,
 
 void synpl::buildCudaKernelPipeline(OpPassManager &pm,
                                     const CudaKernelPipelineOptions &options) {
+  if (options.blockReduce)
+    pm.addPass(createL0BlockReduce());
   if (options.tuneLaunch) {
     L0TuneLaunchOptions tune;
     tune.chip = options.chip;

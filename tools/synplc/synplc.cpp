@@ -22,11 +22,13 @@
 #include "synpl/Target/HostObject.h"
 #include "synpl/Target/HostSystem.h"
 #include "synpl/Search/Search.h"
+#include "synpl/Target/CudaTarget.h"
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/Dialect/L2/L2Ops.h"
 #include "synpl/Dialect/L3/L3Ops.h"
 
 #include "mlir/Debug/CLOptionsSetup.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -342,6 +344,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   synpl::registerHostCodegen(registry);
+  synpl::registerCudaCodegen(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
@@ -529,6 +532,56 @@ int main(int argc, char **argv) {
     return 1;
   if (emit == Emit::L0)
     return writeModule();
+
+  if (useCuda) {
+    // The device kernels: block reductions, the launch search, l0uop ->
+    // NVVM, PTX in process (gpu.binary). With --cuda-host-kernels they keep
+    // their UOps, and the host codegen below compiles them too.
+    synpl::CudaKernelPipelineOptions cudaOptions;
+    cudaOptions.chip = chip;
+    if (std::optional<int64_t> sm = gpus.front().getSm())
+      cudaOptions.smCount = (unsigned)*sm;
+    cudaOptions.keepUops = cudaHostKernels.getValue();
+    if (failed(runPhase("L0 -> PTX (device kernels for " + chip + ")",
+                        [&](OpPassManager &pm) {
+                          synpl::buildCudaKernelPipeline(pm, cudaOptions);
+                          return success();
+                        })) ||
+        failed(dump("cuda")))
+      return 1;
+    if (emit == Emit::PTX) {
+      std::string out = outputFile.empty() ? "-" : outputFile.getValue();
+      auto file = openOutputFile(out, &error);
+      if (!file)
+        return fail(error);
+      for (auto binary : module->getOps<gpu::BinaryOp>())
+        for (Attribute a : binary.getObjects())
+          if (auto object = dyn_cast<gpu::ObjectAttr>(a);
+              object && object.getFormat() == gpu::CompilationTarget::Assembly)
+            file->os() << object.getObject().getValue();
+      file->keep();
+      return 0;
+    }
+    // The cubin next to the PTX, when a ptxas is at hand.
+    if (ptxasPath != "none") {
+      std::string ptxas = ptxasPath;
+      if (ptxas.empty()) {
+        if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+          ptxas = "/usr/local/cuda/bin/ptxas";
+        else if (llvm::ErrorOr<std::string> p = llvm::sys::findProgramByName("ptxas"))
+          ptxas = *p;
+      } else if (!llvm::sys::fs::can_execute(ptxas)) {
+        return fail("--ptxas " + ptxas + ": not an executable");
+      }
+      hostOptions.ptxas = ptxas;
+      if (verbose)
+        llvm::errs() << "synplc: "
+                     << (ptxas.empty() ? "no ptxas: embedding the PTX only"
+                                       : "assembling a cubin with " + ptxas)
+                     << "\n";
+    }
+  }
+
   if (failed(runPhase("L0 -> LLVM (kernels, control, tables)",
                       [&](OpPassManager &pm) {
                         synpl::buildHostCodegenPipeline(pm, hostOptions);
@@ -600,8 +653,10 @@ int main(int argc, char **argv) {
                 "--linker-driver");
   }
   std::string output = outputFile.empty() ? "a.out" : outputFile.getValue();
-  SmallVector<std::string> linkArgs = {linker, objectPath, runtime, "-lz",
-                                       "-lpthread", "-lmvec", "-lm", "-o", output};
+  // -ldl: the runtime opens the CUDA driver with dlopen.
+  SmallVector<std::string> linkArgs = {linker,  objectPath, runtime, "-lz",
+                                       "-lpthread", "-ldl", "-lmvec",  "-lm",
+                                       "-o",    output};
   if (llvm::StringRef(linker).contains("clang"))
     linkArgs.insert(linkArgs.begin() + 1, "-fuse-ld=lld");
   SmallVector<llvm::StringRef> argRefs(linkArgs.begin(), linkArgs.end());

@@ -27,6 +27,11 @@ struct HostPipelineOptions : public mlir::PassPipelineOptions<HostPipelineOption
                      "becomes the binary's metadata tables and main() calls "
                      "the runtime's executor (what synplc compiles)"),
       llvm::cl::init(false)};
+  Option<std::string> ptxas{
+      *this, "ptxas",
+      llvm::cl::desc("With executable: assemble the CUDA kernels' PTX with this "
+                     "ptxas and embed the cubin next to it (empty: PTX only)"),
+      llvm::cl::init("")};
   Option<bool> summary{
       *this, "summary",
       llvm::cl::desc("Remark the L0 plan's kernel, slot and pool counts after "
@@ -55,6 +60,11 @@ struct CudaKernelPipelineOptions
       *this, "chip",
       llvm::cl::desc("GPU architecture (sm_80, sm_86, sm_89, sm_90, sm_90a)"),
       llvm::cl::init("sm_80")};
+  Option<bool> blockReduce{
+      *this, "block-reduce",
+      llvm::cl::desc("Spread each reduction row over a block of threads first "
+                     "(--synpl-l0-block-reduce)"),
+      llvm::cl::init(true)};
   Option<bool> tuneLaunch{
       *this, "tune-launch",
       llvm::cl::desc("Search each remappable device kernel's launch first "
@@ -84,7 +94,7 @@ struct CudaKernelPipelineOptions
 };
 
 /// `synpl-cuda-kernel-pipeline`: an L0 plan's device kernels to PTX --
-/// (tune-launch) + --synpl-convert-l0uop-to-nvvm + upstream
+/// (block-reduce) + (tune-launch) + --synpl-convert-l0uop-to-nvvm + upstream
 /// gpu-module-to-binary{format=isa}. Host kernels and the rest of the plan
 /// are left for the host codegen.
 void buildCudaKernelPipeline(mlir::OpPassManager &pm,
