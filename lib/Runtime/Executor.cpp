@@ -1782,8 +1782,15 @@ int32_t Executor::runGraph(int64_t stream, bool train, bool &ran) {
     int32_t st = issueEntries(stream, train, /*capturing=*/true);
     CUgraph graph = nullptr;
     CUresult r = cuda->cuStreamEndCapture(cs, &graph);
-    if (st != SYNPL_RT_OK)
-      return st; // an entry refused to be issued: its error
+    if (st != SYNPL_RT_OK) {
+      // An entry the driver would not capture: nothing ran; launch one by
+      // one (where a real failure reports itself).
+      synpl_rt_clear_error();
+      if (graph)
+        cuda->cuGraphDestroy(graph);
+      g.failed = true;
+      return SYNPL_RT_OK;
+    }
     if (r == cu::SUCCESS && graph)
       r = cuda->cuGraphInstantiateWithFlags(&g.exec, graph, 0);
     if (graph)

@@ -34,6 +34,8 @@
 //                   after it); other streams run theirs at once. Work the
 //                   runtime forgot to order or to wait for then runs early,
 //                   late or never, and the numbers change
+//   no-capture      every operation issued into a stream capture fails
+//                   with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
 //   log=<file>      one line per driver call (handles numbered in creation
 //                   order, no addresses), for tests to check
 //
@@ -72,6 +74,7 @@ enum : CUresult {
   ERROR_NOT_FOUND = 500,
   ERROR_ILLEGAL_ADDRESS = 700,
   ERROR_LAUNCH_FAILED = 719,
+  ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
 };
 
 const char *errorName(CUresult r) {
@@ -90,6 +93,7 @@ const char *errorName(CUresult r) {
   case ERROR_NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
   case ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
   case ERROR_LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
+  case ERROR_STREAM_CAPTURE_UNSUPPORTED: return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
   default: return nullptr;
   }
 }
@@ -132,6 +136,7 @@ struct Fake {
   long failAlloc = -1, allocs = 0; // 0: every allocation
   long failCopy = -1, copies = 0;
   bool async = false;
+  bool noCapture = false;
   FILE *log = nullptr;
   int streams = 0, events = 0, graphs = 0;
   std::map<std::string, HostKernelFn> hostKernels;
@@ -163,6 +168,8 @@ struct Fake {
         failAlloc = value.empty() ? 0 : std::atol(value.c_str());
       else if (key == "async")
         async = true;
+      else if (key == "no-capture")
+        noCapture = true;
       else if (key == "fail-copy")
         failCopy = std::atol(value.c_str());
       else if (key == "log")
@@ -215,6 +222,10 @@ CUresult runUntil(Stream *s, uint64_t seq) {
 /// it), or records it when the stream is captured.
 CUresult issue(Stream *s, std::function<CUresult()> op) {
   if (s && s->capture) {
+    if (fake().noCapture) {
+      fake().say("capture: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+      return ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
     s->capture->ops.push_back(std::move(op));
     return SUCCESS;
   }
