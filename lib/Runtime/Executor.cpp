@@ -382,6 +382,15 @@ void usage(const char *argv0, const Plan *p) {
       p && p->header->epochs > 0 ? p->header->epochs : 1,
       evalNone ? "no evaluation" : "evaluation on the ",
       evalNone ? "" : evalSplit, evalNone ? "" : " split");
+  if (p && p->header->device_arch > 0)
+    std::printf(
+        "\nIts kernels run on a CUDA GPU (compute capability %d.%d or newer, a\n"
+        "driver of CUDA %d.%d or newer), loaded at start-up from libcuda.so.1\n"
+        "(SYNPL_CUDA_DRIVER names another). SYNPL_CUDA_SYNC=1 checks every launch;\n"
+        "SYNPL_CUDA_GRAPHS=0 and SYNPL_CUDA_OVERLAP=0 turn off step graphs and\n"
+        "the overlap of the host's and the GPU's work. See docs/runtime-cuda.md.\n",
+        (int)(p->header->device_arch / 10), (int)(p->header->device_arch % 10),
+        (int)(p->header->min_driver / 1000), (int)(p->header->min_driver % 1000 / 10));
 }
 
 bool parseInt(const char *s, int64_t &out) {
