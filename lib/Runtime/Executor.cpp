@@ -1265,9 +1265,13 @@ int32_t Executor::allocateDevicePool(int64_t i) {
   deviceMemory.push_back(base);
   // Transient memory starts as NaN bytes, as on the host; persistent
   // memory starts at zero.
+  // (cuMemsetD8 may still run when it returns: cuCtxSynchronize after it.)
   if (int32_t st = cuda->check(
           cuda->cuMemsetD8(base, pool.kind == SYNPL_PLAN_POOL_ARENA ? 0xFF : 0, bytes),
           "cannot clear pool %s", p.str(pool.name)))
+    return st;
+  if (int32_t st = cuda->check(cuda->cuCtxSynchronize(), "clearing pool %s",
+                               p.str(pool.name)))
     return st;
   for (int64_t s = 0; s < p.slots.size; ++s)
     if (p.slots[s].pool == i && p.slots[s].offset >= 0)
@@ -1354,8 +1358,14 @@ int32_t Executor::writeSlot(int64_t slot, int64_t stream, const void *src,
     std::memcpy(a, src, bytes);
     return SYNPL_RT_OK;
   }
-  return cuda->check(cuda->cuMemcpyHtoD(dptr(a), src, bytes),
-                     "cannot write slot %s to the GPU", p.str(p.slots[slot].name));
+  // The synchronous copy runs on the legacy stream, which the plan's
+  // (non-blocking) streams do not wait for, and may return before its DMA
+  // is done: the context's synchronization makes it visible to them.
+  if (int32_t st = cuda->check(cuda->cuMemcpyHtoD(dptr(a), src, bytes),
+                               "cannot write slot %s to the GPU", p.str(p.slots[slot].name)))
+    return st;
+  return cuda->check(cuda->cuCtxSynchronize(), "writing slot %s to the GPU",
+                     p.str(p.slots[slot].name));
 }
 
 int32_t Executor::allocateRegions() {

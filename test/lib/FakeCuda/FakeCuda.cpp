@@ -370,6 +370,11 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(void **ctx, CUdevice) {
 EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice) { return SUCCESS; }
 EXPORT CUresult cuCtxSetCurrent(void *) { return SUCCESS; }
 
+EXPORT CUresult cuCtxSynchronize() {
+  fake().say("cuCtxSynchronize");
+  return SUCCESS;
+}
+
 EXPORT CUresult cuMemGetInfo_v2(size_t *freeBytes, size_t *total) {
   size_t used = 0;
   for (auto &[p, n] : fake().memory)
