@@ -89,6 +89,7 @@ enum : unsigned {
   X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", CUresult,       \
     (CUdevice))                                                                \
   X(cuCtxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext))                 \
+  X(cuCtxSynchronize, "cuCtxSynchronize", CUresult, ())                        \
   X(cuMemGetInfo, "cuMemGetInfo_v2", CUresult, (size_t *, size_t *))           \
   X(cuMemAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr *, size_t))            \
   X(cuMemFree, "cuMemFree_v2", CUresult, (CUdeviceptr))                        \

@@ -29,10 +29,12 @@
 // device memory, host pools are pinned, every plan stream is a CUstream,
 // the plan's record/wait points are CUevents, kernels are cuLaunchKernel of
 // the embedded module's entries, transfers cuMemcpy*Async on the step's
-// stream; a host kernel or an h2h copy first waits for the stream. The step
-// ends with the stream's synchronization, so the reports and the next step
-// see finished work (each stream keeps its freelist blocks). A stream whose
-// step is device work only is captured once as a CUDA graph and replayed. Inits are computed on the
+// stream; a host kernel or an h2h copy first waits for the stream. Each
+// stream keeps its freelist blocks; a step is in flight while the host
+// prepares the next one and is retired (synchronized, its reports read)
+// when its stream is needed again; the GPU still runs steps in order. A
+// stream whose step is device work only is captured once as a CUDA graph
+// and replayed. Inits are computed on the
 // host and copied in; reports and checkpoints copy device slots back. See
 // docs/runtime-cuda.md.
 //
@@ -54,6 +56,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -379,6 +382,15 @@ void usage(const char *argv0, const Plan *p) {
       p && p->header->epochs > 0 ? p->header->epochs : 1,
       evalNone ? "no evaluation" : "evaluation on the ",
       evalNone ? "" : evalSplit, evalNone ? "" : " split");
+  if (p && p->header->device_arch > 0)
+    std::printf(
+        "\nIts kernels run on a CUDA GPU (compute capability %d.%d or newer, a\n"
+        "driver of CUDA %d.%d or newer), loaded at start-up from libcuda.so.1\n"
+        "(SYNPL_CUDA_DRIVER names another). SYNPL_CUDA_SYNC=1 checks every launch;\n"
+        "SYNPL_CUDA_GRAPHS=0 and SYNPL_CUDA_OVERLAP=0 turn off step graphs and\n"
+        "the overlap of the host's and the GPU's work. See docs/runtime-cuda.md.\n",
+        (int)(p->header->device_arch / 10), (int)(p->header->device_arch % 10),
+        (int)(p->header->min_driver / 1000), (int)(p->header->min_driver % 1000 / 10));
 }
 
 bool parseInt(const char *s, int64_t &out) {
@@ -939,6 +951,64 @@ private:
   int32_t issueEntries(int64_t stream, bool train, bool capturing);
   /// The step's device work as a graph: captured, instantiated, launched.
   int32_t runGraph(int64_t stream, bool train, bool &ran);
+
+  /// Steps in flight, oldest first. On the host a step is done when step()
+  /// returns; on a GPU (with `overlap`) its stream runs on while the next
+  /// step's control program, gather and launches proceed on the host, and
+  /// the step is retired (synchronized, its reports read) when its stream
+  /// is needed again or the run needs the numbers.
+  struct InFlight {
+    int64_t stream;
+  };
+  /// Where retired steps' reports go.
+  struct Tally {
+    bool train = true;
+    double lossSum = 0;
+    int64_t lossCount = 0;
+    double correct = 0;
+    int64_t retired = 0;  ///< steps retired into this tally
+    int64_t stepBase = 0; ///< update steps before the tally's first
+    int64_t epoch = 0;
+    synpl_rt_progress *progress = nullptr;
+  };
+  std::deque<InFlight> inFlight;
+  Tally *tally = nullptr;
+  bool overlap = false;
+  /// With `overlap`, the GPU still runs steps one after the other: each
+  /// step's stream waits for the previous step's `stepDone` event (on top
+  /// of the plan's own record/wait points).
+  std::vector<CUevent> stepDone; // per stream
+  int64_t lastStream = -1;
+  /// Retires the oldest step in flight: waits for its stream, reads its
+  /// reports into `tally` (a diverged loss is an error).
+  int32_t retireOne();
+  int32_t drain() {
+    while (!inFlight.empty())
+      if (int32_t st = retireOne())
+        return st;
+    return SYNPL_RT_OK;
+  }
+  /// Retires steps until none in flight uses `stream`.
+  int32_t freeStream(int64_t stream) {
+    for (;;) {
+      bool busy = false;
+      for (const InFlight &f : inFlight)
+        busy |= f.stream == stream;
+      if (!busy)
+        return SYNPL_RT_OK;
+      if (int32_t st = retireOne())
+        return st;
+    }
+  }
+  /// A step of the run: dispatched, stepped, in flight (retired at once
+  /// unless `overlap`).
+  int32_t runStep(int64_t batch, bool train) {
+    int64_t stream;
+    if (int32_t st = dispatchAndStep(batch, train, stream))
+      return st;
+    inFlight.push_back({stream});
+    return overlap ? SYNPL_RT_OK : drain();
+  }
 };
 
 Executor::~Executor() {
@@ -953,6 +1023,9 @@ Executor::~Executor() {
       if (st)
         cuda->cuStreamDestroy(st);
     for (CUevent ev : cuEvents)
+      if (ev)
+        cuda->cuEventDestroy(ev);
+    for (CUevent ev : stepDone)
       if (ev)
         cuda->cuEventDestroy(ev);
     for (CUdeviceptr m : deviceMemory)
@@ -1127,7 +1200,36 @@ int32_t Executor::setUpCuda() {
         graphable[s] = false;
     }
   }
+  // The plan's events around a graph: waits before its first entry, records
+  // after its last; a stream with a sync point inside launches one by one.
+  for (int64_t i = 0; i < p.syncs.size; ++i) {
+    const synpl_plan_sync &sy = p.syncs[i];
+    int64_t last = p.streams[sy.stream].num_entries - 1;
+    if (sy.kind == SYNPL_PLAN_SYNC_WAIT ? sy.entry != 0 : sy.entry != last)
+      graphable[sy.stream] = false;
+  }
   graphs.assign(2 * p.streams.size, {});
+  // Steps overlap (the next step's host work while the GPU runs this one)
+  // when what the host touches per step is the stream's own: the ingest's
+  // staging and the reports in freelist blocks.
+  const char *ov = std::getenv("SYNPL_CUDA_OVERLAP");
+  overlap = !(ov && !std::strcmp(ov, "0")) && !o.profile && !syncEach;
+  for (int64_t i = 0; i < p.ingestFields.size; ++i) {
+    int64_t slot = p.ingestFields[i].slot;
+    overlap = overlap && !slotOnDevice[slot] && p.slots[slot].offset < 0;
+  }
+  for (int64_t r = 0; r < p.reports.size; ++r)
+    overlap = overlap && p.slots[p.reports[r].slot].offset < 0;
+  for (int64_t k = 0; k < p.kernels.size; ++k)
+    overlap = overlap && p.kernels[k].target == SYNPL_PLAN_TARGET_CUDA;
+  if (overlap) {
+    stepDone.assign(p.streams.size, nullptr);
+    for (int64_t s = 0; s < p.streams.size; ++s)
+      if (int32_t st = cuda->check(cuda->cuEventCreate(&stepDone[s], cu::EVENT_DISABLE_TIMING),
+                                   "cannot create an event for stream %s",
+                                   p.str(p.streams[s].name)))
+        return st;
+  }
   return SYNPL_RT_OK;
 }
 
@@ -1163,9 +1265,13 @@ int32_t Executor::allocateDevicePool(int64_t i) {
   deviceMemory.push_back(base);
   // Transient memory starts as NaN bytes, as on the host; persistent
   // memory starts at zero.
+  // (cuMemsetD8 may still run when it returns: cuCtxSynchronize after it.)
   if (int32_t st = cuda->check(
           cuda->cuMemsetD8(base, pool.kind == SYNPL_PLAN_POOL_ARENA ? 0xFF : 0, bytes),
           "cannot clear pool %s", p.str(pool.name)))
+    return st;
+  if (int32_t st = cuda->check(cuda->cuCtxSynchronize(), "clearing pool %s",
+                               p.str(pool.name)))
     return st;
   for (int64_t s = 0; s < p.slots.size; ++s)
     if (p.slots[s].pool == i && p.slots[s].offset >= 0)
@@ -1252,8 +1358,14 @@ int32_t Executor::writeSlot(int64_t slot, int64_t stream, const void *src,
     std::memcpy(a, src, bytes);
     return SYNPL_RT_OK;
   }
-  return cuda->check(cuda->cuMemcpyHtoD(dptr(a), src, bytes),
-                     "cannot write slot %s to the GPU", p.str(p.slots[slot].name));
+  // The synchronous copy runs on the legacy stream, which the plan's
+  // (non-blocking) streams do not wait for, and may return before its DMA
+  // is done: the context's synchronization makes it visible to them.
+  if (int32_t st = cuda->check(cuda->cuMemcpyHtoD(dptr(a), src, bytes),
+                               "cannot write slot %s to the GPU", p.str(p.slots[slot].name)))
+    return st;
+  return cuda->check(cuda->cuCtxSynchronize(), "writing slot %s to the GPU",
+                     p.str(p.slots[slot].name));
 }
 
 int32_t Executor::allocateRegions() {
@@ -1523,6 +1635,10 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
         synpl_rt_region_free(ex.poolRegions[pool], block);
     }
   } release{*this, popped};
+  // The stream's previous step must be done before its blocks are reused.
+  if (overlap)
+    if (int32_t st = freeStream(stream))
+      return st;
   if (!cuda)
     for (int64_t s = 0; s < p.slots.size; ++s)
       if (p.slots[s].offset < 0) {
@@ -1561,6 +1677,12 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
   ingestNanos += nowNanos() - t0;
   if (!cuda)
     return issueEntries(stream, train, /*capturing=*/false);
+  CUstream cs = cuStreams[stream];
+  if (overlap && lastStream >= 0 && lastStream != stream)
+    if (int32_t st = cuda->check(cuda->cuStreamWaitEvent(cs, stepDone[lastStream], 0),
+                                 "stream %s waiting for the previous step",
+                                 p.str(p.streams[stream].name)))
+      return st;
   bool ran = false;
   if (useGraphs && graphable[stream])
     if (int32_t st = runGraph(stream, train, ran))
@@ -1569,8 +1691,40 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
     if (int32_t st = issueEntries(stream, train, /*capturing=*/false))
       return st;
   // The step's work is done before its reports are read and the stream's
-  // blocks are used again.
-  return syncStream(stream);
+  // blocks are used again: now, or when the step is retired.
+  if (!overlap)
+    return syncStream(stream);
+  lastStream = stream;
+  return cuda->check(cuda->cuEventRecord(stepDone[stream], cs),
+                     "stream %s recording the end of its step",
+                     p.str(p.streams[stream].name));
+}
+
+int32_t Executor::retireOne() {
+  InFlight f = inFlight.front();
+  inFlight.pop_front();
+  if (overlap) // else step() synchronized it already
+    if (int32_t st = syncStream(f.stream))
+      return st;
+  Tally &t = *tally;
+  int64_t n = ++t.retired;
+  if (!t.train) {
+    t.correct += reportValue(correctReport, f.stream);
+    return SYNPL_RT_OK;
+  }
+  bool found = lossReport >= 0;
+  double loss = found ? reportValue(lossReport, f.stream) : NAN;
+  if (found) {
+    t.lossSum += loss;
+    ++t.lossCount;
+    if (!std::isfinite(loss))
+      return fail(SYNPL_RT_ERR_INVALID,
+                  "the loss is %f at step %" PRId64 " (epoch %" PRId64 "); training diverged",
+                  loss, t.stepBase + n, t.epoch);
+  }
+  if (t.progress)
+    synpl_rt_progress_step(t.progress, (uint64_t)(t.stepBase + n), found ? loss : NAN);
+  return SYNPL_RT_OK;
 }
 
 int32_t Executor::issueEntries(int64_t stream, bool train, bool capturing) {
@@ -1647,8 +1801,15 @@ int32_t Executor::runGraph(int64_t stream, bool train, bool &ran) {
     int32_t st = issueEntries(stream, train, /*capturing=*/true);
     CUgraph graph = nullptr;
     CUresult r = cuda->cuStreamEndCapture(cs, &graph);
-    if (st != SYNPL_RT_OK)
-      return st; // an entry refused to be issued: its error
+    if (st != SYNPL_RT_OK) {
+      // An entry the driver would not capture: nothing ran; launch one by
+      // one (where a real failure reports itself).
+      synpl_rt_clear_error();
+      if (graph)
+        cuda->cuGraphDestroy(graph);
+      g.failed = true;
+      return SYNPL_RT_OK;
+    }
     if (r == cu::SUCCESS && graph)
       r = cuda->cuGraphInstantiateWithFlags(&g.exec, graph, 0);
     if (graph)
@@ -1665,11 +1826,22 @@ int32_t Executor::runGraph(int64_t stream, bool train, bool &ran) {
     if ((train || evalNeeded[e]) && p.entries[e].kind == SYNPL_PLAN_ENTRY_KERNEL)
       last = p.entries[e].index;
   lastKernel[stream] = last;
+  for (int64_t ev : waitsBefore[sr.first_entry])
+    if (int32_t st = cuda->check(cuda->cuStreamWaitEvent(cs, cuEvents[ev], 0),
+                                 "stream %s waiting for event %s", p.str(sr.name),
+                                 p.str(p.events[ev].name)))
+      return st;
   CUresult r = cuda->cuGraphLaunch(g.exec, cs);
   if (r != cu::SUCCESS)
     return cuda->check(r, "the CUDA graph of a %s step on stream %s "
                           "(SYNPL_CUDA_GRAPHS=0 launches its kernels one by one)",
                        train ? "training" : "evaluation", p.str(sr.name));
+  if (sr.num_entries > 0)
+    for (int64_t ev : recordsAfter[sr.first_entry + sr.num_entries - 1])
+      if (int32_t st = cuda->check(cuda->cuEventRecord(cuEvents[ev], cs),
+                                   "stream %s recording event %s", p.str(sr.name),
+                                   p.str(p.events[ev].name)))
+        return st;
   ran = true;
   return SYNPL_RT_OK;
 }
@@ -1930,51 +2102,55 @@ int Executor::run() {
       lossCount = resumed.lossCount;
     }
     uint64_t t0 = nowNanos();
+    // Each step's reports are read when it is retired: at once on the host,
+    // later on a GPU whose next step is already on its way (runStep).
+    Tally train;
+    train.lossSum = lossSum;
+    train.lossCount = lossCount;
+    train.stepBase = globalStep;
+    train.epoch = epoch;
+    train.progress = progress;
+    tally = &train;
     for (int64_t b = firstBatch; b < steps; ++b) {
-      int64_t stream;
-      if (int32_t st = dispatchAndStep(b, /*train=*/true, stream))
+      if (int32_t st = runStep(b, /*train=*/true))
         return abandon(st);
-      bool found = lossReport >= 0;
-      double loss = found ? reportValue(lossReport, stream) : NAN;
-      if (found) {
-        lossSum += loss;
-        ++lossCount;
-        if (!std::isfinite(loss)) {
-          synpl_rt_progress_destroy(progress);
-          std::fprintf(stderr, "synpl: error: the loss is %f at step %" PRId64
-                               " (epoch %" PRId64 "); training diverged\n",
-                       loss, globalStep + 1, epoch);
-          return 1;
-        }
-      }
       ++globalStep;
-      if (progress)
-        synpl_rt_progress_step(progress, (uint64_t)globalStep, found ? loss : NAN);
       // Mid-epoch checkpoint (the epoch's last step is covered by the
       // end-of-epoch one below).
-      if (o.checkpointEvery > 0 && globalStep % o.checkpointEvery == 0 && b + 1 < steps)
+      bool checkpoint =
+          o.checkpointEvery > 0 && globalStep % o.checkpointEvery == 0 && b + 1 < steps;
+      if (checkpoint || globalStep == killAfter)
+        if (int32_t st = drain())
+          return abandon(st);
+      if (checkpoint)
         if (int32_t st = saveCheckpoint(o.checkpointPath, epoch - 1, b + 1, globalStep,
-                                        steps, lossSum, lossCount))
+                                        steps, train.lossSum, train.lossCount))
           return abandon(st);
       if (globalStep == killAfter)
         std::raise(SIGKILL);
     }
+    if (int32_t st = drain())
+      return abandon(st);
+    lossSum = train.lossSum;
+    lossCount = train.lossCount;
     double trainSeconds = (nowNanos() - t0) / 1e9;
     trainSecondsTotal += trainSeconds;
 
     double accuracy = NAN;
     if (canEval) {
-      double correct = 0;
+      Tally eval;
+      eval.train = false;
+      tally = &eval;
       int64_t seen = 0;
       for (int64_t b = 0; b < testBatches; ++b) {
-        int64_t stream;
-        if (int32_t st = dispatchAndStep(b, /*train=*/false, stream))
+        if (int32_t st = runStep(b, /*train=*/false))
           return abandon(st);
-        correct += reportValue(correctReport, stream);
         seen += std::min<int64_t>(samplesPerStep,
                                   ingests[0].test.samples - b * samplesPerStep);
       }
-      accuracy = seen ? correct / (double)seen : NAN;
+      if (int32_t st = drain())
+        return abandon(st);
+      accuracy = seen ? eval.correct / (double)seen : NAN;
     }
     std::printf("epoch=%" PRId64 " loss=%.6f test_accuracy=%.4f samples_per_s=%.1f\n",
                 epoch, lossCount ? lossSum / lossCount : NAN, accuracy,

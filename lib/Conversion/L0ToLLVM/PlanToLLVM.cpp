@@ -738,7 +738,17 @@ struct ConvertL0PlanToLLVM
                 "CUDA driver; use gpu-module-to-binary{format=isa}";
     }
     if (!ptxas.empty() && !dm.ptx.empty()) {
-      FailureOr<std::string> cubin = assemble(ptxas, dm.chip, dm.ptx, binary);
+      // A bare name (`ptxas=ptxas`) is looked up on PATH.
+      std::string tool = ptxas;
+      if (!StringRef(tool).contains('/'))
+        if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(tool))
+          tool = *found;
+      if (!llvm::sys::fs::can_execute(tool))
+        return binary.emitError()
+               << "ptxas=" << ptxas.getValue()
+               << ": no such program (the CUDA toolkit's ptxas assembles the "
+                  "PTX into a cubin; leave the option out to embed the PTX only)";
+      FailureOr<std::string> cubin = assemble(tool, dm.chip, dm.ptx, binary);
       if (failed(cubin))
         return failure();
       dm.cubin = std::move(*cubin);

@@ -16,7 +16,7 @@
 //
 // A ptxas that does not exist.
 // RUN: not synpl-opt %s --synpl-convert-l0-plan-to-llvm=ptxas=%t.no-ptxas 2>&1 | FileCheck %s --check-prefix=MISSING
-// MISSING: error: ptxas ({{.*}}no-ptxas -arch=sm_80) failed on the CUDA kernels:
+// MISSING: error: ptxas={{.*}}no-ptxas: no such program (the CUDA toolkit's ptxas assembles the PTX into a cubin; leave the option out to embed the PTX only)
 
 module attributes {gpu.container_module} {
   gpu.binary @p_cuda [#gpu.object<#nvvm.target<chip = "sm_80">, assembly = ".version 7.0\0A.target sm_80\0A.address_size 64\0A.visible .entry p_k(\0A\09.param .u64 p_k_param_0\0A)\0A{\0A\09ret;\0A}\0A">]

@@ -28,6 +28,14 @@
 //                   CUDA_ERROR_OUT_OF_MEMORY
 //   fail-copy=<n>   the n-th cuMemcpy*Async fails with
 //                   CUDA_ERROR_ILLEGAL_ADDRESS
+//   async           a stream that waits for an event (cuStreamWaitEvent)
+//                   holds its work from then on until something needs it
+//                   (cuStreamSynchronize, a wait for an event recorded
+//                   after it); other streams run theirs at once. Work the
+//                   runtime forgot to order or to wait for then runs early,
+//                   late or never, and the numbers change
+//   no-capture      every operation issued into a stream capture fails
+//                   with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
 //   log=<file>      one line per driver call (handles numbered in creation
 //                   order, no addresses), for tests to check
 //
@@ -38,6 +46,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cctype>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -65,6 +74,7 @@ enum : CUresult {
   ERROR_NOT_FOUND = 500,
   ERROR_ILLEGAL_ADDRESS = 700,
   ERROR_LAUNCH_FAILED = 719,
+  ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
 };
 
 const char *errorName(CUresult r) {
@@ -83,6 +93,7 @@ const char *errorName(CUresult r) {
   case ERROR_NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
   case ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
   case ERROR_LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
+  case ERROR_STREAM_CAPTURE_UNSUPPORTED: return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
   default: return nullptr;
   }
 }
@@ -95,8 +106,18 @@ struct Graph {
 struct Stream {
   int id;
   Graph *capture = nullptr;
+  // `async`: the operations not run yet, and the counts issued and run.
+  std::deque<std::function<CUresult()>> pending;
+  uint64_t issued = 0, executed = 0;
+  bool deferring = false; // since a cuStreamWaitEvent, until a sync
+  CUresult error = 0; // the first failed operation's, reported at the sync
 };
-struct Event { int id; };
+/// Complete once `src` has run its first `seq` operations (null: complete).
+struct Event {
+  int id;
+  Stream *src = nullptr;
+  uint64_t seq = 0;
+};
 struct Function {
   std::string name;
   int params = 0;
@@ -114,6 +135,8 @@ struct Fake {
   long failLaunch = -1, launches = 0;
   long failAlloc = -1, allocs = 0; // 0: every allocation
   long failCopy = -1, copies = 0;
+  bool async = false;
+  bool noCapture = false;
   FILE *log = nullptr;
   int streams = 0, events = 0, graphs = 0;
   std::map<std::string, HostKernelFn> hostKernels;
@@ -143,6 +166,10 @@ struct Fake {
         failLaunch = std::atol(value.c_str());
       else if (key == "fail-alloc")
         failAlloc = value.empty() ? 0 : std::atol(value.c_str());
+      else if (key == "async")
+        async = true;
+      else if (key == "no-capture")
+        noCapture = true;
       else if (key == "fail-copy")
         failCopy = std::atol(value.c_str());
       else if (key == "log")
@@ -178,13 +205,42 @@ CUresult ready() {
 
 void *host(CUdeviceptr p) { return reinterpret_cast<void *>((uintptr_t)p); }
 
-/// Runs a stream operation now, or records it when the stream is captured.
+/// Runs `s`'s pending operations until it has run `seq` of them.
+CUresult runUntil(Stream *s, uint64_t seq) {
+  while (s->executed < seq && !s->pending.empty()) {
+    std::function<CUresult()> op = std::move(s->pending.front());
+    s->pending.pop_front();
+    ++s->executed;
+    CUresult r = op();
+    if (r && !s->error)
+      s->error = r;
+  }
+  return s->error;
+}
+
+/// Runs a stream operation now (or, with `async`, when something waits for
+/// it), or records it when the stream is captured.
 CUresult issue(Stream *s, std::function<CUresult()> op) {
   if (s && s->capture) {
+    if (fake().noCapture) {
+      fake().say("capture: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+      return ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
     s->capture->ops.push_back(std::move(op));
     return SUCCESS;
   }
-  return op();
+  if (!s || !fake().async)
+    return op();
+  ++s->issued;
+  if (!s->deferring && s->pending.empty()) {
+    ++s->executed;
+    CUresult r = op();
+    if (r && !s->error)
+      s->error = r;
+    return SUCCESS;
+  }
+  s->pending.push_back(std::move(op));
+  return SUCCESS;
 }
 
 /// Counts an async copy; the one SYNPL_FAKE_CUDA=fail-copy=<n> names fails.
@@ -314,6 +370,11 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(void **ctx, CUdevice) {
 EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice) { return SUCCESS; }
 EXPORT CUresult cuCtxSetCurrent(void *) { return SUCCESS; }
 
+EXPORT CUresult cuCtxSynchronize() {
+  fake().say("cuCtxSynchronize");
+  return SUCCESS;
+}
+
 EXPORT CUresult cuMemGetInfo_v2(size_t *freeBytes, size_t *total) {
   size_t used = 0;
   for (auto &[p, n] : fake().memory)
@@ -428,13 +489,25 @@ EXPORT CUresult cuStreamDestroy_v2(Stream *s) {
 
 EXPORT CUresult cuStreamSynchronize(Stream *s) {
   fake().say("cuStreamSynchronize stream%d", s ? s->id : 0);
-  return SUCCESS;
+  if (!s)
+    return SUCCESS;
+  CUresult r = runUntil(s, s->issued);
+  s->deferring = false;
+  s->error = SUCCESS;
+  return r;
 }
 
 EXPORT CUresult cuStreamWaitEvent(Stream *s, Event *e, unsigned) {
   int id = s ? s->id : 0, ev = e->id;
+  // The event as recorded now: its stream's work up to the record.
+  Stream *src = e->src;
+  uint64_t seq = e->seq;
+  if (s && !s->capture && fake().async)
+    s->deferring = true;
   return issue(s, [=] {
     fake().say("cuStreamWaitEvent stream%d event%d", id, ev);
+    if (src)
+      runUntil(src, seq);
     return SUCCESS;
   });
 }
@@ -454,10 +527,14 @@ EXPORT CUresult cuEventDestroy_v2(Event *e) {
 
 EXPORT CUresult cuEventRecord(Event *e, Stream *s) {
   int id = s ? s->id : 0, ev = e->id;
-  return issue(s, [=] {
+  CUresult r = issue(s, [=] {
     fake().say("cuEventRecord event%d stream%d", ev, id);
     return SUCCESS;
   });
+  bool counted = s && !s->capture && fake().async;
+  e->src = counted ? s : nullptr;
+  e->seq = counted ? s->issued : 0;
+  return r;
 }
 
 EXPORT CUresult cuStreamBeginCapture_v2(Stream *s, int mode) {
@@ -488,10 +565,13 @@ EXPORT CUresult cuGraphInstantiateWithFlags(Graph **exec, Graph *graph,
 
 EXPORT CUresult cuGraphLaunch(Graph *exec, Stream *s) {
   fake().say("cuGraphLaunch graph%d stream%d", exec->id, s ? s->id : 0);
-  for (auto &op : exec->ops)
-    if (CUresult r = op())
-      return r;
-  return SUCCESS;
+  std::vector<std::function<CUresult()>> ops = exec->ops;
+  return issue(s, [ops] {
+    for (auto &op : ops)
+      if (CUresult r = op())
+        return r;
+    return (CUresult)SUCCESS;
+  });
 }
 
 EXPORT CUresult cuGraphExecDestroy(Graph *exec) {
