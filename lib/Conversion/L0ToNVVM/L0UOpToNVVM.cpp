@@ -828,6 +828,16 @@ int64_t CudaKernelBuilder::buildKernel(ModuleOp into) {
         it != tileRefusals.end() && isa<ReduceOp>(op))
       fail(&op, it->second);
   lowerBody(RangeOp());
+  // fast-math: let the backend contract a*b+c into fma (what nvcc's
+  // default -fmad=true does); the host keeps separate roundings.
+  if (options.fastMath)
+    fn.walk([&](Operation *op) {
+      // Only the products and sums: casts keep every rounding they state.
+      if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))
+        op->setAttr(cast<arith::ArithFastMathInterface>(op).getFastMathAttrName(),
+                    arith::FastMathFlagsAttr::get(
+                        ctx, arith::FastMathFlags::contract));
+    });
   return sharedBytes;
 }
 
