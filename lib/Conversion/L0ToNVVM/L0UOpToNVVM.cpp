@@ -945,7 +945,8 @@ struct ConvertL0UOpToNVVMPass
                            " per block"});
         built.push_back(std::move(entry));
       }
-      if (anyShared) {
+      // (The tiled lowering may have declared the array already.)
+      if (anyShared && !SymbolTable::lookupSymbolIn(*scratch, kSharedArray)) {
         OpBuilder b(ctx);
         b.setInsertionPointToStart(scratch->getBody());
         LLVM::GlobalOp::create(
