@@ -1008,8 +1008,15 @@ struct ConvertL0UOpToNVVMPass
           kernel.setBlock(k.tiled->block);
         }
         kernel.setSharedMem(k.sharedBytes);
-        if (keepUops)
+        if (keepUops) {
+          // The kept UOps are the host fallback only. A tiled kernel's
+          // launch need not cover their parallel RANGEs (L0.1): they become
+          // loops, which the host runs alike.
+          if (k.tiled)
+            for (RangeOp range : kernel.getBody().front().getOps<RangeOp>())
+              range.setKind(RangeKind::loop);
           continue;
+        }
         Block &body = kernel.getBody().front();
         for (Operation &op : body)
           op.dropAllReferences();
