@@ -700,7 +700,12 @@ LogicalResult CudaKernelBuilder::lowerTileOp(Operation *op, std::string &why) {
   Value tile = load ? c->getResult(0) : src[3];
   if (!frags.count(tile))
     return success(); // a tile loaded and never used
-  auto vt = cast<VectorType>(tile.getType());
+  auto vt = dyn_cast<VectorType>(tile.getType());
+  if (!vt || vt.getRank() != 2 || vt.getElementType() != buf.getElementType()) {
+    why = (c.getCallee() + " moves a 2-D vector of the buffer's element type")
+              .str();
+    return failure();
+  }
   Frag f = frags.lookup(tile);
   int rows = vt.getDimSize(0), cols = vt.getDimSize(1);
   // m, n, k of the instruction this fragment belongs to.

@@ -194,3 +194,26 @@ l0uop.plan @p pipeline_depth 1 {
     l0uop.end %i
   }
 }
+
+// -----
+
+// Malformed tile intrinsics are refused, not assumed.
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @a pool @dev offset 0 size 8192 lifetime(0, 1) : !l0uop.buf<64x64xf16>
+  l0uop.slot @c pool @dev offset 8192 size 16384 lifetime(0, 1) : !l0uop.buf<64x64xf32>
+  l0uop.kernel @k inputs(%a = @a : !l0uop.buf<64x64xf16>) outputs(%c = @c : !l0uop.buf<64x64xf32>)
+      grid(1, 1, 1) block(32, 1, 1) shared_mem 0 {
+    %z = l0uop.const 0 : index
+    %f = l0uop.const 1.0 : f32
+    %ta = l0uop.custom "host.tile_load"(%a, %z, %z) : (!l0uop.buf<64x64xf16>, index, index) -> vector<16x16xf16>
+    %tb = l0uop.custom "host.tile_load"(%a, %z, %z) : (!l0uop.buf<64x64xf16>, index, index) -> vector<16x16xf16>
+    %tc = l0uop.custom "host.tile_load"(%c, %z, %z) : (!l0uop.buf<64x64xf32>, index, index) -> vector<16x16xf32>
+    %d = l0uop.wmma %ta, %tb, %tc : vector<16x16xf16>, vector<16x16xf16>, vector<16x16xf32> -> vector<16x16xf32>
+    // expected-error @+1 {{host.tile_store moves a 2-D vector of the buffer's element type}}
+    l0uop.custom "host.tile_store"(%c, %z, %z, %f) : (!l0uop.buf<64x64xf32>, index, index, f32) -> ()
+    // expected-note @+1 {{host.tile_store takes (buffer, index, index, tile) -> () on a 2-D buffer}}
+    l0uop.custom "host.tile_store"(%c, %z) : (!l0uop.buf<64x64xf32>, index) -> ()
+    l0uop.custom "host.tile_store"(%c, %z, %z, %d) : (!l0uop.buf<64x64xf32>, index, index, vector<16x16xf32>) -> ()
+  }
+}
