@@ -134,6 +134,7 @@ public:
   int64_t buildKernel(ModuleOp into);
 
 private:
+  StringRef targetName() const override { return "CUDA"; }
   bool openParallelRange(RangeOp range) override;
   std::optional<LogicalResult> lowerTargetOp(Operation *op,
                                              ArrayRef<Value> args,
