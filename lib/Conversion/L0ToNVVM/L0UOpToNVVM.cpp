@@ -941,6 +941,33 @@ struct ConvertL0UOpToNVVMPass
           if (entry.sharedBytes > 0)
             anyShared = true;
         }
+        // The launch must be one the chip can run.
+        {
+          ArrayRef<int64_t> grid = entry.tiled ? ArrayRef<int64_t>(entry.tiled->grid)
+                                               : kernel.getGrid();
+          ArrayRef<int64_t> block = entry.tiled
+                                        ? ArrayRef<int64_t>(entry.tiled->block)
+                                        : kernel.getBlock();
+          const cuda::CudaArch &arch = *target->arch;
+          int64_t threads = block[0] * block[1] * block[2];
+          if (threads > int64_t(arch.maxThreadsPerBlock))
+            failures.push_back(
+                {kernel, "its block of " + std::to_string(threads) +
+                             " threads exceeds the " +
+                             std::to_string(arch.maxThreadsPerBlock) +
+                             " threads per block of " + chip});
+          else if (grid[0] > int64_t(arch.maxGridX) ||
+                   grid[1] > int64_t(arch.maxGridYZ) ||
+                   grid[2] > int64_t(arch.maxGridYZ))
+            failures.push_back(
+                {kernel, "its grid (" + std::to_string(grid[0]) + ", " +
+                             std::to_string(grid[1]) + ", " +
+                             std::to_string(grid[2]) + ") exceeds " + chip +
+                             "'s grid limits (" +
+                             std::to_string(arch.maxGridX) + ", " +
+                             std::to_string(arch.maxGridYZ) + ", " +
+                             std::to_string(arch.maxGridYZ) + ")"});
+        }
         if (entry.sharedBytes > int64_t(target->arch->maxSharedPerBlock))
           failures.push_back(
               {kernel, "its shared buffers need " +
