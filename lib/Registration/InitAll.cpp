@@ -21,6 +21,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -47,6 +48,8 @@ void synpl::registerAllPasses() {
   registerSynplConversionPasses();
   registerPipelines();
   search::registerSearchOptions(); // --synpl-search-report
+  // The upstream step of the CUDA sink, for step-by-step use in synpl-opt.
+  mlir::registerGpuModuleToBinaryPass();
 }
 
 void synpl::registerHostCodegen(mlir::DialectRegistry &registry) {

@@ -173,6 +173,8 @@ protected:
   };
 
   // Target hooks (the host's are the defaults).
+  /// The target's name in diagnostics ("host", "CUDA").
+  virtual StringRef targetName() const { return "host"; }
   /// Opens a RANGE over a parallel kind itself (pushing its Frame), or
   /// returns false to have it run as a loop.
   virtual bool openParallelRange(RangeOp range) { return false; }

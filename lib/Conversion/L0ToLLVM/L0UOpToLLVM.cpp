@@ -371,7 +371,7 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
     if (!resultType) {
       std::string s;
       llvm::raw_string_ostream os(s);
-      os << "no host type for " << op->getResult(0).getType();
+      os << "no " << targetName() << " type for " << op->getResult(0).getType();
       why = s;
       return failure();
     }
@@ -485,7 +485,7 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
         FailureOr<Value> v =
             castValue(loc, args[0], c.getSrc().getType(), c.getType());
         if (failed(v)) {
-          why = "no host conversion between these dtypes";
+          why = ("no " + targetName() + " conversion between these dtypes").str();
           return failure();
         }
         return bind(*v);
@@ -550,7 +550,7 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
       .Case([&](WmmaOp w) { return lowerWmma(w, why); })
       .Case([&](CustomOp c) { return lowerCustom(c, why); })
       .Default([&](Operation *) {
-        why = "no host lowering for this op";
+        why = ("no " + targetName() + " lowering for this op").str();
         return failure();
       });
 }
@@ -582,8 +582,10 @@ LogicalResult KernelBuilder::lowerWmma(WmmaOp op, std::string &why) {
         FailureOr<Value> xc = castValue(loc, x, at.getElementType(), ce);
         FailureOr<Value> yc = castValue(loc, y, at.getElementType(), ce);
         if (failed(xc) || failed(yc)) {
-          why = "no host conversion from the tile's element type to the "
-                "accumulator's";
+          why = ("no " + targetName() +
+                 " conversion from the tile's element type to the "
+                 "accumulator's")
+                    .str();
           return failure();
         }
         if (fp) {
@@ -835,7 +837,7 @@ void KernelBuilder::lowerBody(RangeOp splitRange) {
       for (ReduceOp reduce : reducesOf.lookup(range)) {
         Type t = convertType(reduce.getType());
         if (!t) {
-          fail(reduce, "no host type for its dtype");
+          fail(reduce, ("no " + targetName() + " type for its dtype").str());
           continue;
         }
         // Fold straight into init when it is already computed.

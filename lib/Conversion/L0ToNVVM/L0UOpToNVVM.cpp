@@ -134,6 +134,7 @@ public:
   int64_t buildKernel(ModuleOp into);
 
 private:
+  StringRef targetName() const override { return "CUDA"; }
   bool openParallelRange(RangeOp range) override;
   std::optional<LogicalResult> lowerTargetOp(Operation *op,
                                              ArrayRef<Value> args,
@@ -700,7 +701,12 @@ LogicalResult CudaKernelBuilder::lowerTileOp(Operation *op, std::string &why) {
   Value tile = load ? c->getResult(0) : src[3];
   if (!frags.count(tile))
     return success(); // a tile loaded and never used
-  auto vt = cast<VectorType>(tile.getType());
+  auto vt = dyn_cast<VectorType>(tile.getType());
+  if (!vt || vt.getRank() != 2 || vt.getElementType() != buf.getElementType()) {
+    why = (c.getCallee() + " moves a 2-D vector of the buffer's element type")
+              .str();
+    return failure();
+  }
   Frag f = frags.lookup(tile);
   int rows = vt.getDimSize(0), cols = vt.getDimSize(1);
   // m, n, k of the instruction this fragment belongs to.
@@ -828,6 +834,16 @@ int64_t CudaKernelBuilder::buildKernel(ModuleOp into) {
         it != tileRefusals.end() && isa<ReduceOp>(op))
       fail(&op, it->second);
   lowerBody(RangeOp());
+  // fast-math: let the backend contract a*b+c into fma (what nvcc's
+  // default -fmad=true does); the host keeps separate roundings.
+  if (options.fastMath)
+    fn.walk([&](Operation *op) {
+      // Only the products and sums: casts keep every rounding they state.
+      if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))
+        op->setAttr(cast<arith::ArithFastMathInterface>(op).getFastMathAttrName(),
+                    arith::FastMathFlagsAttr::get(
+                        ctx, arith::FastMathFlags::contract));
+    });
   return sharedBytes;
 }
 
@@ -925,6 +941,33 @@ struct ConvertL0UOpToNVVMPass
           if (entry.sharedBytes > 0)
             anyShared = true;
         }
+        // The launch must be one the chip can run.
+        {
+          ArrayRef<int64_t> grid = entry.tiled ? ArrayRef<int64_t>(entry.tiled->grid)
+                                               : kernel.getGrid();
+          ArrayRef<int64_t> block = entry.tiled
+                                        ? ArrayRef<int64_t>(entry.tiled->block)
+                                        : kernel.getBlock();
+          const cuda::CudaArch &arch = *target->arch;
+          int64_t threads = block[0] * block[1] * block[2];
+          if (threads > int64_t(arch.maxThreadsPerBlock))
+            failures.push_back(
+                {kernel, "its block of " + std::to_string(threads) +
+                             " threads exceeds the " +
+                             std::to_string(arch.maxThreadsPerBlock) +
+                             " threads per block of " + chip});
+          else if (grid[0] > int64_t(arch.maxGridX) ||
+                   grid[1] > int64_t(arch.maxGridYZ) ||
+                   grid[2] > int64_t(arch.maxGridYZ))
+            failures.push_back(
+                {kernel, "its grid (" + std::to_string(grid[0]) + ", " +
+                             std::to_string(grid[1]) + ", " +
+                             std::to_string(grid[2]) + ") exceeds " + chip +
+                             "'s grid limits (" +
+                             std::to_string(arch.maxGridX) + ", " +
+                             std::to_string(arch.maxGridYZ) + ", " +
+                             std::to_string(arch.maxGridYZ) + ")"});
+        }
         if (entry.sharedBytes > int64_t(target->arch->maxSharedPerBlock))
           failures.push_back(
               {kernel, "its shared buffers need " +
@@ -935,7 +978,8 @@ struct ConvertL0UOpToNVVMPass
                            " per block"});
         built.push_back(std::move(entry));
       }
-      if (anyShared) {
+      // (The tiled lowering may have declared the array already.)
+      if (anyShared && !SymbolTable::lookupSymbolIn(*scratch, kSharedArray)) {
         OpBuilder b(ctx);
         b.setInsertionPointToStart(scratch->getBody());
         LLVM::GlobalOp::create(
@@ -997,8 +1041,15 @@ struct ConvertL0UOpToNVVMPass
           kernel.setBlock(k.tiled->block);
         }
         kernel.setSharedMem(k.sharedBytes);
-        if (keepUops)
+        if (keepUops) {
+          // The kept UOps are the host fallback only. A tiled kernel's
+          // launch need not cover their parallel RANGEs (L0.1): they become
+          // loops, which the host runs alike.
+          if (k.tiled)
+            for (RangeOp range : kernel.getBody().front().getOps<RangeOp>())
+              range.setKind(RangeKind::loop);
           continue;
+        }
         Block &body = kernel.getBody().front();
         for (Operation &op : body)
           op.dropAllReferences();

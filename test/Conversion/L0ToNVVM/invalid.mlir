@@ -84,10 +84,10 @@ l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 1MiB
   l0uop.slot @x pool @dev offset 0 size 4000 lifetime(0, 1) : !l0uop.buf<10x100xf32>
   l0uop.kernel @k inputs() outputs(%x = @x : !l0uop.buf<10x100xf32>)
-      grid(1, 1, 1) block(128, 16, 1) shared_mem 0 {
-    %r = l0uop.range 0 to 10 over local_y : index
+      grid(1, 1, 1) block(128, 8, 1) shared_mem 0 {
+    %r = l0uop.range 0 to 7 over local_y : index
     %c = l0uop.range 0 to 100 over local_x : index
-    // expected-error @+1 {{BARRIER under the guard of RANGE local_y 0 to 10}}
+    // expected-error @+1 {{BARRIER under the guard of RANGE local_y 0 to 7}}
     l0uop.barrier
     l0uop.end %c
     l0uop.end %r
@@ -191,6 +191,63 @@ l0uop.plan @p pipeline_depth 1 {
     %s = l0uop.reduce add %v over %k init %zero : f32
     %q = l0uop.index %x[%i] : !l0uop.buf<1000xf32>
     l0uop.store %q, %s : f32
+    l0uop.end %i
+  }
+}
+
+// -----
+
+// Malformed tile intrinsics are refused, not assumed.
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @a pool @dev offset 0 size 8192 lifetime(0, 1) : !l0uop.buf<64x64xf16>
+  l0uop.slot @c pool @dev offset 8192 size 16384 lifetime(0, 1) : !l0uop.buf<64x64xf32>
+  l0uop.kernel @k inputs(%a = @a : !l0uop.buf<64x64xf16>) outputs(%c = @c : !l0uop.buf<64x64xf32>)
+      grid(1, 1, 1) block(32, 1, 1) shared_mem 0 {
+    %z = l0uop.const 0 : index
+    %f = l0uop.const 1.0 : f32
+    %ta = l0uop.custom "host.tile_load"(%a, %z, %z) : (!l0uop.buf<64x64xf16>, index, index) -> vector<16x16xf16>
+    %tb = l0uop.custom "host.tile_load"(%a, %z, %z) : (!l0uop.buf<64x64xf16>, index, index) -> vector<16x16xf16>
+    %tc = l0uop.custom "host.tile_load"(%c, %z, %z) : (!l0uop.buf<64x64xf32>, index, index) -> vector<16x16xf32>
+    %d = l0uop.wmma %ta, %tb, %tc : vector<16x16xf16>, vector<16x16xf16>, vector<16x16xf32> -> vector<16x16xf32>
+    // expected-error @+1 {{host.tile_store moves a 2-D vector of the buffer's element type}}
+    l0uop.custom "host.tile_store"(%c, %z, %z, %f) : (!l0uop.buf<64x64xf32>, index, index, f32) -> ()
+    // expected-note @+1 {{host.tile_store takes (buffer, index, index, tile) -> () on a 2-D buffer}}
+    l0uop.custom "host.tile_store"(%c, %z) : (!l0uop.buf<64x64xf32>, index) -> ()
+    l0uop.custom "host.tile_store"(%c, %z, %z, %d) : (!l0uop.buf<64x64xf32>, index, index, vector<16x16xf32>) -> ()
+  }
+}
+
+// -----
+
+// A launch the chip cannot run: more than 1024 threads per block.
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @x pool @dev offset 0 size 8192 lifetime(0, 1) : !l0uop.buf<2048xf32>
+  // expected-error @+1 {{its block of 2048 threads exceeds the 1024 threads per block of sm_80}}
+  l0uop.kernel @k inputs() outputs(%x = @x : !l0uop.buf<2048xf32>)
+      grid(1, 1, 1) block(2048, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 2048 over local_x : index
+    %one = l0uop.const 1.0 : f32
+    %p = l0uop.index %x[%i] : !l0uop.buf<2048xf32>
+    l0uop.store %p, %one : f32
+    l0uop.end %i
+  }
+}
+
+// -----
+
+// ... or a grid past 65535 blocks along y.
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @x pool @dev offset 0 size 400000 lifetime(0, 1) : !l0uop.buf<100000xf32>
+  // expected-error @+1 {{its grid (1, 100000, 1) exceeds sm_80's grid limits (2147483647, 65535, 65535)}}
+  l0uop.kernel @k inputs() outputs(%x = @x : !l0uop.buf<100000xf32>)
+      grid(1, 100000, 1) block(1, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 100000 over group_y : index
+    %one = l0uop.const 1.0 : f32
+    %p = l0uop.index %x[%i] : !l0uop.buf<100000xf32>
+    l0uop.store %p, %one : f32
     l0uop.end %i
   }
 }

@@ -13,6 +13,9 @@
 // EXACT: llvm.call_intrinsic "llvm.nvvm.rcp.rn.f"
 // FAST: llvm.call_intrinsic "llvm.nvvm.sqrt.approx.ftz.f"
 // EXACT: llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
+// fast-math lets products and sums contract into fma (nvcc's -fmad).
+// FAST: llvm.fmul %{{.*}}, %{{.*}} {fastmathFlags = #llvm.fastmath<contract>} : f32
+// EXACT: llvm.fmul %{{[0-9]+}}, %{{[0-9]+}} : f32
 // CHECK: %[[Q:.*]] = llvm.intr.roundeven
 // CHECK: llvm.intr.fma
 // CHECK: %[[R:.*]] = llvm.intr.fma

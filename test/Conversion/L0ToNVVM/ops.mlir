@@ -1,4 +1,4 @@
-// RUN: synpl-opt %s --synpl-convert-l0uop-to-nvvm | FileCheck %s
+// RUN: synpl-opt %s -split-input-file --synpl-convert-l0uop-to-nvvm | FileCheck %s
 
 // The generic UOps lower as on the host (shared KernelBuilder code): CAST
 // (incl. ui8, f16 <-> bf16 through f32), IF/ENDIF, REDUCE max/mul,
@@ -82,5 +82,39 @@ l0uop.plan @p pipeline_depth 1 {
     %po = l0uop.index %o[%i] : !l0uop.buf<64xf32>
     l0uop.store %po, %fb : f32
     l0uop.end %i
+  }
+}
+
+// -----
+
+// VECTORIZE and GEP as LLVM vector ops; RANGEs over y and z (global_y:
+// ctaid.y * 4 + tid.y, local_z: tid.z), exactly covered.
+
+// CHECK-LABEL: llvm.func @v_vec(
+// CHECK: %[[CY:.*]] = nvvm.read.ptx.sreg.ctaid.y
+// CHECK: %[[TY:.*]] = nvvm.read.ptx.sreg.tid.y
+// CHECK: %[[TZ:.*]] = nvvm.read.ptx.sreg.tid.z
+// CHECK-NOT: llvm.icmp "ult"
+// CHECK: %[[V:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<2xf32>
+// CHECK: %[[E:.*]] = llvm.extractelement %[[V]][%{{.*}} : i64] : vector<2xf32>
+// CHECK: llvm.insertelement
+// CHECK: %[[W:.*]] = llvm.insertelement
+// CHECK: llvm.store %[[W]], %{{.*}} {alignment = 4 : i64} : vector<2xf32>, !llvm.ptr
+l0uop.plan @v pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @x pool @dev offset 0 size 1024 lifetime(0, 1) : !l0uop.buf<8x2x16xf32>
+  l0uop.kernel @vec inputs() outputs(%x = @x : !l0uop.buf<8x2x16xf32>)
+      grid(1, 2, 1) block(1, 4, 2) shared_mem 0 {
+    %r = l0uop.range 0 to 8 over global_y : index
+    %z = l0uop.range 0 to 2 over local_z : index
+    %c0 = l0uop.const 0 : index
+    %p = l0uop.index %x[%r, %z, %c0] : !l0uop.buf<8x2x16xf32>
+    %v = l0uop.load %p : vector<2xf32>
+    %a = l0uop.gep %v[1] : vector<2xf32> -> f32
+    %b = l0uop.add %a, %a : f32
+    %w = l0uop.vectorize %b, %a : f32
+    l0uop.store %p, %w : vector<2xf32>
+    l0uop.end %z
+    l0uop.end %r
   }
 }
