@@ -55,6 +55,7 @@ void synpl::buildCudaKernelPipeline(OpPassManager &pm,
   nvvm.fastMath = options.fastMath;
   nvvm.tensorCores = options.tensorCores;
   nvvm.keepUops = options.keepUops;
+  nvvm.tf32 = options.tf32;
   pm.addPass(createConvertL0UOpToNVVM(nvvm));
   if (options.binary) {
     GpuModuleToBinaryPassOptions binary;

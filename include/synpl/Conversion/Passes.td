@@ -445,7 +445,10 @@ def ConvertL0UOpToNVVM : Pass<"synpl-convert-l0uop-to-nvvm", "mlir::ModuleOp"> {
     shapes, or `tensor-cores=false`, take the host's per-thread form.
 
     A kernel that `buildTiledMatmul` takes is emitted tiled with its own
-    launch. Anything else not lowerable fails the pass with
+    launch: bf16/f16 products on the tensor cores (mma.sync, f32
+    accumulation), f32 products as register-blocked FFMA -- or, with
+    `tf32`, on the tensor cores as tf32 (a 10-bit mantissa: the products
+    are no longer f32's, so it is opt-in). Anything else not lowerable fails the pass with
     `lowered N of M ops; not lowered: <op> at <loc>: <why>`, leaving the
     module untouched. See docs/cuda-codegen.md.
   }];
@@ -458,6 +461,9 @@ def ConvertL0UOpToNVVM : Pass<"synpl-convert-l0uop-to-nvvm", "mlir::ModuleOp"> {
            "WMMA and tiled matmuls on the tensor cores">,
     Option<"keepUops", "keep-uops", "bool", /*default=*/"false",
            "keep each lowered kernel's UOps (for a host fallback)">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "f32 matmuls on the tf32 tensor cores (rounds the operands to a "
+           "10-bit mantissa)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
                            "mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect",

@@ -82,6 +82,9 @@ struct CudaKernelPipelineOptions
                            llvm::cl::desc("WMMA / tiled matmuls on the "
                                           "tensor cores"),
                            llvm::cl::init(true)};
+  Option<bool> tf32{*this, "tf32",
+                    llvm::cl::desc("f32 matmuls on the tf32 tensor cores"),
+                    llvm::cl::init(false)};
   Option<bool> keepUops{
       *this, "keep-uops",
       llvm::cl::desc("Keep the device kernels' UOps for a host fallback"),

@@ -923,7 +923,7 @@ struct ConvertL0UOpToNVVMPass
         Built entry{kernel, name, std::nullopt, 0};
         l0tonvvm::TiledMatmulOptions tiledOptions;
         tiledOptions.tensorCores = tensorCores;
-        tiledOptions.allowTf32 = fastMath;
+        tiledOptions.allowTf32 = tf32;
         FailureOr<std::optional<l0tonvvm::TiledLaunch>> tiled =
             l0tonvvm::buildTiledMatmul(kernel, name, *target,
                                        *scratch->getBody(), tiledOptions);

@@ -349,12 +349,20 @@ EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice) {
 }
 
 EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice) {
-  if (attribute == 75)
+  if (attribute == 16) // multiprocessors: an H200's
+    *value = 132;
+  else if (attribute == 75)
     *value = fake().ccMajor;
   else if (attribute == 76)
     *value = fake().ccMinor;
   else
     return ERROR_INVALID_VALUE;
+  return SUCCESS;
+}
+
+/// An H200's memory (what synplc's device query reads).
+EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice) {
+  *bytes = 150754820096ull;
   return SUCCESS;
 }
 
