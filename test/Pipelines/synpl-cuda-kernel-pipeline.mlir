@@ -1,12 +1,18 @@
-// RUN: synpl-opt %s --synpl-cuda-kernel-pipeline | FileCheck %s
-// RUN: synpl-opt %s --synpl-cuda-kernel-pipeline="chip=sm_90 tune-launch=false" | FileCheck %s --check-prefix=SM90
+// RUN: synpl-opt %s --synpl-cuda-kernel-pipeline | FileCheck %s --check-prefix=BLOCK
+// RUN: synpl-opt %s --synpl-cuda-kernel-pipeline=block-reduce=false | FileCheck %s
+// RUN: synpl-opt %s --synpl-cuda-kernel-pipeline="chip=sm_90 tune-launch=false block-reduce=false" | FileCheck %s --check-prefix=SM90
 // Step by step: the same passes by name.
 // RUN: synpl-opt %s --synpl-l0-tune-launch --synpl-convert-l0uop-to-nvvm --gpu-module-to-binary=format=isa | FileCheck %s
 // Without the binary step the gpu.module stays.
 // RUN: synpl-opt %s --synpl-cuda-kernel-pipeline=binary=false | FileCheck %s --check-prefix=MODULE
 
-// The launch search spreads the row reduction over SMs, the kernel is
-// lowered to NVVM, and gpu-module-to-binary leaves its PTX.
+// By default each row of the reduction becomes a block of 256 threads
+// (--synpl-l0-block-reduce), halving partial sums in shared memory.
+// BLOCK: l0uop.kernel @rowsum {{.*}}grid(128, 1, 1) block(256, 1, 1) shared_mem 1024 shared(%{{.*}} : !l0uop.buf<256xf32>) attributes {device_entry = "p_rowsum"} {
+// BLOCK: gpu.binary @p_cuda {{.*}}bar.sync
+
+// Without it, the launch search spreads the row reduction over SMs, the
+// kernel is lowered to NVVM, and gpu-module-to-binary leaves its PTX.
 
 // CHECK: l0uop.kernel @rowsum {{.*}}grid(4, 1, 1) block(32, 1, 1) shared_mem 0 attributes {device_entry = "p_rowsum"} {
 // CHECK-NEXT: }
