@@ -380,6 +380,7 @@ constexpr double kSharedBytesPerClock = 128;
 constexpr double kL2OverDram = 3;
 constexpr double kGlobalLatency = 0.8e-6;
 constexpr double kIterationClocks = 150;
+constexpr double kBarrierClocks = 50;
 
 /// The SM clock, derived from the FP32 peak: 2 flops per FFMA lane per
 /// clock, 64 lanes per SM on sm_80 and 128 on sm_86 .. sm_90 (CUDA C
@@ -436,10 +437,11 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   auto chunks = [&](int64_t rows, int64_t vec) { return rows * c.bk / vec; };
   if (chunks(c.bm, c.aVec) % c.threads || chunks(c.bn, c.bVec) % c.threads)
     return false;
-  // Registers: accumulators, fragments / operand registers, ~40 for
-  // addresses and loop state.
+  // Registers: accumulators, operand registers (mma: two k steps of
+  // fragments, the current and the prefetched), ~40 for addresses and loop
+  // state.
   int64_t acc = mma ? c.wm * c.wn / 32 : c.wm * c.wn;
-  int64_t frag = mma ? c.wm / 16 * 4 + c.wn / 8 * 2 : c.wm + c.wn;
+  int64_t frag = mma ? 2 * (c.wm / 16 * 4 + c.wn / 8 * 2) : c.wm + c.wn;
   c.regs = acc + frag + 40;
   if (c.regs > arch.maxRegistersPerThread)
     return false;
@@ -481,10 +483,10 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   double issue = std::min(1.0, 0.5 + warps * c.blocksPerSM / 16.0);
   double busyK = std::max({computeK, smemK, l2K}) * c.blocksPerSM / issue;
   double latencyK = kGlobalLatency / double(c.stages - 1);
-  // Each iteration also pays a barrier and the first fragment loads after
-  // it before the math restarts (~kIterationClocks).
-  double iteration =
-      std::max(busyK, latencyK) + kIterationClocks / clock;
+  // Each iteration also pays its barrier; simt also the first shared loads
+  // after it before the math restarts (mma prefetches them across it).
+  double iteration = std::max(busyK, latencyK) +
+                     (mma ? kBarrierClocks : kIterationClocks) / clock;
   int64_t outBytes = 4; // at most one f32 per element, typically
   double epilogue = double(c.bm * c.bn * outBytes) * c.blocksPerSM /
                     (t.dramBytesPerSecond() / t.smCount);
@@ -616,8 +618,13 @@ private:
   void issueLoads(Value kt, Value stage);
   void issueOperand(const OperandPlan &op, bool isA, Value kt,
                     Value stageBase);
-  /// One k tile of math on stage `stage`; updates acc.
-  void computeMma(Value stage);
+  /// mma: the warp's and lane's fragment offsets in a stage.
+  void prepareMma();
+  /// mma: the A then B fragments of 16-wide k step `kk` of stage `stage`.
+  SmallVector<Value> loadFragments(Value stage, int64_t kk);
+  /// mma: one k step over the warp tile; updates acc.
+  void mmaStep(ArrayRef<Value> frags);
+  /// simt: one k tile of FFMA on stage `stage`; updates acc.
   void computeSimt(Value stage);
   LogicalResult emitEpilogue();
   LogicalResult emitElement(Value i, Value j, Value acc);
@@ -632,6 +639,7 @@ private:
 
   LLVM::LLVMFuncOp func;
   Value tid, lane, warp, smem;
+  Value aFragBase, bFragBase; ///< mma: i32 byte offsets within a stage
   Value tileM, tileN; ///< i32 first row / column of the block's tile
   SmallVector<Value> acc;
   std::string global;
@@ -659,12 +667,26 @@ LogicalResult KernelEmitter::build(StringRef name) {
   // The k loop: ^loop(kt, acc...) runs kTiles times over a `stages` ring;
   // tile kt + stages - 1 is in flight while tile kt is multiplied.
   int64_t kTiles = (m.K + c.bk - 1) / c.bk;
+  bool mmaPath = m.variant == Variant::Mma16;
   for (int64_t s = 0; s + 1 < c.stages; ++s) {
     issueLoads(c32(s), c32(s));
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
+  // mma: the fragments of k step 0 of the current tile are loop-carried:
+  // each iteration loads the next tile's first fragments (after its wait and
+  // barrier) before its own last mma step, so the barrier and the ldmatrix
+  // latency overlap the tensor-core work.
+  SmallVector<Value> frags;
+  if (mmaPath) {
+    prepareMma();
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, c.stages - 2);
+    NVVM::Barrier0Op::create(b, loc);
+    frags = loadFragments(c32(0), 0);
+  }
   SmallVector<Type> carried{i32};
   carried.append(acc.size(), f32);
+  for (Value f : frags)
+    carried.push_back(f.getType());
   SmallVector<Location> locs(carried.size(), loc);
   Region &body = func.getBody();
   Block *loop = b.createBlock(&body, body.end(), carried, locs);
@@ -673,30 +695,54 @@ LogicalResult KernelEmitter::build(StringRef name) {
   b.setInsertionPointToEnd(entry);
   SmallVector<Value> init{c32(0)};
   init.append(acc.begin(), acc.end());
+  init.append(frags.begin(), frags.end());
   LLVM::BrOp::create(b, loc, init, loop);
 
   b.setInsertionPointToStart(loop);
   Value kt = loop->getArgument(0);
   for (unsigned n = 0; n < acc.size(); ++n)
     acc[n] = loop->getArgument(n + 1);
+  for (unsigned n = 0; n < frags.size(); ++n)
+    frags[n] = loop->getArgument(acc.size() + 1 + n);
   LLVM::CondBrOp::create(b, loc, lt(kt, c32(kTiles)), step, ValueRange{}, exit,
                          ValueRange{});
 
   b.setInsertionPointToStart(step);
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, c.stages - 2);
-  NVVM::Barrier0Op::create(b, loc);
-  // The stage written now was read in the previous iteration, before the
-  // barrier every thread has just passed.
   Value next = addC(kt, c.stages - 1);
-  issueLoads(next, LLVM::URemOp::create(b, loc, next, c32(c.stages)));
-  NVVM::CpAsyncCommitGroupOp::create(b, loc);
   Value stage = LLVM::URemOp::create(b, loc, kt, c32(c.stages));
-  if (m.variant == Variant::Mma16)
-    computeMma(stage);
-  else
+  if (mmaPath) {
+    // Tile kt + stages - 1 goes to the slot tile kt - 1 used: every warp
+    // finished reading it before the barrier that ended iteration kt - 1.
+    issueLoads(next, LLVM::URemOp::create(b, loc, next, c32(c.stages)));
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    int64_t steps = c.bk / 16;
+    for (int64_t kk = 0; kk < steps; ++kk) {
+      SmallVector<Value> nextFrags;
+      if (kk + 1 < steps) {
+        nextFrags = loadFragments(stage, (kk + 1) * 16);
+      } else {
+        // Tile kt + 1 has landed for this thread, then for all.
+        NVVM::CpAsyncWaitGroupOp::create(b, loc, c.stages - 2);
+        NVVM::Barrier0Op::create(b, loc);
+        Value following = addC(kt, 1);
+        nextFrags = loadFragments(
+            LLVM::URemOp::create(b, loc, following, c32(c.stages)), 0);
+      }
+      mmaStep(frags);
+      frags = std::move(nextFrags);
+    }
+  } else {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, c.stages - 2);
+    NVVM::Barrier0Op::create(b, loc);
+    // The stage written now was read in the previous iteration, before the
+    // barrier every thread has just passed.
+    issueLoads(next, LLVM::URemOp::create(b, loc, next, c32(c.stages)));
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
     computeSimt(stage);
+  }
   SmallVector<Value> again{addC(kt, 1)};
   again.append(acc.begin(), acc.end());
+  again.append(frags.begin(), frags.end());
   LLVM::BrOp::create(b, loc, again, loop);
 
   b.setInsertionPointToStart(exit);
@@ -791,76 +837,77 @@ void KernelEmitter::issueOperand(const OperandPlan &op, bool isA, Value kt,
   }
 }
 
-void KernelEmitter::computeMma(Value stage) {
+void KernelEmitter::prepareMma() {
   using namespace mma;
   int64_t warpsN = c.bn / c.wn;
   Value wmRow = mulC(LLVM::UDivOp::create(b, loc, warp, c32(warpsN)), c.wm);
   Value wnCol = mulC(LLVM::URemOp::create(b, loc, warp, c32(warpsN)), c.wn);
-  Value stageBase = mul(stage, c32(c.aTileBytes + c.bTileBytes));
-  auto i32x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
-  auto f32x4 = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-  bool bf16 = m.mmaElem.isBF16();
-  Type half2 = VectorType::get({2}, b.getF16Type());
-  // Per-lane byte offset of the ldmatrix row address, for the fragment
-  // piece at (r, k) = (0, 0); pieces add a constant.
+  // Per-lane byte offset of the ldmatrix row address for the fragment
+  // piece at (r, k) = (0, 0) of the warp's tile; pieces add a constant.
   auto laneOffset = [&](Operand opnd, bool kMajor, int64_t pitch) {
     return laneLinear([&](int l) {
       RowCol rc = ldmatrixRowAddress(opnd, l, 0, 0, kMajor);
       return int64_t(kMajor ? rc.col * pitch + rc.row : rc.row * pitch + rc.col) * 2;
     });
   };
-  Value aLane = laneOffset(Operand::A, c.aKMajor, c.aPitch);
-  Value bLane = laneOffset(Operand::B, c.bKMajor, c.bPitch);
-  Value aWarp = add(stageBase,
-                    c.aKMajor ? mulC(wmRow, 2) : mulC(wmRow, c.aPitch * 2));
-  Value bWarp = add(add(stageBase, c32(c.aTileBytes)),
-                    c.bKMajor ? mulC(wnCol, 2) : mulC(wnCol, c.bPitch * 2));
-  Value aBase = gepBytes(smem, add(aWarp, aLane));
-  Value bBase = gepBytes(smem, add(bWarp, bLane));
+  aFragBase = add(c.aKMajor ? mulC(wmRow, 2) : mulC(wmRow, c.aPitch * 2),
+                  laneOffset(Operand::A, c.aKMajor, c.aPitch));
+  bFragBase = add(add(c32(c.aTileBytes),
+                      c.bKMajor ? mulC(wnCol, 2) : mulC(wnCol, c.bPitch * 2)),
+                  laneOffset(Operand::B, c.bKMajor, c.bPitch));
+}
+
+SmallVector<Value> KernelEmitter::loadFragments(Value stage, int64_t kk) {
+  auto i32x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+  bool bf16 = m.mmaElem.isBF16();
+  Type half2 = VectorType::get({2}, b.getF16Type());
+  Value stageBase = mul(stage, c32(c.aTileBytes + c.bTileBytes));
+  Value aBase = gepBytes(smem, add(stageBase, aFragBase));
+  Value bBase = gepBytes(smem, add(stageBase, bFragBase));
   auto piece = [&](Value base, bool kMajor, int64_t pitch, int64_t r,
                    int64_t k) {
     int64_t off = (kMajor ? k * pitch + r : r * pitch + k) * 2;
     return off ? gepBytes(base, c32(off)) : base;
   };
+  SmallVector<Value> frags;
   auto ldmatrix = [&](Value p, bool trans) {
     Value res = NVVM::LdMatrixOp::create(
         b, loc, i32x4, p, 4, trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
         NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8), NVVM::LdStMatrixEltType::B16);
-    SmallVector<Value> regs;
     for (int64_t q = 0; q < 4; ++q) {
       Value v = LLVM::ExtractValueOp::create(b, loc, res, ArrayRef<int64_t>{q});
-      regs.push_back(bf16 ? v : Value(LLVM::BitcastOp::create(b, loc, half2, v)));
+      frags.push_back(bf16 ? v : Value(LLVM::BitcastOp::create(b, loc, half2, v)));
     }
-    return regs;
   };
+  // A: WM/16 x4 loads (a0a1 .. a6a7 each); B: one x4 per two n8 blocks
+  // (b0b1 b2b3 of block nj, then of block nj + 1).
+  for (int64_t mi = 0; mi < c.wm / 16; ++mi)
+    ldmatrix(piece(aBase, c.aKMajor, c.aPitch, mi * 16, kk), c.aKMajor);
+  for (int64_t nj = 0; nj < c.wn / 8; nj += 2)
+    ldmatrix(piece(bBase, c.bKMajor, c.bPitch, nj * 8, kk), c.bKMajor);
+  return frags;
+}
+
+void KernelEmitter::mmaStep(ArrayRef<Value> frags) {
+  auto f32x4 = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  NVVM::MMATypes ty =
+      m.mmaElem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
   int64_t mTiles = c.wm / 16, nTiles = c.wn / 8;
-  for (int64_t kk = 0; kk < c.bk; kk += 16) {
-    SmallVector<SmallVector<Value>> aFrag, bFrag(nTiles);
-    for (int64_t mi = 0; mi < mTiles; ++mi)
-      aFrag.push_back(ldmatrix(piece(aBase, c.aKMajor, c.aPitch, mi * 16, kk),
-                               c.aKMajor));
-    for (int64_t nj = 0; nj < nTiles; nj += 2) {
-      SmallVector<Value> regs =
-          ldmatrix(piece(bBase, c.bKMajor, c.bPitch, nj * 8, kk), c.bKMajor);
-      bFrag[nj] = {regs[0], regs[1]};
-      bFrag[nj + 1] = {regs[2], regs[3]};
+  ArrayRef<Value> aFrags = frags.take_front(mTiles * 4);
+  ArrayRef<Value> bFrags = frags.drop_front(mTiles * 4);
+  for (int64_t mi = 0; mi < mTiles; ++mi)
+    for (int64_t nj = 0; nj < nTiles; ++nj) {
+      int64_t at = (mi * nTiles + nj) * 4;
+      SmallVector<Value> cIn(acc.begin() + at, acc.begin() + at + 4);
+      Value d = NVVM::MmaOp::create(
+          b, loc, f32x4, aFrags.slice(mi * 4, 4), bFrags.slice(nj * 2, 2), cIn,
+          ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+          std::array<NVVM::MMATypes, 2>{ty, ty},
+          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col});
+      for (int64_t q = 0; q < 4; ++q)
+        acc[at + q] = LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{q});
     }
-    for (int64_t mi = 0; mi < mTiles; ++mi)
-      for (int64_t nj = 0; nj < nTiles; ++nj) {
-        int64_t at = (mi * nTiles + nj) * 4;
-        SmallVector<Value> cIn(acc.begin() + at, acc.begin() + at + 4);
-        NVVM::MMATypes ty = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-        Value d = NVVM::MmaOp::create(
-            b, loc, f32x4, aFrag[mi], bFrag[nj], cIn, ArrayRef<int64_t>{16, 8, 16},
-            std::nullopt, std::nullopt,
-            std::array<NVVM::MMATypes, 2>{ty, ty},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        for (int64_t q = 0; q < 4; ++q)
-          acc[at + q] =
-              LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{q});
-      }
-  }
 }
 
 void KernelEmitter::computeSimt(Value stage) {
