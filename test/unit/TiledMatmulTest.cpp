@@ -1268,6 +1268,32 @@ TEST_CASE("f32 tiled kernels compute the matmul on the SIMT interpreter",
   }
 }
 
+TEST_CASE("random shapes, layouts and dtypes on the SIMT interpreter",
+          "[tiled-matmul]") {
+  // Sizes keep the 16-bit operands' contiguous extents multiples of 8 (the
+  // lowering declines the others, checked below).
+  std::mt19937 rng(2024);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  for (int n = 0; n < 30; ++n) {
+    Case c;
+    c.elem = n % 3 == 0 ? Elem::F32 : n % 3 == 1 ? Elem::BF16 : Elem::F16;
+    c.aKM = pick(0, 1);
+    c.bNK = pick(0, 1);
+    c.bias = pick(0, 1);
+    c.outLow = pick(0, 1);
+    c.chip = pick(0, 1) ? "sm_80" : "sm_90";
+    int align = c.elem == Elem::F32 ? 1 : 8;
+    c.M = pick(1, 20) * (c.aKM ? align : 1) + (c.aKM ? 0 : pick(0, 3));
+    c.N = pick(1, 20) * (c.bNK ? 1 : align) + (c.bNK ? pick(0, 3) : 0);
+    c.K = pick(1, 12) * align;
+    if (c.elem == Elem::F32)
+      c.K += pick(0, 7);
+    runCase(c, /*eager=*/n % 2 == 0);
+  }
+}
+
 TEST_CASE("the tiled lowering declines what it cannot take", "[tiled-matmul]") {
   Case base{64, 64, 32, Elem::BF16, false, false, false, false};
   // K contiguous but not a multiple of 8: no 16-byte copies.
