@@ -95,7 +95,36 @@ static void checkBijection(F f, int regs, int rows, int cols) {
   CHECK(seen.size() == size_t(rows * cols));
 }
 
+TEST_CASE("mma.m16n8k8 tf32 fragment maps match the PTX ISA figures",
+          "[tiled-matmul]") {
+  // A: "row = groupID for a0, a2 / groupID + 8 for a1, a3; col =
+  // threadID_in_group for a0, a1 / + 4 for a2, a3".
+  CHECK(mma::aElementTf32(0, 0) == RowCol{0, 0});
+  CHECK(mma::aElementTf32(0, 1) == RowCol{8, 0});
+  CHECK(mma::aElementTf32(5, 2) == RowCol{1, 5});
+  CHECK(mma::aElementTf32(31, 3) == RowCol{15, 7});
+  // B: "row = threadID_in_group for b0 / + 4 for b1; col = groupID".
+  CHECK(mma::bElementTf32(0, 0) == RowCol{0, 0});
+  CHECK(mma::bElementTf32(5, 1) == RowCol{5, 1});
+  CHECK(mma::bElementTf32(31, 1) == RowCol{7, 7});
+  // ldmatrix over 32-bit elements read as b16 pairs: register q of lane t
+  // holds element (t % 4) of row t / 4 of block q, i.e. tf32 A register q
+  // is aElementTf32(t, q) when the blocks are fragmentBlock's with k halved.
+  for (int t = 0; t < 32; ++t)
+    for (int q = 0; q < 4; ++q) {
+      RowCol blk = mma::fragmentBlock(mma::Operand::A, q);
+      REQUIRE(mma::aElementTf32(t, q) ==
+              RowCol{blk.row + t / 4, blk.col / 2 + t % 4});
+      RowCol bblk = mma::fragmentBlock(mma::Operand::B, q);
+      if (bblk.row == 0) // n-block 0: b0, b1
+        REQUIRE(mma::bElementTf32(t, q) ==
+                RowCol{bblk.col / 2 + t % 4, bblk.row + t / 4});
+    }
+}
+
 TEST_CASE("fragment maps are bijections", "[tiled-matmul]") {
+  checkBijection(mma::aElementTf32, 4, 16, 8);
+  checkBijection(mma::bElementTf32, 2, 8, 8);
   checkBijection(mma::aElement, 8, 16, 16);
   checkBijection(mma::bElement, 4, 16, 8);
   checkBijection(mma::cElement, 4, 16, 8);
@@ -591,22 +620,46 @@ bool Sim::execWarpOp(Operation *op, const std::vector<int> &mask) {
     return true;
   }
   auto mmaOp = cast<NVVM::MmaOp>(op);
-  bool bf16 = *mmaOp.getMultiplicandAPtxType() == NVVM::MMATypes::bf16;
+  std::optional<NVVM::MMATypes> ptxType = mmaOp.getMultiplicandAPtxType();
+  bool bf16 = ptxType && *ptxType == NVVM::MMATypes::bf16;
+  bool tf32 = ptxType && *ptxType == NVVM::MMATypes::tf32;
+  int kDim = mmaOp.getShape().getK();
+  if (kDim != (tf32 ? 8 : 16) || mmaOp.getShape().getM() != 16 ||
+      mmaOp.getShape().getN() != 8)
+    return fail(op, "mma shape not simulated");
   auto half = [&](const Val &reg, int which) -> double {
     uint16_t h = reg.e.empty() ? uint16_t(uns(reg.i, 32) >> (16 * which))
                                : uint16_t(reg.e[which].i);
     return bf16 ? bf16ToFloat(h) : f16ToFloat(h);
   };
-  double A[16][16], B[16][8], C[16][8];
+  // tf32: the upper 19 bits of the f32 register (the rest is ignored).
+  auto tf32Value = [&](const Val &reg) -> double {
+    uint32_t bits = uint32_t(uns(reg.i, 32)) & 0xffffe000u;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  double A[16][16] = {}, B[16][8] = {}, C[16][8];
   for (int l = 0; l < 32; ++l) {
     auto &vals = thr[mask[l]].vals;
-    for (int r = 0; r < 8; ++r) {
-      RowCol rc = mma::aElement(l, r);
-      A[rc.row][rc.col] = half(vals.lookup(mmaOp.getOperandA()[r / 2]), r % 2);
-    }
-    for (int r = 0; r < 4; ++r) {
-      RowCol rc = mma::bElement(l, r);
-      B[rc.row][rc.col] = half(vals.lookup(mmaOp.getOperandB()[r / 2]), r % 2);
+    if (tf32) {
+      for (int r = 0; r < 4; ++r) {
+        RowCol rc = mma::aElementTf32(l, r);
+        A[rc.row][rc.col] = tf32Value(vals.lookup(mmaOp.getOperandA()[r]));
+      }
+      for (int r = 0; r < 2; ++r) {
+        RowCol rc = mma::bElementTf32(l, r);
+        B[rc.row][rc.col] = tf32Value(vals.lookup(mmaOp.getOperandB()[r]));
+      }
+    } else {
+      for (int r = 0; r < 8; ++r) {
+        RowCol rc = mma::aElement(l, r);
+        A[rc.row][rc.col] = half(vals.lookup(mmaOp.getOperandA()[r / 2]), r % 2);
+      }
+      for (int r = 0; r < 4; ++r) {
+        RowCol rc = mma::bElement(l, r);
+        B[rc.row][rc.col] = half(vals.lookup(mmaOp.getOperandB()[r / 2]), r % 2);
+      }
     }
     for (int r = 0; r < 4; ++r) {
       RowCol rc = mma::cElement(l, r);
@@ -618,7 +671,7 @@ bool Sim::execWarpOp(Operation *op, const std::vector<int> &mask) {
     for (int r = 0; r < 4; ++r) {
       RowCol rc = mma::cElement(l, r);
       double d = C[rc.row][rc.col];
-      for (int k = 0; k < 16; ++k)
+      for (int k = 0; k < kDim; ++k)
         d += A[rc.row][k] * B[k][rc.col];
       Val x;
       x.f = double(float(d));
@@ -813,6 +866,7 @@ struct Case {
   bool bias;  ///< + bias[j], then max(., 0) (a ReLU)
   bool outLow; ///< store bf16/f16 instead of f32 (16-bit cases)
   std::string chip = "sm_80";
+  bool tf32 = false; ///< f32 under TiledMatmulOptions::allowTf32
 };
 
 static const char *name(Elem e) {
@@ -934,8 +988,11 @@ static Built build(const std::string &text, const std::string &chip,
 
 static void runCase(const Case &c, bool eager) {
   INFO(kernelText(c));
-  Built b = build(kernelText(c), c.chip);
+  TiledMatmulOptions options;
+  options.allowTf32 = c.tf32;
+  Built b = build(kernelText(c), c.chip, options);
   REQUIRE(b.launch);
+  CHECK(llvm::StringRef(b.launch->description).contains("tf32") == c.tf32);
   INFO(b.launch->description);
   bool low = c.elem != Elem::F32;
   size_t eb = low ? 2 : 4;
@@ -1149,7 +1206,8 @@ private:
 /// kernels were checked.
 static int checkAgainstReference(const std::string &text,
                                  const std::string &chip,
-                                 llvm::ArrayRef<llvm::StringRef> only = {}) {
+                                 llvm::ArrayRef<llvm::StringRef> only = {},
+                                 TiledMatmulOptions options = {}) {
   MLIRContext &ctx = context();
   OwningOpRef<ModuleOp> input = parseSourceString<ModuleOp>(text, &ctx);
   REQUIRE(input);
@@ -1166,7 +1224,7 @@ static int checkAgainstReference(const std::string &text,
     auto module = gpu::GPUModuleOp::create(builder, kernel.getLoc(), "k_cuda");
     auto target = synpl::cuda::makeTarget(chip);
     auto result = buildTiledMatmul(kernel, "k", *target,
-                                   module.getBodyRegion().front(), {});
+                                   module.getBodyRegion().front(), options);
     REQUIRE(succeeded(result));
     if (!*result)
       continue;
@@ -1231,6 +1289,14 @@ TEST_CASE("the Fashion-MNIST matmul kernels match their UOps' reference",
                                "forward_backward.k10_matmul",
                                "forward_backward.k34_matmul",
                                "forward_backward.k36_matmul"}) == 4);
+  // The same on tf32 tensor cores (the operands are exact in tf32).
+  TiledMatmulOptions tf32;
+  tf32.allowTf32 = true;
+  CHECK(checkAgainstReference(fashionMnistMatmuls(), "sm_80",
+                              {"forward_backward.k10_matmul",
+                               "forward_backward.k34_matmul",
+                               "forward_backward.k36_matmul"},
+                              tf32) == 3);
 }
 
 // All eight, including the two with K or M = 784 over the flattened image
@@ -1265,6 +1331,21 @@ TEST_CASE("f32 tiled kernels compute the matmul on the SIMT interpreter",
     runCase({64, 64, 24, Elem::F32, true, false, false, false}, eager);
     runCase({33, 80, 19, Elem::F32, false, true, true, false}, eager);
     runCase({48, 36, 16, Elem::F32, true, true, false, false}, eager);
+  }
+}
+
+TEST_CASE("tf32 tiled kernels (allowTf32) compute the matmul on the SIMT "
+          "interpreter", "[tiled-matmul]") {
+  // Operands are multiples of 1/8: exact in tf32, so results stay exact.
+  for (bool eager : {false, true}) {
+    Case c{72, 136, 40, Elem::F32, false, false, true, false, "sm_80", true};
+    runCase(c, eager);
+    c = {40, 24, 36, Elem::F32, true, true, false, false, "sm_90", true};
+    runCase(c, eager);
+    c = {64, 48, 19, Elem::F32, false, true, true, false, "sm_80", true};
+    runCase(c, eager);
+    c = {33, 70, 64, Elem::F32, true, false, false, false, "sm_90", true};
+    runCase(c, eager);
   }
 }
 

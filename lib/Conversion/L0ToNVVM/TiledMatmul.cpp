@@ -57,7 +57,11 @@ struct OperandPlan {
   bool rContig() const { return strideR == 1; }
 };
 
-enum class Variant { Mma16, SimtF32 };
+/// Mma16: bf16/f16 mma.sync m16n8k16; MmaTf32: f32 operands on tf32
+/// mma.sync m16n8k8 (only under TiledMatmulOptions::allowTf32); SimtF32:
+/// FFMA.
+enum class Variant { Mma16, MmaTf32, SimtF32 };
+static bool isMma(Variant v) { return v != Variant::SimtF32; }
 
 struct MatmulMatch {
   RangeOp ri, rj, rk;
@@ -395,15 +399,26 @@ static double smClockHz(const cuda::CudaTarget &t) {
 static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
                         TileConfig &c) {
   const cuda::CudaArch &arch = *t.arch;
-  bool mma = m.variant == Variant::Mma16;
-  int64_t eb = mma ? 2 : 4;
+  bool mma = isMma(m.variant);
+  bool tf32 = m.variant == Variant::MmaTf32;
+  int64_t eb = m.variant == Variant::Mma16 ? 2 : 4;
   // Layouts: mma keeps the global contiguous dim contiguous in shared
   // memory (16-byte cp.async, ldmatrix or ldmatrix.trans); simt stores
   // [k][r] (the FFMA loop reads rows of r).
   auto layout = [&](const OperandPlan &op, int64_t rows, bool &kMajor,
                     int64_t &pitch, int64_t &bytes, int64_t &vec) -> bool {
     int64_t vecElems = 16 / eb;
-    if (mma) {
+    if (tf32) {
+      // [r][k] always (ldmatrix has no 32-bit .trans): 16-byte copies when
+      // k is contiguous, element copies that transpose otherwise.
+      kMajor = false;
+      vec = (op.kContig() && m.K % vecElems == 0 &&
+             op.strideR % vecElems == 0 && op.base % vecElems == 0)
+                ? vecElems
+                : 1;
+      pitch = c.bk + 4; // +16 bytes: odd 16B-chunk pitch
+      bytes = rows * pitch * eb;
+    } else if (mma) {
       kMajor = !op.kContig();
       if (!op.kContig() && !op.rContig())
         return false;
@@ -462,8 +477,10 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   int64_t tilesM = (m.M + c.bm - 1) / c.bm, tilesN = (m.N + c.bn - 1) / c.bn;
   int64_t kTiles = (m.K + c.bk - 1) / c.bk;
   double flopsK = 2.0 * c.bm * c.bn * c.bk;
-  double smFlops = mma ? t.tensorFlopsPerSecond() / t.smCount
-                       : t.fp32FlopsPerSecond() / t.smCount;
+  double smFlops =
+      tf32  ? t.arch->tensorTf32Tflops * 1e12 / t.arch->smCount
+      : mma ? t.tensorFlopsPerSecond() / t.smCount
+            : t.fp32FlopsPerSecond() / t.smCount;
   double computeK = flopsK / smFlops;
   // FFMA issue slots are shared with the shared-memory loads of the
   // operands (TM/4 + TN/4 ld.shared.v4 per k) and ~2 address/loop ops.
@@ -505,10 +522,12 @@ static SmallVector<TileConfig> rankTiles(const MatmulMatch &m,
     if (scoreConfig(m, t, c))
       ranked.push_back(c);
   };
-  if (m.variant == Variant::Mma16) {
+  if (isMma(m.variant)) {
+    bool tf32 = m.variant == Variant::MmaTf32;
     for (int64_t bm : {64, 128, 256})
       for (int64_t bn : {64, 128, 256})
-        for (int64_t bk : {32, 64})
+        for (int64_t bk : tf32 ? std::initializer_list<int64_t>{16, 32}
+                               : std::initializer_list<int64_t>{32, 64})
           for (auto [wm, wn] : {std::pair<int64_t, int64_t>{32, 32}, {64, 32},
                                 {32, 64}, {64, 64}})
             for (int64_t stages : {2, 3, 4, 5}) {
@@ -613,6 +632,10 @@ private:
     return sum;
   }
 
+  /// Bytes of an operand element in shared memory.
+  int64_t elemBytes() const { return m.variant == Variant::Mma16 ? 2 : 4; }
+  /// k per mma.sync: 16 (m16n8k16) for 16-bit operands, 8 for tf32.
+  int64_t kStep() const { return m.variant == Variant::MmaTf32 ? 8 : 16; }
   void emitPrologue();
   /// Issues the cp.async copies of k tile `kt` (i32) into stage `stage`.
   void issueLoads(Value kt, Value stage);
@@ -667,7 +690,7 @@ LogicalResult KernelEmitter::build(StringRef name) {
   // The k loop: ^loop(kt, acc...) runs kTiles times over a `stages` ring;
   // tile kt + stages - 1 is in flight while tile kt is multiplied.
   int64_t kTiles = (m.K + c.bk - 1) / c.bk;
-  bool mmaPath = m.variant == Variant::Mma16;
+  bool mmaPath = isMma(m.variant);
   for (int64_t s = 0; s + 1 < c.stages; ++s) {
     issueLoads(c32(s), c32(s));
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
@@ -715,11 +738,11 @@ LogicalResult KernelEmitter::build(StringRef name) {
     // finished reading it before the barrier that ended iteration kt - 1.
     issueLoads(next, LLVM::URemOp::create(b, loc, next, c32(c.stages)));
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    int64_t steps = c.bk / 16;
+    int64_t steps = c.bk / kStep();
     for (int64_t kk = 0; kk < steps; ++kk) {
       SmallVector<Value> nextFrags;
       if (kk + 1 < steps) {
-        nextFrags = loadFragments(stage, (kk + 1) * 16);
+        nextFrags = loadFragments(stage, (kk + 1) * kStep());
       } else {
         // Tile kt + 1 has landed for this thread, then for all.
         NVVM::CpAsyncWaitGroupOp::create(b, loc, c.stages - 2);
@@ -775,7 +798,7 @@ void KernelEmitter::emitPrologue() {
   Value tn = LLVM::UDivOp::create(b, loc, inGroup, size);
   tileM = mulC(tm, c.bm);
   tileN = mulC(tn, c.bn);
-  int64_t accs = m.variant == Variant::Mma16 ? c.wm * c.wn / 32 : c.wm * c.wn;
+  int64_t accs = isMma(m.variant) ? c.wm * c.wn / 32 : c.wm * c.wn;
   Value zero = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0));
   acc.assign(accs, zero);
 }
@@ -794,7 +817,7 @@ void KernelEmitter::issueOperand(const OperandPlan &op, bool isA, Value kt,
   bool kMajor = isA ? c.aKMajor : c.bKMajor;
   int64_t pitch = isA ? c.aPitch : c.bPitch;
   int64_t vec = isA ? c.aVec : c.bVec;
-  int64_t eb = m.variant == Variant::Mma16 ? 2 : 4;
+  int64_t eb = elemBytes();
   Value tile = isA ? tileM : tileN;
   // Chunks walk the global contiguous dimension fastest (coalesced); a
   // chunk of `vec` elements lies along the shared contiguous dimension.
@@ -844,29 +867,35 @@ void KernelEmitter::prepareMma() {
   Value wnCol = mulC(LLVM::URemOp::create(b, loc, warp, c32(warpsN)), c.wn);
   // Per-lane byte offset of the ldmatrix row address for the fragment
   // piece at (r, k) = (0, 0) of the warp's tile; pieces add a constant.
+  // ldmatrix works on 16-byte rows of b16: its k coordinates are in b16
+  // units, 2 bytes each, whatever the element (a tf32 row holds 4 k).
+  int64_t eb = elemBytes();
   auto laneOffset = [&](Operand opnd, bool kMajor, int64_t pitch) {
     return laneLinear([&](int l) {
       RowCol rc = ldmatrixRowAddress(opnd, l, 0, 0, kMajor);
-      return int64_t(kMajor ? rc.col * pitch + rc.row : rc.row * pitch + rc.col) * 2;
+      return kMajor ? int64_t(rc.col * pitch + rc.row) * eb
+                    : int64_t(rc.row * pitch * eb + rc.col * 2);
     });
   };
-  aFragBase = add(c.aKMajor ? mulC(wmRow, 2) : mulC(wmRow, c.aPitch * 2),
+  aFragBase = add(c.aKMajor ? mulC(wmRow, eb) : mulC(wmRow, c.aPitch * eb),
                   laneOffset(Operand::A, c.aKMajor, c.aPitch));
   bFragBase = add(add(c32(c.aTileBytes),
-                      c.bKMajor ? mulC(wnCol, 2) : mulC(wnCol, c.bPitch * 2)),
+                      c.bKMajor ? mulC(wnCol, eb) : mulC(wnCol, c.bPitch * eb)),
                   laneOffset(Operand::B, c.bKMajor, c.bPitch));
 }
 
 SmallVector<Value> KernelEmitter::loadFragments(Value stage, int64_t kk) {
   auto i32x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
-  bool bf16 = m.mmaElem.isBF16();
+  // bf16 and tf32 operands are i32 registers, f16 ones vector<2xf16>.
+  bool asI32 = m.variant == Variant::MmaTf32 || m.mmaElem.isBF16();
   Type half2 = VectorType::get({2}, b.getF16Type());
+  int64_t eb = elemBytes();
   Value stageBase = mul(stage, c32(c.aTileBytes + c.bTileBytes));
   Value aBase = gepBytes(smem, add(stageBase, aFragBase));
   Value bBase = gepBytes(smem, add(stageBase, bFragBase));
   auto piece = [&](Value base, bool kMajor, int64_t pitch, int64_t r,
                    int64_t k) {
-    int64_t off = (kMajor ? k * pitch + r : r * pitch + k) * 2;
+    int64_t off = (kMajor ? k * pitch + r : r * pitch + k) * eb;
     return off ? gepBytes(base, c32(off)) : base;
   };
   SmallVector<Value> frags;
@@ -876,7 +905,7 @@ SmallVector<Value> KernelEmitter::loadFragments(Value stage, int64_t kk) {
         NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8), NVVM::LdStMatrixEltType::B16);
     for (int64_t q = 0; q < 4; ++q) {
       Value v = LLVM::ExtractValueOp::create(b, loc, res, ArrayRef<int64_t>{q});
-      frags.push_back(bf16 ? v : Value(LLVM::BitcastOp::create(b, loc, half2, v)));
+      frags.push_back(asI32 ? v : Value(LLVM::BitcastOp::create(b, loc, half2, v)));
     }
   };
   // A: WM/16 x4 loads (a0a1 .. a6a7 each); B: one x4 per two n8 blocks
@@ -890,8 +919,9 @@ SmallVector<Value> KernelEmitter::loadFragments(Value stage, int64_t kk) {
 
 void KernelEmitter::mmaStep(ArrayRef<Value> frags) {
   auto f32x4 = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-  NVVM::MMATypes ty =
-      m.mmaElem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  NVVM::MMATypes ty = m.variant == Variant::MmaTf32 ? NVVM::MMATypes::tf32
+                      : m.mmaElem.isBF16()            ? NVVM::MMATypes::bf16
+                                                      : NVVM::MMATypes::f16;
   int64_t mTiles = c.wm / 16, nTiles = c.wn / 8;
   ArrayRef<Value> aFrags = frags.take_front(mTiles * 4);
   ArrayRef<Value> bFrags = frags.drop_front(mTiles * 4);
@@ -901,7 +931,7 @@ void KernelEmitter::mmaStep(ArrayRef<Value> frags) {
       SmallVector<Value> cIn(acc.begin() + at, acc.begin() + at + 4);
       Value d = NVVM::MmaOp::create(
           b, loc, f32x4, aFrags.slice(mi * 4, 4), bFrags.slice(nj * 2, 2), cIn,
-          ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+          ArrayRef<int64_t>{16, 8, kStep()}, std::nullopt, std::nullopt,
           std::array<NVVM::MMATypes, 2>{ty, ty},
           std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                          NVVM::MMALayout::col});
@@ -968,7 +998,7 @@ LogicalResult KernelEmitter::emitEpilogue() {
     cur = cont;
     return success();
   };
-  if (m.variant == Variant::Mma16) {
+  if (isMma(m.variant)) {
     using namespace mma;
     int64_t warpsN = c.bn / c.wn;
     Value rowBase = add(tileM, mulC(LLVM::UDivOp::create(b, loc, warp, c32(warpsN)), c.wm));
@@ -1197,6 +1227,11 @@ buildTiledMatmul(l0uop::KernelOp kernel, llvm::StringRef name,
     return std::optional<TiledLaunch>();
   if (match->variant == Variant::Mma16 && !options.tensorCores)
     return std::optional<TiledLaunch>();
+  // f32 on the tensor cores only where the numerics may change (tf32 keeps
+  // 10 mantissa bits of each operand; the products accumulate in f32).
+  if (match->variant == Variant::SimtF32 && options.allowTf32 &&
+      options.tensorCores)
+    match->variant = Variant::MmaTf32;
   // The tile indices are 32-bit.
   if (match->M > (1 << 30) || match->N > (1 << 30) || match->K > (1 << 30))
     return std::optional<TiledLaunch>();
@@ -1222,17 +1257,19 @@ buildTiledMatmul(l0uop::KernelOp kernel, llvm::StringRef name,
   launch.grid = {tiles, 1, 1};
   launch.block = {c.threads, 1, 1};
   launch.sharedBytes = c.sharedBytes;
-  std::string elem = match->variant == Variant::Mma16
+  std::string elem = match->variant == Variant::MmaTf32 ? "tf32"
+                     : match->variant == Variant::Mma16
                          ? (match->mmaElem.isBF16() ? "bf16" : "f16")
                          : "f32";
   launch.description =
-      match->variant == Variant::Mma16
-          ? llvm::formatv("mma.sync m16n8k16 {0}, block {1}x{2}x{3}, {4} warps "
+      isMma(match->variant)
+          ? llvm::formatv("mma.sync m16n8k{12} {0}, block {1}x{2}x{3}, {4} warps "
                           "of {5}x{6}, {7} stages, {8} B shared, ~{9} regs, "
                           "{10} blocks/SM, model {11:F1} us",
                           elem, c.bm, c.bn, c.bk, c.threads / 32, c.wm, c.wn,
                           c.stages, c.sharedBytes, c.regs, c.blocksPerSM,
-                          c.seconds * 1e6)
+                          c.seconds * 1e6,
+                          match->variant == Variant::MmaTf32 ? 8 : 16)
                 .str()
           : llvm::formatv("ffma f32, block {0}x{1}x{2}, 256 threads of "
                           "{3}x{4}, {5} stages, {6} B shared, ~{7} regs, "

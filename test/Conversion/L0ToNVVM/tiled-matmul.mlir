@@ -1,6 +1,7 @@
 // RUN: synpl-tiled-matmul %s --chip=sm_80 2>%t.err | FileCheck %s
 // RUN: FileCheck %s --check-prefix=LOG < %t.err
 // RUN: synpl-tiled-matmul %s --chip=sm_90 --no-tensor-cores 2>&1 >/dev/null | FileCheck %s --check-prefix=NOTC
+// RUN: synpl-tiled-matmul %s --chip=sm_90 --allow-tf32 2>&1 | FileCheck %s --check-prefix=TF32
 
 // The tiled matmul lowering (lib/Conversion/L0ToNVVM/TiledMatmul.cpp)
 // through its test driver: which kernels it takes, and the structure of
@@ -17,6 +18,14 @@
 // NOTC: declined: mm_bf16
 // NOTC: declined: mm_f16_at
 // NOTC: tiled: mm_f32_bt: ffma f32
+
+// With tf32 allowed the f32 kernel goes to the tensor cores: B [N][K] is
+// copied 16 bytes at a time, A [M][K] too; both read with ldmatrix.
+// TF32: tiled: mm_f32_bt: mma.sync m16n8k8 tf32
+// TF32: gpu.module @mm_f32_bt_cuda
+// TF32: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// TF32: nvvm.ldmatrix %{{.*}} {{{.*}}layout = #nvvm.mma_layout<row>
+// TF32: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 
 // CHECK: module attributes {gpu.container_module}
 // CHECK: gpu.module @mm_bf16_cuda [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx{{[0-9]+}}">]
