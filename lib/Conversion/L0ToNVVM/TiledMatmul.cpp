@@ -1,19 +1,23 @@
 //===- TiledMatmul.cpp - Tiled (tensor-core) matmul kernels for CUDA -------===//
 //
-// matchMatmul() recognises the matmul shape structurally (see
-// TiledMatmul.h); rankTiles() searches the tile shapes with the cost
-// model of docs/cuda-matmul.md; KernelEmitter builds the llvm.func:
+// Matcher recognises the matmul shape structurally (see TiledMatmul.h);
+// rankTiles() searches the tile shapes with the cost model of
+// docs/cuda-matmul.md; KernelEmitter builds the llvm.func:
 //
 //   bf16/f16 x bf16/f16 -> f32: block tile BMxBNxBK staged through a
 //     `stages`-deep cp.async ring in dynamic shared memory (rows padded by
 //     16 bytes: conflict-free ldmatrix), warps of WMxWN, ldmatrix(.trans)
-//     feeding mma.sync.m16n8k16.row.col with f32 accumulators in registers.
+//     feeding mma.sync.m16n8k16.row.col with f32 accumulators in registers;
+//     the next k step's fragments are loaded before each step's mma.sync,
+//     across the per-tile barrier too.
+//   f32 x f32 -> f32 under allowTf32: the same on mma.sync.m16n8k8.tf32,
+//     tiles stored [r][k].
 //   f32 x f32 -> f32: the same ring (4- or 16-byte cp.async), 256 threads
 //     of TMxTN register-blocked FFMA over [k][m] / [k][n] shared tiles.
 //
-// Both re-emit the kernel's scalar UOps outside the k loop (the epilogue:
+// All re-emit the kernel's scalar UOps outside the k loop (the epilogue:
 // bias, activation, stores) once per output element a thread owns, with
-// the generic scalar semantics (EpilogueEmitter), guarded where the tile
+// the generic scalar semantics (emitElement), guarded where the tile
 // overhangs M or N.
 //
 //===----------------------------------------------------------------------===//
