@@ -461,8 +461,13 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   // state.
   int64_t acc = mma ? c.wm * c.wn / 32 : c.wm * c.wn;
   int64_t frag = mma ? 2 * (c.wm / 16 * 4 + c.wn / 8 * 2) : c.wm + c.wn;
-  c.regs = acc + frag + 40;
-  if (c.regs > arch.maxRegistersPerThread)
+  // Each copy a thread issues per stage keeps an address live.
+  int64_t copies = chunks(c.bm, c.aVec) / c.threads +
+                   chunks(c.bn, c.bVec) / c.threads;
+  c.regs = acc + frag + copies + 40;
+  // A margin below the limit: ptxas spilled the tf32 64x64 warp tile with
+  // element copies at an estimate of 250.
+  if (c.regs > int64_t(arch.maxRegistersPerThread) - 8)
     return false;
   int64_t regsPerBlock = ((c.regs + 7) / 8 * 8) * c.threads;
   c.blocksPerSM = std::min<int64_t>(
