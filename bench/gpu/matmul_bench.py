@@ -143,6 +143,8 @@ def main():
     for path in sorted(glob.glob(os.path.join(args.dir, "*.json"))):
         with open(path) as f:
             desc = json.load(f)
+        if not isinstance(desc, dict) or not {"entry", "ptx", "buffers"} <= desc.keys():
+            continue  # not a kernel description of build_matmul.sh
         with open(os.path.join(args.dir, desc["ptx"])) as f:
             ptx = f.read()
         res = bench(driver, desc, ptx, args)

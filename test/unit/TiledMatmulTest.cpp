@@ -42,7 +42,9 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <set>
 
 using namespace mlir;
@@ -93,7 +95,36 @@ static void checkBijection(F f, int regs, int rows, int cols) {
   CHECK(seen.size() == size_t(rows * cols));
 }
 
+TEST_CASE("mma.m16n8k8 tf32 fragment maps match the PTX ISA figures",
+          "[tiled-matmul]") {
+  // A: "row = groupID for a0, a2 / groupID + 8 for a1, a3; col =
+  // threadID_in_group for a0, a1 / + 4 for a2, a3".
+  CHECK(mma::aElementTf32(0, 0) == RowCol{0, 0});
+  CHECK(mma::aElementTf32(0, 1) == RowCol{8, 0});
+  CHECK(mma::aElementTf32(5, 2) == RowCol{1, 5});
+  CHECK(mma::aElementTf32(31, 3) == RowCol{15, 7});
+  // B: "row = threadID_in_group for b0 / + 4 for b1; col = groupID".
+  CHECK(mma::bElementTf32(0, 0) == RowCol{0, 0});
+  CHECK(mma::bElementTf32(5, 1) == RowCol{5, 1});
+  CHECK(mma::bElementTf32(31, 1) == RowCol{7, 7});
+  // ldmatrix over 32-bit elements read as b16 pairs: register q of lane t
+  // holds element (t % 4) of row t / 4 of block q, i.e. tf32 A register q
+  // is aElementTf32(t, q) when the blocks are fragmentBlock's with k halved.
+  for (int t = 0; t < 32; ++t)
+    for (int q = 0; q < 4; ++q) {
+      RowCol blk = mma::fragmentBlock(mma::Operand::A, q);
+      REQUIRE(mma::aElementTf32(t, q) ==
+              RowCol{blk.row + t / 4, blk.col / 2 + t % 4});
+      RowCol bblk = mma::fragmentBlock(mma::Operand::B, q);
+      if (bblk.row == 0) // n-block 0: b0, b1
+        REQUIRE(mma::bElementTf32(t, q) ==
+                RowCol{bblk.col / 2 + t % 4, bblk.row + t / 4});
+    }
+}
+
 TEST_CASE("fragment maps are bijections", "[tiled-matmul]") {
+  checkBijection(mma::aElementTf32, 4, 16, 8);
+  checkBijection(mma::bElementTf32, 2, 8, 8);
   checkBijection(mma::aElement, 8, 16, 16);
   checkBijection(mma::bElement, 4, 16, 8);
   checkBijection(mma::cElement, 4, 16, 8);
@@ -589,22 +620,46 @@ bool Sim::execWarpOp(Operation *op, const std::vector<int> &mask) {
     return true;
   }
   auto mmaOp = cast<NVVM::MmaOp>(op);
-  bool bf16 = *mmaOp.getMultiplicandAPtxType() == NVVM::MMATypes::bf16;
+  std::optional<NVVM::MMATypes> ptxType = mmaOp.getMultiplicandAPtxType();
+  bool bf16 = ptxType && *ptxType == NVVM::MMATypes::bf16;
+  bool tf32 = ptxType && *ptxType == NVVM::MMATypes::tf32;
+  int kDim = mmaOp.getShape().getK();
+  if (kDim != (tf32 ? 8 : 16) || mmaOp.getShape().getM() != 16 ||
+      mmaOp.getShape().getN() != 8)
+    return fail(op, "mma shape not simulated");
   auto half = [&](const Val &reg, int which) -> double {
     uint16_t h = reg.e.empty() ? uint16_t(uns(reg.i, 32) >> (16 * which))
                                : uint16_t(reg.e[which].i);
     return bf16 ? bf16ToFloat(h) : f16ToFloat(h);
   };
-  double A[16][16], B[16][8], C[16][8];
+  // tf32: the upper 19 bits of the f32 register (the rest is ignored).
+  auto tf32Value = [&](const Val &reg) -> double {
+    uint32_t bits = uint32_t(uns(reg.i, 32)) & 0xffffe000u;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  double A[16][16] = {}, B[16][8] = {}, C[16][8];
   for (int l = 0; l < 32; ++l) {
     auto &vals = thr[mask[l]].vals;
-    for (int r = 0; r < 8; ++r) {
-      RowCol rc = mma::aElement(l, r);
-      A[rc.row][rc.col] = half(vals.lookup(mmaOp.getOperandA()[r / 2]), r % 2);
-    }
-    for (int r = 0; r < 4; ++r) {
-      RowCol rc = mma::bElement(l, r);
-      B[rc.row][rc.col] = half(vals.lookup(mmaOp.getOperandB()[r / 2]), r % 2);
+    if (tf32) {
+      for (int r = 0; r < 4; ++r) {
+        RowCol rc = mma::aElementTf32(l, r);
+        A[rc.row][rc.col] = tf32Value(vals.lookup(mmaOp.getOperandA()[r]));
+      }
+      for (int r = 0; r < 2; ++r) {
+        RowCol rc = mma::bElementTf32(l, r);
+        B[rc.row][rc.col] = tf32Value(vals.lookup(mmaOp.getOperandB()[r]));
+      }
+    } else {
+      for (int r = 0; r < 8; ++r) {
+        RowCol rc = mma::aElement(l, r);
+        A[rc.row][rc.col] = half(vals.lookup(mmaOp.getOperandA()[r / 2]), r % 2);
+      }
+      for (int r = 0; r < 4; ++r) {
+        RowCol rc = mma::bElement(l, r);
+        B[rc.row][rc.col] = half(vals.lookup(mmaOp.getOperandB()[r / 2]), r % 2);
+      }
     }
     for (int r = 0; r < 4; ++r) {
       RowCol rc = mma::cElement(l, r);
@@ -616,7 +671,7 @@ bool Sim::execWarpOp(Operation *op, const std::vector<int> &mask) {
     for (int r = 0; r < 4; ++r) {
       RowCol rc = mma::cElement(l, r);
       double d = C[rc.row][rc.col];
-      for (int k = 0; k < 16; ++k)
+      for (int k = 0; k < kDim; ++k)
         d += A[rc.row][k] * B[k][rc.col];
       Val x;
       x.f = double(float(d));
@@ -632,7 +687,11 @@ bool Sim::exec(Operation *op, const std::vector<int> &mask) {
     return execWarpOp(op, mask);
   for (int t : mask) {
     Thread &th = thr[t];
-    auto in = [&](unsigned n) { return th.vals.lookup(op->getOperand(n)); };
+    static const Val none;
+    auto in = [&](unsigned n) -> const Val & {
+      auto it = th.vals.find(op->getOperand(n));
+      return it == th.vals.end() ? none : it->second;
+    };
     Type rt = op->getNumResults() ? op->getResult(0).getType() : Type();
     unsigned w = rt ? bitsOf(rt) : 64;
     unsigned iw = op->getNumOperands() ? bitsOf(op->getOperand(0).getType()) : 64;
@@ -736,7 +795,7 @@ bool Sim::exec(Operation *op, const std::vector<int> &mask) {
         })
         .Case([&](LLVM::BitcastOp) {
           // i32 -> vector<2xf16>: the halves, as raw bits.
-          Val x = in(0);
+          const Val &x = in(0);
           for (int h = 0; h < 2; ++h) {
             Val half;
             half.i = int64_t(uns(x.i, 32) >> (16 * h) & 0xffff);
@@ -788,7 +847,7 @@ bool Sim::exec(Operation *op, const std::vector<int> &mask) {
     if (!ok)
       return false;
     if (op->getNumResults())
-      th.vals[op->getResult(0)] = r;
+      th.vals[op->getResult(0)] = std::move(r);
   }
   return true;
 }
@@ -807,6 +866,7 @@ struct Case {
   bool bias;  ///< + bias[j], then max(., 0) (a ReLU)
   bool outLow; ///< store bf16/f16 instead of f32 (16-bit cases)
   std::string chip = "sm_80";
+  bool tf32 = false; ///< f32 under TiledMatmulOptions::allowTf32
 };
 
 static const char *name(Elem e) {
@@ -928,8 +988,11 @@ static Built build(const std::string &text, const std::string &chip,
 
 static void runCase(const Case &c, bool eager) {
   INFO(kernelText(c));
-  Built b = build(kernelText(c), c.chip);
+  TiledMatmulOptions options;
+  options.allowTf32 = c.tf32;
+  Built b = build(kernelText(c), c.chip, options);
   REQUIRE(b.launch);
+  CHECK(llvm::StringRef(b.launch->description).contains("tf32") == c.tf32);
   INFO(b.launch->description);
   bool low = c.elem != Elem::F32;
   size_t eb = low ? 2 : 4;
@@ -998,7 +1061,250 @@ static void runCase(const Case &c, bool eager) {
   CHECK(bad == 0);
 }
 
+//===----------------------------------------------------------------------===//
+// A reference: the kernel's UOps evaluated directly (scalar, sequential)
+//===----------------------------------------------------------------------===//
+
+/// Evaluates an l0uop.kernel body the way the spec reads it: RANGEs as
+/// nested loops, REDUCE add as init + the sum of its loop's values, every
+/// float op rounded to its type. Buffers: the kernel's arguments in order.
+class Reference {
+public:
+  Reference(synpl::l0uop::KernelOp kernel,
+            std::vector<std::vector<uint8_t>> &buffers)
+      : kernel(kernel), buffers(buffers) {
+    for (Operation &op : kernel.getBody().front())
+      ops.push_back(&op);
+  }
+  bool run() { return eval(0, ops.size()); }
+  std::string error;
+
+private:
+  struct Ptr {
+    unsigned arg;
+    int64_t offset;
+  };
+  bool eval(size_t from, size_t to) {
+    for (size_t n = from; n < to; ++n) {
+      Operation *op = ops[n];
+      if (auto r = dyn_cast<synpl::l0uop::RangeOp>(op)) {
+        size_t end = n + 1;
+        for (; end < to; ++end)
+          if (auto e = dyn_cast<synpl::l0uop::EndOp>(ops[end]);
+              e && e.getRange() == r.getResult())
+            break;
+        // The REDUCEs over this range sum its body's values.
+        llvm::SmallVector<synpl::l0uop::ReduceOp> reds;
+        for (Operation *user : r.getResult().getUsers())
+          if (auto red = dyn_cast<synpl::l0uop::ReduceOp>(user))
+            reds.push_back(red);
+        std::vector<double> sums(reds.size(), 0.0);
+        for (int64_t v = r.getLower(); v < r.getUpper(); v += r.getStep()) {
+          ints[r.getResult()] = v;
+          if (!eval(n + 1, end))
+            return false;
+          for (size_t x = 0; x < reds.size(); ++x)
+            sums[x] = double(float(sums[x] + floats[reds[x].getValue()]));
+        }
+        for (size_t x = 0; x < reds.size(); ++x)
+          reduceSums[reds[x]] = sums[x];
+        n = end;
+        continue;
+      }
+      if (!evalOp(op))
+        return false;
+    }
+    return true;
+  }
+  bool evalOp(Operation *op) {
+    using namespace synpl::l0uop;
+    Type rt = op->getNumResults() ? op->getResult(0).getType() : Type();
+    auto f = [&](unsigned i) { return floats.lookup(op->getOperand(i)); };
+    auto i = [&](unsigned k) { return ints.lookup(op->getOperand(k)); };
+    bool fp = rt && isa<FloatType>(rt);
+    auto setF = [&](double v) { floats[op->getResult(0)] = roundTo(rt, v); };
+    auto setI = [&](int64_t v) { ints[op->getResult(0)] = v; };
+    if (auto c = dyn_cast<ConstOp>(op)) {
+      if (auto fa = dyn_cast<FloatAttr>(c.getValue()))
+        setF(fa.getValueAsDouble());
+      else
+        setI(cast<IntegerAttr>(c.getValue()).getValue().getSExtValue());
+    } else if (auto idx = dyn_cast<IndexOp>(op)) {
+      auto buf = cast<BufType>(idx.getBuffer().getType());
+      int64_t off = 0, stride = 1;
+      for (int64_t d = buf.getRank() - 1; d >= 0; --d) {
+        off += ints.lookup(idx.getIndices()[d]) * stride;
+        stride *= buf.getShape()[d];
+      }
+      ptrs[op->getResult(0)] = {cast<BlockArgument>(idx.getBuffer()).getArgNumber(), off};
+    } else if (isa<LoadOp>(op)) {
+      Ptr p = ptrs.lookup(op->getOperand(0));
+      Val v = loadScalar(rt, &buffers[p.arg].at(p.offset * sizeOf(rt)));
+      if (fp)
+        floats[op->getResult(0)] = v.f;
+      else
+        setI(v.i);
+    } else if (isa<StoreOp>(op)) {
+      Ptr p = ptrs.lookup(op->getOperand(0));
+      Type vt = op->getOperand(1).getType();
+      Val v;
+      v.f = floats.lookup(op->getOperand(1));
+      v.i = ints.lookup(op->getOperand(1));
+      storeScalar(vt, &buffers[p.arg].at(p.offset * sizeOf(vt)), v);
+    } else if (auto red = dyn_cast<ReduceOp>(op)) {
+      setF(floats.lookup(red.getInit()) + reduceSums.lookup(red));
+    } else if (isa<AddOp>(op)) {
+      fp ? setF(f(0) + f(1)) : setI(i(0) + i(1));
+    } else if (isa<MulOp>(op)) {
+      fp ? setF(f(0) * f(1)) : setI(i(0) * i(1));
+    } else if (isa<MulAccOp>(op)) {
+      fp ? setF(double(float(f(0) * f(1))) + f(2)) : setI(i(0) * i(1) + i(2));
+    } else if (isa<NegOp>(op)) {
+      fp ? setF(-f(0)) : setI(-i(0));
+    } else if (isa<ReciprocalOp>(op)) {
+      setF(1.0 / f(0));
+    } else if (isa<MaxOp>(op)) {
+      fp ? setF(std::isnan(f(0)) || std::isnan(f(1)) ? NAN : std::max(f(0), f(1)))
+         : setI(std::max(i(0), i(1)));
+    } else if (isa<CmpLtOp>(op)) {
+      setI(isa<FloatType>(op->getOperand(0).getType()) ? f(0) < f(1) : i(0) < i(1));
+    } else if (isa<CmpNeOp>(op)) {
+      setI(isa<FloatType>(op->getOperand(0).getType()) ? !(f(0) == f(1)) : i(0) != i(1));
+    } else if (isa<WhereOp>(op)) {
+      fp ? setF(i(0) ? f(1) : f(2)) : setI(i(0) ? i(1) : i(2));
+    } else if (isa<Exp2Op>(op)) {
+      setF(std::exp2(f(0)));
+    } else if (isa<Log2Op>(op)) {
+      setF(std::log2(f(0)));
+    } else if (isa<SqrtOp>(op)) {
+      setF(std::sqrt(f(0)));
+    } else if (auto c = dyn_cast<CastOp>(op)) {
+      Type from = c.getSrc().getType();
+      if (isa<FloatType>(from))
+        fp ? setF(f(0)) : setI(int64_t(f(0)));
+      else
+        fp ? setF(double(i(0))) : setI(i(0));
+    } else {
+      error = "reference: op not evaluated";
+      return false;
+    }
+    return true;
+  }
+
+  synpl::l0uop::KernelOp kernel;
+  std::vector<std::vector<uint8_t>> &buffers;
+  std::vector<Operation *> ops;
+  llvm::DenseMap<Value, double> floats;
+  llvm::DenseMap<Value, int64_t> ints;
+  llvm::DenseMap<Value, Ptr> ptrs;
+  llvm::DenseMap<Operation *, double> reduceSums;
+};
+
+/// Every kernel of `text` that the tiled lowering takes, run on the SIMT
+/// interpreter and by the reference from the same random inputs
+/// (multiples of 1/8): the outputs must be identical. Returns how many
+/// kernels were checked.
+static int checkAgainstReference(const std::string &text,
+                                 const std::string &chip,
+                                 llvm::ArrayRef<llvm::StringRef> only = {},
+                                 TiledMatmulOptions options = {}) {
+  MLIRContext &ctx = context();
+  OwningOpRef<ModuleOp> input = parseSourceString<ModuleOp>(text, &ctx);
+  REQUIRE(input);
+  int checked = 0;
+  std::vector<synpl::l0uop::KernelOp> kernels;
+  input->walk([&](synpl::l0uop::KernelOp k) { kernels.push_back(k); });
+  for (synpl::l0uop::KernelOp kernel : kernels) {
+    if (!only.empty() && !llvm::is_contained(only, kernel.getSymName()))
+      continue;
+    INFO(kernel.getSymName().str());
+    OpBuilder builder(&ctx);
+    OwningOpRef<ModuleOp> out = ModuleOp::create(builder.getUnknownLoc());
+    builder.setInsertionPointToEnd(out->getBody());
+    auto module = gpu::GPUModuleOp::create(builder, kernel.getLoc(), "k_cuda");
+    auto target = synpl::cuda::makeTarget(chip);
+    auto result = buildTiledMatmul(kernel, "k", *target,
+                                   module.getBodyRegion().front(), options);
+    REQUIRE(succeeded(result));
+    if (!*result)
+      continue;
+    INFO((*result)->description);
+    REQUIRE(succeeded(verify(*out)));
+    LLVM::LLVMFuncOp func;
+    module.walk([&](LLVM::LLVMFuncOp f) { func = f; });
+    std::mt19937 rng(checked + 1);
+    std::uniform_int_distribution<int> eighths(-16, 16);
+    std::vector<std::vector<uint8_t>> bufs;
+    unsigned nIn = kernel.getNumInputs();
+    for (BlockArgument arg : kernel.getBody().front().getArguments()) {
+      auto buf = cast<synpl::l0uop::BufType>(arg.getType());
+      Type e = buf.getElementType();
+      size_t eb = sizeOf(e);
+      std::vector<uint8_t> bytes(buf.getNumElements() * eb, 0xee);
+      if (arg.getArgNumber() < nIn)
+        for (uint64_t x = 0; x < buf.getNumElements(); ++x) {
+          Val v;
+          v.f = eighths(rng) / 8.0;
+          v.i = eighths(rng) & 7;
+          storeScalar(e, &bytes[x * eb], v);
+        }
+      bufs.push_back(std::move(bytes));
+    }
+    std::vector<std::vector<uint8_t>> want = bufs;
+    Reference ref(kernel, want);
+    bool refOk = ref.run();
+    INFO(ref.error);
+    REQUIRE(refOk);
+    Sim sim(func, bufs, (*result)->sharedBytes, /*eagerCopies=*/false);
+    for (int64_t blk = 0; blk < (*result)->grid[0]; ++blk) {
+      bool ok = sim.runBlock(blk, (*result)->block[0]);
+      INFO(sim.error);
+      REQUIRE(ok);
+    }
+    for (unsigned o = nIn; o < bufs.size(); ++o)
+      CHECK(bufs[o] == want[o]);
+    ++checked;
+  }
+  return checked;
+}
+
 } // namespace
+
+static std::string fashionMnistMatmuls() {
+  std::string path = std::string(SYNPL_SOURCE_DIR) +
+                     "/test/Conversion/L0ToNVVM/Inputs/fashion-mnist-matmuls.mlir";
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST_CASE("the Fashion-MNIST matmul kernels match their UOps' reference",
+          "[tiled-matmul]") {
+  // x . W + b; small N (10 classes, guards); X^T . dY with a weight-decay
+  // epilogue (CMPLT/WHERE); dY . W^T with four outputs.
+  CHECK(checkAgainstReference(fashionMnistMatmuls(), "sm_90",
+                              {"forward_backward.k5_matmul",
+                               "forward_backward.k10_matmul",
+                               "forward_backward.k34_matmul",
+                               "forward_backward.k36_matmul"}) == 4);
+  // The same on tf32 tensor cores (the operands are exact in tf32).
+  TiledMatmulOptions tf32;
+  tf32.allowTf32 = true;
+  CHECK(checkAgainstReference(fashionMnistMatmuls(), "sm_80",
+                              {"forward_backward.k10_matmul",
+                               "forward_backward.k34_matmul",
+                               "forward_backward.k36_matmul"},
+                              tf32) == 3);
+}
+
+// All eight, including the two with K or M = 784 over the flattened image
+// buffer (~1 min): `synpl-unit-tests "[tiled-matmul-slow]"`.
+TEST_CASE("all the Fashion-MNIST matmul kernels match their UOps' reference",
+          "[.][tiled-matmul-slow]") {
+  CHECK(checkAgainstReference(fashionMnistMatmuls(), "sm_90") == 8);
+}
 
 TEST_CASE("bf16 tiled kernels compute the matmul on the SIMT interpreter",
           "[tiled-matmul]") {
@@ -1025,6 +1331,47 @@ TEST_CASE("f32 tiled kernels compute the matmul on the SIMT interpreter",
     runCase({64, 64, 24, Elem::F32, true, false, false, false}, eager);
     runCase({33, 80, 19, Elem::F32, false, true, true, false}, eager);
     runCase({48, 36, 16, Elem::F32, true, true, false, false}, eager);
+  }
+}
+
+TEST_CASE("tf32 tiled kernels (allowTf32) compute the matmul on the SIMT "
+          "interpreter", "[tiled-matmul]") {
+  // Operands are multiples of 1/8: exact in tf32, so results stay exact.
+  for (bool eager : {false, true}) {
+    Case c{72, 136, 40, Elem::F32, false, false, true, false, "sm_80", true};
+    runCase(c, eager);
+    c = {40, 24, 36, Elem::F32, true, true, false, false, "sm_90", true};
+    runCase(c, eager);
+    c = {64, 48, 19, Elem::F32, false, true, true, false, "sm_80", true};
+    runCase(c, eager);
+    c = {33, 70, 64, Elem::F32, true, false, false, false, "sm_90", true};
+    runCase(c, eager);
+  }
+}
+
+TEST_CASE("random shapes, layouts and dtypes on the SIMT interpreter",
+          "[tiled-matmul]") {
+  // Sizes keep the 16-bit operands' contiguous extents multiples of 8 (the
+  // lowering declines the others, checked below).
+  std::mt19937 rng(2024);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  for (int n = 0; n < 30; ++n) {
+    Case c;
+    c.elem = n % 3 == 0 ? Elem::F32 : n % 3 == 1 ? Elem::BF16 : Elem::F16;
+    c.aKM = pick(0, 1);
+    c.bNK = pick(0, 1);
+    c.bias = pick(0, 1);
+    c.outLow = pick(0, 1);
+    c.chip = pick(0, 1) ? "sm_80" : "sm_90";
+    int align = c.elem == Elem::F32 ? 1 : 8;
+    c.M = pick(1, 20) * (c.aKM ? align : 1) + (c.aKM ? 0 : pick(0, 3));
+    c.N = pick(1, 20) * (c.bNK ? 1 : align) + (c.bNK ? pick(0, 3) : 0);
+    c.K = pick(1, 12) * align;
+    if (c.elem == Elem::F32)
+      c.K += pick(0, 7);
+    runCase(c, /*eager=*/n % 2 == 0);
   }
 }
 

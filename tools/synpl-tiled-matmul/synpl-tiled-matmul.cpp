@@ -48,6 +48,8 @@ static cl::opt<unsigned> rank("rank",
                               cl::desc("build the cost model's n-th ranked "
                                        "candidate (entry suffix _r<n>)"),
                               cl::init(0));
+static cl::opt<bool> allowTf32("allow-tf32",
+                               cl::desc("f32 operands on tf32 tensor cores"));
 static cl::opt<bool> noTensorCores("no-tensor-cores",
                                    cl::desc("decline bf16/f16 kernels"));
 
@@ -97,6 +99,7 @@ int main(int argc, char **argv) {
   synpl::l0tonvvm::TiledMatmulOptions options;
   options.tensorCores = !noTensorCores;
   options.candidateRank = rank;
+  options.allowTf32 = allowTf32;
   llvm::json::Array launches;
   bool failedAny = false;
   input->walk([&](synpl::l0uop::KernelOp kernel) {

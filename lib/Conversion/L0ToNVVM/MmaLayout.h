@@ -42,6 +42,21 @@ constexpr RowCol cElement(int lane, int reg) {
   return {group + 8 * (reg >> 1), inGroup * 2 + (reg & 1)};
 }
 
+/// mma.m16n8k8 with .tf32 operands ("Matrix Fragments for mma.m16n8k8",
+/// tf32): A (16x8) element a<reg> (reg 0..3) of `lane` is A[row][col]; the
+/// C/D fragment is cElement's.
+constexpr RowCol aElementTf32(int lane, int reg) {
+  int group = lane >> 2, inGroup = lane & 3;
+  return {group + 8 * (reg & 1), inGroup + 4 * (reg >> 1)};
+}
+
+/// tf32 B (8x8): element b<reg> (reg 0..1) of `lane` is B[row][col]
+/// (row = k, col = n).
+constexpr RowCol bElementTf32(int lane, int reg) {
+  int group = lane >> 2, inGroup = lane & 3;
+  return {inGroup + 4 * reg, group};
+}
+
 /// ldmatrix: lane l supplies the address of row (l % 8) of 8x8 matrix
 /// (l / 8); matrix q lands in 32-bit register q of every lane, lane t
 /// holding elements [t / 4][2 (t % 4) + {0, 1}] of the matrix (.trans:
@@ -57,6 +72,10 @@ constexpr RowCol cElement(int lane, int reg) {
 ///               a4a5 = rows 0-7/k 8-15, a6a7 = rows 8-15/k 8-15.
 ///  - B (two n8 blocks x k16): b0b1 of n-block 0 = n 0-7/k 0-7, b2b3 of
 ///    n-block 0 = n 0-7/k 8-15, then the same for n-block 1 (n 8-15).
+/// k is in 16-bit units: a 32-bit (tf32) operand stored [r][k] reads as
+/// pairs of b16, so the same blocks give tf32 fragments with k halved --
+/// A: a0 = rows 0-7/k 0-3, a1 = rows 8-15/k 0-3, a2 = rows 0-7/k 4-7,
+/// a3 = rows 8-15/k 4-7; B: b0, b1 of n-block 0 = k 0-3, 4-7; then n-block 1.
 enum class Operand { A, B };
 constexpr RowCol fragmentBlock(Operand op, int q) {
   return op == Operand::A ? RowCol{8 * (q & 1), 8 * (q >> 1)}

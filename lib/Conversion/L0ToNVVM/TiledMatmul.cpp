@@ -1,19 +1,23 @@
 //===- TiledMatmul.cpp - Tiled (tensor-core) matmul kernels for CUDA -------===//
 //
-// matchMatmul() recognises the matmul shape structurally (see
-// TiledMatmul.h); rankTiles() searches the tile shapes with the cost
-// model of docs/cuda-matmul.md; KernelEmitter builds the llvm.func:
+// Matcher recognises the matmul shape structurally (see TiledMatmul.h);
+// rankTiles() searches the tile shapes with the cost model of
+// docs/cuda-matmul.md; KernelEmitter builds the llvm.func:
 //
 //   bf16/f16 x bf16/f16 -> f32: block tile BMxBNxBK staged through a
 //     `stages`-deep cp.async ring in dynamic shared memory (rows padded by
 //     16 bytes: conflict-free ldmatrix), warps of WMxWN, ldmatrix(.trans)
-//     feeding mma.sync.m16n8k16.row.col with f32 accumulators in registers.
+//     feeding mma.sync.m16n8k16.row.col with f32 accumulators in registers;
+//     the next k step's fragments are loaded before each step's mma.sync,
+//     across the per-tile barrier too.
+//   f32 x f32 -> f32 under allowTf32: the same on mma.sync.m16n8k8.tf32,
+//     tiles stored [r][k].
 //   f32 x f32 -> f32: the same ring (4- or 16-byte cp.async), 256 threads
 //     of TMxTN register-blocked FFMA over [k][m] / [k][n] shared tiles.
 //
-// Both re-emit the kernel's scalar UOps outside the k loop (the epilogue:
+// All re-emit the kernel's scalar UOps outside the k loop (the epilogue:
 // bias, activation, stores) once per output element a thread owns, with
-// the generic scalar semantics (EpilogueEmitter), guarded where the tile
+// the generic scalar semantics (emitElement), guarded where the tile
 // overhangs M or N.
 //
 //===----------------------------------------------------------------------===//
@@ -57,7 +61,11 @@ struct OperandPlan {
   bool rContig() const { return strideR == 1; }
 };
 
-enum class Variant { Mma16, SimtF32 };
+/// Mma16: bf16/f16 mma.sync m16n8k16; MmaTf32: f32 operands on tf32
+/// mma.sync m16n8k8 (only under TiledMatmulOptions::allowTf32); SimtF32:
+/// FFMA.
+enum class Variant { Mma16, MmaTf32, SimtF32 };
+static bool isMma(Variant v) { return v != Variant::SimtF32; }
 
 struct MatmulMatch {
   RangeOp ri, rj, rk;
@@ -380,6 +388,7 @@ constexpr double kSharedBytesPerClock = 128;
 constexpr double kL2OverDram = 3;
 constexpr double kGlobalLatency = 0.8e-6;
 constexpr double kIterationClocks = 150;
+constexpr double kBarrierClocks = 50;
 
 /// The SM clock, derived from the FP32 peak: 2 flops per FFMA lane per
 /// clock, 64 lanes per SM on sm_80 and 128 on sm_86 .. sm_90 (CUDA C
@@ -394,15 +403,26 @@ static double smClockHz(const cuda::CudaTarget &t) {
 static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
                         TileConfig &c) {
   const cuda::CudaArch &arch = *t.arch;
-  bool mma = m.variant == Variant::Mma16;
-  int64_t eb = mma ? 2 : 4;
+  bool mma = isMma(m.variant);
+  bool tf32 = m.variant == Variant::MmaTf32;
+  int64_t eb = m.variant == Variant::Mma16 ? 2 : 4;
   // Layouts: mma keeps the global contiguous dim contiguous in shared
   // memory (16-byte cp.async, ldmatrix or ldmatrix.trans); simt stores
   // [k][r] (the FFMA loop reads rows of r).
   auto layout = [&](const OperandPlan &op, int64_t rows, bool &kMajor,
                     int64_t &pitch, int64_t &bytes, int64_t &vec) -> bool {
     int64_t vecElems = 16 / eb;
-    if (mma) {
+    if (tf32) {
+      // [r][k] always (ldmatrix has no 32-bit .trans): 16-byte copies when
+      // k is contiguous, element copies that transpose otherwise.
+      kMajor = false;
+      vec = (op.kContig() && m.K % vecElems == 0 &&
+             op.strideR % vecElems == 0 && op.base % vecElems == 0)
+                ? vecElems
+                : 1;
+      pitch = c.bk + 4; // +16 bytes: odd 16B-chunk pitch
+      bytes = rows * pitch * eb;
+    } else if (mma) {
       kMajor = !op.kContig();
       if (!op.kContig() && !op.rContig())
         return false;
@@ -436,12 +456,18 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   auto chunks = [&](int64_t rows, int64_t vec) { return rows * c.bk / vec; };
   if (chunks(c.bm, c.aVec) % c.threads || chunks(c.bn, c.bVec) % c.threads)
     return false;
-  // Registers: accumulators, fragments / operand registers, ~40 for
-  // addresses and loop state.
+  // Registers: accumulators, operand registers (mma: two k steps of
+  // fragments, the current and the prefetched), ~40 for addresses and loop
+  // state.
   int64_t acc = mma ? c.wm * c.wn / 32 : c.wm * c.wn;
-  int64_t frag = mma ? c.wm / 16 * 4 + c.wn / 8 * 2 : c.wm + c.wn;
-  c.regs = acc + frag + 40;
-  if (c.regs > arch.maxRegistersPerThread)
+  int64_t frag = mma ? 2 * (c.wm / 16 * 4 + c.wn / 8 * 2) : c.wm + c.wn;
+  // Each copy a thread issues per stage keeps an address live.
+  int64_t copies = chunks(c.bm, c.aVec) / c.threads +
+                   chunks(c.bn, c.bVec) / c.threads;
+  c.regs = acc + frag + copies + 40;
+  // A margin below the limit: ptxas spilled the tf32 64x64 warp tile with
+  // element copies at an estimate of 250.
+  if (c.regs > int64_t(arch.maxRegistersPerThread) - 8)
     return false;
   int64_t regsPerBlock = ((c.regs + 7) / 8 * 8) * c.threads;
   c.blocksPerSM = std::min<int64_t>(
@@ -460,8 +486,10 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   int64_t tilesM = (m.M + c.bm - 1) / c.bm, tilesN = (m.N + c.bn - 1) / c.bn;
   int64_t kTiles = (m.K + c.bk - 1) / c.bk;
   double flopsK = 2.0 * c.bm * c.bn * c.bk;
-  double smFlops = mma ? t.tensorFlopsPerSecond() / t.smCount
-                       : t.fp32FlopsPerSecond() / t.smCount;
+  double smFlops =
+      tf32  ? t.arch->tensorTf32Tflops * 1e12 / t.arch->smCount
+      : mma ? t.tensorFlopsPerSecond() / t.smCount
+            : t.fp32FlopsPerSecond() / t.smCount;
   double computeK = flopsK / smFlops;
   // FFMA issue slots are shared with the shared-memory loads of the
   // operands (TM/4 + TN/4 ld.shared.v4 per k) and ~2 address/loop ops.
@@ -481,10 +509,10 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   double issue = std::min(1.0, 0.5 + warps * c.blocksPerSM / 16.0);
   double busyK = std::max({computeK, smemK, l2K}) * c.blocksPerSM / issue;
   double latencyK = kGlobalLatency / double(c.stages - 1);
-  // Each iteration also pays a barrier and the first fragment loads after
-  // it before the math restarts (~kIterationClocks).
-  double iteration =
-      std::max(busyK, latencyK) + kIterationClocks / clock;
+  // Each iteration also pays its barrier; simt also the first shared loads
+  // after it before the math restarts (mma prefetches them across it).
+  double iteration = std::max(busyK, latencyK) +
+                     (mma ? kBarrierClocks : kIterationClocks) / clock;
   int64_t outBytes = 4; // at most one f32 per element, typically
   double epilogue = double(c.bm * c.bn * outBytes) * c.blocksPerSM /
                     (t.dramBytesPerSecond() / t.smCount);
@@ -503,10 +531,12 @@ static SmallVector<TileConfig> rankTiles(const MatmulMatch &m,
     if (scoreConfig(m, t, c))
       ranked.push_back(c);
   };
-  if (m.variant == Variant::Mma16) {
+  if (isMma(m.variant)) {
+    bool tf32 = m.variant == Variant::MmaTf32;
     for (int64_t bm : {64, 128, 256})
       for (int64_t bn : {64, 128, 256})
-        for (int64_t bk : {32, 64})
+        for (int64_t bk : tf32 ? std::initializer_list<int64_t>{16, 32}
+                               : std::initializer_list<int64_t>{32, 64})
           for (auto [wm, wn] : {std::pair<int64_t, int64_t>{32, 32}, {64, 32},
                                 {32, 64}, {64, 64}})
             for (int64_t stages : {2, 3, 4, 5}) {
@@ -558,7 +588,6 @@ public:
                 OpBuilder &b)
       : kernel(kernel), m(m), c(c), b(b),
         loc(kernel.getLoc()), ctx(b.getContext()) {
-    i1 = b.getI1Type();
     i8 = b.getI8Type();
     i32 = b.getI32Type();
     i64 = b.getI64Type();
@@ -612,13 +641,22 @@ private:
     return sum;
   }
 
+  /// Bytes of an operand element in shared memory.
+  int64_t elemBytes() const { return m.variant == Variant::Mma16 ? 2 : 4; }
+  /// k per mma.sync: 16 (m16n8k16) for 16-bit operands, 8 for tf32.
+  int64_t kStep() const { return m.variant == Variant::MmaTf32 ? 8 : 16; }
   void emitPrologue();
   /// Issues the cp.async copies of k tile `kt` (i32) into stage `stage`.
   void issueLoads(Value kt, Value stage);
   void issueOperand(const OperandPlan &op, bool isA, Value kt,
                     Value stageBase);
-  /// One k tile of math on stage `stage`; updates acc.
-  void computeMma(Value stage);
+  /// mma: the warp's and lane's fragment offsets in a stage.
+  void prepareMma();
+  /// mma: the A then B fragments of 16-wide k step `kk` of stage `stage`.
+  SmallVector<Value> loadFragments(Value stage, int64_t kk);
+  /// mma: one k step over the warp tile; updates acc.
+  void mmaStep(ArrayRef<Value> frags);
+  /// simt: one k tile of FFMA on stage `stage`; updates acc.
   void computeSimt(Value stage);
   LogicalResult emitEpilogue();
   LogicalResult emitElement(Value i, Value j, Value acc);
@@ -629,10 +667,11 @@ private:
   OpBuilder &b;
   Location loc;
   MLIRContext *ctx;
-  Type i1, i8, i32, i64, f32, ptr, ptrShared, ptrGlobal;
+  Type i8, i32, i64, f32, ptr, ptrShared, ptrGlobal;
 
   LLVM::LLVMFuncOp func;
   Value tid, lane, warp, smem;
+  Value aFragBase, bFragBase; ///< mma: i32 byte offsets within a stage
   Value tileM, tileN; ///< i32 first row / column of the block's tile
   SmallVector<Value> acc;
   std::string global;
@@ -650,6 +689,8 @@ LogicalResult KernelEmitter::build(StringRef name) {
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                 b.getDenseI32ArrayAttr({int32_t(c.threads), 1, 1}));
+  // No nvvm.minctasm: holding ptxas to the modelled occupancy made it spill
+  // (the epilogue's registers are not in the estimate).
   Block *entry = func.addEntryBlock(b);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entry);
@@ -658,12 +699,26 @@ LogicalResult KernelEmitter::build(StringRef name) {
   // The k loop: ^loop(kt, acc...) runs kTiles times over a `stages` ring;
   // tile kt + stages - 1 is in flight while tile kt is multiplied.
   int64_t kTiles = (m.K + c.bk - 1) / c.bk;
+  bool mmaPath = isMma(m.variant);
   for (int64_t s = 0; s + 1 < c.stages; ++s) {
     issueLoads(c32(s), c32(s));
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
+  // mma: the fragments of k step 0 of the current tile are loop-carried:
+  // each iteration loads the next tile's first fragments (after its wait and
+  // barrier) before its own last mma step, so the barrier and the ldmatrix
+  // latency overlap the tensor-core work.
+  SmallVector<Value> frags;
+  if (mmaPath) {
+    prepareMma();
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, c.stages - 2);
+    NVVM::Barrier0Op::create(b, loc);
+    frags = loadFragments(c32(0), 0);
+  }
   SmallVector<Type> carried{i32};
   carried.append(acc.size(), f32);
+  for (Value f : frags)
+    carried.push_back(f.getType());
   SmallVector<Location> locs(carried.size(), loc);
   Region &body = func.getBody();
   Block *loop = b.createBlock(&body, body.end(), carried, locs);
@@ -672,30 +727,54 @@ LogicalResult KernelEmitter::build(StringRef name) {
   b.setInsertionPointToEnd(entry);
   SmallVector<Value> init{c32(0)};
   init.append(acc.begin(), acc.end());
+  init.append(frags.begin(), frags.end());
   LLVM::BrOp::create(b, loc, init, loop);
 
   b.setInsertionPointToStart(loop);
   Value kt = loop->getArgument(0);
   for (unsigned n = 0; n < acc.size(); ++n)
     acc[n] = loop->getArgument(n + 1);
+  for (unsigned n = 0; n < frags.size(); ++n)
+    frags[n] = loop->getArgument(acc.size() + 1 + n);
   LLVM::CondBrOp::create(b, loc, lt(kt, c32(kTiles)), step, ValueRange{}, exit,
                          ValueRange{});
 
   b.setInsertionPointToStart(step);
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, c.stages - 2);
-  NVVM::Barrier0Op::create(b, loc);
-  // The stage written now was read in the previous iteration, before the
-  // barrier every thread has just passed.
   Value next = addC(kt, c.stages - 1);
-  issueLoads(next, LLVM::URemOp::create(b, loc, next, c32(c.stages)));
-  NVVM::CpAsyncCommitGroupOp::create(b, loc);
   Value stage = LLVM::URemOp::create(b, loc, kt, c32(c.stages));
-  if (m.variant == Variant::Mma16)
-    computeMma(stage);
-  else
+  if (mmaPath) {
+    // Tile kt + stages - 1 goes to the slot tile kt - 1 used: every warp
+    // finished reading it before the barrier that ended iteration kt - 1.
+    issueLoads(next, LLVM::URemOp::create(b, loc, next, c32(c.stages)));
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    int64_t steps = c.bk / kStep();
+    for (int64_t kk = 0; kk < steps; ++kk) {
+      SmallVector<Value> nextFrags;
+      if (kk + 1 < steps) {
+        nextFrags = loadFragments(stage, (kk + 1) * kStep());
+      } else {
+        // Tile kt + 1 has landed for this thread, then for all.
+        NVVM::CpAsyncWaitGroupOp::create(b, loc, c.stages - 2);
+        NVVM::Barrier0Op::create(b, loc);
+        Value following = addC(kt, 1);
+        nextFrags = loadFragments(
+            LLVM::URemOp::create(b, loc, following, c32(c.stages)), 0);
+      }
+      mmaStep(frags);
+      frags = std::move(nextFrags);
+    }
+  } else {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, c.stages - 2);
+    NVVM::Barrier0Op::create(b, loc);
+    // The stage written now was read in the previous iteration, before the
+    // barrier every thread has just passed.
+    issueLoads(next, LLVM::URemOp::create(b, loc, next, c32(c.stages)));
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
     computeSimt(stage);
+  }
   SmallVector<Value> again{addC(kt, 1)};
   again.append(acc.begin(), acc.end());
+  again.append(frags.begin(), frags.end());
   LLVM::BrOp::create(b, loc, again, loop);
 
   b.setInsertionPointToStart(exit);
@@ -728,7 +807,7 @@ void KernelEmitter::emitPrologue() {
   Value tn = LLVM::UDivOp::create(b, loc, inGroup, size);
   tileM = mulC(tm, c.bm);
   tileN = mulC(tn, c.bn);
-  int64_t accs = m.variant == Variant::Mma16 ? c.wm * c.wn / 32 : c.wm * c.wn;
+  int64_t accs = isMma(m.variant) ? c.wm * c.wn / 32 : c.wm * c.wn;
   Value zero = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0));
   acc.assign(accs, zero);
 }
@@ -747,7 +826,7 @@ void KernelEmitter::issueOperand(const OperandPlan &op, bool isA, Value kt,
   bool kMajor = isA ? c.aKMajor : c.bKMajor;
   int64_t pitch = isA ? c.aPitch : c.bPitch;
   int64_t vec = isA ? c.aVec : c.bVec;
-  int64_t eb = m.variant == Variant::Mma16 ? 2 : 4;
+  int64_t eb = elemBytes();
   Value tile = isA ? tileM : tileN;
   // Chunks walk the global contiguous dimension fastest (coalesced); a
   // chunk of `vec` elements lies along the shared contiguous dimension.
@@ -790,76 +869,84 @@ void KernelEmitter::issueOperand(const OperandPlan &op, bool isA, Value kt,
   }
 }
 
-void KernelEmitter::computeMma(Value stage) {
+void KernelEmitter::prepareMma() {
   using namespace mma;
   int64_t warpsN = c.bn / c.wn;
   Value wmRow = mulC(LLVM::UDivOp::create(b, loc, warp, c32(warpsN)), c.wm);
   Value wnCol = mulC(LLVM::URemOp::create(b, loc, warp, c32(warpsN)), c.wn);
-  Value stageBase = mul(stage, c32(c.aTileBytes + c.bTileBytes));
-  auto i32x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
-  auto f32x4 = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-  bool bf16 = m.mmaElem.isBF16();
-  Type half2 = VectorType::get({2}, b.getF16Type());
-  // Per-lane byte offset of the ldmatrix row address, for the fragment
-  // piece at (r, k) = (0, 0); pieces add a constant.
+  // Per-lane byte offset of the ldmatrix row address for the fragment
+  // piece at (r, k) = (0, 0) of the warp's tile; pieces add a constant.
+  // ldmatrix works on 16-byte rows of b16: its k coordinates are in b16
+  // units, 2 bytes each, whatever the element (a tf32 row holds 4 k).
+  int64_t eb = elemBytes();
   auto laneOffset = [&](Operand opnd, bool kMajor, int64_t pitch) {
     return laneLinear([&](int l) {
       RowCol rc = ldmatrixRowAddress(opnd, l, 0, 0, kMajor);
-      return int64_t(kMajor ? rc.col * pitch + rc.row : rc.row * pitch + rc.col) * 2;
+      return kMajor ? int64_t(rc.col * pitch + rc.row) * eb
+                    : int64_t(rc.row * pitch * eb + rc.col * 2);
     });
   };
-  Value aLane = laneOffset(Operand::A, c.aKMajor, c.aPitch);
-  Value bLane = laneOffset(Operand::B, c.bKMajor, c.bPitch);
-  Value aWarp = add(stageBase,
-                    c.aKMajor ? mulC(wmRow, 2) : mulC(wmRow, c.aPitch * 2));
-  Value bWarp = add(add(stageBase, c32(c.aTileBytes)),
-                    c.bKMajor ? mulC(wnCol, 2) : mulC(wnCol, c.bPitch * 2));
-  Value aBase = gepBytes(smem, add(aWarp, aLane));
-  Value bBase = gepBytes(smem, add(bWarp, bLane));
+  aFragBase = add(c.aKMajor ? mulC(wmRow, eb) : mulC(wmRow, c.aPitch * eb),
+                  laneOffset(Operand::A, c.aKMajor, c.aPitch));
+  bFragBase = add(add(c32(c.aTileBytes),
+                      c.bKMajor ? mulC(wnCol, eb) : mulC(wnCol, c.bPitch * eb)),
+                  laneOffset(Operand::B, c.bKMajor, c.bPitch));
+}
+
+SmallVector<Value> KernelEmitter::loadFragments(Value stage, int64_t kk) {
+  auto i32x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+  // bf16 and tf32 operands are i32 registers, f16 ones vector<2xf16>.
+  bool asI32 = m.variant == Variant::MmaTf32 || m.mmaElem.isBF16();
+  Type half2 = VectorType::get({2}, b.getF16Type());
+  int64_t eb = elemBytes();
+  Value stageBase = mul(stage, c32(c.aTileBytes + c.bTileBytes));
+  Value aBase = gepBytes(smem, add(stageBase, aFragBase));
+  Value bBase = gepBytes(smem, add(stageBase, bFragBase));
   auto piece = [&](Value base, bool kMajor, int64_t pitch, int64_t r,
                    int64_t k) {
-    int64_t off = (kMajor ? k * pitch + r : r * pitch + k) * 2;
+    int64_t off = (kMajor ? k * pitch + r : r * pitch + k) * eb;
     return off ? gepBytes(base, c32(off)) : base;
   };
+  SmallVector<Value> frags;
   auto ldmatrix = [&](Value p, bool trans) {
     Value res = NVVM::LdMatrixOp::create(
         b, loc, i32x4, p, 4, trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
         NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8), NVVM::LdStMatrixEltType::B16);
-    SmallVector<Value> regs;
     for (int64_t q = 0; q < 4; ++q) {
       Value v = LLVM::ExtractValueOp::create(b, loc, res, ArrayRef<int64_t>{q});
-      regs.push_back(bf16 ? v : Value(LLVM::BitcastOp::create(b, loc, half2, v)));
+      frags.push_back(asI32 ? v : Value(LLVM::BitcastOp::create(b, loc, half2, v)));
     }
-    return regs;
   };
+  // A: WM/16 x4 loads (a0a1 .. a6a7 each); B: one x4 per two n8 blocks
+  // (b0b1 b2b3 of block nj, then of block nj + 1).
+  for (int64_t mi = 0; mi < c.wm / 16; ++mi)
+    ldmatrix(piece(aBase, c.aKMajor, c.aPitch, mi * 16, kk), c.aKMajor);
+  for (int64_t nj = 0; nj < c.wn / 8; nj += 2)
+    ldmatrix(piece(bBase, c.bKMajor, c.bPitch, nj * 8, kk), c.bKMajor);
+  return frags;
+}
+
+void KernelEmitter::mmaStep(ArrayRef<Value> frags) {
+  auto f32x4 = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  NVVM::MMATypes ty = m.variant == Variant::MmaTf32 ? NVVM::MMATypes::tf32
+                      : m.mmaElem.isBF16()            ? NVVM::MMATypes::bf16
+                                                      : NVVM::MMATypes::f16;
   int64_t mTiles = c.wm / 16, nTiles = c.wn / 8;
-  for (int64_t kk = 0; kk < c.bk; kk += 16) {
-    SmallVector<SmallVector<Value>> aFrag, bFrag(nTiles);
-    for (int64_t mi = 0; mi < mTiles; ++mi)
-      aFrag.push_back(ldmatrix(piece(aBase, c.aKMajor, c.aPitch, mi * 16, kk),
-                               c.aKMajor));
-    for (int64_t nj = 0; nj < nTiles; nj += 2) {
-      SmallVector<Value> regs =
-          ldmatrix(piece(bBase, c.bKMajor, c.bPitch, nj * 8, kk), c.bKMajor);
-      bFrag[nj] = {regs[0], regs[1]};
-      bFrag[nj + 1] = {regs[2], regs[3]};
+  ArrayRef<Value> aFrags = frags.take_front(mTiles * 4);
+  ArrayRef<Value> bFrags = frags.drop_front(mTiles * 4);
+  for (int64_t mi = 0; mi < mTiles; ++mi)
+    for (int64_t nj = 0; nj < nTiles; ++nj) {
+      int64_t at = (mi * nTiles + nj) * 4;
+      SmallVector<Value> cIn(acc.begin() + at, acc.begin() + at + 4);
+      Value d = NVVM::MmaOp::create(
+          b, loc, f32x4, aFrags.slice(mi * 4, 4), bFrags.slice(nj * 2, 2), cIn,
+          ArrayRef<int64_t>{16, 8, kStep()}, std::nullopt, std::nullopt,
+          std::array<NVVM::MMATypes, 2>{ty, ty},
+          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col});
+      for (int64_t q = 0; q < 4; ++q)
+        acc[at + q] = LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{q});
     }
-    for (int64_t mi = 0; mi < mTiles; ++mi)
-      for (int64_t nj = 0; nj < nTiles; ++nj) {
-        int64_t at = (mi * nTiles + nj) * 4;
-        SmallVector<Value> cIn(acc.begin() + at, acc.begin() + at + 4);
-        NVVM::MMATypes ty = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-        Value d = NVVM::MmaOp::create(
-            b, loc, f32x4, aFrag[mi], bFrag[nj], cIn, ArrayRef<int64_t>{16, 8, 16},
-            std::nullopt, std::nullopt,
-            std::array<NVVM::MMATypes, 2>{ty, ty},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        for (int64_t q = 0; q < 4; ++q)
-          acc[at + q] =
-              LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{q});
-      }
-  }
 }
 
 void KernelEmitter::computeSimt(Value stage) {
@@ -920,7 +1007,7 @@ LogicalResult KernelEmitter::emitEpilogue() {
     cur = cont;
     return success();
   };
-  if (m.variant == Variant::Mma16) {
+  if (isMma(m.variant)) {
     using namespace mma;
     int64_t warpsN = c.bn / c.wn;
     Value rowBase = add(tileM, mulC(LLVM::UDivOp::create(b, loc, warp, c32(warpsN)), c.wm));
@@ -1149,6 +1236,11 @@ buildTiledMatmul(l0uop::KernelOp kernel, llvm::StringRef name,
     return std::optional<TiledLaunch>();
   if (match->variant == Variant::Mma16 && !options.tensorCores)
     return std::optional<TiledLaunch>();
+  // f32 on the tensor cores only where the numerics may change (tf32 keeps
+  // 10 mantissa bits of each operand; the products accumulate in f32).
+  if (match->variant == Variant::SimtF32 && options.allowTf32 &&
+      options.tensorCores)
+    match->variant = Variant::MmaTf32;
   // The tile indices are 32-bit.
   if (match->M > (1 << 30) || match->N > (1 << 30) || match->K > (1 << 30))
     return std::optional<TiledLaunch>();
@@ -1157,7 +1249,6 @@ buildTiledMatmul(l0uop::KernelOp kernel, llvm::StringRef name,
     return std::optional<TiledLaunch>();
   std::optional<TileConfig> config = ranked[options.candidateRank];
   OpBuilder b(kernel.getContext());
-  b.setInsertionPointToEnd(&into);
   // Build into a scratch block first: a kernel whose epilogue has no
   // lowering leaves nothing behind.
   Block scratch;
@@ -1175,17 +1266,19 @@ buildTiledMatmul(l0uop::KernelOp kernel, llvm::StringRef name,
   launch.grid = {tiles, 1, 1};
   launch.block = {c.threads, 1, 1};
   launch.sharedBytes = c.sharedBytes;
-  std::string elem = match->variant == Variant::Mma16
+  std::string elem = match->variant == Variant::MmaTf32 ? "tf32"
+                     : match->variant == Variant::Mma16
                          ? (match->mmaElem.isBF16() ? "bf16" : "f16")
                          : "f32";
   launch.description =
-      match->variant == Variant::Mma16
-          ? llvm::formatv("mma.sync m16n8k16 {0}, block {1}x{2}x{3}, {4} warps "
+      isMma(match->variant)
+          ? llvm::formatv("mma.sync m16n8k{12} {0}, block {1}x{2}x{3}, {4} warps "
                           "of {5}x{6}, {7} stages, {8} B shared, ~{9} regs, "
                           "{10} blocks/SM, model {11:F1} us",
                           elem, c.bm, c.bn, c.bk, c.threads / 32, c.wm, c.wn,
                           c.stages, c.sharedBytes, c.regs, c.blocksPerSM,
-                          c.seconds * 1e6)
+                          c.seconds * 1e6,
+                          match->variant == Variant::MmaTf32 ? 8 : 16)
                 .str()
           : llvm::formatv("ffma f32, block {0}x{1}x{2}, 256 threads of "
                           "{3}x{4}, {5} stages, {6} B shared, ~{7} regs, "

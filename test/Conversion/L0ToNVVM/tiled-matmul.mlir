@@ -1,6 +1,7 @@
 // RUN: synpl-tiled-matmul %s --chip=sm_80 2>%t.err | FileCheck %s
 // RUN: FileCheck %s --check-prefix=LOG < %t.err
 // RUN: synpl-tiled-matmul %s --chip=sm_90 --no-tensor-cores 2>&1 >/dev/null | FileCheck %s --check-prefix=NOTC
+// RUN: synpl-tiled-matmul %s --chip=sm_90 --allow-tf32 2>&1 | FileCheck %s --check-prefix=TF32
 
 // The tiled matmul lowering (lib/Conversion/L0ToNVVM/TiledMatmul.cpp)
 // through its test driver: which kernels it takes, and the structure of
@@ -18,6 +19,14 @@
 // NOTC: declined: mm_f16_at
 // NOTC: tiled: mm_f32_bt: ffma f32
 
+// With tf32 allowed the f32 kernel goes to the tensor cores: B [N][K] is
+// copied 16 bytes at a time, A [M][K] too; both read with ldmatrix.
+// TF32: tiled: mm_f32_bt: mma.sync m16n8k8 tf32
+// TF32: gpu.module @mm_f32_bt_cuda
+// TF32: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// TF32: nvvm.ldmatrix %{{.*}} {{{.*}}layout = #nvvm.mma_layout<row>
+// TF32: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+
 // CHECK: module attributes {gpu.container_module}
 // CHECK: gpu.module @mm_bf16_cuda [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx{{[0-9]+}}">]
 // CHECK: llvm.mlir.global external @mm_bf16_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
@@ -26,19 +35,30 @@
 // CHECK-SAME: nvvm.maxntid = array<i32: {{128|256}}, 1, 1>
 // CHECK: nvvm.read.ptx.sreg.tid.x
 // CHECK: nvvm.read.ptx.sreg.ctaid.x
-// The prologue fills stages - 1 ring slots with 16-byte zero-filling copies.
+// The prologue fills stages - 1 ring slots with 16-byte zero-filling copies,
+// waits for the first and loads its first fragments: A [M][K] with ldmatrix,
+// B [K][N] with ldmatrix.trans.
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK: nvvm.cp.async.commit.group
-// The k loop: wait for the oldest tile, barrier, refill, multiply.
-// CHECK: ^bb1(%{{.*}}: i32, %{{.*}}: f32,
-// CHECK: llvm.cond_br
 // CHECK: nvvm.cp.async.wait.group {{[0-9]+}}
 // CHECK-NEXT: nvvm.barrier0
-// CHECK: nvvm.cp.async.commit.group
-// A [M][K] and B [K][N] (row-major): ldmatrix for A, ldmatrix.trans for B.
 // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// The k loop carries the tile index, the accumulators and the fragments of
+// the tile's first k step: refill the ring, then per k step load the next
+// step's fragments (for the last one: wait, barrier, the next tile's first)
+// and multiply.
+// CHECK: ^bb1(%{{.*}}: i32, %{{.*}}: f32,
+// CHECK-SAME: %{{.*}}: i32)
+// CHECK: llvm.cond_br
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.ldmatrix
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: nvvm.cp.async.wait.group {{[0-9]+}}
+// CHECK-NEXT: nvvm.barrier0
+// CHECK: nvvm.ldmatrix
+// CHECK: nvvm.mma.sync
 // CHECK: llvm.br ^bb1
 // The epilogue, per element: bias[j], ReLU, bf16 store; no guards (the
 // tiles divide 256 x 256).
