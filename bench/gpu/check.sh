@@ -54,8 +54,9 @@ run python3 "$root/bench/gpu/torch_step_gpu.py" --peer "$bundle/torch_mlp.py" \
 
 say ""
 say "## Matmul 4096^3: emitted kernels vs cuBLAS (PyTorch)"
-if [ -f "$root/bench/gpu/matmul_bench.py" ] && [ -d "$bundle/matmul" ]; then
-  run python3 "$root/bench/gpu/matmul_bench.py" --dir "$bundle/matmul" | tee -a "$report"
+if [ -d "$bundle/matmul" ]; then
+  run python3 "$root/bench/gpu/matmul_bench.py" --dir "$bundle/matmul" \
+    --json "$out/gpu_matmul.json" | tail -12 | tee -a "$report"
 else
   say "no matmul bundle"
 fi

@@ -5,7 +5,8 @@
 #   train_cuda        the Fashion-MNIST spec compiled with --target=cuda
 #   data/             the Fashion-MNIST files (the GPU machine has no network)
 #   torch_mlp.py      the shared PyTorch peer
-#   matmul/           the emitted matmul kernels' PTX (bench/gpu/matmul.sh)
+#   matmul/           the emitted 4096^3 matmul kernels' PTX and launches
+#                     (bench/gpu/build_matmul.sh)
 # Usage: bench/gpu/prepare.sh [--cuda-arch sm_90]   (after ./scripts/build.sh)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -33,8 +34,6 @@ cp "$root/../shared/peers/torch_mlp.py" "$out/" 2>/dev/null ||
   --cuda-arch="$arch" -o "$out/train_cuda"
 "$bin/synplc" "$root/examples/fashion_mnist/fashion_mnist.syn" --target=cuda \
   --cuda-arch="$arch" --emit=ptx -o "$out/train_cuda.ptx"
-if [ -x "$root/bench/gpu/matmul.sh" ]; then
-  bash "$root/bench/gpu/matmul.sh" --cuda-arch "$arch" --out "$out/matmul"
-fi
+bash "$root/bench/gpu/build_matmul.sh" "$root/build" "$out/matmul" "$arch"
 du -sh "$out"
 echo "bundle ready: $out (run bench/gpu/check.sh on the GPU machine)"

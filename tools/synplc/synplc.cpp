@@ -484,7 +484,9 @@ int main(int argc, char **argv) {
   SmallVector<synpl::l1::NodeOp> gpus = usedCudaNodes(*module);
   bool useCuda = target == Target::Cuda ||
                  (target == Target::Auto && (!gpus.empty() || emit == Emit::PTX));
+  // (Read now: L1 -> L0 replaces the L1 ops.)
   std::string chip;
+  unsigned gpuSmCount = 0;
   if (useCuda) {
     if (gpus.empty()) {
       std::string node;
@@ -504,6 +506,8 @@ int main(int argc, char **argv) {
     chip = !cudaArch.empty() ? cudaArch.getValue()
            : gpus.front().getArch() ? gpus.front().getArch()->str()
                                     : synpl::cuda::defaultChip().str();
+    if (std::optional<int64_t> sm = gpus.front().getSm())
+      gpuSmCount = (unsigned)*sm;
     if (verbose)
       llvm::errs() << "synplc: target cuda: @" << gpus.front().getSymName()
                    << ", PTX for " << chip << "\n";
@@ -539,8 +543,7 @@ int main(int argc, char **argv) {
     // their UOps, and the host codegen below compiles them too.
     synpl::CudaKernelPipelineOptions cudaOptions;
     cudaOptions.chip = chip;
-    if (std::optional<int64_t> sm = gpus.front().getSm())
-      cudaOptions.smCount = (unsigned)*sm;
+    cudaOptions.smCount = gpuSmCount;
     cudaOptions.keepUops = cudaHostKernels.getValue();
     if (failed(runPhase("L0 -> PTX (device kernels for " + chip + ")",
                         [&](OpPassManager &pm) {
