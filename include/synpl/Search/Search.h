@@ -232,6 +232,8 @@ template <typename Candidate>
 struct SearchResult {
   /// The best candidate; empty exactly when report.failure is set.
   std::optional<Candidate> winner;
+  /// The candidates of report.top, best first (winner is the first).
+  std::vector<Candidate> top;
   SearchReport report;
 
   bool succeeded() const { return winner.has_value(); }
@@ -349,8 +351,10 @@ SearchResult<Candidate> search(const SearchSpec<Candidate> &spec,
   state.finish();
 
   SearchResult<Candidate> result;
-  if (!state.failed())
-    result.winner = std::move(slots.front());
+  if (!state.failed()) {
+    result.winner = slots.front();
+    result.top = std::move(slots);
+  }
   result.report = std::move(state.report);
   return result;
 }

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "TiledMatmul.h"
 #include "MmaLayout.h"
+#include "synpl/Search/Search.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -398,10 +399,10 @@ static double smClockHz(const cuda::CudaTarget &t) {
   return t.arch->fp32Tflops * 1e12 / (t.arch->smCount * 2 * lanes);
 }
 
-/// Completes `c` (layouts, bytes, occupancy, time); false when it does not
-/// fit the target.
-static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
-                        TileConfig &c) {
+/// Completes `c` (layouts, bytes, occupancy, time); the reason when it
+/// does not fit the target.
+static std::optional<std::string>
+scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t, TileConfig &c) {
   const cuda::CudaArch &arch = *t.arch;
   bool mma = isMma(m.variant);
   bool tf32 = m.variant == Variant::MmaTf32;
@@ -410,7 +411,8 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   // memory (16-byte cp.async, ldmatrix or ldmatrix.trans); simt stores
   // [k][r] (the FFMA loop reads rows of r).
   auto layout = [&](const OperandPlan &op, int64_t rows, bool &kMajor,
-                    int64_t &pitch, int64_t &bytes, int64_t &vec) -> bool {
+                    int64_t &pitch, int64_t &bytes,
+                    int64_t &vec) -> std::optional<std::string> {
     int64_t vecElems = 16 / eb;
     if (tf32) {
       // [r][k] always (ldmatrix has no 32-bit .trans): 16-byte copies when
@@ -425,12 +427,12 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
     } else if (mma) {
       kMajor = !op.kContig();
       if (!op.kContig() && !op.rContig())
-        return false;
+        return std::string("an operand is contiguous along neither k nor its rows");
       int64_t contigExtent = op.kContig() ? m.K : (&op == &m.a ? m.M : m.N);
       int64_t otherStride = op.kContig() ? op.strideR : op.strideK;
       if (contigExtent % vecElems || otherStride % vecElems ||
           op.base % vecElems)
-        return false;
+        return std::string("an operand's rows are not 16-byte aligned");
       vec = vecElems;
       pitch = (kMajor ? rows : c.bk) + 8; // +16 bytes: odd 16B-chunk pitch
       bytes = (kMajor ? c.bk : rows) * pitch * eb;
@@ -444,18 +446,22 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
       pitch = rows + 4;
       bytes = c.bk * pitch * eb;
     }
-    return true;
+    return std::nullopt;
   };
-  if (!layout(m.a, c.bm, c.aKMajor, c.aPitch, c.aTileBytes, c.aVec) ||
-      !layout(m.b, c.bn, c.bKMajor, c.bPitch, c.bTileBytes, c.bVec))
-    return false;
+  if (auto why = layout(m.a, c.bm, c.aKMajor, c.aPitch, c.aTileBytes, c.aVec))
+    return why;
+  if (auto why = layout(m.b, c.bn, c.bKMajor, c.bPitch, c.bTileBytes, c.bVec))
+    return why;
   c.sharedBytes = c.stages * (c.aTileBytes + c.bTileBytes);
-  if (c.sharedBytes > arch.maxSharedPerBlock || c.threads > arch.maxThreadsPerBlock)
-    return false;
+  if (c.sharedBytes > arch.maxSharedPerBlock)
+    return std::to_string(c.sharedBytes) + " B of shared memory > the " +
+           std::to_string(arch.maxSharedPerBlock) + " a block may have";
+  if (c.threads > arch.maxThreadsPerBlock)
+    return std::to_string(c.threads) + " threads per block";
   // Every thread issues the same number of copies per stage.
   auto chunks = [&](int64_t rows, int64_t vec) { return rows * c.bk / vec; };
   if (chunks(c.bm, c.aVec) % c.threads || chunks(c.bn, c.bVec) % c.threads)
-    return false;
+    return std::string("the tile's copies do not divide among the threads");
   // Registers: accumulators, operand registers (mma: two k steps of
   // fragments, the current and the prefetched), ~40 for addresses and loop
   // state.
@@ -468,14 +474,14 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   // A margin below the limit: ptxas spilled the tf32 64x64 warp tile with
   // element copies at an estimate of 250.
   if (c.regs > int64_t(arch.maxRegistersPerThread) - 8)
-    return false;
+    return "~" + std::to_string(c.regs) + " registers per thread";
   int64_t regsPerBlock = ((c.regs + 7) / 8 * 8) * c.threads;
   c.blocksPerSM = std::min<int64_t>(
       {arch.maxBlocksPerSM, arch.maxThreadsPerSM / c.threads,
        arch.registersPerSM / regsPerBlock,
        arch.sharedPerSM / (c.sharedBytes + 1024)});
   if (c.blocksPerSM < 1)
-    return false;
+    return std::string("not one block fits an SM");
   // Time (docs/cuda-matmul.md, "Cost model"): a block runs kTiles
   // iterations; one iteration is bound by the busiest SM resource (tensor
   // or FFMA pipe, shared-memory bandwidth, L2 -> SM bandwidth), shared by
@@ -520,38 +526,52 @@ static bool scoreConfig(const MatmulMatch &m, const cuda::CudaTarget &t,
   int64_t concurrent = t.smCount * c.blocksPerSM;
   int64_t waves = (tilesM * tilesN + concurrent - 1) / concurrent;
   c.seconds = waves * block;
-  return true;
+  return std::nullopt;
 }
 
-/// The candidates that fit, best (least estimated time) first.
+/// The tile search, through the project's search driver: every candidate
+/// shape is enumerated, the target's limits filter it (scoreConfig's
+/// reasons), the cost model scores it, and the driver keeps the best
+/// `keep`, best first. Estimates within 0.1% count as equal (the score is
+/// the time on a 0.1% grid); then the earlier -- smaller -- candidate wins.
+/// With `report`, the report goes to --synpl-search-report.
 static SmallVector<TileConfig> rankTiles(const MatmulMatch &m,
-                                         const cuda::CudaTarget &t) {
-  SmallVector<TileConfig> ranked;
-  auto consider = [&](TileConfig c) {
-    if (scoreConfig(m, t, c))
-      ranked.push_back(c);
+                                         const cuda::CudaTarget &t,
+                                         llvm::StringRef kernelName,
+                                         unsigned keep, bool report) {
+  struct Candidate {
+    TileConfig c;
+    unsigned index = 0;
   };
-  if (isMma(m.variant)) {
-    bool tf32 = m.variant == Variant::MmaTf32;
-    for (int64_t bm : {64, 128, 256})
-      for (int64_t bn : {64, 128, 256})
-        for (int64_t bk : tf32 ? std::initializer_list<int64_t>{16, 32}
-                               : std::initializer_list<int64_t>{32, 64})
-          for (auto [wm, wn] : {std::pair<int64_t, int64_t>{32, 32}, {64, 32},
-                                {32, 64}, {64, 64}})
-            for (int64_t stages : {2, 3, 4, 5}) {
-              if (bm % wm || bn % wn)
-                continue;
-              int64_t warps = (bm / wm) * (bn / wn);
-              if (warps != 4 && warps != 8)
-                continue;
-              TileConfig c;
-              c.bm = bm, c.bn = bn, c.bk = bk, c.wm = wm, c.wn = wn;
-              c.stages = stages;
-              c.threads = warps * 32;
-              consider(c);
-            }
-  } else {
+  search::SearchSpec<Candidate> spec;
+  spec.name = ("L0 tiles @" + kernelName).str();
+  bool mmaVariant = isMma(m.variant);
+  spec.enumerate = [&](llvm::function_ref<bool(Candidate)> yield) {
+    unsigned index = 0;
+    auto offer = [&](const TileConfig &c) { return yield({c, index++}); };
+    if (mmaVariant) {
+      bool tf32 = m.variant == Variant::MmaTf32;
+      for (int64_t bm : {64, 128, 256})
+        for (int64_t bn : {64, 128, 256})
+          for (int64_t bk : tf32 ? std::initializer_list<int64_t>{16, 32}
+                                 : std::initializer_list<int64_t>{32, 64})
+            for (auto [wm, wn] : {std::pair<int64_t, int64_t>{32, 32}, {64, 32},
+                                  {32, 64}, {64, 64}})
+              for (int64_t stages : {2, 3, 4, 5}) {
+                if (bm % wm || bn % wn)
+                  continue;
+                int64_t warps = (bm / wm) * (bn / wn);
+                if (warps != 4 && warps != 8)
+                  continue;
+                TileConfig c;
+                c.bm = bm, c.bn = bn, c.bk = bk, c.wm = wm, c.wn = wn;
+                c.stages = stages;
+                c.threads = warps * 32;
+                if (!offer(c))
+                  return;
+              }
+      return;
+    }
     for (int64_t tm : {4, 8})
       for (int64_t tn : {4, 8})
         for (int64_t bk : {8, 16})
@@ -559,23 +579,51 @@ static SmallVector<TileConfig> rankTiles(const MatmulMatch &m,
             TileConfig c;
             c.wm = tm, c.wn = tn, c.bm = 16 * tm, c.bn = 16 * tn;
             c.bk = bk, c.stages = stages, c.threads = 256;
-            consider(c);
+            if (!offer(c))
+              return;
           }
+  };
+  spec.filters.push_back(
+      {"fits-" + t.arch->chip(), [&](const Candidate &k) {
+         TileConfig c = k.c;
+         return scoreConfig(m, t, c);
+       }});
+  spec.score = [&](const Candidate &k) {
+    TileConfig c = k.c;
+    (void)scoreConfig(m, t, c);
+    double grid = std::log(1.001);
+    SmallVector<search::CostTerm> terms;
+    terms.push_back({"time_us",
+                     std::exp(std::round(std::log(c.seconds * 1e6) / grid) * grid),
+                     1});
+    // Reported, not weighed.
+    terms.push_back({"registers", double(c.regs), 0});
+    terms.push_back({"blocks_per_sm", double(c.blocksPerSM), 0});
+    terms.push_back({"shared_kib", double(c.sharedBytes) / 1024, 0});
+    return terms;
+  };
+  spec.describe = [&](const Candidate &k) {
+    const TileConfig &c = k.c;
+    return llvm::formatv("{0}x{1}x{2}, {3} {4}x{5}, {6} stages", c.bm, c.bn,
+                         c.bk, mmaVariant ? "warps of" : "threads of", c.wm,
+                         c.wn, c.stages)
+        .str();
+  };
+  spec.tieBreakKey = [](const Candidate &k) {
+    return llvm::formatv("{0,8}", k.index).str();
+  };
+  search::SearchOptions options;
+  options.reportTop = std::max(keep, 5u);
+  search::SearchResult<Candidate> result = search::search(spec, options);
+  SmallVector<TileConfig> ranked;
+  for (const Candidate &k : result.top) {
+    TileConfig c = k.c;
+    (void)scoreConfig(m, t, c);
+    ranked.push_back(c);
   }
-  // Among estimates within 0.1% the earlier (smaller) candidate wins.
-  SmallVector<unsigned> order(ranked.size());
-  for (unsigned n = 0; n < order.size(); ++n)
-    order[n] = n;
-  llvm::sort(order, [&](unsigned x, unsigned y) {
-    double sx = ranked[x].seconds, sy = ranked[y].seconds;
-    if (sx < sy * 0.999 || sy < sx * 0.999)
-      return sx < sy;
-    return x < y;
-  });
-  SmallVector<TileConfig> sorted;
-  for (unsigned n : order)
-    sorted.push_back(ranked[n]);
-  return sorted;
+  if (report)
+    search::recordSearchReport(std::move(result.report));
+  return ranked;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1244,7 +1292,9 @@ buildTiledMatmul(l0uop::KernelOp kernel, llvm::StringRef name,
   // The tile indices are 32-bit.
   if (match->M > (1 << 30) || match->N > (1 << 30) || match->K > (1 << 30))
     return std::optional<TiledLaunch>();
-  SmallVector<TileConfig> ranked = rankTiles(*match, target);
+  SmallVector<TileConfig> ranked =
+      rankTiles(*match, target, kernel.getSymName(), options.candidateRank + 1,
+                /*report=*/options.candidateRank == 0);
   if (options.candidateRank >= ranked.size())
     return std::optional<TiledLaunch>();
   std::optional<TileConfig> config = ranked[options.candidateRank];
