@@ -37,3 +37,34 @@ echo "=== the method the L3 -> L2 search chose:"
 sed -n '/l2.methods/,$p' "$tmp/phases/fashion_mnist.l2.mlir"
 echo "=== train: ${SYNPL_EPOCHS:-3} epochs on /usr/share/datasets/fashion-mnist"
 "$tmp/train" --epochs "${SYNPL_EPOCHS:-3}" --profile "$@"
+
+# The CUDA sink (docs/cuda.md): the same spec compiled for an H200-class GPU
+# (sm_90) on this machine -- PTX in process, a cubin where ptxas is
+# installed. Without a GPU here, the executable says so and exits 1; the
+# fake driver of the tests (test/lib/FakeCuda, running each kernel's host
+# fallback) then trains it through the CUDA runtime's streams, events,
+# transfers and launches, with the host build's numbers.
+echo "=== synplc --target=cuda --cuda-arch=sm_90: examples/fashion_mnist/fashion_mnist.syn -> train_cuda"
+"$BUILD_DIR/bin/synplc" --target=cuda --cuda-arch=sm_90 -v \
+  --mlir-print-op-on-diagnostic=false "$spec" -o "$tmp/train_cuda" 2>&1 \
+  | grep -E '^synplc: (no GPU|found GPU|--target|target cuda|assembling|no ptxas)' \
+  | sed -e 's/^synplc: /  /'
+"$BUILD_DIR/bin/synplc" --target=cuda --cuda-arch=sm_90 --emit=ptx "$spec" -o "$tmp/train_cuda.ptx"
+echo "  $(grep -c '^\.visible \.entry' "$tmp/train_cuda.ptx") kernels, $(wc -c < "$tmp/train_cuda.ptx") bytes of PTX"
+if [ -x /usr/local/cuda/bin/ptxas ]; then
+  /usr/local/cuda/bin/ptxas -arch=sm_90 -v "$tmp/train_cuda.ptx" -o /dev/null 2>&1 \
+    | awk '/Used [0-9]+ registers/ { n++; r = $5 + 0; if (r > max) max = r }
+           /spill stores/ { if ($5 + 0 > 0 || $9 + 0 > 0) spills++ }
+           END { printf "  ptxas -arch=sm_90: %d kernels assembled, at most %d registers, %d with spills\n", n, max, spills }'
+fi
+echo "=== train_cuda on this machine:"
+"$tmp/train_cuda" --steps 1 2>&1 | sed -e 's/^/  /' || true
+fake="$BUILD_DIR/test/lib/FakeCuda"
+if [ -e "$fake/libcuda.so.1" ]; then
+  echo "=== the CUDA build on the fake driver (host fallbacks), 100 steps, against the host build of the same plan:"
+  "$BUILD_DIR/bin/synplc" --target=cuda --cuda-host-kernels "$spec" -o "$tmp/train_fake"
+  "$BUILD_DIR/bin/synplc" --target=cuda --emit=l1 "$spec" -o "$tmp/gpu.l1.mlir"
+  "$BUILD_DIR/bin/synplc" --target=host --l0-passes=synpl-l0-block-reduce "$tmp/gpu.l1.mlir" -o "$tmp/train_gpu_plan_on_host"
+  LD_LIBRARY_PATH="$fake" "$tmp/train_fake" --steps 100 --no-eval --epochs 1 --quiet | sed -e 's/^/  cuda (fake driver): /'
+  "$tmp/train_gpu_plan_on_host" --steps 100 --no-eval --epochs 1 --quiet | sed -e 's/^/  host:               /'
+fi

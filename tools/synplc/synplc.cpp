@@ -2,11 +2,13 @@
 //
 //   synplc examples/fashion_mnist/fashion_mnist.syn -o train && ./train
 //
-// Takes a program at any layer and compiles it for this host:
+// Takes a program at any layer and compiles it for this host (or its GPU):
 //   L3 (a .syn spec, or l3 ops)  --synpl-l3-to-l2 (search)-->
 //   L2 (l2.methods)              --synpl-l2-to-l1 (search, over a system)-->
 //   L1 (a placed program)        --the pinned host pipeline-->
-//   L0, LLVM, an x86-64 object, an executable linked with the host runtime.
+//   L0, LLVM, an x86-64 object, an executable linked with the host runtime;
+// a program placed on an isa = "cuda" node (or --target=cuda) has its device
+// kernels compiled to PTX by synpl-cuda-kernel-pipeline and embedded.
 // The system the L2 -> L1 search places the program on is `--system FILE`,
 // else one the input declares, else this machine (synpl::host). `--emit`
 // stops at any layer and prints it; `--dump-phases DIR` writes every layer.
@@ -329,7 +331,7 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions({&category});
   cl::ParseCommandLineOptions(
       argc, argv,
-      "synplc: compiles a training program for this host\n\n"
+      "synplc: compiles a training program for this host or its GPU\n\n"
       "  synplc examples/fashion_mnist/fashion_mnist.syn -o train && ./train\n\n"
       "The input is a .syn spec or an MLIR program at L3, L2 or L1. What it\n"
       "leaves open is searched: L3 -> L2 picks a method (architecture,\n"
@@ -337,7 +339,11 @@ int main(int argc, char **argv) {
       "else the program's own, else this machine); then the pinned host\n"
       "pipeline (L1 -> L0, memory packing, l0ctl/l0uop -> LLVM, the plan's\n"
       "tables), an x86-64 object written in process, linked with the host\n"
-      "runtime. Run the result with --help for its options. --emit stops at\n"
+      "runtime. When the placement puts the model on a GPU node (this\n"
+      "machine's GPUs join its system when the CUDA driver is installed), or\n"
+      "with --target=cuda, the device kernels become PTX (NVPTX in process)\n"
+      "embedded in the executable, which runs them through the CUDA driver.\n"
+      "Run the result with --help for its options. --emit stops at\n"
       "any layer; --search-report shows each search's candidates and choice.\n"
       "The standard MLIR flags (--mlir-print-ir-after-all, --mlir-timing,\n"
       "...) apply to every pass; see --help-hidden.\n");
