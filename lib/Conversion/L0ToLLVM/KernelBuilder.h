@@ -199,6 +199,13 @@ protected:
   /// pointers; the insertion point is before its return.
   LLVM::LLVMFuncOp createFunction(ModuleOp target, const SplitInfo &split);
 
+  /// Marks `fn`'s first `numBuffers` parameters (the kernel's buffers)
+  /// noalias, aligned to their pool's alignment capped at `maxAlign`
+  /// (`defaultAlign` for a slot without a pool), adds the entry block and
+  /// maps the kernel's buffer arguments to its arguments.
+  Block *bindBufferParams(LLVM::LLVMFuncOp fn, unsigned numBuffers,
+                          int64_t defaultAlign, int64_t maxAlign);
+
   // The tiled lowering (see the pass description).
   using LaneMap = llvm::DenseMap<Value, LaneValue>;
   LogicalResult buildTiled(const TilePlan &plan);

@@ -704,11 +704,31 @@ void KernelBuilder::closePhase(Frame &frame, Location loc) {
   b.setInsertionPointAfter(frame.loop);
 }
 
+Block *KernelBuilder::bindBufferParams(LLVM::LLVMFuncOp fn,
+                                       unsigned numBuffers,
+                                       int64_t defaultAlign, int64_t maxAlign) {
+  Block &body = kernel.getBody().front();
+  for (unsigned a = 0; a < numBuffers; ++a) {
+    fn.setArgAttr(a, LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr());
+    int64_t align = defaultAlign;
+    if (auto slot = planSymbols.lookup<SlotOp>(
+            kernel.getSlotOf(body.getArgument(a)).getValue()))
+      if (auto pool = planSymbols.lookup<PoolOp>(slot.getPool()))
+        align = std::min<int64_t>(maxAlign, pool.getAlignment());
+    fn.setArgAttr(a, LLVM::LLVMDialect::getAlignAttrName(),
+                  b.getI64IntegerAttr(align));
+  }
+  Block *entry = fn.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  for (unsigned a = 0; a < numBuffers; ++a)
+    mapping.map(body.getArgument(a), entry->getArgument(a));
+  return entry;
+}
+
 LLVM::LLVMFuncOp KernelBuilder::createFunction(ModuleOp target,
                                                const SplitInfo &split) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
-  Block &body = kernel.getBody().front();
   // Signature: a pointer per bound buffer, then begin, end.
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   unsigned numBuffers = kernel.getNumInputs() + kernel.getNumOutputs();
@@ -719,20 +739,8 @@ LLVM::LLVMFuncOp KernelBuilder::createFunction(ModuleOp target,
   b.setInsertionPointToEnd(target.getBody());
   auto fn = LLVM::LLVMFuncOp::create(b, loc, name, fnTy);
   fn->setAttr("synpl.iterations", b.getI64IntegerAttr(split.iterations));
-  for (unsigned a = 0; a < numBuffers; ++a) {
-    fn.setArgAttr(a, LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr());
-    int64_t align = 64;
-    if (auto slot = planSymbols.lookup<SlotOp>(
-            kernel.getSlotOf(body.getArgument(a)).getValue()))
-      if (auto pool = planSymbols.lookup<PoolOp>(slot.getPool()))
-        align = std::min<int64_t>(64, pool.getAlignment());
-    fn.setArgAttr(a, LLVM::LLVMDialect::getAlignAttrName(),
-                  b.getI64IntegerAttr(align));
-  }
-  Block *entry = fn.addEntryBlock(b);
-  b.setInsertionPointToStart(entry);
-  for (unsigned a = 0; a < numBuffers; ++a)
-    mapping.map(body.getArgument(a), entry->getArgument(a));
+  Block *entry = bindBufferParams(fn, numBuffers, /*defaultAlign=*/64,
+                                  /*maxAlign=*/64);
   begin = entry->getArgument(numBuffers);
   end = entry->getArgument(numBuffers + 1);
   // Block-shared scratch: one copy per host thread, on its stack.

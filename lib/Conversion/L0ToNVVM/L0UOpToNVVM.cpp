@@ -773,20 +773,8 @@ int64_t CudaKernelBuilder::buildKernel(ModuleOp into) {
   fn->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
               b.getDenseI32ArrayAttr({int32_t(block[0]), int32_t(block[1]),
                                       int32_t(block[2])}));
-  for (unsigned a = 0; a < numBuffers; ++a) {
-    fn.setArgAttr(a, LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr());
-    int64_t align = 16;
-    if (auto slot = planSymbols.lookup<SlotOp>(
-            kernel.getSlotOf(body.getArgument(a)).getValue()))
-      if (auto pool = planSymbols.lookup<PoolOp>(slot.getPool()))
-        align = std::min<int64_t>(256, pool.getAlignment());
-    fn.setArgAttr(a, LLVM::LLVMDialect::getAlignAttrName(),
-                  b.getI64IntegerAttr(align));
-  }
-  Block *entry = fn.addEntryBlock(b);
-  b.setInsertionPointToStart(entry);
-  for (unsigned a = 0; a < numBuffers; ++a)
-    mapping.map(body.getArgument(a), entry->getArgument(a));
+  Block *entry = bindBufferParams(fn, numBuffers, /*defaultAlign=*/16,
+                                  /*maxAlign=*/256);
 
   // Shared buffers: aligned offsets into the dynamic shared array.
   int64_t sharedBytes = 0;
