@@ -10,6 +10,8 @@
 #include "synpl/Runtime/PlanFormat.h"
 #include "synpl/Runtime/Runtime.h"
 
+#include "PlanTables.h"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -42,26 +44,8 @@ const char kPtx[] = ".version 7.0\n.target sm_80\n.address_size 64\n"
                     ".visible .entry test_sum(\n\t.param .u64 a,\n\t.param .u64 b\n)\n"
                     "{\n\tret;\n}\n";
 
-struct Tables {
-  std::vector<int64_t> words;
-  std::string strings;
-  std::vector<void *> kernels;
-  void *programs[1] = {nullptr};
-  synpl_plan_desc desc{};
-  synpl_plan_header &header() {
-    return *reinterpret_cast<synpl_plan_header *>(words.data());
-  }
-  template <typename R> R *record(int section, int64_t i) {
-    return reinterpret_cast<R *>(words.data() + header().section[section][0]) + i;
-  }
-};
-
-int64_t str(std::string &strings, const char *s) {
-  int64_t off = strings.size();
-  strings += s;
-  strings.push_back('\0');
-  return off;
-}
+using synpl::test::str;
+using synpl::test::Tables;
 
 /// Pools: host (x: 64 f32 init ones, y: 1 f32 reported as "loss") and
 /// device (xd, yd). Stream: h2d x -> xd, CUDA kernel sum(xd -> yd), d2h

@@ -11,6 +11,8 @@
 #include "synpl/Runtime/PlanFormat.h"
 #include "synpl/Runtime/Runtime.h"
 
+#include "PlanTables.h"
+
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -54,26 +56,8 @@ void zeroKernel(void *const *args, int64_t, int64_t) {
   *static_cast<float *>(args[0]) = 0;
 }
 
-struct Tables {
-  std::vector<int64_t> words;
-  std::string strings;
-  std::vector<void *> kernels;
-  void *programs[1] = {nullptr};
-  synpl_plan_desc desc;
-  synpl_plan_header &header() {
-    return *reinterpret_cast<synpl_plan_header *>(words.data());
-  }
-  template <typename R> R *record(int section, int64_t i) {
-    return reinterpret_cast<R *>(words.data() + header().section[section][0]) + i;
-  }
-};
-
-int64_t str(std::string &strings, const char *s) {
-  int64_t off = strings.size();
-  strings += s;
-  strings.push_back('\0');
-  return off;
-}
+using synpl::test::str;
+using synpl::test::Tables;
 
 /// One persistent pool; x (64 f32, init ones) and y (1 f32, reported as
 /// "loss"); kernels zero(y) then sum(x -> y) over 64 iterations; one stream.
