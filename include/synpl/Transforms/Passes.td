@@ -66,7 +66,9 @@ def L0BlockReduce : Pass<"synpl-l0-block-reduce", "mlir::ModuleOp"> {
     l0uop.end %r
     ```
 
-    with K >= `min-loop`, the pass makes each row a block (`group_x`) of T =
+    with K >= `min-loop` (or the same without the parallel RANGE: a
+    whole-buffer reduction by one thread, which is one row), the pass makes
+    each row a block (`group_x`) of T =
     min(next power of two >= K, `threads`) threads (`local_x`): thread t
     folds iterations t, t + T, ... (the identity past the end), writes its
     partial result to a block-shared buffer, the block halves them in

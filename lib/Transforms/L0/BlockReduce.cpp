@@ -42,6 +42,8 @@ bool isParallel(RangeKind k) { return k != RangeKind::loop; }
 /// The shape this pass takes: top-level pure ops, then one parallel RANGE
 /// (the rows) whose body is pure ops, one loop RANGE (flat body, no
 /// stores) folded by REDUCEs, and then anything but RANGEs and BARRIERs.
+/// Without the parallel RANGE (a whole-buffer reduction, one thread) the
+/// kernel is one row.
 struct Match {
   RangeOp rows, loop;
   SmallVector<Operation *> outside, pre, body, post;
@@ -58,8 +60,12 @@ std::string match(KernelOp kernel, Match &m) {
     switch (where) {
     case Outside:
       if (auto r = dyn_cast<RangeOp>(op)) {
-        if (!isParallel(r.getKind()))
-          return "its top-level RANGE is a loop";
+        if (!isParallel(r.getKind())) {
+          // One row: the whole kernel is the loop and what follows it.
+          m.loop = r;
+          where = Body;
+          break;
+        }
         m.rows = r;
         where = Pre;
       } else if (!isPure(&op)) {
@@ -96,7 +102,7 @@ std::string match(KernelOp kernel, Match &m) {
       break;
     case Post:
       if (auto e = dyn_cast<EndOp>(op)) {
-        if (e.getRange() != m.rows.getResult())
+        if (!m.rows || e.getRange() != m.rows.getResult())
           return "a RANGE is left open";
         where = After;
       } else if (isa<RangeOp, BarrierOp>(op)) {
@@ -116,7 +122,7 @@ std::string match(KernelOp kernel, Match &m) {
       return "ops follow the rows' RANGE";
     }
   }
-  if (where != After)
+  if (where != After && !(where == Post && !m.rows))
     return "it is not one parallel RANGE around one loop";
   if (m.reduces.empty())
     return "nothing is reduced over the loop";
@@ -194,14 +200,17 @@ struct L0BlockReducePass
     }
     OpBuilder b(ctx);
     b.setInsertionPointToEnd(fresh);
-    Location loc = m.rows.getLoc();
     for (Operation *op : m.outside)
       b.clone(*op, map);
     // One block per row, `threads` threads per block.
-    Value row = RangeOp::create(b, loc, b.getIndexType(), m.rows.getLower(),
-                                m.rows.getUpper(), m.rows.getStep(),
-                                RangeKind::group_x);
-    map.map(m.rows.getResult(), row);
+    Location loc = (m.rows ? m.rows : m.loop).getLoc();
+    Value row;
+    if (m.rows) {
+      row = RangeOp::create(b, loc, b.getIndexType(), m.rows.getLower(),
+                            m.rows.getUpper(), m.rows.getStep(),
+                            RangeKind::group_x);
+      map.map(m.rows.getResult(), row);
+    }
     Value tid = RangeOp::create(b, loc, b.getIndexType(), int64_t{0}, threads,
                                 int64_t{1}, RangeKind::local_x);
     for (Operation *op : m.pre)
@@ -284,7 +293,8 @@ struct L0BlockReducePass
     }
     EndIfOp::create(b, loc);
     EndOp::create(b, loc, tid);
-    EndOp::create(b, loc, row);
+    if (row)
+      EndOp::create(b, loc, row);
 
     // Swap the bodies; the launch follows the new RANGEs.
     for (Operation &op : old)
@@ -292,7 +302,8 @@ struct L0BlockReducePass
     kernel.getBody().getBlocks().clear();
     kernel.getBody().push_back(fresh);
     Builder attrs(ctx);
-    kernel.setGridAttr(attrs.getDenseI64ArrayAttr({m.rows.getTripCount(), 1, 1}));
+    kernel.setGridAttr(attrs.getDenseI64ArrayAttr(
+        {m.rows ? m.rows.getTripCount() : int64_t{1}, 1, 1}));
     kernel.setBlockAttr(attrs.getDenseI64ArrayAttr({threads, 1, 1}));
     kernel.setSharedMemAttr(attrs.getI64IntegerAttr(sharedBytes));
   }

@@ -94,3 +94,34 @@ l0uop.plan @p pipeline_depth 1 {
   }
   l0uop.stream @s0 [@host_rows, @short_rows]
 }
+
+// -----
+
+// A whole-buffer reduction (no parallel RANGE: one thread) is one row: a
+// single block whose threads share the loop; thread 0 stores.
+// CHECK-LABEL: l0uop.kernel @whole
+// CHECK-SAME: grid(1, 1, 1) block(256, 1, 1) shared_mem 1024 shared(
+// CHECK-NOT: over group_x
+// CHECK: %[[T:.*]] = l0uop.range 0 to 256 over local_x
+// CHECK: l0uop.reduce add
+// CHECK-COUNT-9: l0uop.endif
+// CHECK-NEXT: l0uop.end %[[T]]
+// CHECK-NEXT: }
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev arena on device capacity 1MiB
+  l0uop.slot @x pool @dev offset 0 size 3136 lifetime(0, 0) : !l0uop.buf<784xf32>
+  l0uop.slot @y pool @dev offset 3328 size 4 lifetime(0, 0) : !l0uop.buf<1xf32>
+  l0uop.kernel @whole inputs(%x = @x : !l0uop.buf<784xf32>) outputs(%y = @y : !l0uop.buf<1xf32>)
+      grid(1, 1, 1) block(1, 1, 1) shared_mem 0 {
+    %z = l0uop.const 0.0 : f32
+    %k = l0uop.range 0 to 784 : index
+    %p = l0uop.index %x[%k] : !l0uop.buf<784xf32>
+    %v = l0uop.load %p : f32
+    l0uop.end %k
+    %s = l0uop.reduce add %v over %k init %z : f32
+    %c0 = l0uop.const 0 : index
+    %q = l0uop.index %y[%c0] : !l0uop.buf<1xf32>
+    l0uop.store %q, %s : f32
+  }
+  l0uop.stream @s0 [@whole]
+}
