@@ -1,0 +1,361 @@
+//===- CudaKernelSimTest.cpp - CUDA kernels against their host lowering ---===//
+//
+// Execution evidence for the CUDA lowering of ordinary kernels without a
+// GPU. The spec's Fashion-MNIST program placed on one GPU
+// (test/Tools/synplc/Inputs/single_gpu.syn) goes through the front end and
+// L3 -> L2 -> L1 -> L0 -> packing -> block-reduce -> launch search (sm_80),
+// as synplc does. The plan is then lowered twice:
+//
+// * its device kernels by --synpl-convert-l0uop-to-nvvm{chip=sm_80
+//   tensor-cores=false fast-math=false} (the .rn math forms, no
+//   contraction), run on the SIMT interpreter of NvvmSim.h over the
+//   kernel's whole launch (every block);
+// * the same kernels by --synpl-convert-l0uop-to-llvm, JIT-compiled and run
+//   over [0, host_iterations) as the host runtime runs them.
+//
+// Both start from the same pseudo-random buffers (inputs and outputs: an
+// output may be read before it is written); every output element must
+// agree. Block-reduce ran before both lowerings, so both sum in the same
+// tree; the remaining slack is the approximate PTX forms (ex2/lg2/sin
+// .approx, interpreted as the exact value rounded to f32) against libm.
+//
+//===----------------------------------------------------------------------===//
+#include "NvvmSim.h"
+
+#include "synpl/Conversion/Passes.h"
+#include "synpl/Dialect/L0Ctl/L0CtlOps.h"
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
+#include "synpl/Dialect/L1/L1Ops.h"
+#include "synpl/Frontend/Syn.h"
+#include "synpl/InitAll.h"
+#include "synpl/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#ifndef SYNPL_SOURCE_DIR
+#error "SYNPL_SOURCE_DIR must point at the source tree"
+#endif
+
+using namespace mlir;
+using namespace synpl;
+using namespace synpl::test;
+
+namespace {
+
+/// A 256-byte aligned buffer (the kernels' `llvm.align` is at most 256).
+struct Aligned {
+  explicit Aligned(size_t n) : size(n) {
+    data = static_cast<uint8_t *>(std::aligned_alloc(256, (n + 255) / 256 * 256 + 256));
+  }
+  ~Aligned() { std::free(data); }
+  Aligned(const Aligned &) = delete;
+  Aligned &operator=(const Aligned &) = delete;
+  uint8_t *data;
+  size_t size;
+};
+
+OwningOpRef<ModuleOp> parseSynFile(const std::string &path, MLIRContext *ctx) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return {};
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  return parseSyn(sourceMgr, ctx);
+}
+
+LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
+  PassManager pm(module.getContext());
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(pipeline, pm, os))) {
+    UNSCOPED_INFO("pipeline '" << pipeline << "': " << error);
+    return failure();
+  }
+  return pm.run(module);
+}
+
+/// The Fashion-MNIST plan on one GPU: L0 after packing, block-reduce and
+/// the sm_80 launch search.
+OwningOpRef<ModuleOp> fashionMnistOnGpu(MLIRContext *ctx) {
+  std::string root = SYNPL_SOURCE_DIR;
+  OwningOpRef<ModuleOp> module =
+      parseSynFile(root + "/examples/fashion_mnist/fashion_mnist.syn", ctx);
+  REQUIRE(module);
+  REQUIRE(succeeded(runPipeline(*module, "synpl-l3-to-l2")));
+  OwningOpRef<ModuleOp> system =
+      parseSynFile(root + "/test/Tools/synplc/Inputs/single_gpu.syn", ctx);
+  REQUIRE(system);
+  auto systems = system->getBody()->getOps<l1::SystemOp>();
+  REQUIRE(std::distance(systems.begin(), systems.end()) == 1);
+  for (auto old : llvm::make_early_inc_range(module->getBody()->getOps<l1::SystemOp>()))
+    old.erase();
+  module->getBody()->push_front((*systems.begin())->clone());
+  REQUIRE(succeeded(runPipeline(*module, "synpl-l2-to-l1")));
+  {
+    PassManager pm(ctx);
+    HostPipelineOptions options;
+    options.executable = true;
+    buildHostEmissionPipeline(pm, options);
+    REQUIRE(succeeded(pm.run(*module)));
+  }
+  REQUIRE(succeeded(runPipeline(
+      *module, "synpl-l0-block-reduce,synpl-l0-tune-launch{chip=sm_80}")));
+  return module;
+}
+
+struct Tally {
+  int compared = 0, positive = 0;
+  std::vector<std::string> skipped;
+  double maxRel = 0;
+  std::string maxRelAt;
+  std::chrono::duration<double> simTime{0};
+};
+
+} // namespace
+
+TEST_CASE("Fashion-MNIST device kernels on the SIMT interpreter match their "
+          "host lowering", "[cuda-sim]") {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerAllPasses();
+  DialectRegistry registry;
+  registerHostCodegen(registry);
+  registerCudaCodegen(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  std::string errors;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      errors += d.str() + "\n";
+    return success();
+  });
+
+  OwningOpRef<ModuleOp> l0 = fashionMnistOnGpu(&ctx);
+  INFO(errors);
+
+  // (a) The device copy: NVVM, the exact (.rn) forms.
+  OwningOpRef<ModuleOp> device = l0->clone();
+  REQUIRE(succeeded(runPipeline(
+      *device, "synpl-convert-l0uop-to-nvvm{chip=sm_80 tensor-cores=false "
+               "fast-math=false}")));
+  // (b) The host copy: every kernel (device ones included) for the CPU.
+  OwningOpRef<ModuleOp> host = l0->clone();
+  REQUIRE(succeeded(
+      runPipeline(*host, "synpl-convert-l0uop-to-llvm{keep-plan=true}")));
+  OwningOpRef<ModuleOp> code = host->clone();
+  for (Operation &op : llvm::make_early_inc_range(code->getBody()->getOperations()))
+    if (isa<l0uop::PlanOp>(op) || isa<l0ctl::L0CtlDialect>(op.getDialect()))
+      op.erase();
+  // No reassociation or contraction: the kernels' own order of operations.
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/1, /*sizeLevel=*/0,
+                                            nullptr);
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = optimize;
+  auto created = ExecutionEngine::create(*code, engineOptions);
+  std::string jitError;
+  if (!created)
+    jitError = llvm::toString(created.takeError());
+  INFO(jitError);
+  REQUIRE(jitError.empty());
+  std::unique_ptr<ExecutionEngine> engine = std::move(*created);
+
+  auto plans = device->getOps<l0uop::PlanOp>();
+  REQUIRE(std::distance(plans.begin(), plans.end()) == 1);
+  l0uop::PlanOp devPlan = *plans.begin();
+  l0uop::PlanOp hostPlan = *host->getOps<l0uop::PlanOp>().begin();
+  SymbolTable devSymbols(devPlan), hostSymbols(hostPlan);
+  auto gpuModules = device->getOps<gpu::GPUModuleOp>();
+  REQUIRE(std::distance(gpuModules.begin(), gpuModules.end()) == 1);
+  gpu::GPUModuleOp gpuModule = *gpuModules.begin();
+
+  Tally tally;
+  for (l0uop::KernelOp kernel : devPlan.getOps<l0uop::KernelOp>()) {
+    auto entry = kernel->getAttrOfType<StringAttr>("device_entry");
+    if (!entry)
+      continue; // a host kernel
+    std::string name = kernel.getSymName().str();
+    INFO("kernel @" << name << " (entry " << entry.getValue().str() << ")");
+    auto func = gpuModule.lookupSymbol<LLVM::LLVMFuncOp>(entry.getValue());
+    REQUIRE(func);
+    // The tiled matmuls (TiledMatmul.cpp) have their own launch and their
+    // own test (TiledMatmulTest.cpp): recognised by their shared array.
+    bool tiled = false;
+    func.walk([&](NVVM::CpAsyncOp) { tiled = true; });
+    func.walk([&](LLVM::AddressOfOp a) {
+      tiled |= a.getGlobalName() == (entry.getValue() + "_smem").str();
+    });
+    if (tiled) {
+      tally.skipped.push_back(name + " (tiled matmul)");
+      continue;
+    }
+    auto hostKernel = hostSymbols.lookup<l0uop::KernelOp>(name);
+    REQUIRE(hostKernel);
+    auto hostEntry = hostKernel->getAttrOfType<FlatSymbolRefAttr>("host_entry");
+    auto iterations = hostKernel->getAttrOfType<IntegerAttr>("host_iterations");
+    REQUIRE(hostEntry);
+    REQUIRE(iterations);
+    auto fn = engine->lookupPacked(hostEntry.getValue());
+    if (!fn) {
+      std::string msg = llvm::toString(fn.takeError());
+      FAIL("no JIT'd function @" << hostEntry.getValue().str() << ": " << msg);
+    }
+
+    // Buffers: one per kernel argument (a slot is listed once).
+    Block &body = hostKernel.getBody().front();
+    unsigned nArgs = hostKernel.getNumInputs() + hostKernel.getNumOutputs();
+    std::mt19937 rng(std::hash<std::string>()(name) & 0xffffffff);
+    auto fill = [&](bool positive) {
+      std::vector<std::vector<uint8_t>> bufs;
+      std::mt19937 r = rng;
+      std::uniform_int_distribution<int> sixtyfourths(-128, 128), label(0, 9);
+      for (unsigned a = 0; a < nArgs; ++a) {
+        auto buf = cast<l0uop::BufType>(body.getArgument(a).getType());
+        Type e = buf.getElementType();
+        size_t eb = sizeOf(e);
+        std::vector<uint8_t> bytes(buf.getNumElements() * eb);
+        for (uint64_t x = 0; x < buf.getNumElements(); ++x) {
+          Val v;
+          // Multiples of 1/64 in [-2, 2] (positive: (0, 2]); integers (labels,
+          // pixels, counters) in [0, 10).
+          int k = sixtyfourths(r);
+          v.f = (positive ? std::abs(k) + 1 : k) / 64.0;
+          v.i = label(r);
+          storeScalar(e, &bytes[x * eb], v);
+        }
+        bufs.push_back(std::move(bytes));
+      }
+      return bufs;
+    };
+    auto runHost = [&](std::vector<std::vector<uint8_t>> &bufs) {
+      std::vector<std::unique_ptr<Aligned>> mem;
+      std::vector<void *> ptrs;
+      for (auto &b : bufs) {
+        mem.push_back(std::make_unique<Aligned>(b.size()));
+        std::memcpy(mem.back()->data, b.data(), b.size());
+        ptrs.push_back(mem.back()->data);
+      }
+      int64_t begin = 0, end = iterations.getInt();
+      std::vector<void *> args;
+      for (void *&p : ptrs)
+        args.push_back(&p);
+      args.push_back(&begin);
+      args.push_back(&end);
+      (*fn)(args.data());
+      for (size_t n = 0; n < bufs.size(); ++n)
+        std::memcpy(bufs[n].data(), mem[n]->data, bufs[n].size());
+    };
+    auto hasNaN = [&](const std::vector<std::vector<uint8_t>> &bufs) {
+      for (unsigned a = hostKernel.getNumInputs(); a < nArgs; ++a) {
+        Type e = cast<l0uop::BufType>(body.getArgument(a).getType()).getElementType();
+        if (!isa<FloatType>(e))
+          continue;
+        for (size_t x = 0; x * sizeOf(e) < bufs[a].size(); ++x)
+          if (std::isnan(loadScalar(e, &bufs[a][x * sizeOf(e)]).f))
+            return true;
+      }
+      return false;
+    };
+    // Signed inputs first; where they make NaNs (log2, sqrt of a negative),
+    // positive ones, so that every output is a number.
+    bool positive = false;
+    std::vector<std::vector<uint8_t>> want = fill(false);
+    runHost(want);
+    if (hasNaN(want)) {
+      positive = true;
+      want = fill(true);
+      runHost(want);
+    }
+    tally.positive += positive;
+    CHECK_FALSE(hasNaN(want));
+
+    // The device kernel over its whole launch, from the same buffers.
+    std::vector<std::vector<uint8_t>> got = fill(positive);
+    std::vector<std::unique_ptr<Aligned>> mem;
+    std::vector<std::pair<uint8_t *, size_t>> args;
+    for (auto &b : got) {
+      mem.push_back(std::make_unique<Aligned>(b.size()));
+      std::memcpy(mem.back()->data, b.data(), b.size());
+      args.push_back({mem.back()->data, b.size()});
+    }
+    ArrayRef<int64_t> grid = kernel.getGrid(), block = kernel.getBlock();
+    INFO("grid (" << grid[0] << ", " << grid[1] << ", " << grid[2]
+                  << ") block (" << block[0] << ", " << block[1] << ", "
+                  << block[2] << ") shared " << kernel.getSharedMem());
+    NvvmSim sim(func, args, kernel.getSharedMem(), /*eagerCopies=*/false);
+    auto start = std::chrono::steady_clock::now();
+    bool ran = sim.runGrid({grid[0], grid[1], grid[2]},
+                           {block[0], block[1], block[2]});
+    tally.simTime += std::chrono::steady_clock::now() - start;
+    INFO(sim.error);
+    REQUIRE(ran);
+    for (size_t n = 0; n < got.size(); ++n)
+      std::memcpy(got[n].data(), mem[n]->data, got[n].size());
+
+    // Every output element.
+    for (unsigned a = hostKernel.getNumInputs(); a < nArgs; ++a) {
+      Type e = cast<l0uop::BufType>(body.getArgument(a).getType()).getElementType();
+      size_t eb = sizeOf(e);
+      size_t bad = 0, first = 0;
+      double firstGot = 0, firstWant = 0;
+      for (size_t x = 0; x * eb < want[a].size(); ++x) {
+        Val g = loadScalar(e, &got[a][x * eb]), w = loadScalar(e, &want[a][x * eb]);
+        bool same;
+        if (isa<FloatType>(e)) {
+          double diff = std::fabs(g.f - w.f);
+          double scale = std::max(std::fabs(g.f), std::fabs(w.f));
+          // Relative 1e-5, plus the approximate forms' slack near zero.
+          same = diff <= 1e-5 * scale + 1e-6 || (std::isnan(g.f) && std::isnan(w.f));
+          if (same && scale > 0 && diff / scale > tally.maxRel) {
+            tally.maxRel = diff / scale;
+            tally.maxRelAt = name;
+          }
+        } else {
+          same = g.i == w.i;
+        }
+        if (!same && bad++ == 0) {
+          first = x;
+          firstGot = isa<FloatType>(e) ? g.f : double(g.i);
+          firstWant = isa<FloatType>(e) ? w.f : double(w.i);
+        }
+      }
+      INFO("output " << (a - hostKernel.getNumInputs()) << ": " << bad
+                     << " elements differ; first at " << first << ": device "
+                     << firstGot << ", host " << firstWant);
+      CHECK(bad == 0);
+    }
+    ++tally.compared;
+  }
+  std::string skipped;
+  for (const std::string &s : tally.skipped)
+    skipped += "  " + s + "\n";
+  WARN("compared " << tally.compared << " device kernels (" << tally.positive
+                   << " on positive inputs), skipped " << tally.skipped.size()
+                   << ":\n" << skipped << "max relative error " << tally.maxRel
+                   << " (" << tally.maxRelAt << "), simulation "
+                   << tally.simTime.count() << " s");
+  CHECK(tally.compared >= 40);
+}
