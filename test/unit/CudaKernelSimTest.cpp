@@ -143,7 +143,7 @@ struct Tally {
 
 /// Runs the plan's device kernels (the generic ones, or only the tiled
 /// matmuls) on the interpreter and on the host; returns the tally.
-static Tally compareDeviceKernels(bool tiledOnly) {
+static Tally compareDeviceKernels(bool tiledOnly, bool fastMath = false) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerAllPasses();
@@ -165,8 +165,9 @@ static Tally compareDeviceKernels(bool tiledOnly) {
   // (a) The device copy: NVVM, the exact (.rn) forms.
   OwningOpRef<ModuleOp> device = l0->clone();
   REQUIRE(succeeded(runPipeline(
-      *device, "synpl-convert-l0uop-to-nvvm{chip=sm_80 tensor-cores=false "
-               "fast-math=false}")));
+      *device, std::string("synpl-convert-l0uop-to-nvvm{chip=sm_80 "
+                           "tensor-cores=false fast-math=") +
+                   (fastMath ? "true" : "false") + "}")));
   // (b) The host copy: every kernel (device ones included) for the CPU.
   OwningOpRef<ModuleOp> host = l0->clone();
   REQUIRE(succeeded(
@@ -218,7 +219,11 @@ static Tally compareDeviceKernels(bool tiledOnly) {
       tally.skipped.push_back(name + (tiled ? " (tiled matmul)" : " (not tiled)"));
       continue;
     }
-    func.walk([&](Operation *op) { tally.ops.insert(op->getName().getStringRef().str()); });
+    func.walk([&](Operation *op) {
+      tally.ops.insert(op->getName().getStringRef().str());
+      if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
+        tally.ops.insert(call.getIntrin().str());
+    });
     tally.withShared += kernel.getSharedMem() > 0;
     bool barrier = false;
     func.walk([&](NVVM::Barrier0Op) { barrier = true; });
@@ -391,6 +396,18 @@ TEST_CASE("Fashion-MNIST device kernels on the SIMT interpreter match their "
   CHECK(tally.skipped.size() == 8);
   CHECK(tally.withShared > 0);
   CHECK(tally.withBarrier > 0);
+}
+
+TEST_CASE("Fashion-MNIST device kernels with fast-math on the SIMT "
+          "interpreter match their host lowering", "[cuda-sim]") {
+  // synplc's default: the .approx.ftz forms (interpreted as the exact value
+  // rounded, flushed) and `contract` on the products and sums (the
+  // interpreter rounds each op, as the host does): this checks the
+  // structure of the fast path, not the hardware's last bits.
+  Tally tally = compareDeviceKernels(/*tiledOnly=*/false, /*fastMath=*/true);
+  WARN(describe(tally));
+  CHECK(tally.compared == 50);
+  CHECK(tally.ops.count("llvm.call_intrinsic"));
 }
 
 // The eight tiled matmul kernels (tensor-cores=false: the f32 SIMT tiles)
