@@ -102,7 +102,8 @@ LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
 
 /// The Fashion-MNIST plan on one GPU: L0 after packing, block-reduce and
 /// the sm_80 launch search.
-OwningOpRef<ModuleOp> fashionMnistOnGpu(MLIRContext *ctx) {
+OwningOpRef<ModuleOp> fashionMnistOnGpu(MLIRContext *ctx,
+                                        const std::string &l0Passes) {
   std::string root = SYNPL_SOURCE_DIR;
   OwningOpRef<ModuleOp> module =
       parseSynFile(root + "/examples/fashion_mnist/fashion_mnist.syn", ctx);
@@ -124,8 +125,8 @@ OwningOpRef<ModuleOp> fashionMnistOnGpu(MLIRContext *ctx) {
     buildHostEmissionPipeline(pm, options);
     REQUIRE(succeeded(pm.run(*module)));
   }
-  REQUIRE(succeeded(runPipeline(
-      *module, "synpl-l0-block-reduce,synpl-l0-tune-launch{chip=sm_80}")));
+  if (!l0Passes.empty())
+    REQUIRE(succeeded(runPipeline(*module, l0Passes)));
   return module;
 }
 
@@ -143,7 +144,10 @@ struct Tally {
 
 /// Runs the plan's device kernels (the generic ones, or only the tiled
 /// matmuls) on the interpreter and on the host; returns the tally.
-static Tally compareDeviceKernels(bool tiledOnly, bool fastMath = false) {
+static Tally compareDeviceKernels(
+    bool tiledOnly, bool fastMath = false, const std::string &chip = "sm_80",
+    const std::string &l0Passes =
+        "synpl-l0-block-reduce,synpl-l0-tune-launch{chip=sm_80}") {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   registerAllPasses();
@@ -159,14 +163,14 @@ static Tally compareDeviceKernels(bool tiledOnly, bool fastMath = false) {
     return success();
   });
 
-  OwningOpRef<ModuleOp> l0 = fashionMnistOnGpu(&ctx);
+  OwningOpRef<ModuleOp> l0 = fashionMnistOnGpu(&ctx, l0Passes);
   INFO(errors);
 
   // (a) The device copy: NVVM, the exact (.rn) forms.
   OwningOpRef<ModuleOp> device = l0->clone();
   REQUIRE(succeeded(runPipeline(
-      *device, std::string("synpl-convert-l0uop-to-nvvm{chip=sm_80 "
-                           "tensor-cores=false fast-math=") +
+      *device, "synpl-convert-l0uop-to-nvvm{chip=" + chip +
+                   " tensor-cores=false fast-math=" +
                    (fastMath ? "true" : "false") + "}")));
   // (b) The host copy: every kernel (device ones included) for the CPU.
   OwningOpRef<ModuleOp> host = l0->clone();
@@ -408,6 +412,21 @@ TEST_CASE("Fashion-MNIST device kernels with fast-math on the SIMT "
   WARN(describe(tally));
   CHECK(tally.compared == 50);
   CHECK(tally.ops.count("llvm.call_intrinsic"));
+}
+
+// Other launches of the same kernels: L1 -> L0's own (no launch search),
+// no block reductions, the sm_90 search (slow: "[cuda-sim-variants]").
+TEST_CASE("Fashion-MNIST device kernels under other launches on the SIMT "
+          "interpreter match their host lowering", "[.][cuda-sim-variants]") {
+  for (const char *passes :
+       {"", "synpl-l0-block-reduce", "synpl-l0-tune-launch{chip=sm_80}",
+        "synpl-l0-block-reduce,synpl-l0-tune-launch{chip=sm_90}"}) {
+    INFO("L0 passes: " << passes);
+    std::string chip = llvm::StringRef(passes).contains("sm_90") ? "sm_90" : "sm_80";
+    Tally tally = compareDeviceKernels(/*tiledOnly=*/false, false, chip, passes);
+    WARN(passes << ": " << describe(tally));
+    CHECK(tally.compared > 0);
+  }
 }
 
 // The eight tiled matmul kernels (tensor-cores=false: the f32 SIMT tiles)
