@@ -66,6 +66,13 @@ using namespace mlir;
 using namespace synpl;
 using namespace synpl::test;
 
+extern "C" __bf16 synplTestTruncSfBf2(float f) {
+  uint16_t h = synpl::test::floatToBf16(f);
+  __bf16 r;
+  std::memcpy(&r, &h, 2);
+  return r;
+}
+
 namespace {
 
 /// A 256-byte aligned buffer (the kernels' `llvm.align` is at most 256).
@@ -142,40 +149,70 @@ struct Tally {
 
 } // namespace
 
-/// Runs the plan's device kernels (the generic ones, or only the tiled
-/// matmuls) on the interpreter and on the host; returns the tally.
+static Tally compareModule(ModuleOp l0, bool tiledOnly, bool fastMath,
+                           const std::string &chip,
+                           const std::set<std::string> &hostBugs = {});
+
+/// A context with everything the pipelines, the JIT and the NVVM lowering
+/// need; `errors` collects the error diagnostics.
+struct Env {
+  Env() {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    registerAllPasses();
+    DialectRegistry registry;
+    registerHostCodegen(registry);
+    registerCudaCodegen(registry);
+    ctx = std::make_unique<MLIRContext>(registry);
+    ctx->loadAllAvailableDialects();
+    handler = std::make_unique<ScopedDiagnosticHandler>(
+        ctx.get(), [this](Diagnostic &d) {
+          if (d.getSeverity() == DiagnosticSeverity::Error)
+            errors += d.str() + "\n";
+          return success();
+        });
+  }
+  std::unique_ptr<MLIRContext> ctx;
+  std::unique_ptr<ScopedDiagnosticHandler> handler;
+  std::string errors;
+};
+
+/// Runs the Fashion-MNIST plan's device kernels (the generic ones, or only
+/// the tiled matmuls) on the interpreter and on the host.
 static Tally compareDeviceKernels(
     bool tiledOnly, bool fastMath = false, const std::string &chip = "sm_80",
     const std::string &l0Passes =
         "synpl-l0-block-reduce,synpl-l0-tune-launch{chip=sm_80}") {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  registerAllPasses();
-  DialectRegistry registry;
-  registerHostCodegen(registry);
-  registerCudaCodegen(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
-  std::string errors;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error)
-      errors += d.str() + "\n";
-    return success();
-  });
+  Env env;
+  OwningOpRef<ModuleOp> l0 = fashionMnistOnGpu(env.ctx.get(), l0Passes);
+  INFO(env.errors);
+  return compareModule(*l0, tiledOnly, fastMath, chip);
+}
 
-  OwningOpRef<ModuleOp> l0 = fashionMnistOnGpu(&ctx, l0Passes);
-  INFO(errors);
-
+/// Every device kernel of every plan of `l0`: lowered to NVVM and run on the
+/// interpreter, lowered for the host and JIT-run, outputs compared.
+static Tally compareModule(ModuleOp l0, bool tiledOnly, bool fastMath,
+                           const std::string &chip,
+                           const std::set<std::string> &hostBugs) {
   // (a) The device copy: NVVM, the exact (.rn) forms.
-  OwningOpRef<ModuleOp> device = l0->clone();
+  OwningOpRef<ModuleOp> device = l0.clone();
   REQUIRE(succeeded(runPipeline(
       *device, "synpl-convert-l0uop-to-nvvm{chip=" + chip +
                    " tensor-cores=false fast-math=" +
                    (fastMath ? "true" : "false") + "}")));
   // (b) The host copy: every kernel (device ones included) for the CPU.
-  OwningOpRef<ModuleOp> host = l0->clone();
-  REQUIRE(succeeded(
-      runPipeline(*host, "synpl-convert-l0uop-to-llvm{keep-plan=true}")));
+  OwningOpRef<ModuleOp> host = l0.clone();
+  if (failed(runPipeline(*host, "synpl-convert-l0uop-to-llvm{keep-plan=true}"))) {
+    // Some device kernels have no host form (e.g. a BARRIER the host cannot
+    // split): nothing to compare them with.
+    Tally tally;
+    for (auto plan : device->getOps<l0uop::PlanOp>())
+      for (auto kernel : plan.getOps<l0uop::KernelOp>())
+        if (kernel->hasAttr("device_entry"))
+          tally.skipped.push_back(kernel.getSymName().str() +
+                                  " (no host lowering of its module)");
+    return tally;
+  }
   OwningOpRef<ModuleOp> code = host->clone();
   for (Operation &op : llvm::make_early_inc_range(code->getBody()->getOperations()))
     if (isa<l0uop::PlanOp>(op) || isa<l0ctl::L0CtlDialect>(op.getDialect()))
@@ -192,17 +229,24 @@ static Tally compareDeviceKernels(
   INFO(jitError);
   REQUIRE(jitError.empty());
   std::unique_ptr<ExecutionEngine> engine = std::move(*created);
-
-  auto plans = device->getOps<l0uop::PlanOp>();
-  REQUIRE(std::distance(plans.begin(), plans.end()) == 1);
-  l0uop::PlanOp devPlan = *plans.begin();
-  l0uop::PlanOp hostPlan = *host->getOps<l0uop::PlanOp>().begin();
-  SymbolTable devSymbols(devPlan), hostSymbols(hostPlan);
-  auto gpuModules = device->getOps<gpu::GPUModuleOp>();
-  REQUIRE(std::distance(gpuModules.begin(), gpuModules.end()) == 1);
-  gpu::GPUModuleOp gpuModule = *gpuModules.begin();
+  // compiler-rt's f32 -> bf16 (the JIT links no runtime library).
+  engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner("__truncsfbf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&synplTestTruncSfBf2),
+        llvm::JITSymbolFlags::Exported};
+    return map;
+  });
 
   Tally tally;
+  for (l0uop::PlanOp devPlan : device->getOps<l0uop::PlanOp>()) {
+  auto gpuModule = device->lookupSymbol<gpu::GPUModuleOp>(
+      (devPlan.getSymName() + "_cuda").str());
+  if (!gpuModule)
+    continue; // no device kernel
+  auto hostPlan = host->lookupSymbol<l0uop::PlanOp>(devPlan.getSymName());
+  REQUIRE(hostPlan);
+  SymbolTable hostSymbols(hostPlan);
   for (l0uop::KernelOp kernel : devPlan.getOps<l0uop::KernelOp>()) {
     auto entry = kernel->getAttrOfType<StringAttr>("device_entry");
     if (!entry)
@@ -337,6 +381,7 @@ static Tally compareDeviceKernels(
       std::memcpy(got[n].data(), mem[n]->data, got[n].size());
 
     // Every output element.
+    bool hostBug = hostBugs.count(name), differs = false;
     for (unsigned a = hostKernel.getNumInputs(); a < nArgs; ++a) {
       Type e = cast<l0uop::BufType>(body.getArgument(a).getType()).getElementType();
       size_t eb = sizeOf(e);
@@ -366,9 +411,19 @@ static Tally compareDeviceKernels(
       INFO("output " << (a - hostKernel.getNumInputs()) << ": " << bad
                      << " elements differ; first at " << first << ": device "
                      << firstGot << ", host " << firstWant);
-      CHECK(bad == 0);
+      differs |= bad > 0;
+      if (!hostBug)
+        CHECK(bad == 0);
+    }
+    if (hostBug) {
+      // Expected to differ until the host lowering is fixed: then this
+      // fails, and the kernel joins the compared ones.
+      CHECK(differs);
+      tally.skipped.push_back(name + " (the host lowering is wrong: known bug)");
+      continue;
     }
     ++tally.compared;
+  }
   }
   return tally;
 }
@@ -412,6 +467,54 @@ TEST_CASE("Fashion-MNIST device kernels with fast-math on the SIMT "
   WARN(describe(tally));
   CHECK(tally.compared == 50);
   CHECK(tally.ops.count("llvm.call_intrinsic"));
+}
+
+// The lowering's own lit inputs (hand-written kernels: barriers splitting
+// guards, leader stores, 3-D ranges, shared buffers, every math form), each
+// `// -----` chunk on its own.
+TEST_CASE("the NVVM lit tests' device kernels on the SIMT interpreter match "
+          "their host lowering", "[cuda-sim]") {
+  Tally all;
+  for (const char *file : {"barrier-shared.mlir", "ranges.mlir", "math.mlir",
+                           "ops.mlir"}) {
+    std::string path =
+        std::string(SYNPL_SOURCE_DIR "/test/Conversion/L0ToNVVM/") + file;
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    REQUIRE(buffer);
+    llvm::SmallVector<llvm::StringRef> chunks;
+    (*buffer)->getBuffer().split(chunks, "// -----");
+    for (auto [n, chunk] : llvm::enumerate(chunks)) {
+      Env env;
+      INFO(file << " chunk " << n);
+      OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(chunk, env.ctx.get());
+      INFO(env.errors);
+      REQUIRE(module);
+      for (bool fast : {false, true}) {
+        // barrier-shared.mlir's @rev: a global_x RANGE over 4 blocks that
+        // exchanges through a shared buffer across a BARRIER. CUDA (and the
+        // interpreter) give each block its own buffer; the host lowering
+        // runs the barrier's phases over the whole RANGE with one buffer,
+        // so a block reads another block's values.
+        Tally t = compareModule(*module, /*tiledOnly=*/false, fast, "sm_80",
+                                {"rev"});
+        all.compared += t.compared;
+        all.withShared += t.withShared;
+        all.withBarrier += t.withBarrier;
+        all.multiDim += t.multiDim;
+        all.positive += t.positive;
+        all.skipped.insert(all.skipped.end(), t.skipped.begin(), t.skipped.end());
+        all.ops.insert(t.ops.begin(), t.ops.end());
+        all.simTime += t.simTime;
+        if (t.maxRel > all.maxRel) {
+          all.maxRel = t.maxRel;
+          all.maxRelAt = std::string(file) + " " + t.maxRelAt;
+        }
+      }
+    }
+  }
+  WARN(describe(all));
+  CHECK(all.compared == 18);
+  CHECK(all.withBarrier > 0);
 }
 
 // Other launches of the same kernels: L1 -> L0's own (no launch search),
