@@ -19,6 +19,13 @@
 // tree; the remaining slack is the approximate PTX forms (ex2/lg2/sin
 // .approx, interpreted as the exact value rounded to f32) against libm.
 //
+// Also: the same with fast-math (synplc's default); the hand-written kernels
+// of test/Conversion/L0ToNVVM (barrier fission, leader stores, 3-D ranges,
+// every math form); the interpreter's own launch/barrier/fault semantics.
+// Hidden (slow): the eight tiled matmuls against the host
+// ("[cuda-sim-tiled]", ~45 s) and other launches of the Fashion-MNIST
+// kernels ("[cuda-sim-variants]": no launch search, no block-reduce, sm_90).
+//
 //===----------------------------------------------------------------------===//
 #include "NvvmSim.h"
 
