@@ -777,6 +777,26 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
   fissions = analyzeBarriers(kernel, directBarriers, [&](RangeOp range) {
     return serializesBlock(kernel, range);
   });
+  // A RANGE over global_a split at its barriers runs each phase over the
+  // whole range, but its threads meet at a barrier block by block (and each
+  // block has its own shared buffers): correct only when the range fits one
+  // block.
+  for (auto &entry : fissions) {
+    auto range = cast<RangeOp>(entry.first);
+    RangeKind k = range.getKind();
+    if (k != RangeKind::global_x && k != RangeKind::global_y &&
+        k != RangeKind::global_z)
+      continue;
+    int64_t blockExtent = kernel.getBlock()[static_cast<unsigned>(k) - 1];
+    if (range.getTripCount() > blockExtent)
+      fail(range, ("a RANGE over " + stringifyRangeKind(k) + " of " +
+                   Twine(range.getTripCount()) +
+                   " iterations holds BARRIERs but spans several blocks of " +
+                   Twine(blockExtent) +
+                   " threads: the host runs its barrier phases over the "
+                   "whole range; map it over group_ and local_ instead")
+                      .str());
+  }
   for (Operation &op : body) { // in body order: deterministic output
     auto range = dyn_cast<RangeOp>(op);
     if (!range || !fissions.count(range))

@@ -287,6 +287,38 @@ l0uop.plan @p pipeline_depth 1 {
 
 // -----
 
+// A RANGE over global_x split at its BARRIER spans 4 blocks: the host would
+// run each phase over all 1000 threads with one block's shared buffer, so a
+// block would read another's values (CUDA gives each block its own):
+// refused, not silently wrong.
+l0uop.plan @g pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @x pool @dev offset 0 size 4000 lifetime(0, 1) : !l0uop.buf<1000xf32>
+  l0uop.slot @y pool @dev offset 4096 size 4000 lifetime(0, 1) : !l0uop.buf<1000xf32>
+  l0uop.kernel @rev inputs(%x = @x : !l0uop.buf<1000xf32>) outputs(%y = @y : !l0uop.buf<1000xf32>)
+      grid(4, 1, 1) block(256, 1, 1) shared_mem 1024 shared(%t : !l0uop.buf<256xf32>) {
+    // expected-error-re @+1 {{lowered 16 of 17 ops; not lowered: l0uop.range at {{.*}}: a RANGE over global_x of 1000 iterations holds BARRIERs but spans several blocks of 256 threads: the host runs its barrier phases over the whole range; map it over group_ and local_ instead}}
+    %i = l0uop.range 0 to 1000 over global_x : index
+    %c255 = l0uop.const 255 : index
+    %c256 = l0uop.const 256 : index
+    %lane = l0uop.mod %i, %c256 : index
+    %px = l0uop.index %x[%i] : !l0uop.buf<1000xf32>
+    %v = l0uop.load %px : f32
+    %pt = l0uop.index %t[%lane] : !l0uop.buf<256xf32>
+    l0uop.store %pt, %v : f32
+    l0uop.barrier
+    %nl = l0uop.neg %lane : index
+    %rl = l0uop.add %c255, %nl : index
+    %pr = l0uop.index %t[%rl] : !l0uop.buf<256xf32>
+    %r = l0uop.load %pr : f32
+    %py = l0uop.index %y[%i] : !l0uop.buf<1000xf32>
+    l0uop.store %py, %r : f32
+    l0uop.end %i
+  }
+}
+
+// -----
+
 // Unsigned data (ui8 pixels and labels) is signless i8 in LLVM: it compares,
 // takes its maximum and remainder unsigned, and converts with uitofp, so 200
 // stays 200 rather than becoming -56.
