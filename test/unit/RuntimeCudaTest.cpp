@@ -45,6 +45,7 @@ const char kPtx[] = ".version 7.0\n.target sm_80\n.address_size 64\n"
                     "{\n\tret;\n}\n";
 
 using synpl::test::str;
+using synpl::test::TableBuilder;
 using synpl::test::Tables;
 
 /// Pools: host (x: 64 f32 init ones, y: 1 f32 reported as "loss") and
@@ -52,13 +53,8 @@ using synpl::test::Tables;
 /// yd -> y.
 Tables buildPlan() {
   Tables t;
-  std::vector<std::vector<int64_t>> sections(SYNPL_PLAN_NUM_SECTIONS);
-  std::vector<int64_t> recordWords(SYNPL_PLAN_NUM_SECTIONS, 1);
-  auto add = [&](int s, auto rec) {
-    const int64_t *w = reinterpret_cast<const int64_t *>(&rec);
-    sections[s].insert(sections[s].end(), w, w + sizeof(rec) / 8);
-    recordWords[s] = sizeof(rec) / 8;
-  };
+  TableBuilder tb;
+  auto add = [&](int s, auto rec) { tb.add(s, rec); };
   add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "host"), SYNPL_PLAN_POOL_PERSISTENT,
                                         SYNPL_PLAN_SPACE_HOST, 512, 256});
   add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "dev"), SYNPL_PLAN_POOL_PERSISTENT,
@@ -93,36 +89,16 @@ Tables buildPlan() {
   add(SYNPL_PLAN_REPORTS, synpl_plan_report{str(t.strings, "loss"), 1});
   int64_t name = str(t.strings, "cuda_plan");
 
-  t.words.assign(SYNPL_PLAN_HEADER_WORDS, 0);
-  t.header().magic = SYNPL_PLAN_MAGIC;
-  t.header().version = SYNPL_PLAN_VERSION;
-  t.header().name = name;
-  t.header().pipeline_depth = 1;
-  t.header().evaluate = -1;
+  tb.finish(t, name);
   t.header().device_arch = 80;
   t.header().min_driver = 11000;
-  for (int s = 0; s < SYNPL_PLAN_NUM_SECTIONS; ++s) {
-    t.header().section[s][0] = t.words.size();
-    t.header().section[s][1] = sections[s].size() / recordWords[s];
-    t.words.insert(t.words.end(), sections[s].begin(), sections[s].end());
-  }
   t.kernels = {reinterpret_cast<void *>(&sumFallback)};
   t.desc.device_ptx = kPtx;
   t.desc.device_ptx_size = sizeof kPtx - 1;
   return t;
 }
 
-int runMain(Tables &t, std::vector<const char *> args) {
-  t.desc.table = t.words.data();
-  t.desc.strings = t.strings.data();
-  t.desc.kernels = t.kernels.data();
-  t.desc.programs = t.programs;
-  std::vector<char *> argv;
-  for (const char *a : args)
-    argv.push_back(const_cast<char *>(a));
-  argv.push_back(nullptr);
-  return synpl_rt_main((int)args.size(), argv.data(), &t.desc);
-}
+using synpl::test::runMain;
 
 bool lastErrorHas(const char *what) {
   return std::string(synpl_rt_last_error()).find(what) != std::string::npos;

@@ -57,6 +57,7 @@ void zeroKernel(void *const *args, int64_t, int64_t) {
 }
 
 using synpl::test::str;
+using synpl::test::TableBuilder;
 using synpl::test::Tables;
 
 /// One persistent pool; x (64 f32, init ones) and y (1 f32, reported as
@@ -65,11 +66,8 @@ using synpl::test::Tables;
 /// kernel, peek(h).
 Tables buildPlan(bool horizon = false) {
   Tables t;
-  std::vector<std::vector<int64_t>> sections(SYNPL_PLAN_NUM_SECTIONS);
-  auto add = [&](int s, auto rec) {
-    const int64_t *w = reinterpret_cast<const int64_t *>(&rec);
-    sections[s].insert(sections[s].end(), w, w + sizeof(rec) / 8);
-  };
+  TableBuilder tb;
+  auto add = [&](int s, auto rec) { tb.add(s, rec); };
   add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "state"), SYNPL_PLAN_POOL_PERSISTENT,
                                         SYNPL_PLAN_SPACE_HOST, 512, 256});
   add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64});
@@ -93,40 +91,14 @@ Tables buildPlan(bool horizon = false) {
   add(SYNPL_PLAN_REPORTS, synpl_plan_report{str(t.strings, "loss"), 1});
   int64_t name = str(t.strings, "test_plan");
 
-  t.words.assign(SYNPL_PLAN_HEADER_WORDS, 0);
-  t.header().magic = SYNPL_PLAN_MAGIC;
-  t.header().version = SYNPL_PLAN_VERSION;
-  t.header().name = name;
-  t.header().pipeline_depth = 1;
-  t.header().evaluate = -1;
-  for (int s = 0; s < SYNPL_PLAN_NUM_SECTIONS; ++s) {
-    t.header().section[s][0] = t.words.size();
-    t.header().section[s][1] = sections[s].size() /
-                         (s == SYNPL_PLAN_POOLS ? sizeof(synpl_plan_pool) / 8
-                          : s == SYNPL_PLAN_SLOTS ? sizeof(synpl_plan_slot) / 8
-                          : s == SYNPL_PLAN_KERNELS ? sizeof(synpl_plan_kernel) / 8
-                          : s == SYNPL_PLAN_KERNEL_ARGS ? 1
-                          : s == SYNPL_PLAN_STREAMS ? sizeof(synpl_plan_stream) / 8
-                          : s == SYNPL_PLAN_STREAM_ENTRIES ? sizeof(synpl_plan_entry) / 8
-                          : s == SYNPL_PLAN_INITS ? sizeof(synpl_plan_init) / 8
-                          : s == SYNPL_PLAN_REPORTS ? sizeof(synpl_plan_report) / 8
-                                                    : 1);
-    t.words.insert(t.words.end(), sections[s].begin(), sections[s].end());
-  }
+  tb.finish(t, name);
   t.kernels = {reinterpret_cast<void *>(&zeroKernel), reinterpret_cast<void *>(&sumKernel)};
   if (horizon)
     t.kernels.push_back(reinterpret_cast<void *>(&peekKernel));
   return t;
 }
 
-int runMain(Tables &t, std::vector<const char *> args) {
-  t.desc = {t.words.data(), t.strings.data(), t.kernels.data(), t.programs};
-  std::vector<char *> argv;
-  for (const char *a : args)
-    argv.push_back(const_cast<char *>(a));
-  argv.push_back(nullptr);
-  return synpl_rt_main((int)args.size(), argv.data(), &t.desc);
-}
+using synpl::test::runMain;
 
 } // namespace
 
