@@ -60,6 +60,20 @@ using synpl::test::str;
 using synpl::test::TableBuilder;
 using synpl::test::Tables;
 
+/// A host kernel record (no CUDA entry, no launch).
+synpl_plan_kernel hostKernel(int64_t name, int64_t firstArg, int64_t numArgs,
+                             int64_t numInputs, int64_t iterations) {
+  synpl_plan_kernel k{};
+  k.name = name;
+  k.first_arg = firstArg;
+  k.num_args = numArgs;
+  k.num_inputs = numInputs;
+  k.iterations = iterations;
+  k.target = SYNPL_PLAN_TARGET_HOST;
+  k.entry = -1;
+  return k;
+}
+
 /// One persistent pool; x (64 f32, init ones) and y (1 f32, reported as
 /// "loss"); kernels zero(y) then sum(x -> y) over 64 iterations; one stream.
 /// With `horizon`, also h (1 f32, init planned_steps) read by a third
@@ -72,8 +86,8 @@ Tables buildPlan(bool horizon = false) {
                                         SYNPL_PLAN_SPACE_HOST, 512, 256});
   add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64});
   add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "y"), 0, 256, 4, SYNPL_PLAN_F32, 1});
-  add(SYNPL_PLAN_KERNELS, synpl_plan_kernel{str(t.strings, "zero"), 0, 1, 0, 1});
-  add(SYNPL_PLAN_KERNELS, synpl_plan_kernel{str(t.strings, "sum"), 1, 2, 1, 64});
+  add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "zero"), 0, 1, 0, 1));
+  add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "sum"), 1, 2, 1, 64));
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{1});
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{0});
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{1});
@@ -83,7 +97,7 @@ Tables buildPlan(bool horizon = false) {
   add(SYNPL_PLAN_INITS, synpl_plan_init{SYNPL_PLAN_INIT_ONES, 0, 0, 0, 0, -1});
   if (horizon) {
     add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "h"), 0, 320, 4, SYNPL_PLAN_F32, 1});
-    add(SYNPL_PLAN_KERNELS, synpl_plan_kernel{str(t.strings, "peek"), 3, 1, 1, 1});
+    add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "peek"), 3, 1, 1, 1));
     add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{2});
     add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, 2});
     add(SYNPL_PLAN_INITS, synpl_plan_init{SYNPL_PLAN_INIT_PLANNED_STEPS, 2, 0, 0, 0, -1});
@@ -99,6 +113,7 @@ Tables buildPlan(bool horizon = false) {
 }
 
 using synpl::test::runMain;
+
 
 } // namespace
 
