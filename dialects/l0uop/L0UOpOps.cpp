@@ -1161,3 +1161,18 @@ LogicalResult KernelOp::verifyRegions() {
            << (llvm::isa<IfOp>(stack.back()) ? "ENDIF" : "END");
   return success();
 }
+
+bool KernelOp::isDeviceKernel(SymbolTable &planSymbols) {
+  unsigned n = getNumInputs() + getNumOutputs();
+  if (n == 0)
+    return false;
+  Block &body = getBody().front();
+  for (unsigned a = 0; a < n; ++a) {
+    auto slot =
+        planSymbols.lookup<SlotOp>(getSlotOf(body.getArgument(a)).getValue());
+    auto pool = slot ? planSymbols.lookup<PoolOp>(slot.getPool()) : PoolOp();
+    if (!pool || pool.getSpace() != MemSpace::device)
+      return false;
+  }
+  return true;
+}

@@ -238,6 +238,10 @@ def L0UOp_KernelOp : L0UOp_PlanItem<"kernel", [
           ? getInputs()[n] : getOutputs()[n - getNumInputs()];
       return ::llvm::cast<::mlir::FlatSymbolRefAttr>(ref);
     }
+    /// Whether the kernel runs on a CUDA device: it binds at least one slot
+    /// and every slot it binds lives in a pool `on device` (`planSymbols`:
+    /// the symbol table of its plan).
+    bool isDeviceKernel(::mlir::SymbolTable &planSymbols);
   }];
 }
 

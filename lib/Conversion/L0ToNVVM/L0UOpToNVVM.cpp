@@ -13,7 +13,6 @@
 #include "synpl/Conversion/Passes.h"
 
 #include "../L0ToLLVM/KernelBuilder.h"
-#include "DeviceKernel.h"
 #include "TiledMatmul.h"
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Target/CudaTarget.h"
@@ -888,7 +887,7 @@ struct ConvertL0UOpToNVVMPass
       for (KernelOp kernel : plan.getOps<KernelOp>())
         if (!kernel->hasAttr("device_entry") && !kernel->hasAttr("host_entry") &&
             !kernel.getBody().front().empty() &&
-            l0tonvvm::isDeviceKernel(kernel, planSymbols))
+            kernel.isDeviceKernel(planSymbols))
           kernels.push_back(kernel);
       if (kernels.empty())
         continue;

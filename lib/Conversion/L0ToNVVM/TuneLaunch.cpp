@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 #include "synpl/Conversion/Passes.h"
 
-#include "DeviceKernel.h"
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Search/Search.h"
 #include "synpl/Target/CudaTarget.h"
@@ -171,7 +170,7 @@ struct L0TuneLaunchPass
       SymbolTable planSymbols(plan);
       for (KernelOp kernel : plan.getOps<KernelOp>()) {
         if (kernel.getBody().front().empty() ||
-            !l0tonvvm::isDeviceKernel(kernel, planSymbols))
+            !kernel.isDeviceKernel(planSymbols))
           continue;
         std::string why;
         FailureOr<KernelShape> shape = analyze(kernel, why);

@@ -129,18 +129,6 @@ std::string match(KernelOp kernel, Match &m) {
   return "";
 }
 
-/// Whether every buffer of `kernel` lives in device memory.
-bool onDevice(KernelOp kernel, PlanOp plan) {
-  for (ArrayAttr list : {kernel.getInputs(), kernel.getOutputs()})
-    for (Attribute a : list) {
-      auto slot = plan.lookup<SlotOp>(cast<FlatSymbolRefAttr>(a).getValue());
-      auto pool = slot ? plan.lookup<PoolOp>(slot.getPool()) : PoolOp();
-      if (!pool || pool.getSpace() != MemSpace::device)
-        return false;
-    }
-  return true;
-}
-
 struct L0BlockReducePass
     : public synpl::impl::L0BlockReduceBase<L0BlockReducePass> {
   using Base::Base;
@@ -311,11 +299,12 @@ struct L0BlockReducePass
   void runOnOperation() override {
     unsigned rewritten = 0;
     getOperation().walk([&](PlanOp plan) {
+      SymbolTable planSymbols(plan);
       for (KernelOp kernel :
            llvm::make_early_inc_range(plan.getBody().front().getOps<KernelOp>())) {
         if (kernel.getBody().front().empty())
           continue; // already lowered
-        if (deviceOnly && !onDevice(kernel, plan))
+        if (deviceOnly && !kernel.isDeviceKernel(planSymbols))
           continue;
         Match m;
         std::string why = match(kernel, m);
