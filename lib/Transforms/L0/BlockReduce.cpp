@@ -111,8 +111,9 @@ std::string match(KernelOp kernel, Match &m) {
         if (auto r = dyn_cast<ReduceOp>(op)) {
           if (r.getRange() != m.loop.getResult())
             return "a REDUCE folds another RANGE";
-          if (isa<VectorType>(r.getType()))
-            return "a REDUCE folds vectors";
+          if (!r.getType().isIntOrFloat())
+            return "a REDUCE folds vectors or indices (a shared buffer holds "
+                   "integers or floats)";
           m.reduces.push_back(r);
         }
         m.post.push_back(&op);
@@ -143,9 +144,6 @@ struct L0BlockReducePass
                      : -std::numeric_limits<double>::infinity();
       return ConstOp::create(b, loc, t, b.getFloatAttr(f, v));
     }
-    if (t.isIndex())
-      return ConstOp::create(b, loc, t,
-                             b.getIndexAttr(kind == ReduceKind::mul ? 1 : 0));
     auto it = cast<IntegerType>(t);
     APInt v(it.getWidth(), kind == ReduceKind::mul ? 1 : 0);
     if (kind == ReduceKind::max && !it.isUnsigned())

@@ -125,3 +125,30 @@ l0uop.plan @p pipeline_depth 1 {
   }
   l0uop.stream @s0 [@whole]
 }
+
+// -----
+
+// A REDUCE of indices stays a loop: a block-shared buffer holds integers
+// or floats, not indices.
+// CHECK-LABEL: l0uop.kernel @imax
+// CHECK-SAME: grid(1, 1, 1) block(4, 1, 1) shared_mem 0 {
+// ALL-LABEL: l0uop.kernel @imax
+// ALL-SAME: grid(1, 1, 1) block(4, 1, 1) shared_mem 0 {
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev arena on device capacity 1MiB
+  l0uop.slot @y pool @dev offset 0 size 32 lifetime(0, 0) : !l0uop.buf<4xi64>
+  l0uop.kernel @imax inputs() outputs(%y = @y : !l0uop.buf<4xi64>)
+      grid(1, 1, 1) block(4, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 4 over local_x : index
+    %lo = l0uop.const -1000 : index
+    %k = l0uop.range 0 to 40 : index
+    %nk = l0uop.neg %k : index
+    l0uop.end %k
+    %m = l0uop.reduce max %nk over %k init %lo : index
+    %v = l0uop.cast %m : index to i64
+    %q = l0uop.index %y[%i] : !l0uop.buf<4xi64>
+    l0uop.store %q, %v : i64
+    l0uop.end %i
+  }
+  l0uop.stream @s0 [@imax]
+}
