@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
+#include "synpl/Runtime/PlanFormat.h"
 #include "synpl/Support/Property.h"
 #include "synpl/Support/Units.h"
 
@@ -439,7 +440,7 @@ uint64_t BufType::getSizeInBytes() const {
 //===----------------------------------------------------------------------===//
 
 /// The values `v` can take, when they follow from constants and RANGE
-/// bounds through ADD, MUL, MOD, MAX, NEG and CAST; std::nullopt otherwise.
+/// bounds through ADD, MUL, DIV, MOD, MAX, NEG and CAST; std::nullopt otherwise.
 static std::optional<IndexRange> computeRange(Value v, RangeCache &cache,
                                               unsigned depth);
 
@@ -513,6 +514,12 @@ static std::optional<IndexRange> computeRange(Value v, RangeCache &cache,
     if (!a || !b)
       return std::nullopt;
     return IndexRange{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
+  }
+  if (llvm::isa<DivOp>(def)) {
+    auto a = operandRange(0), b = operandRange(1);
+    if (!a || !b || b->lo != b->hi || b->lo <= 0 || a->lo < 0)
+      return std::nullopt;
+    return IndexRange{a->lo / b->lo, a->hi / b->lo};
   }
   if (llvm::isa<ModOp>(def)) {
     auto a = operandRange(0), b = operandRange(1);
@@ -966,6 +973,10 @@ LogicalResult KernelOp::verify() {
     return emitOpError("shared_mem is a byte count, got ") << getSharedMem();
   Block &entry = getBody().front();
   size_t n = getInputs().size() + getOutputs().size();
+  if (n > SYNPL_PLAN_MAX_KERNEL_ARGS)
+    return uopError(*this) << "binds " << n << " buffers; a kernel binds at most "
+           << SYNPL_PLAN_MAX_KERNEL_ARGS
+           << " (the runtime's argument table): split it";
   if (entry.getNumArguments() < n)
     return emitOpError("binds ")
            << n << " buffers but its body takes " << entry.getNumArguments();

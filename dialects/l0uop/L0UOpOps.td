@@ -484,7 +484,7 @@ def L0UOp_IndexOp : L0UOp_UOp<"index", [Pure]> {
     ```
     One `index` per dimension. Row L0.1 rejects an index that provably
     leaves the buffer: each index's value range is computed from constants,
-    RANGE bounds and ADD/MUL/MOD/MAX/NEG/CAST over them, and must stay in
+    RANGE bounds and ADD/MUL/DIV/MOD/MAX/NEG/CAST over them, and must stay in
     `[0, extent)`.
   }];
   let arguments = (ins AnyType:$buffer, Variadic<AnyType>:$indices);
@@ -554,6 +554,19 @@ def L0UOp_ModOp : L0UOp_SrcOp<"mod", "Same", 2, "Int", [Pure]> {
     %r = l0uop.mod %i, %n : index
     ```
     Integers and indices only; INDEX bounds use `x mod n < n`.
+  }];
+}
+def L0UOp_DivOp : L0UOp_SrcOp<"div", "Same", 2, "Int", [Pure]> {
+  let summary = "DIV: a / b on integers and indices, rounded toward zero";
+  let description = [{
+    ```mlir
+    %q = l0uop.div %i, %n : index
+    ```
+    Integers and indices only (floats divide by multiplying with a
+    RECIPROCAL). With MOD it splits a linear index into the coordinates of
+    a row-major shape: a reshape read through a transpose or a broadcast
+    indexes `(i div s) mod n`. INDEX bounds use `x div n <= max(x) div n`
+    for a constant `n > 0` and `x >= 0`.
   }];
 }
 

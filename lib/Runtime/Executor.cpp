@@ -214,7 +214,7 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
     bool cuda = kr.target == SYNPL_PLAN_TARGET_CUDA;
     hasCuda |= cuda;
     if (kr.num_args < 0 || kr.first_arg < 0 ||
-        kr.first_arg + kr.num_args > p.kernelArgs.size || kr.num_args > 256 ||
+        kr.first_arg + kr.num_args > p.kernelArgs.size || kr.num_args > SYNPL_PLAN_MAX_KERNEL_ARGS ||
         (kr.target != SYNPL_PLAN_TARGET_HOST && !cuda))
       return badTable("kernel");
     if (!cuda && (kr.iterations < 1 || !desc->kernels[k]))
@@ -1283,8 +1283,8 @@ int32_t Executor::allocateDevicePool(int64_t i) {
 
 int32_t Executor::launchCuda(int64_t k, int64_t stream) {
   const synpl_plan_kernel &kr = p.kernels[k];
-  CUdeviceptr values[256];
-  void *params[256];
+  CUdeviceptr values[SYNPL_PLAN_MAX_KERNEL_ARGS];
+  void *params[SYNPL_PLAN_MAX_KERNEL_ARGS];
   for (int64_t a = 0; a < kr.num_args; ++a) {
     values[a] = dptr(slotAddr(p.kernelArgs[kr.first_arg + a].slot, stream));
     params[a] = &values[a];
@@ -1539,8 +1539,8 @@ void runChunk(void *ctx, int64_t begin, int64_t end) {
 
 void Executor::runKernel(int64_t k, int64_t stream) {
   const synpl_plan_kernel &kr = p.kernels[k];
-  void *args[256];
-  int64_t n = std::min<int64_t>(kr.num_args, 256);
+  void *args[SYNPL_PLAN_MAX_KERNEL_ARGS];
+  int64_t n = std::min<int64_t>(kr.num_args, SYNPL_PLAN_MAX_KERNEL_ARGS);
   for (int64_t a = 0; a < n; ++a)
     args[a] = slotAddr(p.kernelArgs[kr.first_arg + a].slot, stream);
   KernelCall call{reinterpret_cast<KernelFn>(p.desc->kernels[k]), args};

@@ -41,6 +41,11 @@ extern "C" {
 
 #define SYNPL_PLAN_MAGIC 0x314e414c504e5953ll /* "SYNPLAN1" little-endian */
 #define SYNPL_PLAN_VERSION 3
+/* The most buffers one kernel binds: the executor passes a kernel's
+ * arguments in a fixed array of this many pointers (a CUDA launch's 2 KiB
+ * of parameters fit the driver's 4 KiB). The L0 verifier rejects a kernel
+ * with more, and the L1 -> L0 emission splits kernels to stay within it. */
+#define SYNPL_PLAN_MAX_KERNEL_ARGS 256
 
 /* Sections, in header order. */
 enum synpl_plan_section {

@@ -452,6 +452,11 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
                         ? Value(arith::MaxUIOp::create(b, loc, args[0], args[1]))
                         : Value(arith::MaxSIOp::create(b, loc, args[0], args[1])));
       })
+      .Case([&](DivOp) {
+        return bind(unsignedOperands
+                        ? Value(arith::DivUIOp::create(b, loc, args[0], args[1]))
+                        : Value(arith::DivSIOp::create(b, loc, args[0], args[1])));
+      })
       .Case([&](ModOp) {
         return bind(unsignedOperands
                         ? Value(arith::RemUIOp::create(b, loc, args[0], args[1]))

@@ -111,7 +111,7 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     } else if (isa<LoadOp>(op)) {
       if (!byteSized(op->getResult(0).getType()))
         return std::nullopt;
-    } else if (isa<ModOp>(op)) {
+    } else if (isa<ModOp, DivOp>(op)) {
       if (vary) // masked-off lanes could divide by zero
         return std::nullopt;
     } else if (!isa<ConstOp, IndexOp, AddOp, MulOp, MulAccOp, NegOp,

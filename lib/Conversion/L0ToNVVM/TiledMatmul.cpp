@@ -200,7 +200,7 @@ bool Matcher::scalarOk(Operation *op) {
   }
   if (isa<StoreOp>(op))
     return op->getNumOperands() == 2 && !op->getOperand(1).getType().isInteger(1);
-  if (auto mod = dyn_cast<ModOp>(op))
+  if (isa<ModOp, DivOp>(op))
     return false; // a masked-off element could divide by zero
   return isa<ConstOp, IndexOp, AddOp, MulOp, MulAccOp, NegOp, ReciprocalOp,
              MaxOp, CmpLtOp, CmpNeOp, WhereOp, Exp2Op, Log2Op, SqrtOp, CastOp,

@@ -33,6 +33,7 @@
 #include "synpl/Dialect/L1/L1Program.h"
 #include "synpl/Support/Property.h"
 #include "synpl/Support/Units.h"
+#include "synpl/Runtime/PlanFormat.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -68,6 +69,10 @@ namespace {
 constexpr int64_t kAlign = 256;
 constexpr int64_t kMaxBlock = 1024;
 constexpr int64_t kMaxGridYZ = 65535;
+/// The most buffers a kernel binds (the runtime's argument table).
+constexpr int64_t kMaxKernelBuffers = SYNPL_PLAN_MAX_KERNEL_ARGS;
+/// The most buffers an elementwise tree inlined into its consumer reads.
+constexpr int64_t kMaxInlinedLeaves = 64;
 
 //===----------------------------------------------------------------------===//
 // Program model
@@ -136,6 +141,9 @@ struct Group {
   Operation *region; // the tensor graph or handler
   // Copy kernels: values stored into a slot no kernel computes them into.
   SmallVector<std::pair<Value, Slot *>> copies;
+  // An upper bound of the buffers it binds: every value it reads from
+  // memory or another kernel, and every value it computes.
+  llvm::DenseSet<Value> buffers;
   std::optional<Location> loc;
 };
 
@@ -408,6 +416,16 @@ LogicalResult Emitter::fail(Operation *op, const Twine &why) {
                     << locString(op->getLoc()) << ": " << why;
   }
   return failure();
+}
+
+/// `v` with the movement ops in front of it removed.
+static Value baseOfConst(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isView(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
 }
 
 Value Emitter::baseOf(Value v, bool &throughView) {
@@ -727,7 +745,8 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   SmallVector<unsigned> &mine = regionKernels[region];
 
   // Values a kernel must compute and store: stored to state or returned,
-  // or read through a reshape (which linearizes into a flat buffer).
+  // or read through a reshape (a matmul reading a reshaped activation
+  // loads it, rather than recomputing it for every output column).
   llvm::DenseSet<Value> mustStore;
   for (Operation &op : body) {
     if (auto sw = dyn_cast<l1::StateWriteOp>(&op))
@@ -741,6 +760,8 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   // computed inside its consumer at the consumer's index (prologue fusion,
   // e.g. |w| inside the loop of sum |w|): it never opens a kernel of its
   // own. With several consumers it is computed once by a kernel instead.
+  // An inlined tree reads at most kMaxInlinedLeaves buffers, so that one
+  // op never needs more buffers than a kernel may bind.
   std::function<bool(Value)> fromMemory = [&](Value v) {
     Operation *def = v.getDefiningOp();
     if (!def || isa<l1::ConstOp, l1::WindowReadOp, l1::StateReadOp>(def))
@@ -749,11 +770,25 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
       return fromMemory(def->getOperand(0));
     return inlined.contains(def);
   };
-  for (Operation &op : body)
-    if (isElementwise(&op) && !mustStore.contains(op.getResult(0)) &&
-        op.getResult(0).hasOneUse() &&
-        llvm::all_of(op.getOperands(), fromMemory))
-      inlined.insert(&op);
+  llvm::DenseMap<Operation *, int64_t> leavesOf;
+  auto leafCount = [&](Value v) -> int64_t {
+    Operation *def = baseOfConst(v).getDefiningOp();
+    if (def && isa<l1::ConstOp>(def))
+      return 0;
+    return def && inlined.contains(def) ? leavesOf.lookup(def) : 1;
+  };
+  for (Operation &op : body) {
+    if (!isElementwise(&op) || mustStore.contains(op.getResult(0)) ||
+        !op.getResult(0).hasOneUse() || !llvm::all_of(op.getOperands(), fromMemory))
+      continue;
+    int64_t leaves = 0;
+    for (Value v : op.getOperands())
+      leaves += leafCount(v);
+    if (leaves > kMaxInlinedLeaves)
+      continue;
+    inlined.insert(&op);
+    leavesOf[&op] = leaves;
+  }
 
   // The group of a computed value, if any.
   auto groupOfValue = [&](Value b) -> std::optional<unsigned> {
@@ -766,10 +801,11 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     return std::nullopt;
   };
 
-  // Whether `op` may join group `g`: every value it reads through a view or
+  // Whether `op` may join group `g` without a cycle: every value it reads
+  // through a view or
   // from another kernel must not depend on `g`, and state it reads must not
   // be rewritten by a kernel that `g` depends on.
-  auto canJoin = [&](Operation *op, unsigned g) {
+  auto acyclicJoin = [&](Operation *op, unsigned g) {
     bool ok = true;
     for (Value v : op->getOperands())
       collectLeaves(v, false, [&](Value b, bool view) {
@@ -882,6 +918,20 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     // fusion), when joining keeps the kernel graph acyclic; a matmul or
     // reduction always opens its own.
     auto shape = tensorOf(op->getResult(0)).getShape();
+    // The buffers it may bind; a kernel it would take past the runtime's
+    // argument table does not take it (deep models: one update kernel per
+    // parameter group instead of one over every parameter).
+    llvm::SmallSetVector<Value, 8> opBuffers;
+    opBuffers.insert(op->getResult(0));
+    for (Value v : op->getOperands())
+      collectLeaves(v, false, [&](Value leaf, bool) { opBuffers.insert(leaf); });
+    auto fits = [&](unsigned g) {
+      int64_t n = groups[g].buffers.size();
+      for (Value v : opBuffers)
+        n += !groups[g].buffers.contains(v);
+      return n <= kMaxKernelBuffers;
+    };
+    auto canJoin = [&](Operation *o, unsigned g) { return fits(g) && acyclicJoin(o, g); };
     std::optional<unsigned> chosen;
     if (!isReducing(op)) {
       for (Value v : op->getOperands()) {
@@ -906,6 +956,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     }
     unsigned g = *chosen;
     groups[g].ops.push_back(op);
+    groups[g].buffers.insert(opBuffers.begin(), opBuffers.end());
     groupOf[op] = g;
 
     // What it reads: registers when computed in this kernel at the same
@@ -940,19 +991,21 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
                       "it depends on rewrites");
   }
 
-  // Reshapes linearize their index: the buffer they read is stored flat.
+  // A chain of reshapes over a buffer reads it at one linear index: the
+  // buffer is stored flat. A reshape of a broadcast, a transpose or an
+  // inlined elementwise op splits its index with DIV and MOD instead.
   for (Operation &op : body) {
     auto rs = dyn_cast<l1::ReshapeOp>(&op);
     if (!rs)
       continue;
     Value src = rs.getOperand();
-    if (Operation *def = src.getDefiningOp(); def && isView(def))
-      return fail(&op, "a reshape of a broadcast or transpose would need "
-                       "integer division to index; materialize it first");
-    if (Operation *def = src.getDefiningOp(); def && isa<l1::ConstOp>(def))
+    while (auto inner = src.getDefiningOp<l1::ReshapeOp>())
+      src = inner.getOperand();
+    Operation *def = src.getDefiningOp();
+    if (def && (isView(def) || isa<l1::ConstOp>(def) || inlined.contains(def)))
       continue;
     flatValues.insert(src);
-    if (Operation *def = src.getDefiningOp(); def && isCompute(def))
+    if (def && isCompute(def))
       materialized.insert(src);
   }
   return success();
@@ -1036,9 +1089,76 @@ public:
     return r;
   }
 
+  /// The row-major coordinates in `shape` of the linear index `flat`
+  /// (`(flat div stride) mod extent` per dimension, with the division or
+  /// the remainder left out where it cannot change the value).
+  SmallVector<Value> delinearize(Value flat, ArrayRef<int64_t> shape) {
+    SmallVector<Value> sub(shape.size());
+    int64_t stride = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (shape[d] == 1) {
+        sub[d] = index(0);
+        continue;
+      }
+      Value q = stride == 1 ? flat : op<l0uop::DivOp>(b.getIndexType(), {flat, index(stride)});
+      sub[d] = d == 0 ? q : op<l0uop::ModOp>(b.getIndexType(), {q, index(shape[d])});
+      stride *= shape[d];
+    }
+    return sub;
+  }
+
+  /// The coordinates in `in` of the element at `idx` of its reshape to
+  /// `out`. Both shapes split into runs of dimensions with equal extents
+  /// (a reshape only merges and splits within a run); each run's indices
+  /// are linearized and delinearized on their own, so a dimension a
+  /// reshape keeps costs no arithmetic.
+  SmallVector<Value> reshapeIndex(ArrayRef<Value> idx, ArrayRef<int64_t> out,
+                                  ArrayRef<int64_t> in) {
+    SmallVector<Value> sub;
+    size_t i = 0, j = 0;
+    while (i < out.size() || j < in.size()) {
+      size_t i0 = i, j0 = j;
+      int64_t pa = 1, pb = 1;
+      if (i < out.size())
+        pa *= out[i++];
+      if (j < in.size())
+        pb *= in[j++];
+      while (pa != pb && (i < out.size() || j < in.size())) {
+        if ((pa < pb && i < out.size()) || j >= in.size())
+          pa *= out[i++];
+        else
+          pb *= in[j++];
+      }
+      if (i - i0 == 1 && j - j0 == 1) {
+        sub.push_back(idx[i0]);
+        continue;
+      }
+      if (j == j0)
+        continue; // unit dimensions of `out` only
+      Value flat = linearize(idx.slice(i0, i - i0), out.slice(i0, i - i0));
+      auto part = delinearize(flat, in.slice(j0, j - j0));
+      sub.append(part.begin(), part.end());
+    }
+    return sub;
+  }
+
+  /// Whether `v` can be read at one linear index: a reshape (which passes
+  /// it on), a constant, or a buffer stored flat (or of rank <= 1).
+  bool takesFlatIndex(Value v) const {
+    Operation *def = v.getDefiningOp();
+    if (def && isa<l1::ReshapeOp, l1::ConstOp>(def))
+      return true;
+    if (def && (isView(def) || inlined.contains(def)))
+      return false;
+    Slot *s = slotOf.lookup(v);
+    return s && (s->flat || s->shape.size() <= 1);
+  }
+
   Value evalUncached(Value v, ArrayRef<Value> idx, bool flatIdx) {
     Type et = tensorOf(v).getElementType();
     Operation *def = v.getDefiningOp();
+    if (flatIdx && !takesFlatIndex(v))
+      return eval(v, delinearize(idx[0], tensorOf(v).getShape()));
     if (!flatIdx && regs.count(v))
       return regs.lookup(v);
     if (def) {
@@ -1065,14 +1185,15 @@ public:
         return eval(tr.getOperand(), sub);
       }
       if (auto rs = dyn_cast<l1::ReshapeOp>(def)) {
+        Value src = rs.getOperand();
+        if (!flatIdx && !takesFlatIndex(src))
+          return eval(src, reshapeIndex(idx, tensorOf(v).getShape(),
+                                        tensorOf(src).getShape()));
         Value flat = flatIdx ? idx[0] : linearize(idx, tensorOf(v).getShape());
-        return eval(rs.getOperand(), {flat}, /*flatIdx=*/true);
+        return eval(src, {flat}, /*flatIdx=*/true);
       }
-      if (inlined.contains(def)) {
-        if (!flatIdx)
-          return elementwise(def, idx);
-        broken = true; // an inlined op is never read through a reshape
-      }
+      if (inlined.contains(def))
+        return elementwise(def, idx);
     }
     Slot *s = slotOf.lookup(v);
     if (!s) {
@@ -1345,6 +1466,11 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
     }
   }
 
+  if ((int64_t)(ins.size() + outs.size()) > kMaxKernelBuffers)
+    return fail(g.ops.empty() ? g.region : g.ops.front(),
+                "its kernel would bind " + Twine(ins.size() + outs.size()) +
+                    " buffers, more than the " + Twine(kMaxKernelBuffers) +
+                    " a kernel may bind");
   MLIRContext *c = ctx;
   SmallVector<Attribute> inRefs, outRefs;
   for (Slot *s : ins)

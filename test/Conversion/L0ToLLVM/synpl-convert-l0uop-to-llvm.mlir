@@ -327,6 +327,7 @@ l0uop.plan @g pipeline_depth 1 {
 // CHECK-DAG: llvm.icmp "ult"
 // CHECK-DAG: llvm.intr.umax
 // CHECK-DAG: llvm.urem
+// CHECK-DAG: llvm.udiv
 // CHECK-DAG: llvm.uitofp %{{.*}} : i8 to f32
 l0uop.plan @u pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 1MiB
@@ -344,7 +345,8 @@ l0uop.plan @u pipeline_depth 1 {
     %lt = l0uop.cmplt %x, %y : ui8
     %mx = l0uop.max %x, %y : ui8
     %r = l0uop.mod %mx, %y : ui8
-    %w = l0uop.where %lt, %r, %x : ui8
+    %q = l0uop.div %r, %y : ui8
+    %w = l0uop.where %lt, %q, %x : ui8
     %f = l0uop.cast %w : ui8 to f32
     %po = l0uop.index %o[%i] : !l0uop.buf<64xf32>
     l0uop.store %po, %f : f32

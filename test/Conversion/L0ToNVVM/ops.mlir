@@ -26,8 +26,9 @@
 // REDUCE max over a loop, folded into its init.
 // CHECK: ^[[HEAD:.*]](%{{.*}}: i64, %[[ACC:.*]]: f32):
 // CHECK: llvm.intr.maximum(%[[ACC]], %{{.*}})
-// REDUCE mul of i32 with MOD, integer MAX signed.
+// REDUCE mul of i32 with MOD and DIV, integer MAX signed.
 // CHECK: llvm.srem
+// CHECK: llvm.sdiv
 // CHECK: llvm.intr.smax
 // CHECK: llvm.mul
 // VECTORIZE / GEP (folded: lane 0 is the max) / BITCAST.
@@ -70,7 +71,9 @@ l0uop.plan @p pipeline_depth 1 {
     %j = l0uop.range 0 to 4 : index
     %jj = l0uop.cast %j : index to i32
     %r = l0uop.mod %jj, %c3 : i32
-    %r1 = l0uop.max %r, %one : i32
+    %d = l0uop.div %jj, %c3 : i32
+    %r0 = l0uop.add %r, %d : i32
+    %r1 = l0uop.max %r0, %one : i32
     l0uop.end %j
     %prod = l0uop.reduce mul %r1 over %j init %ii : i32
     %pq = l0uop.index %q[%i] : !l0uop.buf<64xi32>

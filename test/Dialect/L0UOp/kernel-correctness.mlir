@@ -93,6 +93,42 @@ l0uop.plan @p pipeline_depth 1 {
 
 // -----
 
+// L0.1: a DIV by a constant bounds a split index: (i div 32, i mod 32) of
+// a linear index over 32 x 32 stays inside the buffer.
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @m arena on device capacity 1MiB
+  l0uop.slot @a pool @m offset 0 size 4096 lifetime(0, 1) : !l0uop.buf<32x32xf32>
+  l0uop.kernel @k inputs(%a = @a : !l0uop.buf<32x32xf32>) outputs() grid(1, 1, 1) block(1, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 1024 : index
+    %c = l0uop.const 32 : index
+    %row = l0uop.div %i, %c : index
+    %col = l0uop.mod %i, %c : index
+    %p = l0uop.index %a[%row, %col] : !l0uop.buf<32x32xf32>
+    %v = l0uop.load %p : f32
+    l0uop.end %i
+  }
+}
+
+// -----
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @m arena on device capacity 1MiB
+  l0uop.slot @a pool @m offset 0 size 4096 lifetime(0, 1) : !l0uop.buf<32x32xf32>
+  l0uop.kernel @k inputs(%a = @a : !l0uop.buf<32x32xf32>) outputs() grid(1, 1, 1) block(1, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 1056 : index
+    %c = l0uop.const 32 : index
+    // expected-note @+1 {{the index is computed here}}
+    %row = l0uop.div %i, %c : index
+    %col = l0uop.mod %i, %c : index
+    // expected-error @+1 {{[safety] L0.1: index #0 ranges over [0, 32], past dimension 0}}
+    %p = l0uop.index %a[%row, %col] : !l0uop.buf<32x32xf32>
+    %v = l0uop.load %p : f32
+    l0uop.end %i
+  }
+}
+
+// -----
+
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @m arena on device capacity 1MiB
   l0uop.slot @a pool @m offset 0 size 4096 lifetime(0, 1) : !l0uop.buf<32x32xf32>

@@ -83,6 +83,8 @@ l0uop.plan @all_forms pipeline_depth 2 {
     %c4 = l0uop.const 4 : index
     // CHECK: l0uop.mod %{{.*}}, %{{.*}} : index
     %jm = l0uop.mod %j, %c4 : index
+    // CHECK: l0uop.div %{{.*}}, %{{.*}} : index
+    %jd = l0uop.div %j, %c4 : index
     // CHECK: l0uop.bitcast %{{.*}} : f32 to i32
     %bits = l0uop.bitcast %w2 : f32 to i32
     // CHECK: l0uop.cast %{{.*}} : i32 to f32
