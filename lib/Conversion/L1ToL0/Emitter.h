@@ -1,0 +1,270 @@
+//===- Emitter.h - The L1 -> L0 emitter's model of a program -*- C++ -*-===//
+//
+// Internal to lib/Conversion/L1ToL0. The spec's L1 -> L0 lowering is one
+// pass with three phases over a shared model of the program:
+//
+//  1. Buffers (Buffers.cpp). Every buffer value of the step (read_batch
+//     results, transfer results, tensor graph inputs and outputs, handler
+//     arguments, actor state) gets a Slot, following forward / then / send
+//     edges, so the producer and the consumer of a buffer name the same
+//     slot.
+//  2. Kernel scheduling & fusion (Grouping.cpp). The ops of each tensor
+//     graph and handler are grouped into kernels (Group): an op joins the
+//     kernel of a direct operand of its own iteration space unless that
+//     would make the kernel depend on itself or bind more buffers than a
+//     kernel may; matmuls and reductions open a kernel and read their
+//     operands from memory (the reduction boundary), and their elementwise
+//     consumers fuse after them. Values used outside their kernel, or
+//     through a movement op, are materialized into arena slots.
+//  3. Emission (KernelBuilder.cpp, Plan.cpp). Kernels in dependency order
+//     become l0uop.kernel ops whose UOp bodies the ops' emission patterns
+//     build (EmitPatterns.h); the launch order of one step gives the ticks,
+//     the slots' lifetimes and bump offsets, the streams (one per step in
+//     flight) and the record/wait chain between them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_LIB_CONVERSION_L1TOL0_EMITTER_H
+#define SYNPL_LIB_CONVERSION_L1TOL0_EMITTER_H
+
+#include "EmitPatterns.h"
+
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
+#include "synpl/Dialect/L1/L1Ops.h"
+#include "synpl/Runtime/PlanFormat.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace synpl::l1tol0 {
+using namespace mlir;
+
+constexpr int64_t kAlign = 256;
+constexpr int64_t kMaxBlock = 1024;
+constexpr int64_t kMaxGridYZ = 65535;
+/// The most buffers a kernel binds (the runtime's argument table).
+constexpr int64_t kMaxKernelBuffers = SYNPL_PLAN_MAX_KERNEL_ARGS;
+/// The most buffers an elementwise tree inlined into its consumer reads.
+constexpr int64_t kMaxInlinedLeaves = 64;
+
+//===----------------------------------------------------------------------===//
+// Program model
+//===----------------------------------------------------------------------===//
+
+/// A pool of the plan.
+struct Pool {
+  std::string name;
+  l0uop::PoolKind kind;
+  l0uop::MemSpace space;
+  l1::NodeOp node;
+  int64_t used = 0;     // bump pointer (static pools)
+  int64_t capacity = 0; // set at emission
+};
+
+/// A slot of the plan: one buffer of one step.
+struct Slot {
+  std::string name;
+  Pool *pool = nullptr;
+  SmallVector<int64_t> shape; // logical shape ([] for rank 0)
+  Type elementType;
+  bool flat = false;       // stored as a 1-D buffer (it is reshaped somewhere)
+  bool persistent = false; // lives for the whole program
+  int64_t offset = -1;
+  int64_t firstUse = -1, lastUse = -1;
+
+  int64_t numElements() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+  int64_t bytes() const {
+    int64_t eb = std::max<int64_t>(1, (elementType.getIntOrFloatBitWidth() + 7) / 8);
+    return numElements() * eb;
+  }
+  /// The buffer's shape in the plan: rank 0 is one element; a reshaped
+  /// buffer is flat so that every view of it linearizes with MUL and ADD.
+  SmallVector<int64_t> bufShape() const {
+    if (shape.empty() || flat)
+      return {numElements()};
+    return shape;
+  }
+  l0uop::BufType bufType(MLIRContext *ctx) const {
+    return l0uop::BufType::get(ctx, bufShape(), elementType);
+  }
+  void touch(int64_t tick) {
+    firstUse = firstUse < 0 ? tick : std::min(firstUse, tick);
+    lastUse = std::max(lastUse, tick);
+  }
+};
+
+/// A launch of one step: a kernel or a transfer.
+struct Launch {
+  std::string name;
+  SmallVector<Slot *> reads, writes;
+};
+
+/// One kernel: ops of one iteration space.
+struct Group {
+  unsigned id;
+  SmallVector<int64_t> space;
+  SmallVector<Operation *> ops;
+  llvm::SetVector<unsigned> deps; // groups that must run first
+  std::string name;
+  Operation *region; // the tensor graph or handler
+  // Copy kernels: values stored into a slot no kernel computes them into.
+  SmallVector<std::pair<Value, Slot *>> copies;
+  // An upper bound of the buffers it binds: every value it reads from
+  // memory or another kernel, and every value it computes.
+  llvm::DenseSet<Value> buffers;
+  std::optional<Location> loc;
+};
+
+/// `file:line:col` of a location (the first of a fused one).
+std::string locString(Location loc);
+/// A symbol-safe form of `s`.
+std::string sanitize(StringRef s);
+
+class Emitter {
+public:
+  Emitter(ModuleOp module, const EmitPatternSet &patterns)
+      : module(module), ctx(module.getContext()), patterns(patterns) {}
+
+  /// Builds the plan; on failure reports and returns failure, leaving the
+  /// module untouched.
+  LogicalResult run();
+  /// Tensor ops computed by the kernels (fused or inlined).
+  int64_t numLowered() const { return (int64_t)groupOf.size() + (int64_t)inlined.size(); }
+
+private:
+  // The op kinds the grouping reads (from the ops' emission patterns).
+  bool isElementwise(Operation *op) const { return patterns.is(op, OpKind::Elementwise); }
+  bool isReducing(Operation *op) const { return patterns.is(op, OpKind::Reduction); }
+  bool isView(Operation *op) const { return patterns.is(op, OpKind::Movement); }
+  bool isCompute(Operation *op) const { return isElementwise(op) || isReducing(op); }
+  /// Why an op of a tensor graph or handler cannot be lowered, or "".
+  std::string unsupportedReason(Operation *op) const;
+
+  // The checks before anything is emitted: every op lowers, or the pass
+  // fails naming the first that does not.
+  LogicalResult checkLowerable(l1::SystemOp system);
+  /// Reduces whole rank >= 2 tensors one axis at a time (parallel over the
+  /// rest), so that no full reduction runs in one thread.
+  void splitFullReductions();
+
+  // Phase 1: buffers.
+  LogicalResult planBuffers();
+  Pool *poolFor(l1::NodeOp node, l0uop::PoolKind kind, StringRef owner);
+  /// The arena of a device node that holds buffers crossing stage, graph and
+  /// handler boundaries (`@<node>.io.arena`).
+  Pool *ioArena(l1::NodeOp node) {
+    return poolFor(node, l0uop::PoolKind::arena, (node.getSymName() + ".io").str());
+  }
+  Slot *newSlot(StringRef name, Pool *pool, RankedTensorType type);
+  l0uop::MemSpace spaceOf(l1::NodeOp node) const;
+  std::string uniqueName(StringRef base);
+
+  // Phase 2: grouping.
+  LogicalResult groupRegion(Operation *region, Block &body);
+  bool reaches(unsigned from, unsigned to) const;
+  /// The value a use reads through movement ops, and whether any was seen.
+  Value baseOf(Value v, bool &throughView) const;
+  /// `v` with the movement ops in front of it removed.
+  Value stripViews(Value v) const {
+    bool view = false;
+    return baseOf(v, view);
+  }
+  /// The smallest `classes` of the one_hot ops that read `v`, or 0.
+  int64_t labelClasses(Value v, llvm::DenseSet<Value> &seen) const;
+  /// Calls fn(value, throughView) for every memory or computed value `v`
+  /// reads through movement ops and inlined elementwise ops.
+  void collectLeaves(Value v, bool view,
+                     llvm::function_ref<void(Value, bool)> fn);
+
+  /// The kernels of each graph and handler in dependency order.
+  FailureOr<llvm::DenseMap<Operation *, SmallVector<unsigned>>> orderKernels();
+
+  // Phase 3: emission.
+  LogicalResult emitKernel(OpBuilder &b, Group &g, Launch &launch);
+  /// The plan: kernels, then memory (lifetimes, offsets, capacities),
+  /// transfers, ingests, streams, inits and the control program.
+  LogicalResult emitPlan(l1::SystemOp system,
+                         llvm::DenseMap<Operation *, SmallVector<unsigned>> &ordered);
+  /// Places the slots (ticks, lifetimes, bump offsets) and sizes the pools;
+  /// fails when a node's memory is short (L0.5).
+  LogicalResult placeSlots(ArrayRef<Launch> launches, int64_t depth);
+  /// The step dispatcher (the control path) into `planBlock`.
+  LogicalResult emitControl(l1::SystemOp system, Block *planBlock, int64_t depth);
+  LogicalResult fail(Operation *op, const Twine &why);
+
+  ModuleOp module;
+  MLIRContext *ctx;
+  const EmitPatternSet &patterns;
+  int64_t totalOps = 0;
+  bool hasFailed = false;
+
+  std::vector<std::unique_ptr<Pool>> pools;
+  std::map<std::tuple<Operation *, int, std::string>, Pool *> poolByKey;
+  llvm::DenseMap<Operation *, std::string> ownerOf; // graph / handler -> name
+  std::vector<std::unique_ptr<Slot>> slots;
+  llvm::StringSet<> names;
+  llvm::DenseMap<Value, Slot *> slotOf;               // buffers and materialized values
+  llvm::DenseMap<Operation *, Slot *> stateSlot;      // l1.state -> slot
+  llvm::DenseMap<std::pair<Operation *, Attribute>, Slot *> stateByName;
+
+  // Grouping results.
+  std::vector<Group> groups;
+  llvm::DenseMap<Operation *, unsigned> groupOf;
+  llvm::DenseSet<Value> materialized;
+  llvm::DenseSet<Operation *> inlined; // elementwise ops recomputed in place
+  llvm::DenseMap<Operation *, SmallVector<unsigned>> regionKernels; // in order
+
+  // Grouping state.
+  llvm::DenseMap<Value, Slot *> sinkSlot; // value -> state / output slot
+  llvm::DenseMap<Slot *, unsigned> writerOf;                 // state slot -> group
+  llvm::DenseMap<Slot *, SmallVector<unsigned>> readersOf;   // state slot -> groups
+  llvm::SetVector<Value> flatValues;
+
+  // The step, in launch order: transfers and the kernels of graphs/handlers.
+  struct TransferItem {
+    std::string name;
+    Slot *src, *dst;
+    l0uop::Direction dir;
+  };
+  std::vector<TransferItem> transfers;
+  struct StepItem {
+    int transfer = -1;           // index into transfers, or
+    Operation *region = nullptr; // a tensor graph or handler
+  };
+  std::vector<StepItem> stepItems;
+  // Batch readers and reported scalars (host-side plan items).
+  struct IngestItem {
+    std::string name;
+    l1::ReadBatchOp op;
+    SmallVector<Slot *> slots;
+    SmallVector<std::string> paths;
+  };
+  std::vector<IngestItem> ingests;
+  struct ReportItem {
+    std::string metric;
+    Slot *slot;
+    Location loc;
+  };
+  std::vector<ReportItem> reports;
+  llvm::DenseMap<std::pair<Operation *, unsigned>, Slot *> graphOut;
+  llvm::DenseMap<Operation *, Pool *> arenaOf;
+};
+
+} // namespace synpl::l1tol0
+
+#endif // SYNPL_LIB_CONVERSION_L1TOL0_EMITTER_H

@@ -1,0 +1,362 @@
+//===- Grouping.cpp - Phase 2 of L1 -> L0: kernel scheduling & fusion ------===//
+//
+// The ops of each tensor graph and handler are grouped into kernels: an op
+// joins the kernel of a direct operand of its own iteration space (or the
+// latest kernel of that space) unless that would make the kernel depend on
+// itself or bind more buffers than a kernel may (SYNPL_PLAN_MAX_KERNEL_ARGS);
+// matmuls and reductions open a kernel and read their operands from memory,
+// and their elementwise consumers fuse after them. An elementwise op over
+// memory with one consumer is computed inside the consumer (prologue
+// fusion). Values used outside their kernel, or through a movement op, are
+// materialized into arena slots; a buffer read through a chain of reshapes
+// is stored flat.
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+
+#include "synpl/Dialect/L1/L1Program.h"
+
+#include <functional>
+
+using namespace mlir;
+using namespace synpl;
+using namespace synpl::l1tol0;
+
+Value Emitter::baseOf(Value v, bool &throughView) const {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isView(def))
+      break;
+    throughView = true;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+void Emitter::collectLeaves(Value v, bool view,
+                            llvm::function_ref<void(Value, bool)> fn) {
+  Operation *def = v.getDefiningOp();
+  if (def && isView(def))
+    return collectLeaves(def->getOperand(0), true, fn);
+  if (def && inlined.contains(def)) {
+    for (Value o : def->getOperands())
+      collectLeaves(o, view, fn);
+    return;
+  }
+  if (def && isa<l1::ConstOp>(def))
+    return;
+  fn(v, view);
+}
+
+bool Emitter::reaches(unsigned from, unsigned to) const {
+  // from depends (transitively) on to?
+  SmallVector<unsigned> stack{from};
+  llvm::DenseSet<unsigned> seen;
+  while (!stack.empty()) {
+    unsigned g = stack.pop_back_val();
+    if (g == to)
+      return true;
+    if (!seen.insert(g).second)
+      continue;
+    for (unsigned d : groups[g].deps)
+      stack.push_back(d);
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Phase 2: kernel scheduling & fusion
+//===----------------------------------------------------------------------===//
+
+LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
+  SymbolTableCollection tables;
+  std::string owner;
+  l1::ActorOp actor;
+  if (auto g = dyn_cast<l1::TensorGraphOp>(region)) {
+    owner = g.getSymName().str();
+  } else {
+    auto h = cast<l1::HandlerOp>(region);
+    actor = h->getParentOfType<l1::ActorOp>();
+    owner = (actor.getSymName() + "." + h.getSymName()).str();
+  }
+  l1::NodeOp node = isa<l1::TensorGraphOp>(region)
+                        ? l1::lookupNode(region, cast<l1::TensorGraphOp>(region).getNodeAttr())
+                        : l1::lookupNode(actor, actor.getNodeAttr());
+  if (!node)
+    return fail(region, "its node does not resolve");
+  arenaOf[region] = poolFor(node, l0uop::PoolKind::arena, owner);
+  ownerOf[region] = owner;
+  // Arguments of a handler whose sender's buffers have no slot.
+  for (BlockArgument arg : body.getArguments())
+    if (!slotOf.count(arg))
+      if (auto t = dyn_cast<RankedTensorType>(arg.getType()))
+        slotOf[arg] = newSlot(owner + ".arg" + std::to_string(arg.getArgNumber()),
+                              ioArena(node),
+                              t);
+  SmallVector<unsigned> &mine = regionKernels[region];
+
+  // Values a kernel must compute and store: stored to state or returned,
+  // or read through a reshape (a matmul reading a reshaped activation
+  // loads it, rather than recomputing it for every output column).
+  llvm::DenseSet<Value> mustStore;
+  for (Operation &op : body) {
+    if (auto sw = dyn_cast<l1::StateWriteOp>(&op))
+      mustStore.insert(sw.getValue());
+    else if (isa<l1::ReturnOp>(&op))
+      mustStore.insert(op.getOperands().begin(), op.getOperands().end());
+    else if (auto rs = dyn_cast<l1::ReshapeOp>(&op))
+      mustStore.insert(rs.getOperand());
+  }
+  // An elementwise op over memory and constants only, with one consumer, is
+  // computed inside its consumer at the consumer's index (prologue fusion,
+  // e.g. |w| inside the loop of sum |w|): it never opens a kernel of its
+  // own. With several consumers it is computed once by a kernel instead.
+  // An inlined tree reads at most kMaxInlinedLeaves buffers, so that one
+  // op never needs more buffers than a kernel may bind.
+  std::function<bool(Value)> fromMemory = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || isa<l1::ConstOp, l1::WindowReadOp, l1::StateReadOp>(def))
+      return true;
+    if (isView(def))
+      return fromMemory(def->getOperand(0));
+    return inlined.contains(def);
+  };
+  llvm::DenseMap<Operation *, int64_t> leavesOf;
+  auto leafCount = [&](Value v) -> int64_t {
+    Operation *def = stripViews(v).getDefiningOp();
+    if (def && isa<l1::ConstOp>(def))
+      return 0;
+    return def && inlined.contains(def) ? leavesOf.lookup(def) : 1;
+  };
+  for (Operation &op : body) {
+    if (!isElementwise(&op) || mustStore.contains(op.getResult(0)) ||
+        !op.getResult(0).hasOneUse() || !llvm::all_of(op.getOperands(), fromMemory))
+      continue;
+    int64_t leaves = 0;
+    for (Value v : op.getOperands())
+      leaves += leafCount(v);
+    if (leaves > kMaxInlinedLeaves)
+      continue;
+    inlined.insert(&op);
+    leavesOf[&op] = leaves;
+  }
+
+  // The group of a computed value, if any.
+  auto groupOfValue = [&](Value b) -> std::optional<unsigned> {
+    Operation *def = b.getDefiningOp();
+    if (def && isCompute(def)) {
+      auto it = groupOf.find(def);
+      if (it != groupOf.end())
+        return it->second;
+    }
+    return std::nullopt;
+  };
+
+  // Whether `op` may join group `g` without a cycle: every value it reads
+  // through a view or
+  // from another kernel must not depend on `g`, and state it reads must not
+  // be rewritten by a kernel that `g` depends on.
+  auto acyclicJoin = [&](Operation *op, unsigned g) {
+    bool ok = true;
+    for (Value v : op->getOperands())
+      collectLeaves(v, false, [&](Value b, bool view) {
+        if (std::optional<unsigned> h = groupOfValue(b)) {
+          if (*h == g ? view : reaches(*h, g))
+            ok = false;
+        }
+        if (Slot *s = slotOf.lookup(b); s && s->persistent) {
+          auto w = writerOf.find(s);
+          if (w != writerOf.end() && groups[w->second].region == region &&
+              (w->second == g ? view : reaches(g, w->second)))
+            ok = false;
+        }
+      });
+    return ok;
+  };
+
+  for (Operation &opRef : body) {
+    Operation *op = &opRef;
+    if (isa<l1::ConstOp>(op) || isView(op) || inlined.contains(op))
+      continue;
+    if (auto wr = dyn_cast<l1::WindowReadOp>(op)) {
+      auto *actorOp = l1::lookupInProgram(
+          tables, op, SymbolRefAttr::get(wr.getWindow().getRootReference()));
+      Slot *s = stateByName.lookup({actorOp, wr.getFieldAttr().getAttr()});
+      if (!s)
+        return fail(op, "the window's actor state does not resolve");
+      slotOf[wr.getResult()] = s;
+      continue;
+    }
+    if (auto rd = dyn_cast<l1::StateReadOp>(op)) {
+      Slot *s = stateByName.lookup({actor, rd.getFieldAttr().getAttr()});
+      if (!s)
+        return fail(op, "the state field does not resolve");
+      if (writerOf.count(s))
+        return fail(op, "reads a state field after this handler wrote it; "
+                        "read the written value instead");
+      slotOf[rd.getResult()] = s;
+      continue;
+    }
+    if (isa<l1::StateWriteOp, l1::ReturnOp>(op)) {
+      auto sinkOf = [&](Value v, Slot *dst) -> LogicalResult {
+        bool view = false;
+        Value b = baseOf(v, view);
+        std::optional<unsigned> h = groupOfValue(b);
+        if (!dst)
+          return fail(op, "has no slot to store into");
+        if (view || !h || sinkSlot.count(b) || !b.getDefiningOp()) {
+          // No kernel computes it into `dst` (an input, state, constant or
+          // view, or a value stored elsewhere already): a copy kernel that
+          // runs after everything before it in the graph or handler.
+          Group g;
+          g.id = groups.size();
+          g.space.assign(tensorOf(v).getShape().begin(),
+                         tensorOf(v).getShape().end());
+          g.region = region;
+          g.copies.push_back({v, dst});
+          g.loc = op->getLoc();
+          for (unsigned k : mine)
+            g.deps.insert(k);
+          groups.push_back(std::move(g));
+          mine.push_back(groups.back().id);
+          unsigned c = groups.back().id;
+          collectLeaves(v, false, [&](Value leaf, bool) {
+            if (groupOfValue(leaf))
+              materialized.insert(leaf);
+          });
+          if (dst->persistent)
+            writerOf[dst] = c;
+          return success();
+        }
+        sinkSlot[b] = dst;
+        materialized.insert(b);
+        if (dst->persistent) {
+          // Write after read: every kernel that read the old state runs
+          // first.
+          for (unsigned k : readersOf.lookup(dst)) {
+            // Readers in earlier graphs or handlers run earlier in the step.
+            if (k == *h || groups[k].region != region)
+              continue;
+            if (reaches(k, *h))
+              return fail(op, "the new value of the state depends on a "
+                              "kernel that reads its old value");
+            groups[*h].deps.insert(k);
+          }
+          writerOf[dst] = *h;
+        }
+        return success();
+      };
+      if (auto sw = dyn_cast<l1::StateWriteOp>(op)) {
+        Slot *dst = stateByName.lookup({actor, sw.getFieldAttr().getAttr()});
+        if (!dst)
+          return fail(op, "the state field does not resolve");
+        if (writerOf.count(dst))
+          return fail(op, "writes a state field twice in one handler");
+        if (failed(sinkOf(sw.getValue(), dst)))
+          return failure();
+      } else {
+        for (auto [i, v] : llvm::enumerate(op->getOperands()))
+          if (failed(sinkOf(v, graphOut.lookup({region, (unsigned)i}))))
+            return failure();
+      }
+      continue;
+    }
+    if (!isCompute(op))
+      return fail(op, unsupportedReason(op));
+
+    // Choose the kernel: the kernel of a direct operand of the same
+    // iteration space, else the latest kernel of that space (sibling
+    // fusion), when joining keeps the kernel graph acyclic; a matmul or
+    // reduction always opens its own.
+    auto shape = tensorOf(op->getResult(0)).getShape();
+    // The buffers it may bind; a kernel it would take past the runtime's
+    // argument table does not take it (deep models: one update kernel per
+    // parameter group instead of one over every parameter).
+    llvm::SmallSetVector<Value, 8> opBuffers;
+    opBuffers.insert(op->getResult(0));
+    for (Value v : op->getOperands())
+      collectLeaves(v, false, [&](Value leaf, bool) { opBuffers.insert(leaf); });
+    auto fits = [&](unsigned g) {
+      int64_t n = groups[g].buffers.size();
+      for (Value v : opBuffers)
+        n += !groups[g].buffers.contains(v);
+      return n <= kMaxKernelBuffers;
+    };
+    auto canJoin = [&](Operation *o, unsigned g) { return fits(g) && acyclicJoin(o, g); };
+    std::optional<unsigned> chosen;
+    if (!isReducing(op)) {
+      for (Value v : op->getOperands()) {
+        std::optional<unsigned> g = groupOfValue(v);
+        if (g && llvm::equal(groups[*g].space, shape) && canJoin(op, *g)) {
+          chosen = g;
+          break;
+        }
+      }
+      for (unsigned k = mine.size(); !chosen && k-- > 0;)
+        if (llvm::equal(groups[mine[k]].space, shape) && canJoin(op, mine[k]))
+          chosen = mine[k];
+    }
+    if (!chosen) {
+      Group g;
+      g.id = groups.size();
+      g.space.assign(shape.begin(), shape.end());
+      g.region = region;
+      groups.push_back(std::move(g));
+      mine.push_back(groups.back().id);
+      chosen = groups.back().id;
+    }
+    unsigned g = *chosen;
+    groups[g].ops.push_back(op);
+    groups[g].buffers.insert(opBuffers.begin(), opBuffers.end());
+    groupOf[op] = g;
+
+    // What it reads: registers when computed in this kernel at the same
+    // index, memory otherwise.
+    bool failedHere = false;
+    for (Value v : op->getOperands()) {
+      bool direct = v.getDefiningOp() && !isView(v.getDefiningOp()) &&
+                    !inlined.contains(v.getDefiningOp());
+      collectLeaves(v, false, [&](Value b, bool view) {
+        if (std::optional<unsigned> h = groupOfValue(b)) {
+          if (*h == g && direct && !view && !isReducing(op))
+            return;
+          materialized.insert(b);
+          if (*h != g)
+            groups[g].deps.insert(*h);
+        }
+        if (Slot *s = slotOf.lookup(b); s && s->persistent) {
+          readersOf[s].push_back(g);
+          auto w = writerOf.find(s);
+          if (w != writerOf.end() && w->second != g &&
+              groups[w->second].region == region) {
+            if (reaches(g, w->second))
+              failedHere = true;
+            else
+              groups[w->second].deps.insert(g);
+          }
+        }
+      });
+    }
+    if (failedHere)
+      return fail(op, "reads the old value of a state field that a kernel "
+                      "it depends on rewrites");
+  }
+
+  // A chain of reshapes over a buffer reads it at one linear index: the
+  // buffer is stored flat. A reshape of a broadcast, a transpose or an
+  // inlined elementwise op splits its index with DIV and MOD instead.
+  for (Operation &op : body) {
+    auto rs = dyn_cast<l1::ReshapeOp>(&op);
+    if (!rs)
+      continue;
+    Value src = rs.getOperand();
+    while (auto inner = src.getDefiningOp<l1::ReshapeOp>())
+      src = inner.getOperand();
+    Operation *def = src.getDefiningOp();
+    if (def && (isView(def) || isa<l1::ConstOp>(def) || inlined.contains(def)))
+      continue;
+    flatValues.insert(src);
+    if (def && isCompute(def))
+      materialized.insert(src);
+  }
+  return success();
+}

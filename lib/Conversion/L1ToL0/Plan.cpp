@@ -1,0 +1,346 @@
+//===- Plan.cpp - The l0uop.plan of the L1 -> L0 lowering -----------------===//
+//
+// Phase 3 of the L1 -> L0 emitter (Emitter.h): the plan op. Kernels are
+// emitted first, in launch order; their reads and writes give every slot its
+// lifetime (a tick per launch), then bump offsets in its pool and the
+// pools' capacities, checked against each node's memory (row L0.5, before
+// any slot is placed). The pools and slots go in front of the kernels, then
+// transfers, ingests, reports, streams (one per step in flight, chained by
+// events), the actor state's inits and the control program.
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+
+#include "synpl/Dialect/L0Ctl/L0CtlDialect.h"
+#include "synpl/Support/Property.h"
+#include "synpl/Support/Units.h"
+
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace synpl;
+using namespace synpl::l1tol0;
+
+LogicalResult Emitter::emitPlan(l1::SystemOp system,
+                                llvm::DenseMap<Operation *, SmallVector<unsigned>> &ordered) {
+  // Launches of one step.
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  // Plan items are located at the L1 declarations they come from (the
+  // system; a pool at its node), so remarks and errors on them point there.
+  Location planLoc = system.getLoc();
+  // The training loop's defaults (epochs, evaluate, checkpoint_every)
+  // travel from the schedule to the plan header unchanged.
+  l1::ScheduleOp sched;
+  if (!module.getOps<l1::ScheduleOp>().empty())
+    sched = *module.getOps<l1::ScheduleOp>().begin();
+  auto plan = l0uop::PlanOp::create(
+      b, planLoc, system.getSymName(),
+      sched ? (int64_t)sched.getPipelineDepth() : int64_t{1},
+      sched ? sched.getEpochsAttr() : IntegerAttr(),
+      sched ? sched.getEvaluateAttr() : StringAttr(),
+      sched ? sched.getCheckpointEveryAttr() : IntegerAttr());
+  int64_t depth = plan.getPipelineDepth();
+  plan.getBody().push_back(new Block());
+  OpBuilder pb = OpBuilder::atBlockEnd(&plan.getBody().front());
+
+  // Kernels first; the pools and slots go in front of them once their
+  // lifetimes are known.
+  Block *planBlock = &plan.getBody().front();
+  OpBuilder kb = OpBuilder::atBlockEnd(planBlock);
+  std::vector<Launch> launches;
+  llvm::DenseSet<Operation *> emitted;
+  for (StepItem &item : stepItems) {
+    if (item.transfer >= 0) {
+      TransferItem &t = transfers[item.transfer];
+      Launch l;
+      l.name = t.name;
+      l.reads.push_back(t.src);
+      l.writes.push_back(t.dst);
+      launches.push_back(l);
+      continue;
+    }
+    if (!emitted.insert(item.region).second)
+      continue;
+    const std::string &owner = ownerOf[item.region];
+    unsigned n = 0;
+    for (unsigned id : ordered[item.region]) {
+      Group &g = groups[id];
+      g.name = uniqueName(
+          owner + ".k" + std::to_string(n++) + "_" +
+          (g.ops.empty() ? std::string("copy")
+                         : g.ops.front()->getName().stripDialect().str()));
+      Launch l;
+      l.name = g.name;
+      if (failed(emitKernel(kb, g, l))) {
+        plan.erase();
+        return failure();
+      }
+      launches.push_back(l);
+    }
+  }
+
+  if (failed(placeSlots(launches, depth))) {
+    plan.erase();
+    return failure();
+  }
+
+  // The plan: memory, kernels, transfers, streams and syncs, inits.
+  if (!planBlock->empty())
+    pb.setInsertionPoint(&planBlock->front());
+  for (auto &p : pools)
+    l0uop::PoolOp::create(pb, p->node ? p->node.getLoc() : planLoc, p->name,
+                          p->kind, p->space,
+                             p->capacity, kAlign);
+  for (auto &s : slots)
+    l0uop::SlotOp::create(pb, 
+        s->pool->node ? s->pool->node.getLoc() : planLoc, s->name, s->pool->name,
+        s->offset >= 0 ? pb.getI64IntegerAttr(s->offset) : IntegerAttr(),
+        s->bytes(), s->firstUse, s->lastUse, s->bufType(ctx));
+  pb.setInsertionPointToEnd(planBlock);
+  for (IngestItem &in : ingests) {
+    SmallVector<Attribute> slotRefs;
+    for (Slot *s : in.slots)
+      slotRefs.push_back(FlatSymbolRefAttr::get(ctx, s->name));
+    SmallVector<StringRef> paths(in.paths.begin(), in.paths.end());
+    l1::ReadBatchOp rb = in.op;
+    SmallVector<int64_t> classes;
+    bool anyClasses = false;
+    for (Value res : rb.getResults()) {
+      llvm::DenseSet<Value> seen;
+      classes.push_back(labelClasses(res, seen));
+      anyClasses |= classes.back() > 0;
+    }
+    // A flat slot (read through a reshape) no longer shows its file's rank.
+    SmallVector<int64_t> ranks;
+    bool anyFlat = false;
+    for (Slot *s : in.slots) {
+      ranks.push_back(
+          l0uop::IngestOp::fileRank(ArrayRef<int64_t>(s->shape).drop_front()));
+      anyFlat |= s->flat;
+    }
+    l0uop::IngestOp::create(
+        pb, rb.getLoc(), in.name, pb.getArrayAttr(slotRefs),
+        pb.getStrArrayAttr(paths), "idx", rb.getBatch(),
+        rb.getOrder() == l1::BatchOrder::shuffle, rb.getDropLast(),
+        (int64_t)rb.getSeed().value_or(0),
+        anyClasses ? pb.getDenseI64ArrayAttr(classes) : DenseI64ArrayAttr(),
+        anyFlat ? pb.getDenseI64ArrayAttr(ranks) : DenseI64ArrayAttr());
+  }
+  for (TransferItem &t : transfers)
+    l0uop::TransferOp::create(pb, planLoc, t.name, t.src->name,
+                                 t.dst->name, t.dir, t.src->bytes());
+  for (ReportItem &r : reports)
+    l0uop::ReportOp::create(pb, r.loc, r.metric, r.slot->name);
+  if (!launches.empty()) {
+    SmallVector<Attribute> entries;
+    for (Launch &l : launches)
+      entries.push_back(FlatSymbolRefAttr::get(ctx, l.name));
+    SmallVector<std::string> streams;
+    for (int64_t i = 0; i < depth; ++i) {
+      streams.push_back(uniqueName("stream_" + std::to_string(i)));
+      l0uop::StreamOp::create(pb, planLoc, pb.getStringAttr(streams.back()),
+                                 pb.getArrayAttr(entries));
+    }
+    // Step k's stream finishes (its handler rewrote the actor state) before
+    // step k+1's stream starts: the actor is the fence between steps.
+    for (int64_t i = 0; i + 1 < depth; ++i) {
+      std::string ev = uniqueName("step_" + std::to_string(i) + "_done");
+      l0uop::EventOp::create(pb, planLoc, pb.getStringAttr(ev));
+      l0uop::RecordOp::create(pb, 
+          planLoc, FlatSymbolRefAttr::get(ctx, ev),
+          FlatSymbolRefAttr::get(ctx, launches.back().name),
+          FlatSymbolRefAttr::get(ctx, streams[i]));
+      l0uop::WaitOp::create(pb, 
+          planLoc, FlatSymbolRefAttr::get(ctx, ev),
+          FlatSymbolRefAttr::get(ctx, launches.front().name),
+          FlatSymbolRefAttr::get(ctx, streams[i + 1]));
+    }
+  }
+  // Inits of the actor state.
+  int64_t seed = 0;
+  for (auto actor : module.getOps<l1::ActorOp>())
+    for (auto state : actor.getOps<l1::StateOp>()) {
+      Slot *s = stateSlot.lookup(state);
+      l0uop::InitKind kind;
+      IntegerAttr fanIn, seedAttr;
+      switch (state.getInit()) {
+      case l1::InitKind::zeros:
+        kind = l0uop::InitKind::zeros;
+        break;
+      case l1::InitKind::ones:
+        kind = l0uop::InitKind::ones;
+        break;
+      case l1::InitKind::kaiming:
+      case l1::InitKind::xavier:
+        kind = state.getInit() == l1::InitKind::kaiming
+                   ? l0uop::InitKind::kaiming
+                   : l0uop::InitKind::xavier;
+        fanIn = pb.getI64IntegerAttr(s->shape.empty() ? 1 : s->shape.front());
+        seedAttr = pb.getI64IntegerAttr(++seed);
+        break;
+      case l1::InitKind::planned_steps:
+        kind = l0uop::InitKind::planned_steps;
+        break;
+      }
+      l0uop::InitOp::create(pb, state.getLoc(), kind, s->name, StringAttr(),
+                               FloatAttr(), fanIn, seedAttr);
+    }
+
+  if (failed(emitControl(system, planBlock, depth))) {
+    plan.erase();
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult Emitter::placeSlots(ArrayRef<Launch> launches, int64_t depth) {
+  // Ticks and lifetimes.
+  int64_t lastTick = std::max<int64_t>(0, (int64_t)launches.size() - 1);
+  for (auto [t, l] : llvm::enumerate(launches)) {
+    for (Slot *s : l.reads)
+      s->touch(t);
+    for (Slot *s : l.writes)
+      s->touch(t);
+  }
+  for (auto &s : slots) {
+    if (s->persistent) {
+      s->firstUse = 0;
+      s->lastUse = lastTick;
+    } else if (s->firstUse < 0) {
+      s->firstUse = s->lastUse = 0;
+    }
+  }
+  // A buffer a stage reports is read on the host when the step's launches
+  // are done, not by a launch: it lives to the end of the step. (A graph
+  // output on a CPU's memory is reported where the graph wrote it; without
+  // this, packing reused its bytes for a later output.)
+  module.walk([&](l1::ReportOp report) {
+    if (Slot *s = slotOf.lookup(report.getValue()); s && !s->persistent)
+      s->lastUse = lastTick;
+  });
+
+  // Bump offsets and capacities.
+  for (auto &s : slots) {
+    Pool *p = s->pool;
+    if (p->kind == l0uop::PoolKind::freelist) {
+      p->used += llvm::alignTo(s->bytes(), kAlign);
+      continue;
+    }
+    s->offset = llvm::alignTo(p->used, kAlign);
+    p->used = s->offset + s->bytes();
+  }
+  // A compute node without memory of its own (no vram) keeps its pools in
+  // the memory node it has an edge to (as L1.6 and L1.9 hold): that node's
+  // capacity is what they must fit in.
+  auto memoryOf = [](l1::NodeOp node) -> Operation * {
+    if (node.getMemoryBytes())
+      return node;
+    auto system = node->getParentOfType<l1::SystemOp>();
+    if (!system)
+      return node;
+    for (auto edge : system.getBody().front().getOps<l1::EdgeOp>()) {
+      StringRef other;
+      if (edge.getFrom() == node.getSymName())
+        other = edge.getTo();
+      else if (edge.getTo() == node.getSymName())
+        other = edge.getFrom();
+      else
+        continue;
+      l1::NodeOp mem = system.lookupNode(other);
+      if (mem && mem.getKind() == l1::NodeKind::memory && mem.getMemoryBytes())
+        return mem;
+    }
+    return node;
+  };
+  llvm::MapVector<Operation *, int64_t> perNode;
+  for (auto &p : pools) {
+    int64_t need = std::max<int64_t>(llvm::alignTo(p->used, kAlign), kAlign);
+    p->capacity = p->kind == l0uop::PoolKind::freelist ? depth * need : need;
+    if (p->node)
+      perNode[memoryOf(p->node)] += p->capacity;
+  }
+  for (auto &[nodeOp, bytes] : perNode) {
+    auto node = cast<l1::NodeOp>(nodeOp);
+    std::optional<StringRef> cap = node.getCapacity() ? node.getCapacity()
+                                                      : node.getVram();
+    if (!cap)
+      continue;
+    std::optional<uint64_t> have = parseByteSize(*cap);
+    if (have && (uint64_t)bytes > *have) {
+      // A resource error of the plan (the L0.5 sweep's bound, known here
+      // before any slot is placed), at the node whose memory is short.
+      hasFailed = true;
+      InFlightDiagnostic d =
+          emitCheckError(node, Property::Resource, "L0.5")
+          << "the plan needs " << formatBytes(bytes) << " of @"
+          << node.getSymName() << " but it has "
+          << (node.getCapacity() ? "capacity " : "vram ") << *cap;
+      for (auto &p : pools)
+        if (p->node && memoryOf(p->node) == nodeOp)
+          d.attachNote(p->node.getLoc())
+              << "pool " << p->name << " (" << l0uop::stringifyPoolKind(p->kind)
+              << "): " << formatBytes(p->capacity);
+      return failure();
+    }
+  }
+  return success();
+}
+
+LogicalResult Emitter::emitControl(l1::SystemOp system, Block *planBlock, int64_t depth) {
+  // Control (path A): the step dispatcher. Each step pops its batch
+  // descriptor (when a stage reads batches), counts the step, and pushes a
+  // launch descriptor for the runtime: bits 32 and up pick the step's
+  // stream (steps rotate over the pipeline_depth streams), the low bits
+  // carry the batch. The conventions are those of examples/mnist/mnist.l0.mlir.
+  {
+    bool readsBatches = false;
+    module.walk([&](l1::ReadBatchOp) { readsBatches = true; });
+    std::string batchQ = uniqueName("batch_queue");
+    std::string launchQ = uniqueName("launch_queue");
+    std::string stepState = uniqueName("step_state");
+    std::string program = uniqueName("step_dispatch");
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (readsBatches)
+      os << "l0ctl.region @" << batchQ << " size 64 access ro queue 8\n";
+    os << "l0ctl.region @" << launchQ << " size 64 access wo queue 8\n"
+       << "l0ctl.region @" << stepState << " size 16 access rw\n"
+       << "l0ctl.program @" << program << " {\n";
+    if (readsBatches)
+      os << "  %batch = l0ctl.queue_pop @" << batchQ << " : i64\n";
+    else
+      os << "  %batch = l0ctl.const 0 : i64\n";
+    os << "  %step = l0ctl.load @" << stepState << "[0] : i64\n"
+       << "  %one = l0ctl.const 1 : i64\n"
+       << "  %next = l0ctl.arith add %step, %one : i64\n"
+       << "  l0ctl.store @" << stepState << "[0], %next : i64\n"
+       << "  %stream = l0ctl.load @" << stepState << "[8] : i64\n"
+       << "  %c32 = l0ctl.const 32 : i64\n"
+       << "  %tag = l0ctl.arith shl %stream, %c32 : i64\n"
+       << "  %launch = l0ctl.arith or %tag, %batch : i64\n"
+       << "  l0ctl.queue_push @" << launchQ << ", %launch : i64\n"
+       << "  %following = l0ctl.arith add %stream, %one : i64\n"
+       << "  %depth = l0ctl.const " << depth << " : i64\n"
+       << "  %wrap = l0ctl.cmp eq %following, %depth : i64\n"
+       << "  l0ctl.branch %wrap, ^wrap, ^keep\n"
+       << "^wrap:\n"
+       << "  %zero = l0ctl.const 0 : i64\n"
+       << "  l0ctl.store @" << stepState << "[8], %zero : i64\n"
+       << "  l0ctl.terminate\n"
+       << "^keep:\n"
+       << "  l0ctl.store @" << stepState << "[8], %following : i64\n"
+       << "  l0ctl.terminate\n"
+       << "}\n";
+    Block parsed;
+    ParserConfig config(ctx, /*verifyAfterParse=*/false);
+    if (failed(parseSourceString(os.str(), &parsed, config))) {
+      return fail(system, "internal error: the step dispatcher does not parse");
+    }
+    while (!parsed.empty())
+      parsed.front().moveBefore(planBlock, planBlock->end());
+  }
+  return success();
+}
