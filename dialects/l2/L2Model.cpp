@@ -153,6 +153,8 @@ SmallVector<ParamSlot> synpl::l2::layerParamSlots(Operation *op) {
       .Case([&](EmbedOp e) {
         add("table", {static_cast<int64_t>(e.getVocab()),
                       static_cast<int64_t>(e.getDim())});
+        if (std::optional<uint64_t> n = e.getPositions())
+          add("positions", {static_cast<int64_t>(*n), static_cast<int64_t>(e.getDim())});
       })
       .Default([](Operation *) {});
   return slots;

@@ -607,6 +607,10 @@ LogicalResult EmbedOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location
   if (!input.getElementType().isSignlessInteger() &&
       !input.getElementType().isUnsignedInteger())
     return error("embed expects integer token ids, got ", typeString(input));
+  if (std::optional<uint64_t> positions = adaptor.getPositions())
+    if (input.getRank() != 2 || input.getDimSize(1) != static_cast<int64_t>(*positions))
+      return error("embed with positions = ", *positions, " expects [batch, ", *positions,
+                   "] token ids, got ", typeString(input));
   SmallVector<int64_t> shape(input.getShape());
   shape.push_back(adaptor.getDim());
   results.push_back(RankedTensorType::get(shape, Float32Type::get(ctx)));

@@ -219,18 +219,22 @@ def L2_ActOp : L2_LayerOp<"act"> {
 }
 
 def L2_EmbedOp : L2_LayerOp<"embed"> {
-  let summary = "embed(vocab, dim): token ids to vectors";
+  let summary = "embed(vocab, dim[, positions: n]): token ids to vectors";
   let description = [{
     `[...] x iN -> [..., dim] x f32`. Parameters: `table` [vocab, dim].
+    With `positions = n` (a sequence model's learned positions), the input
+    is `[batch, n]` and a second parameter `positions` [n, dim] is added
+    to every sequence: `y[b, t] = table[x[b, t]] + positions[t]`.
   }];
   let arguments = (ins AnyStaticShapeTensor:$input,
                        ConfinedAttr<I64Attr, [IntPositive]>:$vocab,
                        ConfinedAttr<I64Attr, [IntPositive]>:$dim,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$positions,
                        OptionalAttr<StrAttr>:$label,
                        OptionalAttr<ArrayAttr>:$hints);
   let assemblyFormat = [{
-    `(` `vocab` `=` $vocab `,` `dim` `=` $dim `)` $input (`as` $label^)? (`hints` $hints^)? attr-dict
-        `:` type($input)
+    `(` `vocab` `=` $vocab `,` `dim` `=` $dim (`,` `positions` `=` $positions^)? `)` $input
+        (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)
   }];
 }
 

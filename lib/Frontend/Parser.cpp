@@ -1587,11 +1587,16 @@ FailureOr<Value> Parser::buildLayer(const SynValue &layer, Value x) {
                            l2::ActFnAttr::get(ctx, *l2::symbolizeActFn(fn)),
                            StringAttr(), hints);
   } else if (name == "embed") {
-    if (bindArgs(call, {"vocab", "dim"}, a))
+    if (bindArgs(call, {"vocab", "dim", "positions"}, a))
       return failure();
     TRY(vocab, posInt(0, "vocab"));
     TRY(dim, posInt(1, "dim"));
-    op = l2::EmbedOp::create(builder, at, t, x, vocab, dim, label("embed"),
+    IntegerAttr positions;
+    if (a[2]) {
+      TRY(n, posInt(2, "positions"));
+      positions = n;
+    }
+    op = l2::EmbedOp::create(builder, at, t, x, vocab, dim, positions, label("embed"),
                              hints);
   } else if (name == "pool") {
     if (bindArgs(call, {"kind", "kernel"}, a) || need(call, a[0], "kind"))

@@ -430,6 +430,10 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         Value oh = e.oneHot(x, static_cast<int64_t>(em.getVocab()));
         Value oh2 = e.reshape(oh, rows2d(Emitter::shape(oh)));
         inst.output = e.reshape(e.matmul(oh2, inst.params[0]), outShape);
+        // Learned positions: positions[t] added to every sequence's step t.
+        if (em.getPositions())
+          inst.output = e.add(inst.output,
+                              e.broadcast(inst.params[1], outShape, ArrayRef<int64_t>{1, 2}));
         inst.saved = {oh2};
       })
       .Case([&](l2::NormOp n) {
@@ -628,10 +632,12 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
         if (needX)
           dIn[0] = e.reshape(e.matmul(dz, e.transpose(inst.params[0])), xs);
       })
-      .Case([&](l2::EmbedOp) {
+      .Case([&](l2::EmbedOp em) {
         Value oh2 = inst.saved[0];
         Value dz = e.reshape(dy, {Emitter::shape(oh2)[0], Emitter::shape(dy).back()});
         dParams[0] = e.matmul(e.transpose(oh2), dz);
+        if (em.getPositions())
+          dParams[1] = e.sum(dy, 0);
       })
       .Case([&](l2::NormOp n) {
         bool group = n.getKind() == l2::NormKind::group;

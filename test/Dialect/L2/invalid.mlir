@@ -95,6 +95,19 @@ l2.methods @m for @classify
 
 // -----
 
+// L2.1: learned positions need [batch, positions] token ids.
+l2.methods @m for @classify
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x8xi32>) {
+      // expected-error@+1 {{[consistency] L2.1: embed with positions = 16 expects [batch, 16] token ids, got tensor<4x8xi32>}}
+      %0 = l2.embed(vocab = 100, dim = 16, positions = 16) %x : tensor<4x8xi32>
+      l2.yield %0 : tensor<4x8x16xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
+
+// -----
+
 // L2.1: a recurrent cell that changes the state's shape.
 l2.methods @m for @classify
     sample epoch_shuffle<batch = 4>

@@ -90,7 +90,7 @@ l2.methods @conv_method for @conv_classify
 // backward and update methods.
 // CHECK-LABEL: l2.methods @lm_method for @lm
 // CHECK-NEXT:    sample distributed_shard<shards = 4, method = curriculum<batch = 8, phases = [#l2.phase<filter = "len < 32", duration = 1000>, #l2.phase<filter = "true", duration = 9000>]>>
-// CHECK:         l2.embed(vocab = 1000, dim = 64) %{{.*}} as "tok" : tensor<8x64xi32>
+// CHECK:         l2.embed(vocab = 1000, dim = 64, positions = 64) %{{.*}} as "tok" : tensor<8x64xi32>
 // CHECK:         l2.attn(heads = 4, dim = 64, causal) %{{.*}} : tensor<8x64x64xf32>
 // CHECK:         l2.recurrent(steps = 2) %{{.*}} : tensor<8x64x64xf32> {
 // CHECK:         l2.recurrent(until("converged"), max_steps = 8) %{{.*}} : tensor<8x64x64xf32> {
@@ -106,7 +106,7 @@ l2.methods @lm_method for @lm
         #l2.phase<filter = "len < 32", duration = 1000>,
         #l2.phase<filter = "true", duration = 9000>]>>
     infer(%tokens: tensor<8x64xi32>) {
-      %e = l2.embed(vocab = 1000, dim = 64) %tokens as "tok" : tensor<8x64xi32>
+      %e = l2.embed(vocab = 1000, dim = 64, positions = 64) %tokens as "tok" : tensor<8x64xi32>
       %a = l2.attn(heads = 4, dim = 64, causal) %e : tensor<8x64x64xf32>
       %r = l2.recurrent(steps = 2) %a : tensor<8x64x64xf32> {
       ^bb0(%s: tensor<8x64x64xf32>):
