@@ -19,6 +19,11 @@
 #include "synpl/Dialect/L1/L1Types.h.inc"
 namespace synpl::l1 {
 class NodeOp;
+
+/// Marks the tensor ops: the pure computations a tensor graph or a handler
+/// body is made of (every op of the L1_TensorOp class).
+template <typename ConcreteType>
+class TensorOpTrait : public mlir::OpTrait::TraitBase<ConcreteType, TensorOpTrait> {};
 } // namespace synpl::l1
 
 #define GET_OP_CLASSES

@@ -521,9 +521,13 @@ def L1_ReturnOp : L1_Op<"return", [Pure, Terminator,
 
 // Tensor ops may appear in tensor graphs and actor handlers. Each checks its
 // shapes through synpl/Analysis/Shapes.h and reports L1.5 on a mismatch.
+def L1_TensorOpTrait : NativeOpTrait<"TensorOpTrait"> {
+  let cppNamespace = "::synpl::l1";
+}
+
 class L1_TensorOp<string mnemonic, list<Trait> traits = []>
     : L1_Op<mnemonic, !listconcat(traits,
-        [Pure, ParentOneOf<["TensorGraphOp", "HandlerOp"]>])> {
+        [Pure, ParentOneOf<["TensorGraphOp", "HandlerOp"]>, L1_TensorOpTrait])> {
   let hasVerifier = 1;
 }
 
@@ -538,7 +542,7 @@ class L1_BinaryOp<string mnemonic, string what> : L1_TensorOp<mnemonic> {
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
   let extraClassDefinition = [{
-    ::llvm::LogicalResult $cppClass::verify() { return verifyBinary(*this); }
+    ::llvm::LogicalResult $cppClass::verify() { return detail::verifyBinary(*this); }
   }];
 }
 
@@ -561,7 +565,7 @@ class L1_UnaryOp<string mnemonic, string what, bit floatOnly = 1>
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
   let extraClassDefinition = !strconcat([{
-    ::llvm::LogicalResult $cppClass::verify() { return verifyUnary(*this, }],
+    ::llvm::LogicalResult $cppClass::verify() { return detail::verifyUnary(*this, }],
     !if(floatOnly, "true", "false"), [{); }
   }]);
 }
@@ -640,6 +644,51 @@ def L1_ReshapeOp : L1_TensorOp<"reshape"> {
   let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
 }
 
+def L1_UnfoldOp : L1_TensorOp<"unfold"> {
+  let summary = "the sliding windows of an [N, C, spatial...] tensor (im2col)";
+  let description = [{
+    ```mlir
+    %p = l1.unfold %x kernel [3, 3] stride [1, 1] padding [1, 1]
+        : tensor<128x1x28x28xf32> -> tensor<128x28x28x1x3x3xf32>
+    ```
+    `result[n, o..., c, k...] = x[n, c, o * stride + k - padding]`, zero
+    where that index falls in the padding. The result is `[N, O..., C,
+    K...]` with `O = (I + 2 padding - K) / stride + 1`, so that reshaping
+    it to `[N * O..., C * K...]` gives the rows a convolution multiplies
+    with its `[C_out, C * K...]` weights: the convolution becomes a matmul.
+    One entry of `kernel`, `stride`, `padding` per spatial dimension.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $operand `kernel` $kernel `stride` $stride `padding` $padding attr-dict
+        `:` type($operand) `->` type($result)
+  }];
+}
+
+def L1_FoldOp : L1_TensorOp<"fold"> {
+  let summary = "sum sliding windows back onto an [N, C, spatial...] tensor (col2im)";
+  let description = [{
+    ```mlir
+    %dx = l1.fold %dp kernel [3, 3] stride [1, 1] padding [1, 1]
+        : tensor<128x28x28x1x3x3xf32> -> tensor<128x1x28x28xf32>
+    ```
+    The adjoint of `l1.unfold` with the same attributes: every element of
+    a window is added to the input position it was read from
+    (`result[n, c, i] = sum of operand[n, o, c, k]` over the `(o, k)` with
+    `o * stride + k - padding = i`); what fell in the padding is dropped.
+    The gradient of a convolution's input.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$kernel,
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $operand `kernel` $kernel `stride` $stride `padding` $padding attr-dict
+        `:` type($operand) `->` type($result)
+  }];
+}
+
 class L1_ReduceOp<string mnemonic, string what> : L1_TensorOp<mnemonic> {
   let summary = what # " over one axis, or over all axes (to a scalar)";
   let description = [{
@@ -652,7 +701,7 @@ class L1_ReduceOp<string mnemonic, string what> : L1_TensorOp<mnemonic> {
   let assemblyFormat =
       "$operand (`axis` $axis^)? attr-dict `:` type($operand) `->` type($result)";
   let extraClassDefinition = [{
-    ::llvm::LogicalResult $cppClass::verify() { return verifyReduce(*this); }
+    ::llvm::LogicalResult $cppClass::verify() { return detail::verifyReduce(*this, getAxis()); }
   }];
 }
 

@@ -140,3 +140,31 @@ ShapeResult synpl::shapes::oneHotShape(ArrayRef<int64_t> in, int64_t classes) {
   result.push_back(classes);
   return ShapeResult::ok(result);
 }
+
+ShapeResult synpl::shapes::unfoldShape(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
+                                       ArrayRef<int64_t> stride, ArrayRef<int64_t> padding) {
+  if (in.size() < 3)
+    return ShapeResult::error("windows need an [N, C, spatial...] input, got " +
+                              formatShape(in));
+  size_t s = in.size() - 2;
+  if (kernel.size() != s || stride.size() != s || padding.size() != s)
+    return ShapeResult::error("kernel, stride and padding need " + std::to_string(s) +
+                              " entries (one per spatial dimension of " + formatShape(in) + ")");
+  Shape result{in[0]};
+  for (size_t d = 0; d < s; ++d) {
+    if (kernel[d] <= 0 || stride[d] <= 0 || padding[d] < 0)
+      return ShapeResult::error("a window needs kernel > 0, stride > 0 and padding >= 0, "
+                                "got kernel " + std::to_string(kernel[d]) +
+                                ", stride " + std::to_string(stride[d]) + ", padding " +
+                                std::to_string(padding[d]));
+    int64_t span = in[d + 2] + 2 * padding[d] - kernel[d];
+    if (span < 0)
+      return ShapeResult::error("a kernel of " + std::to_string(kernel[d]) +
+                                " does not fit spatial dimension " + std::to_string(d) + " of " +
+                                formatShape(in) + " (padding " + std::to_string(padding[d]) + ")");
+    result.push_back(span / stride[d] + 1);
+  }
+  result.push_back(in[1]);
+  result.append(kernel.begin(), kernel.end());
+  return ShapeResult::ok(result);
+}

@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "synpl/Reference/L1Interpreter.h"
 
+#include "WindowOps.h"
+#include "synpl/Analysis/Shapes.h"
+
 #include "synpl/Dialect/L1/L1Ops.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -401,7 +404,7 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
           l1::SignOp, l1::NegOp, l1::MatmulOp, l1::ScaleOp, l1::BroadcastOp,
           l1::TransposeOp, l1::ReshapeOp, l1::ReduceSumOp, l1::ReduceMeanOp,
           l1::ReduceMaxOp, l1::CmpOp, l1::SelectOp, l1::CastOp, l1::OneHotOp, l1::ConstOp,
-          l1::WindowReadOp, l1::StateReadOp>(op);
+          l1::WindowReadOp, l1::StateReadOp, l1::UnfoldOp, l1::FoldOp>(op);
   if (known && in.size() != want)
     return op->emitOpError("has ") << in.size() << " operands, expected " << want;
   return llvm::TypeSwitch<Operation *, FailureOr<Tensor>>(op)
@@ -432,6 +435,23 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
         if (failed(wrapIntegers(op, r)))
           return failure();
         return r;
+      })
+      .Case<l1::UnfoldOp, l1::FoldOp>([&](auto w) -> FailureOr<Tensor> {
+        // The attributes and shapes are checked here too (an unverified op
+        // may disagree with them).
+        constexpr bool isUnfold = std::is_same_v<decltype(w), l1::UnfoldOp>;
+        auto rt = tensorType(op->getResult(0));
+        ArrayRef<int64_t> input = isUnfold ? in[0]->getShape() : rt.getShape();
+        ArrayRef<int64_t> windows = isUnfold ? rt.getShape() : in[0]->getShape();
+        synpl::shapes::ShapeResult s =
+            synpl::shapes::unfoldShape(input, w.getKernel(), w.getStride(), w.getPadding());
+        if (!s || s.shape() != windows)
+          return op->emitOpError("windows ") << shapeString(windows) << " do not match "
+                                             << shapeString(input);
+        if constexpr (isUnfold)
+          return synpl::ref::detail::unfold(*in[0], w.getKernel(), w.getStride(), w.getPadding(), windows);
+        else
+          return synpl::ref::detail::fold(*in[0], w.getKernel(), w.getStride(), w.getPadding(), input);
       })
       .Case<l1::BroadcastOp>([&](l1::BroadcastOp b) { return broadcast(b, *in[0]); })
       .Case<l1::TransposeOp>([&](l1::TransposeOp t) { return transpose(t, *in[0]); })

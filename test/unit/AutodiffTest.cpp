@@ -978,7 +978,7 @@ TEST_CASE("autodiff: checkpointed layers are recomputed with identical numbers",
   checkGradients(*ckpt, inputs, state, 3);
 }
 
-TEST_CASE("autodiff: convolutions as patches picked by selection matmuls", "[autodiff]") {
+TEST_CASE("autodiff: convolutions as matmuls over unfolded windows", "[autodiff]") {
   // conv(in_ch, out_ch, kernel, stride, padding) on [N, C, H, W] (and [N, C, L])
   // against a direct loop, then finite differences.
   struct Case {

@@ -1,4 +1,4 @@
-//===- L1ToL0MovementTest.cpp - Chains of movement ops index correctly ----===//
+//===- L1ToL0MovementTest.cpp - Movement and window ops index correctly ---===//
 //
 // Random L1 tensor graphs of reshape / transpose / broadcast chains at ranks
 // 1 to 6, mixed with elementwise ops (inlined into their readers) and axis
@@ -7,7 +7,9 @@
 // every output must equal the reference interpreter's, element for element,
 // with no access outside a buffer. A reshape of a transpose or a broadcast
 // splits its index with DIV and MOD; a wrong stride or extent there moves
-// elements, which the comparison sees.
+// elements, which the comparison sees. The window ops (unfold, fold) of a
+// convolution are checked the same way at random kernels, strides and
+// paddings in one and two spatial dimensions.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Conversion/Passes.h"
@@ -269,4 +271,111 @@ TEST_CASE("L1ToL0: chains of reshape, transpose and broadcast at ranks 1 to 6 re
   CHECK(checked == 150);
   // The generator must reach the DIV/MOD path, or the test checks nothing new.
   CHECK(divModKernels > 20);
+}
+
+namespace {
+
+/// The plan of `text` run in the UOp evaluator against the reference: every
+/// graph output equal, no access outside a buffer.
+void checkAgainstReference(MLIRContext *ctx, const std::string &text,
+                           const std::vector<Tensor> &inputs) {
+  INFO(text);
+  std::string errors;
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+    errors += d.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, ctx);
+  INFO(errors);
+  REQUIRE(module);
+  REQUIRE(succeeded(verify(*module)));
+  auto graph = *module->getOps<l1::TensorGraphOp>().begin();
+  ref::StateEnv state;
+  auto outs = ref::interpretTensorGraph(graph, inputs, state);
+  REQUIRE(succeeded(outs));
+  PassManager pm(ctx);
+  pm.addPass(createL1ToL0());
+  REQUIRE(succeeded(pm.run(*module)));
+  auto plan = *module->getOps<l0uop::PlanOp>().begin();
+  REQUIRE(succeeded(verify(plan)));
+  UOpEvaluator eval;
+  for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
+    eval.memory[slot.getSymName().str()].assign(slot.getBufType().getNumElements(), 0.0);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    eval.memory["g.in" + std::to_string(i)] = inputs[i].data();
+  auto stream = *plan.getBody().front().getOps<l0uop::StreamOp>().begin();
+  for (Attribute e : stream.getEntries())
+    if (auto kernel = plan.lookup<l0uop::KernelOp>(cast<FlatSymbolRefAttr>(e).getValue()))
+      eval.run(kernel);
+  CHECK(eval.outOfBounds == 0);
+  for (size_t i = 0; i < outs->size(); ++i) {
+    const Tensor &expected = (*outs)[i];
+    Tensor actual(expected.getElementType(), expected.getShape(),
+                  eval.memory["g.out" + std::to_string(i)]);
+    // tanh is built from f32 constants (~1e-7 relative).
+    ref::Comparison c = ref::compare(actual, expected, 1e-6, 1e-7);
+    INFO("output " << i << ": " << c.message);
+    CHECK(c.ok);
+  }
+}
+
+std::string listOf(const Shape &v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("L1ToL0: unfold and fold kernels compute the reference's windows", "[l1tol0][window]") {
+  auto ctx = synpl::test::makeContext();
+  std::mt19937 rng(7);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int checked = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    int spatial = 1 + trial % 2;
+    Shape in{pick(1, 3), pick(1, 3)}, kernel, stride, padding;
+    for (int d = 0; d < spatial; ++d) {
+      kernel.push_back(pick(1, 4));
+      stride.push_back(pick(1, 3));
+      padding.push_back(pick(0, 2));
+      in.push_back(std::max<int64_t>(pick(2, 7), kernel.back() - 2 * padding.back()));
+    }
+    Shape windows{in[0]};
+    for (int d = 0; d < spatial; ++d)
+      windows.push_back((in[2 + d] + 2 * padding[d] - kernel[d]) / stride[d] + 1);
+    windows.push_back(in[1]);
+    windows.insert(windows.end(), kernel.begin(), kernel.end());
+    std::string attrs = " kernel [" + listOf(kernel) + "] stride [" + listOf(stride) +
+                        "] padding [" + listOf(padding) + "]";
+    std::string x = tensorType(in), p = tensorType(windows);
+    // unfold, a computation on the windows, and fold of both the windows
+    // read back through a reshape (a convolution's backward) and a scaled
+    // copy; unfold's windows and fold's sums are both outputs.
+    std::string flat = "tensor<" + std::to_string(numel(windows)) + "xf32>";
+    std::ostringstream os;
+    os << "l1.system @s {\n  l1.node @ram_0 memory {capacity = \"1GB\"}\n"
+       << "  l1.node @cpu_0 compute {isa = \"x86_64\"}\n"
+       << "  l1.edge @ram_0 <-> @cpu_0 bandwidth \"50GB/s\"\n}\n"
+       << "l1.tensor_graph @g on @cpu_0 then @ret compute(%x: " << x << ") {\n"
+       << "  %p = l1.unfold %x" << attrs << " : " << x << " -> " << p << "\n"
+       << "  %t = l1.tanh %p : " << p << " -> " << p << "\n"
+       << "  %r = l1.reshape %t : " << p << " -> " << flat << "\n"
+       << "  %r2 = l1.reshape %r : " << flat << " -> " << p << "\n"
+       << "  %f = l1.fold %r2" << attrs << " : " << p << " -> " << x << "\n"
+       << "  l1.return %p, %f : " << p << ", " << x << "\n}\n"
+       << "l1.stage @ret on @cpu_0 process(%a: !l1.buf<@ram_0, " << p << ">, %b: !l1.buf<@ram_0, "
+       << x << ">) {\n  l1.drop %a : !l1.buf<@ram_0, " << p << ">\n  l1.drop %b : !l1.buf<@ram_0, "
+       << x << ">\n  l1.end\n}\n"
+       << "l1.pipeline @train = @g\nl1.pipeline @back = @ret\n"
+       << "l1.schedule pipelines [@train, @back] actors [] pipeline_depth 1\n";
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Tensor t(ElementType::f32(), in);
+    for (double &v : t.data())
+      v = static_cast<float>(u(rng));
+    checkAgainstReference(ctx.get(), os.str(), {t});
+    ++checked;
+  }
+  CHECK(checked == 40);
 }

@@ -83,6 +83,12 @@ ShapeResult reshapeShape(llvm::ArrayRef<int64_t> in, llvm::ArrayRef<int64_t> out
 /// one_hot of integer labels of shape S with C classes is S ++ [C].
 ShapeResult oneHotShape(llvm::ArrayRef<int64_t> in, int64_t classes);
 
+/// The sliding windows of an [N, C, I1..IS] tensor: [N, O1..OS, C, K1..KS]
+/// with O = (I + 2 padding - K) / stride + 1 per spatial dimension (S >= 1;
+/// kernel, stride and padding have S entries).
+ShapeResult unfoldShape(llvm::ArrayRef<int64_t> in, llvm::ArrayRef<int64_t> kernel,
+                        llvm::ArrayRef<int64_t> stride, llvm::ArrayRef<int64_t> padding);
+
 } // namespace synpl::shapes
 
 #endif // SYNPL_ANALYSIS_SHAPES_H

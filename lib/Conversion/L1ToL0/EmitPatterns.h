@@ -13,6 +13,7 @@
 //                   on values)
 //   Matmul.cpp      matmul (a loop over k folded by REDUCE)
 //   Reduce.cpp      reduce_sum reduce_mean reduce_max
+//   Window.cpp      unfold fold (a convolution as a matmul: im2col, col2im)
 //
 // A pattern also says why it cannot take an op (a type it has no lowering
 // for), which the pass reports before anything is emitted. Adding an op to
@@ -210,6 +211,7 @@ void populateLogicEmitPatterns(EmitPatternSet &patterns);
 void populateMovementEmitPatterns(EmitPatternSet &patterns);
 void populateMatmulEmitPatterns(EmitPatternSet &patterns);
 void populateReduceEmitPatterns(EmitPatternSet &patterns);
+void populateWindowEmitPatterns(EmitPatternSet &patterns);
 /// Every pattern of the L1 -> L0 lowering.
 void populateL1ToL0EmitPatterns(EmitPatternSet &patterns);
 

@@ -57,6 +57,7 @@ void synpl::l1tol0::populateL1ToL0EmitPatterns(EmitPatternSet &patterns) {
   populateMovementEmitPatterns(patterns);
   populateMatmulEmitPatterns(patterns);
   populateReduceEmitPatterns(patterns);
+  populateWindowEmitPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

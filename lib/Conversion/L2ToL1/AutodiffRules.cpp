@@ -137,6 +137,26 @@ Value Emitter::oneHot(Value labels, int64_t classes) {
   return create<l1::OneHotOp>(type(s), labels, static_cast<uint64_t>(classes));
 }
 
+Value Emitter::unfold(Value x, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+                      ArrayRef<int64_t> padding) {
+  ArrayRef<int64_t> in = shape(x);
+  SmallVector<int64_t, 8> s{in[0]};
+  for (size_t d = 0; d < kernel.size(); ++d)
+    s.push_back((in[2 + d] + 2 * padding[d] - kernel[d]) / stride[d] + 1);
+  s.push_back(in[1]);
+  s.append(kernel.begin(), kernel.end());
+  return create<l1::UnfoldOp>(type(s, getElementTypeOrSelf(x.getType())), x,
+                              b.getDenseI64ArrayAttr(kernel), b.getDenseI64ArrayAttr(stride),
+                              b.getDenseI64ArrayAttr(padding));
+}
+
+Value Emitter::fold(Value windows, ArrayRef<int64_t> to, ArrayRef<int64_t> kernel,
+                    ArrayRef<int64_t> stride, ArrayRef<int64_t> padding) {
+  return create<l1::FoldOp>(type(to, getElementTypeOrSelf(windows.getType())), windows,
+                            b.getDenseI64ArrayAttr(kernel), b.getDenseI64ArrayAttr(stride),
+                            b.getDenseI64ArrayAttr(padding));
+}
+
 Value Emitter::unitRow(int64_t index, int64_t n) {
   Value &slot = unitRows[{index, n}];
   if (!slot) {
@@ -301,40 +321,31 @@ Value column(Emitter &e, Value m, int64_t index) {
   return e.reshape(picked, {s[0]});
 }
 
-/// A convolution as kernel-offset patches (an im2col). A 1-D conv is the
-/// 2-D one over a height of 1.
+/// A convolution as a matmul over its input's windows (an im2col): the
+/// windows [N, O..., C, K...] reshape to rows [N * O..., C * K...] that
+/// multiply the weights [C_out, C, K...] seen as [C_out, C * K...].
 struct ConvGeom {
-  int64_t n, cin, cout, h, w, kh, kw, stride, ph, pw, ho, wo;
-  bool oneD;
-  int64_t offsets() const { return kh * kw; }
+  SmallVector<int64_t, 2> kernel, stride, padding; // per spatial dimension
+  int64_t n, cin, cout, positions, patch;           // positions = prod O, patch = C * prod K
+  SmallVector<int64_t, 4> outSpatial;               // O...
 };
 ConvGeom convGeom(l2::ConvOp c, ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
   ConvGeom g;
-  int64_t k = static_cast<int64_t>(c.getKernel()), p = static_cast<int64_t>(c.getPadding());
+  size_t s = in.size() - 2;
+  g.kernel.assign(s, static_cast<int64_t>(c.getKernel()));
+  g.stride.assign(s, static_cast<int64_t>(c.getStride()));
+  g.padding.assign(s, static_cast<int64_t>(c.getPadding()));
   g.n = in[0];
   g.cin = in[1];
   g.cout = static_cast<int64_t>(c.getOutCh());
-  g.stride = static_cast<int64_t>(c.getStride());
-  g.oneD = in.size() == 3;
-  if (g.oneD) {
-    g.h = 1, g.w = in[2], g.kh = 1, g.kw = k, g.ph = 0, g.pw = p, g.ho = 1, g.wo = out[2];
-  } else {
-    g.h = in[2], g.w = in[3], g.kh = k, g.kw = k, g.ph = p, g.pw = p, g.ho = out[2];
-    g.wo = out[3];
+  g.positions = 1;
+  g.patch = g.cin;
+  for (size_t d = 0; d < s; ++d) {
+    g.outSpatial.push_back(out[2 + d]);
+    g.positions *= out[2 + d];
+    g.patch *= g.kernel[d];
   }
   return g;
-}
-
-/// S[o][i] = 1 iff input position i feeds output position o at kernel offset
-/// `shift` - padding: i == o * stride + shift. Positions in the padding match
-/// no input, which is zero padding.
-Value selection(Emitter &e, int64_t outLen, int64_t inLen, int64_t stride, int64_t shift) {
-  Value o = e.scale(e.broadcast(e.iota(outLen), {outLen, inLen}, ArrayRef<int64_t>{0}),
-                    static_cast<double>(stride));
-  if (shift != 0)
-    o = e.add(o, e.cst(static_cast<double>(shift), {outLen, inLen}));
-  Value i = e.broadcast(e.iota(inLen), {outLen, inLen}, ArrayRef<int64_t>{1});
-  return e.cast(e.cmp(l1::CmpPredicate::eq, i, o), e.f32());
 }
 
 } // namespace
@@ -482,47 +493,21 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         }
       })
       .Case([&](l2::ConvOp c) {
-        // out = bias + sum over kernel offsets of patch(offset) x W[:, :, offset]^T,
-        // each patch picked by selection matmuls along W and H.
+        // rows = windows(x) as [N * O..., C * K...]; z = rows W^T + b;
+        // y = z as [N, O..., C_out] moved to [N, C_out, O...].
         ConvGeom g = convGeom(c, Emitter::shape(x), outShape);
-        Value x4 = e.reshape(x, {g.n, g.cin, g.h, g.w});
-        Value rowsW = e.reshape(x4, {g.n * g.cin * g.h, g.w});
-        SmallVector<Value> sx, sy, alongW, patches, slices;
-        for (int64_t kx = 0; kx < g.kw; ++kx) {
-          sx.push_back(selection(e, g.wo, g.w, g.stride, kx - g.pw));
-          alongW.push_back(
-              e.reshape(e.matmul(rowsW, e.transpose(sx.back())), {g.n * g.cin, g.h, g.wo}));
-        }
-        if (!g.oneD)
-          for (int64_t ky = 0; ky < g.kh; ++ky)
-            sy.push_back(selection(e, g.ho, g.h, g.stride, ky - g.ph));
-        Value wFlat = e.reshape(inst.params[0], {g.cout * g.cin, g.offsets()});
-        Value acc;
-        for (int64_t ky = 0; ky < g.kh; ++ky)
-          for (int64_t kx = 0; kx < g.kw; ++kx) {
-            Value patch = alongW[kx]; // [n*cin, ho, wo]
-            if (!g.oneD) {
-              Value t = e.reshape(e.permute(alongW[kx], {0, 2, 1}), {g.n * g.cin * g.wo, g.h});
-              patch =
-                  e.permute(e.reshape(e.matmul(t, e.transpose(sy[ky])), {g.n * g.cin, g.wo, g.ho}),
-                            {0, 2, 1});
-            }
-            Value p2 = e.reshape(e.permute(e.reshape(patch, {g.n, g.cin, g.ho * g.wo}), {0, 2, 1}),
-                                 {g.n * g.ho * g.wo, g.cin});
-            Value slice = e.matmul(wFlat, e.transpose(e.unitRow(ky * g.kw + kx, g.offsets())));
-            Value sliceT = e.transpose(e.reshape(slice, {g.cout, g.cin})); // [cin, cout]
-            Value term = e.matmul(p2, sliceT);
-            acc = acc ? e.add(acc, term) : term;
-            patches.push_back(p2);
-            slices.push_back(sliceT);
-          }
-        Value z = e.add(acc, e.broadcast(inst.params[1], Emitter::shape(acc)));
-        Value y = e.permute(e.reshape(z, {g.n, g.ho, g.wo, g.cout}), {0, 3, 1, 2});
-        inst.output = e.reshape(y, outShape);
-        inst.saved.append(patches.begin(), patches.end());
-        inst.saved.append(slices.begin(), slices.end());
-        inst.saved.append(sx.begin(), sx.end());
-        inst.saved.append(sy.begin(), sy.end());
+        Value rows = e.reshape(e.unfold(x, g.kernel, g.stride, g.padding),
+                               {g.n * g.positions, g.patch});
+        Value w2 = e.reshape(inst.params[0], {g.cout, g.patch});
+        Value z = e.matmul(rows, e.transpose(w2));
+        z = e.add(z, e.broadcast(inst.params[1], Emitter::shape(z)));
+        SmallVector<int64_t, 5> nhwc{g.n}, perm{0, static_cast<int64_t>(g.outSpatial.size()) + 1};
+        nhwc.append(g.outSpatial.begin(), g.outSpatial.end());
+        nhwc.push_back(g.cout);
+        for (size_t d = 0; d < g.outSpatial.size(); ++d)
+          perm.push_back(static_cast<int64_t>(d) + 1);
+        inst.output = e.permute(e.reshape(z, nhwc), perm);
+        inst.saved = {rows, w2};
       })
       .Case([&](l2::AttnOp a) {
         // params: wq, wk, wv, wo, bq, bk, bv, bo
@@ -684,46 +669,26 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
         }
       })
       .Case([&](l2::ConvOp c) {
+        // dz = dy as rows [N * O..., C_out]; db = sum dz; dW = dz^T rows;
+        // dx = fold(dz W) (the windows' gradients summed onto the input).
         ConvGeom g = convGeom(c, xs, Emitter::shape(dy));
-        int64_t k = g.offsets();
-        ArrayRef<Value> patches = ArrayRef<Value>(inst.saved).slice(0, k);
-        ArrayRef<Value> slices = ArrayRef<Value>(inst.saved).slice(k, k);
-        ArrayRef<Value> sx = ArrayRef<Value>(inst.saved).slice(2 * k, g.kw);
-        ArrayRef<Value> sy = ArrayRef<Value>(inst.saved).drop_front(2 * k + g.kw);
-        Value dy4 = e.reshape(dy, {g.n, g.cout, g.ho, g.wo});
-        Value dz = e.reshape(e.permute(dy4, {0, 2, 3, 1}), {g.n * g.ho * g.wo, g.cout});
+        Value rows = inst.saved[0], w2 = inst.saved[1];
+        size_t s = g.outSpatial.size();
+        SmallVector<int64_t, 5> perm{0};
+        for (size_t d = 0; d < s; ++d)
+          perm.push_back(static_cast<int64_t>(d) + 2);
+        perm.push_back(1);
+        Value dz = e.reshape(e.permute(dy, perm), {g.n * g.positions, g.cout});
         dParams[1] = e.sum(dz, 0);
-        Value dWFlat;
-        SmallVector<Value> dAlongW(g.kw);
-        for (int64_t ky = 0; ky < g.kh; ++ky)
-          for (int64_t kx = 0; kx < g.kw; ++kx) {
-            int64_t at = ky * g.kw + kx;
-            Value dSliceT = e.matmul(e.transpose(patches[at]), dz); // [cin, cout]
-            Value placed =
-                e.matmul(e.reshape(e.transpose(dSliceT), {g.cout * g.cin, 1}), e.unitRow(at, k));
-            dWFlat = dWFlat ? e.add(dWFlat, placed) : placed;
-            if (!needX)
-              continue;
-            Value dP2 = e.matmul(dz, e.transpose(slices[at])); // [n*ho*wo, cin]
-            Value dPatch =
-                e.reshape(e.permute(e.reshape(dP2, {g.n, g.ho * g.wo, g.cin}), {0, 2, 1}),
-                          {g.n * g.cin, g.ho, g.wo});
-            Value dW = dPatch;
-            if (!g.oneD) {
-              Value t = e.reshape(e.permute(dPatch, {0, 2, 1}), {g.n * g.cin * g.wo, g.ho});
-              dW = e.permute(e.reshape(e.matmul(t, sy[ky]), {g.n * g.cin, g.wo, g.h}), {0, 2, 1});
-            }
-            dAlongW[kx] = dAlongW[kx] ? e.add(dAlongW[kx], dW) : dW;
-          }
-        dParams[0] = e.reshape(dWFlat, Emitter::shape(inst.params[0]));
+        dParams[0] = e.reshape(e.matmul(e.transpose(dz), rows), Emitter::shape(inst.params[0]));
         if (!needX)
           return;
-        Value dX;
-        for (int64_t kx = 0; kx < g.kw; ++kx) {
-          Value part = e.matmul(e.reshape(dAlongW[kx], {g.n * g.cin * g.h, g.wo}), sx[kx]);
-          dX = dX ? e.add(dX, part) : part;
-        }
-        dIn[0] = e.reshape(dX, xs);
+        SmallVector<int64_t, 8> windows{g.n};
+        windows.append(g.outSpatial.begin(), g.outSpatial.end());
+        windows.push_back(g.cin);
+        windows.append(g.kernel.begin(), g.kernel.end());
+        Value dRows = e.reshape(e.matmul(dz, w2), windows);
+        dIn[0] = e.fold(dRows, xs, g.kernel, g.stride, g.padding);
       })
       .Case([&](l2::AttnOp a) {
         AttnDims dm = attnDims(a, xs);

@@ -76,6 +76,13 @@ public:
   mlir::Value select(mlir::Value cond, mlir::Value a, mlir::Value b);
   mlir::Value cast(mlir::Value a, mlir::Type element);
   mlir::Value oneHot(mlir::Value labels, int64_t classes);
+  /// The sliding windows of an [N, C, I...] tensor, [N, O..., C, K...]
+  /// (l1.unfold), and their sum back onto `shape` (l1.fold).
+  mlir::Value unfold(mlir::Value x, llvm::ArrayRef<int64_t> kernel,
+                     llvm::ArrayRef<int64_t> stride, llvm::ArrayRef<int64_t> padding);
+  mlir::Value fold(mlir::Value windows, llvm::ArrayRef<int64_t> shape,
+                   llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
+                   llvm::ArrayRef<int64_t> padding);
   /// Row `index` of the n x n identity, [1, n] f32 (one_hot of an integer
   /// constant): selects or places column `index` of a [rows, n] matrix.
   mlir::Value unitRow(int64_t index, int64_t n);

@@ -212,3 +212,40 @@ l1.stage @s on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
   l1.drop %g : !l1.buf<@gpu_0, tensor<8xf32>>
   l1.end
 }
+
+// -----
+
+// L1.5: unfold's windows are [N, O..., C, K...]: a declared result in
+// another order is refused.
+l1.tensor_graph @g on @gpu_0 compute(%x: tensor<2x3x5x5xf32>) {
+  // expected-error @+1 {{[consistency] L1.5: unfold: result shape [2, 3, 5, 5, 3, 3] should be [2, 5, 5, 3, 3, 3]}}
+  %p = l1.unfold %x kernel [3, 3] stride [1, 1] padding [1, 1] : tensor<2x3x5x5xf32> -> tensor<2x3x5x5x3x3xf32>
+  l1.return %p : tensor<2x3x5x5x3x3xf32>
+}
+
+// -----
+
+// L1.5: one kernel extent per spatial dimension.
+l1.tensor_graph @g on @gpu_0 compute(%x: tensor<2x3x5x5xf32>) {
+  // expected-error @+1 {{[consistency] L1.5: unfold: kernel, stride and padding need 2 entries (one per spatial dimension of [2, 3, 5, 5])}}
+  %p = l1.unfold %x kernel [3] stride [1] padding [1] : tensor<2x3x5x5xf32> -> tensor<2x5x3x3xf32>
+  l1.return %p : tensor<2x5x3x3xf32>
+}
+
+// -----
+
+// L1.5: a kernel larger than the padded input.
+l1.tensor_graph @g on @gpu_0 compute(%x: tensor<2x3x2xf32>) {
+  // expected-error @+1 {{[consistency] L1.5: unfold: a kernel of 5 does not fit spatial dimension 0 of [2, 3, 2] (padding 1)}}
+  %p = l1.unfold %x kernel [5] stride [1] padding [1] : tensor<2x3x2xf32> -> tensor<2x1x3x5xf32>
+  l1.return %p : tensor<2x1x3x5xf32>
+}
+
+// -----
+
+// L1.5: fold sums the windows of a tensor of its result's shape.
+l1.tensor_graph @g on @gpu_0 compute(%p: tensor<2x5x5x3x3x3xf32>) {
+  // expected-error @+1 {{[consistency] L1.5: fold: the windows of [2, 3, 6, 6] are [2, 6, 6, 3, 3, 3], not [2, 5, 5, 3, 3, 3]}}
+  %x = l1.fold %p kernel [3, 3] stride [1, 1] padding [1, 1] : tensor<2x5x5x3x3x3xf32> -> tensor<2x3x6x6xf32>
+  l1.return %x : tensor<2x3x6x6xf32>
+}

@@ -1,0 +1,68 @@
+//===- WindowOps.cpp - Reference semantics of l1.unfold and l1.fold -------===//
+//
+// Both walk every element of the windows tensor [N, O..., C, K...] and the
+// input position it corresponds to, [n, c, o * stride + k - padding]: unfold
+// reads it (zero in the padding), fold adds to it (the padding's share is
+// dropped). Fold is therefore unfold's adjoint.
+//
+//===----------------------------------------------------------------------===//
+#include "WindowOps.h"
+
+using namespace synpl::ref;
+
+namespace {
+
+/// Calls fn(windowOffset, inputOffset or -1) for every window element.
+template <typename Fn>
+void forEachWindowElement(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> windows,
+                          llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
+                          llvm::ArrayRef<int64_t> padding, Fn fn) {
+  size_t s = kernel.size();
+  int64_t total = 1;
+  for (int64_t d : windows)
+    total *= d;
+  std::vector<int64_t> idx(windows.size(), 0);
+  for (int64_t w = 0; w < total; ++w) {
+    // idx = [n, o_1..o_s, c, k_1..k_s] of element w.
+    int64_t rest = w;
+    for (size_t d = windows.size(); d-- > 0;) {
+      idx[d] = rest % windows[d];
+      rest /= windows[d];
+    }
+    int64_t n = idx[0], c = idx[s + 1];
+    int64_t offset = n * input[1] + c;
+    bool inside = true;
+    for (size_t d = 0; d < s; ++d) {
+      int64_t i = idx[1 + d] * stride[d] + idx[s + 2 + d] - padding[d];
+      if (i < 0 || i >= input[2 + d]) {
+        inside = false;
+        break;
+      }
+      offset = offset * input[2 + d] + i;
+    }
+    fn(w, inside ? offset : -1);
+  }
+}
+
+} // namespace
+
+Tensor synpl::ref::detail::unfold(const Tensor &x, llvm::ArrayRef<int64_t> kernel,
+                                  llvm::ArrayRef<int64_t> stride,
+                                  llvm::ArrayRef<int64_t> padding,
+                                  llvm::ArrayRef<int64_t> windows) {
+  Tensor r(x.getElementType(), windows);
+  forEachWindowElement(x.getShape(), windows, kernel, stride, padding,
+                       [&](int64_t w, int64_t i) { r[w] = i < 0 ? 0.0 : x[i]; });
+  return r;
+}
+
+Tensor synpl::ref::detail::fold(const Tensor &p, llvm::ArrayRef<int64_t> kernel,
+                                llvm::ArrayRef<int64_t> stride, llvm::ArrayRef<int64_t> padding,
+                                llvm::ArrayRef<int64_t> shape) {
+  Tensor r(p.getElementType(), shape);
+  forEachWindowElement(shape, p.getShape(), kernel, stride, padding, [&](int64_t w, int64_t i) {
+    if (i >= 0)
+      r[i] += p[w];
+  });
+  return r;
+}
