@@ -60,6 +60,7 @@ enum Epilogue : unsigned {
   kInitLoad = 8,  // init = c0[i, j]
   kLateInit = 16, // init = 1.5, defined after the k loop
   kMax = 32,      // c3 = max_k a * b
+  kMask = 64,     // c4 = (s > 0) as i1, one byte per element (a ReLU's mask)
 };
 
 struct Case {
@@ -68,11 +69,11 @@ struct Case {
   unsigned epilogue;
 };
 
-std::string buf(std::vector<int64_t> shape) {
+std::string buf(std::vector<int64_t> shape, const char *element = "f32") {
   std::string s = "!l0uop.buf<";
   for (int64_t d : shape)
     s += std::to_string(d) + "x";
-  return s + "f32>";
+  return s + element + ">";
 }
 
 /// The kernel's buffers in argument order, with their shapes.
@@ -107,6 +108,8 @@ Layout layoutOf(const Case &c) {
     l.outputs.push_back({"c2", {c.m, c.n}});
   if (c.epilogue & kMax)
     l.outputs.push_back({"c3", {c.m, c.n}});
+  if (c.epilogue & kMask)
+    l.outputs.push_back({"c4", {c.m, c.n}});
   return l;
 }
 
@@ -136,12 +139,12 @@ std::string kernelText(const Case &c) {
              ("%" + b.first + " = @" + b.first + " : " + buf(b.second));
     }
     for (auto &b : l.outputs) {
+      // The mask is i1 (a byte each; the slot keeps the f32 size).
+      std::string t = buf(b.second, b.first == "c4" ? "i1" : "f32");
       so << "  l0uop.slot @" << b.first << " pool @dev offset " << offset
-         << " size " << bytes(b.second) << " lifetime(0, 0) : "
-         << buf(b.second) << "\n";
+         << " size " << bytes(b.second) << " lifetime(0, 0) : " << t << "\n";
       offset += bytes(b.second);
-      outs += (outs.empty() ? "" : ", ") +
-              ("%" + b.first + " = @" + b.first + " : " + buf(b.second));
+      outs += (outs.empty() ? "" : ", ") + ("%" + b.first + " = @" + b.first + " : " + t);
     }
   }
   os << "  l0uop.pool @dev persistent on device capacity " << offset << "\n"
@@ -217,6 +220,11 @@ std::string kernelText(const Case &c) {
   if (c.epilogue & kMax)
     os << "    %pc3 = l0uop.index %c3[%i, %j] : " << C << "\n"
        << "    l0uop.store %pc3, %mx : f32\n";
+  if (c.epilogue & kMask)
+    os << "    %mzero = l0uop.const 0.0 : f32\n"
+       << "    %pos = l0uop.cmplt %mzero, " << val << " : f32\n"
+       << "    %pc4 = l0uop.index %c4[%i, %j] : " << buf({c.m, c.n}, "i1") << "\n"
+       << "    l0uop.store %pc4, %pos : i1\n";
   os << "    l0uop.end %j\n"
      << "    l0uop.end %i\n"
      << "  }\n"
@@ -363,6 +371,7 @@ void check(const Case &c, unsigned lanes, unsigned rows,
   const float *a = input("a"), *b = input("b"), *bias = input("bias"),
               *r = input("r"), *c0 = input("c0");
   const float *out = output("c"), *out2 = output("c2"), *out3 = output("c3");
+  const auto *out4 = reinterpret_cast<const uint8_t *>(output("c4"));
 
   size_t bad = 0;
   std::string first;
@@ -415,6 +424,10 @@ void check(const Case &c, unsigned lanes, unsigned rows,
         compare("c2", i, j, out2[i * c.n + j], std::fabs(sum) * 0.5, mag * 0.5);
       if (c.epilogue & kMax)
         compare("c3", i, j, out3[i * c.n + j], mx, std::fabs(mx));
+      // The mask of the f32 result the kernel stored (exactly what it
+      // compared), one byte per element.
+      if (c.epilogue & kMask)
+        compare("c4", i, j, out4[i * c.n + j], out[i * c.n + j] > 0 ? 1 : 0, 0);
     }
   INFO("first mismatch: " << first);
   CHECK(bad == 0);
@@ -459,7 +472,8 @@ TEST_CASE("tiled matmul kernels: fused epilogues and extra outputs",
     for (unsigned epilogue :
          {0u, unsigned(kBias), unsigned(kSecondOut | kBias),
           unsigned(kInitLoad | kRowScale), unsigned(kLateInit | kSecondOut),
-          unsigned(kMax | kBias), unsigned(kMax | kSecondOut | kInitLoad)}) {
+          unsigned(kMax | kBias), unsigned(kMax | kSecondOut | kInitLoad),
+          unsigned(kMask | kBias), unsigned(kMask | kSecondOut)}) {
       INFO("form " << static_cast<int>(form) << ", epilogue " << epilogue);
       check({form, 13, 10, 7, epilogue}, 16, 6, unevenChunks(13), seed);
       check({form, 21, 35, 12, epilogue}, 16, 6, unevenChunks(21), seed++);

@@ -105,8 +105,10 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
           init->isBeforeInBlock(range))
         plan.initFirst.insert(reduce);
     } else if (isa<StoreOp>(op)) {
+      // An i1 (a mask kept for the backward pass) is stored as a byte.
       if (open || op->getNumOperands() != 2 ||
-          !byteSized(op->getOperand(1).getType()))
+          !(byteSized(op->getOperand(1).getType()) ||
+            op->getOperand(1).getType().isInteger(1)))
         return std::nullopt;
     } else if (isa<LoadOp>(op)) {
       if (!byteSized(op->getResult(0).getType()))
@@ -365,23 +367,30 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
     Type t = convertType(op->getOperand(1).getType());
     if (!t)
       return failure();
+    // i1 lanes are zero-extended to bytes (a vector of i1 would be packed
+    // bits in memory; a scalar i1 already takes a byte).
+    bool isBool = t.isInteger(1);
+    Type memT = isBool ? Type(b.getI8Type()) : t;
     const LaneValue &ptr = args[0], &value = args[1];
-    unsigned align = elementAlign(t);
+    unsigned align = elementAlign(memT);
     if (!ptr.varying()) {
       if (value.varying()) // lanes racing for one address
         return failure();
-      LLVM::StoreOp::create(b, loc, value.v, ptr.v, align);
+      Value sv = isBool ? Value(arith::ExtUIOp::create(b, loc, memT, value.v)) : value.v;
+      LLVM::StoreOp::create(b, loc, sv, ptr.v, align);
       return success();
     }
     auto vt = VectorType::get({lanes}, t);
     Value v = laneForm(loc, value, vt);
+    if (isBool)
+      v = arith::ExtUIOp::create(b, loc, VectorType::get({lanes}, memT), v);
     if (!isa<VectorType>(ptr.v.getType()) && ptr.stride == 1) {
       if (mask)
         LLVM::MaskedStoreOp::create(b, loc, v, ptr.v, mask, align);
       else
         LLVM::StoreOp::create(b, loc, v, ptr.v, align);
     } else {
-      LLVM::masked_scatter::create(b, loc, v, lanePointers(loc, ptr, t, lanes),
+      LLVM::masked_scatter::create(b, loc, v, lanePointers(loc, ptr, memT, lanes),
                                    laneMask(), align);
     }
     return success();
