@@ -124,7 +124,10 @@ struct FoldPattern : OpEmitPattern<l1::FoldOp> {
           valid = both(k, valid, both(k, atLeast(k, tIdx, 0), below(k, tIdx, outs)));
           o = clamp(k, tIdx, 0, outs - 1);
         } else {
-          Value nonNeg = clamp(k, tIdx, 0, INT64_MAX / 2);
+          // i + padding - k <= I - 1 + padding (a 32-bit device index
+          // holds it).
+          int64_t inD = tensorOf(op.getResult()).getShape()[2 + d];
+          Value nonNeg = clamp(k, tIdx, 0, inD - 1 + pad[d]);
           Value rem = k.op<l0uop::ModOp>(ix, {nonNeg, k.index(stride[d])});
           Value exact = k.op<l0uop::CmpNeOp>(k.b.getI1Type(), {rem, k.index(0)});
           exact = k.op<l0uop::WhereOp>(k.b.getI1Type(),
