@@ -4,7 +4,7 @@
 // A hint that does not parse, does not build, or breaks a constraint is an
 // error at the model.
 // RUN: synpl-opt %s -split-input-file -verify-diagnostics --synpl-l3-to-l2 | FileCheck %s
-// RUN: synpl-opt %s -split-input-file --synpl-l3-to-l2 --synpl-search-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: not synpl-opt %s -split-input-file --synpl-l3-to-l2 --synpl-search-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 
 // The PyTorch peer's CNN, forced: positional and keyed arguments, bare
 // activations, the sample and update still searched.
