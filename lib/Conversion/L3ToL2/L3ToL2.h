@@ -2,14 +2,17 @@
 //
 // The pieces of the L3 -> L2 lowering (`--synpl-l3-to-l2`):
 //
-//   Grammar.cpp    what a model's L3 declaration allows (Problem), the
-//                  architecture grammar (enumerated and counted, never
-//                  materialized) and the builder that writes a candidate as
-//                  a real `l2.methods` op;
+//   Problem.cpp    what a model's L3 declaration allows (Problem): the input
+//                  and output as tensors, the family of architectures
+//                  (chains, conv stacks, transformers) and the bounds;
+//   Grammar.cpp    the architecture grammar, enumerated and counted, never
+//                  materialized;
+//   Builder.cpp    writes a candidate as a real `l2.methods` op;
 //   CostModel.cpp  the scoring of a verified candidate: resources from
 //                  l2::estimateResources plus documented convergence priors;
 //   Hints.cpp      `#[l2::sample|backward|update(...)]` escape hatches, parsed
 //                  from the spec's call syntax into L2 method attributes;
+//   InferHint.cpp  `#[l2::infer(...)]`: the infer DAG a hint forces;
 //   L3ToL2.cpp     the pass: runs synpl::search over
 //                  sample x architecture x backward x update, filters each
 //                  candidate with the L2 verifiers, and writes the winner.
