@@ -106,7 +106,7 @@ static bool isRegionOp(Operation *op) {
 
 static bool isLayerOp(Operation *op) {
   return isa<LinearOp, ConvOp, AttnOp, NormOp, ActOp, EmbedOp, PoolOp, DropoutOp,
-             SoftmaxOp, FlattenOp, AddOp, QuantizeOp>(op);
+             SoftmaxOp, FlattenOp, ReshapeOp, AddOp, QuantizeOp>(op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -458,7 +458,7 @@ uint64_t synpl::l2::layerForwardFlops(Operation *op) {
       .Case([&](SoftmaxOp) { return perElement(cost::kSoftmax); })
       .Case([&](AddOp) { return perElement(cost::kAdd); })
       .Case([&](QuantizeOp) { return perElement(cost::kQuantize); })
-      .Default([](Operation *) { return uint64_t(0); }); // embed, flatten: no math
+      .Default([](Operation *) { return uint64_t(0); }); // embed, flatten, reshape: no math
 }
 
 namespace {

@@ -507,6 +507,7 @@ L2_COMPATIBLE_RESULTS(PoolOp)
 L2_COMPATIBLE_RESULTS(DropoutOp)
 L2_COMPATIBLE_RESULTS(SoftmaxOp)
 L2_COMPATIBLE_RESULTS(FlattenOp)
+L2_COMPATIBLE_RESULTS(ReshapeOp)
 L2_COMPATIBLE_RESULTS(AddOp)
 L2_COMPATIBLE_RESULTS(QuantizeOp)
 #undef L2_COMPATIBLE_RESULTS
@@ -675,6 +676,31 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, std::optional<Location>
                              " has more elements than fit in 64 bits");
   results.push_back(
       RankedTensorType::get({input.getDimSize(0), rest}, input.getElementType()));
+  return success();
+}
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  ShapeError error{loc};
+  L2_STATIC_INPUT(input, adaptor.getInput())
+  if (input.getRank() < 1)
+    return error("reshape expects a batched tensor (rank >= 1), got ", typeString(input));
+  int64_t from = 1, to = 1;
+  for (int64_t d : input.getShape().drop_front())
+    if (__builtin_mul_overflow(from, d, &from))
+      return error("reshape of ", typeString(input), " has more elements than fit in 64 bits");
+  SmallVector<int64_t> shape{input.getDimSize(0)};
+  for (int64_t d : adaptor.getShape()) {
+    if (d <= 0)
+      return error("reshape sizes must be positive, got ", d);
+    if (__builtin_mul_overflow(to, d, &to))
+      return error("reshape sizes overflow 64 bits");
+    shape.push_back(d);
+  }
+  if (from != to)
+    return error("reshape of ", typeString(input), " (", from,
+                 " elements per example) to ", to, " elements per example");
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
 

@@ -288,6 +288,23 @@ def L2_FlattenOp : L2_LayerOp<"flatten"> {
   let assemblyFormat = "$input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)";
 }
 
+def L2_ReshapeOp : L2_LayerOp<"reshape"> {
+  let summary = "reshape(shape): [N, ...] -> [N, shape...] with the same element count";
+  let description = [{
+    Keeps the leading (batch) dimension and lays the rest out as `shape`
+    (row-major, like flatten, whose inverse it is). Metadata only: no
+    parameters, no FLOPs. It gives an image a channel dimension
+    (`[N, 28, 28] -> [N, 1, 28, 28]`) and an output head its domain's shape
+    (`[N, 784] -> [N, 28, 28]`).
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$input, DenseI64ArrayAttr:$shape,
+                       OptionalAttr<StrAttr>:$label,
+                       OptionalAttr<ArrayAttr>:$hints);
+  let assemblyFormat = [{
+    $shape $input (`as` $label^)? (`hints` $hints^)? attr-dict `:` type($input)
+  }];
+}
+
 def L2_AddOp : L2_LayerOp<"add"> {
   let summary = "elementwise sum: the merge of a residual connection";
   let description = [{

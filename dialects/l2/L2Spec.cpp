@@ -132,7 +132,7 @@ static LogicalResult checkConstraints(MethodsOp methods, l3::ModelOp model) {
     llvm::SmallPtrSet<Operation *, 4> outputLayers;
     for (Value v : yield.getValues()) {
       Operation *op = v.getDefiningOp();
-      while (isa_and_nonnull<ActOp, SoftmaxOp, DropoutOp, NormOp, QuantizeOp>(op))
+      while (isa_and_nonnull<ActOp, SoftmaxOp, DropoutOp, NormOp, QuantizeOp, ReshapeOp>(op))
         op = op->getOperand(0).getDefiningOp();
       if (op)
         outputLayers.insert(op);

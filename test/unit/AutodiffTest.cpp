@@ -549,6 +549,25 @@ TEST_CASE("autodiff: reconstruction and an activation norm (an autoencoder)", "[
   CHECK(run(*b, inputs, state)[0][0] == Approx(sq / 24 + 1e-2 * l1 / 4).epsilon(1e-12));
 }
 
+TEST_CASE("autodiff: reshape gives an image its channel and a head its output's shape",
+          "[autodiff]") {
+  // The L3 -> L2 search's conv autoencoder: [N, 4, 4] -> [N, 1, 4, 4] ->
+  // conv -> flatten -> linear -> [N, 4, 4], reconstructing the input.
+  std::string src = program({"x : tensor<4x4xf32>"}, "ae", "tensor<4x4xf32>",
+                            {"l3.reconstruction @rec(@ae::@in, @ae::@out) weight 1.0"}, 3,
+                            "%x: tensor<3x4x4xf32>", R"(
+      %r = l2.reshape [1, 4, 4] %x : tensor<3x4x4xf32>
+      %c = l2.conv(1, 2, kernel = 3, stride = 1, padding = 1) %r as "conv1" : tensor<3x1x4x4xf32>
+      %a = l2.act(gelu) %c : tensor<3x2x4x4xf32>
+      %f = l2.flatten %a : tensor<3x2x4x4xf32>
+      %o = l2.linear(32, 16) %f as "dec" : tensor<3x32xf32>
+      %y = l2.reshape [4, 4] %o : tensor<3x16xf32>
+      l2.yield %y : tensor<3x4x4xf32>
+)");
+  auto b = buildOk(src, {"d.x"});
+  checkGradients(*b, randomInputs(b->graph, 30, 1), randomState(*b, 31));
+}
+
 TEST_CASE("autodiff: a recurrent cell unrolled with shared weights, cross-entropy "
           "against a distribution, mean of the terms, p = 1.5",
           "[autodiff]") {

@@ -364,7 +364,8 @@ LogSoftmax synpl::l2tol1::detail::logSoftmax(Emitter &e, Value x) {
 
 bool synpl::l2tol1::detail::hasRule(Operation *op, std::string &why) {
   return llvm::TypeSwitch<Operation *, bool>(op)
-      .Case<l2::FlattenOp, l2::LinearOp, l2::NormOp, l2::ActOp, l2::SoftmaxOp, l2::AddOp>(
+      .Case<l2::FlattenOp, l2::ReshapeOp, l2::LinearOp, l2::NormOp, l2::ActOp, l2::SoftmaxOp,
+            l2::AddOp>(
           [](Operation *) { return true; })
       .Case([&](l2::DropoutOp d) {
         if (d.getP().convertToDouble() == 0.0)
@@ -426,7 +427,7 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
   inst.saved.clear();
 
   llvm::TypeSwitch<Operation *>(op)
-      .Case([&](l2::FlattenOp) { inst.output = e.reshape(x, outShape); })
+      .Case<l2::FlattenOp, l2::ReshapeOp>([&](Operation *) { inst.output = e.reshape(x, outShape); })
       .Case([&](l2::DropoutOp) { inst.output = x; }) // p = 0 (hasRule)
       .Case([&](l2::LinearOp) {
         // z = x W + b over the last dimension.
@@ -601,7 +602,7 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
   bool needX = needInput.front();
 
   llvm::TypeSwitch<Operation *>(op)
-      .Case([&](l2::FlattenOp) {
+      .Case<l2::FlattenOp, l2::ReshapeOp>([&](Operation *) {
         if (needX)
           dIn[0] = e.reshape(dy, xs);
       })

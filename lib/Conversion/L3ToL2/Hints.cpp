@@ -28,17 +28,12 @@ using namespace synpl;
 using namespace synpl::l3tol2;
 
 namespace {
-/// A value of the call syntax.
-struct HintValue {
-  enum Kind { Word, Number, String, Call, List } kind = Word;
-  std::string text; // Word, Number, String (unquoted); Call: the name
-  std::vector<std::pair<std::string, HintValue>> args; // Call
-  std::vector<HintValue> items;                        // List
-};
-
 class CallParser {
 public:
-  explicit CallParser(StringRef text) : text(text) {}
+  /// `positional`: arguments may come without a key, and `name [...]` is a
+  /// call with one list argument (the infer syntax: `sequential [linear(4, 8)]`).
+  explicit CallParser(StringRef text, bool positional = false)
+      : text(text), positional(positional) {}
 
   std::optional<HintValue> parseAll() {
     std::optional<HintValue> v = parseValue();
@@ -54,6 +49,7 @@ public:
 
 private:
   StringRef text;
+  bool positional;
   size_t pos = 0;
 
   std::nullopt_t fail(const std::string &why) {
@@ -128,6 +124,18 @@ private:
     if (name.empty())
       return fail("unexpected '" + std::string(1, c) + "'");
     v.text = name;
+    if (positional) {
+      skipSpace();
+      if (pos < text.size() && text[pos] == '[') {
+        // `sequential [...]`: the call sequential([...]).
+        std::optional<HintValue> list = parseValue();
+        if (!list)
+          return std::nullopt;
+        v.kind = HintValue::Call;
+        v.args.push_back({"", std::move(*list)});
+        return v;
+      }
+    }
     if (!consume('('))
       return v; // a word: reverse, cosine, true, adam
     v.kind = HintValue::Call;
@@ -140,6 +148,13 @@ private:
       std::string key = identifier();
       if (key.empty() || !consume(':')) {
         pos = save;
+        if (positional) {
+          std::optional<HintValue> arg = parseValue();
+          if (!arg)
+            return std::nullopt;
+          v.args.push_back({"", std::move(*arg)});
+          continue;
+        }
         return fail("argument " + std::to_string(index) + " of " + name +
                     " has no key; write " + name + "(key: value, ...)");
       }
@@ -347,4 +362,12 @@ std::string synpl::l3tol2::methodString(Attribute method) {
   StringRef ref(s);
   ref.consume_front("#l2.");
   return ref.str();
+}
+
+std::optional<HintValue> synpl::l3tol2::parseLayerCall(StringRef text, std::string &error) {
+  CallParser parser(text, /*positional=*/true);
+  std::optional<HintValue> v = parser.parseAll();
+  if (!v)
+    error = parser.error;
+  return v;
 }

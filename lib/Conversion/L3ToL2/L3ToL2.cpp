@@ -134,10 +134,17 @@ public:
     if (!methods || key != lastKey || c.choice.sample != methods.getSample()) {
       if (last)
         last.erase();
+      last = nullptr;
       builder.setInsertionPointToEnd(scratch->getBody());
-      methods = buildMethods(builder, problem.model.getLoc(),
-                             (problem.model.getSymName() + "_method").str(), problem,
-                             c.choice);
+      FailureOr<l2::MethodsOp> built =
+          buildMethods(builder, problem.model.getLoc(),
+                       (problem.model.getSymName() + "_method").str(), problem, c.choice);
+      if (failed(built)) {
+        v.check = "shape";
+        v.reason = first.empty() ? std::string("the infer DAG does not build") : first;
+        return v;
+      }
+      methods = *built;
       last = methods;
       lastKey = key;
     } else {
@@ -185,6 +192,34 @@ std::string describe(const Choice &c) {
   return s;
 }
 
+/// A grammar family whose bounds leave no architecture at all: says what
+/// the smallest one needs.
+LogicalResult emitEmptyGrammar(l3::ModelOp model, const Problem &p) {
+  search::SearchFailure failure;
+  failure.kind = search::SearchFailure::Kind::NoCandidates;
+  failure.boundary = ("L3->L2 @" + model.getSymName()).str();
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  os << "the grammar has no architecture within depth(" << p.maxDepth << ") and width("
+     << p.maxWidth << "): ";
+  switch (p.family) {
+  case Family::Chain:
+    os << "a chain needs depth(1)";
+    break;
+  case Family::Conv:
+    os << "a conv stack needs depth(2) (conv, head) and width(" << kGrammarMinWidth << ")";
+    break;
+  case Family::Transformer:
+    os << "a decoder-only transformer needs depth(5) (embed, attn, the MLP's two linears, "
+          "head) and width("
+       << 4 * kGrammarMinWidth << ") (its MLP is 4 x dim wide, dim >= " << kGrammarMinWidth
+       << ")";
+    break;
+  }
+  failure.reason = why;
+  return search::emitSearchFailure(model, failure);
+}
+
 struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
   using L3ToL2Base::L3ToL2Base;
 
@@ -207,6 +242,7 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
   /// The escape hatches l2::sample / l2::backward / l2::update.
   LogicalResult readHints(l3::ModelOp model, const Problem &problem, Attribute &sample,
                           Attribute &backward, Attribute &update,
+                          std::shared_ptr<const InferHint> &infer,
                           SmallVectorImpl<std::string> &spelled) {
     ArrayAttr hints = model.getHintsAttr();
     if (!hints)
@@ -218,6 +254,21 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
       std::string written =
           ("#[l2::" + hint.getDirective() + "(" + hint.getArgs() + ")]").str();
       auto fail = [&]() { return emitCheckError(model, Property::Consistency, "L2.2"); };
+      if (hint.getDirective() == "infer") {
+        if (infer)
+          return fail() << "escape hatch " << written << ": a second l2::infer hint on @"
+                        << model.getSymName();
+        std::string error;
+        std::optional<HintValue> tree = parseLayerCall(hint.getArgs(), error);
+        if (!tree)
+          return fail() << "escape hatch " << written << " is not an infer method: " << error;
+        auto parsed = std::make_shared<InferHint>();
+        parsed->text = written;
+        parsed->tree = std::make_shared<HintValue>(std::move(*tree));
+        infer = parsed;
+        spelled.push_back(written);
+        continue;
+      }
       Attribute *slot = llvm::StringSwitch<Attribute *>(hint.getDirective())
                             .Case("sample", &sample)
                             .Case("backward", &backward)
@@ -225,7 +276,7 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
                             .Default(nullptr);
       if (!slot)
         return fail() << "escape hatch " << written << ": the L3->L2 search takes "
-                      << "l2::sample, l2::backward and l2::update; '"
+                      << "l2::sample, l2::infer, l2::backward and l2::update; '"
                       << hint.getDirective() << "' is none of them";
       if (*slot)
         return fail() << "escape hatch " << written << ": a second l2::"
@@ -257,10 +308,13 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
     MLIRContext *ctx = model.getContext();
 
     Attribute forcedSample, forcedBackward, forcedUpdate;
+    std::shared_ptr<const InferHint> forcedInfer;
     SmallVector<std::string> spelled;
     if (failed(readHints(model, problem, forcedSample, forcedBackward, forcedUpdate,
-                         spelled)))
+                         forcedInfer, spelled)))
       return failure();
+    if (!forcedInfer && countArchitectures(problem) == 0)
+      return emitEmptyGrammar(model, problem);
 
     // The independent axes.
     SmallVector<Attribute> samples, backwards, updates;
@@ -291,17 +345,25 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
     spec.name = "L3->L2 @" + model.getSymName().str();
     spec.countCandidates = [&]() -> std::optional<uint64_t> {
       uint64_t axes = samples.size() * backwards.size() * updates.size();
-      return saturatingMul(countArchitectures(problem), axes);
+      return saturatingMul(forcedInfer ? 1 : countArchitectures(problem), axes);
     };
     spec.enumerate = [&](llvm::function_ref<bool(Candidate)> yield) {
-      enumerateArchitectures(problem, [&](const Architecture &arch) {
+      auto each = [&](const Architecture &arch) {
         for (Attribute s : samples)
           for (Attribute b : backwards)
             for (Attribute u : updates)
               if (!yield(Candidate{Choice{s, arch, b, u}, nullptr}))
                 return false;
         return true;
-      });
+      };
+      if (forcedInfer) {
+        Architecture arch;
+        arch.family = problem.family;
+        arch.hinted = forcedInfer;
+        each(arch);
+        return;
+      }
+      enumerateArchitectures(problem, each);
     };
     for (StringRef check : kChecks)
       spec.filters.push_back(
@@ -328,7 +390,7 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
           ((forcedBackward && why.bindingCheck == "backward") ||
            (forcedUpdate && why.bindingCheck == "update") ||
            (forcedSample && why.bindingCheck == "sample-data") ||
-           why.bindingCheck == "hint");
+           why.bindingCheck == "hint" || forcedInfer);
       if (hintBinding) {
         const search::FilterStat *stat = nullptr;
         for (const search::FilterStat &f : result.report.filters)
@@ -337,11 +399,18 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
         InFlightDiagnostic diag = emitCheckError(model, Property::Consistency, "L2.2");
         diag << "escape hatch ";
         llvm::interleaveComma(spelled, diag);
-        diag << " is incompatible with every candidate architecture: check '"
-             << why.bindingCheck << "' rejected " << (stat ? stat->rejected : 0)
-             << " of " << result.report.enumerated;
-        if (stat)
-          diag << " (first: " << stat->firstRejected << ": " << stat->firstReason << ")";
+        if (forcedInfer && why.bindingCheck == "shape" && stat) {
+          // The hinted DAG itself does not build: its first error says why.
+          diag << " does not build: " << stat->firstReason;
+        } else {
+          diag << (forcedInfer ? " violates the constraints of @" + model.getSymName().str()
+                               : std::string(" is incompatible with every candidate "
+                                             "architecture"))
+               << ": check '" << why.bindingCheck << "' rejected "
+               << (stat ? stat->rejected : 0) << " of " << result.report.enumerated;
+          if (stat)
+            diag << " (first: " << stat->firstRejected << ": " << stat->firstReason << ")";
+        }
       } else {
         InFlightDiagnostic diag = search::emitSearchFailure(model, why, &result.report);
         if (why.kind == search::SearchFailure::Kind::TooManyCandidates &&
@@ -366,8 +435,11 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
     std::string base = (model.getSymName() + "_method").str(), name = base;
     for (unsigned k = 1; SymbolTable::lookupSymbolIn(module, name); ++k)
       name = base + "_" + std::to_string(k);
-    l2::MethodsOp methods =
+    FailureOr<l2::MethodsOp> built =
         buildMethods(builder, model.getLoc(), name, problem, result.winner->choice);
+    if (failed(built))
+      return failure(); // the winner was built once already; cannot happen
+    l2::MethodsOp methods = *built;
     // The training loop: how long to train is a prior of the search, not a
     // choice it scores (docs/training.md); the program's --epochs overrides.
     if (epochs > 0)

@@ -80,10 +80,10 @@ l3.model @classify in @mnist::@images out !l3.dist<10>
 l3.data @mnist {
   l3.field @images : tensor<28x28xf32>
 }
-// expected-error @below {{[consistency] L2.2: escape hatch #[l2::infer(sequential)]: the L3->L2 search takes l2::sample, l2::backward and l2::update; 'infer' is none of them}}
+// expected-error @below {{[consistency] L2.2: escape hatch #[l2::loss(sequential)]: the L3->L2 search takes l2::sample, l2::infer, l2::backward and l2::update; 'loss' is none of them}}
 l3.model @classify in @mnist::@images out !l3.dist<10>
     properties [depth(2), width(128)]
-    hints [#l3.hint<l2::infer, "sequential">]
+    hints [#l3.hint<l2::loss, "sequential">]
 
 // -----
 

@@ -735,3 +735,16 @@ l2.methods @m for @classify
     }
     backward dfa<feedback_dim = 10>
     update sgd<lr = 0.1>
+
+// -----
+
+// L2.1: a reshape that changes the element count of an example.
+l2.methods @m for @classify
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x784xf32>) {
+      // expected-error@+1 {{[consistency] L2.1: reshape of tensor<4x784xf32> (784 elements per example) to 729 elements per example}}
+      %0 = l2.reshape [27, 27] %x : tensor<4x784xf32>
+      l2.yield %0 : tensor<4x27x27xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>

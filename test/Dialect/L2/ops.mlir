@@ -17,6 +17,7 @@ l3.data @chan {
 l3.model @classify in @mnist::@images out !l3.dist<10> properties []
 l3.model @conv_classify in @chan::@images out !l3.dist<10> properties []
 l3.model @lm in @corpus::@tokens out tensor<64x1000xf32> properties []
+l3.model @ae in @mnist::@images out tensor<28x28xf32> properties []
 
 // The spec's MNIST method.
 // CHECK-LABEL: l2.methods @mnist_method for @classify
@@ -183,3 +184,21 @@ l2.methods @replayed for @classify
     }
     backward hybrid<primary = reinforce<baseline = moving_average>, aux = dfa<feedback_dim = 10>, blend = cosine>
     update per_param<others = adam<lr = 1.0e-3>, matrix = muon<lr = 0.02, ns_steps = 3>> attributes {note = "muon for matrices"}
+
+// reshape: a channel for an image, the output head's shape.
+// CHECK-LABEL: l2.methods @ae_method for @ae
+// CHECK:         %[[R:.*]] = l2.reshape [1, 28, 28] %{{.*}} : tensor<8x28x28xf32>
+// CHECK:         %[[Y:.*]] = l2.reshape [28, 28] %{{.*}} : tensor<8x784xf32>
+// CHECK-NEXT:    l2.yield %[[Y]] : tensor<8x28x28xf32>
+l2.methods @ae_method for @ae
+    sample epoch_shuffle<batch = 8>
+    infer(%x: tensor<8x28x28xf32>) {
+      %0 = l2.reshape [1, 28, 28] %x : tensor<8x28x28xf32>
+      %1 = l2.conv(1, 4, kernel = 3, stride = 1, padding = 1) %0 as "conv1" : tensor<8x1x28x28xf32>
+      %2 = l2.flatten %1 : tensor<8x4x28x28xf32>
+      %3 = l2.linear(3136, 784) %2 as "dec" : tensor<8x3136xf32>
+      %4 = l2.reshape [28, 28] %3 : tensor<8x784xf32>
+      l2.yield %4 : tensor<8x28x28xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
