@@ -1,4 +1,4 @@
-//===- DeepModelTest.cpp - A 100-block MLP lowers and steps correctly -----===//
+//===- DeepModelTest.cpp - Whole models lower and step like the reference ===//
 //
 // Kernels whose operand lists grow with the model (the L1 penalty over every
 // parameter, the optimizer's update of every state field) must stay within
@@ -7,7 +7,11 @@
 // and L2 -> L1 searches and --synpl-l1-to-l0; one training step of its plan
 // runs in the plain UOp evaluator (test/unit/UOpEvaluator.h) and every
 // state field after the update (parameters and Adam moments, which are
-// linear in the gradients) must match the reference interpreter's.
+// linear in the gradients) must match the reference interpreter's. The
+// same check runs a small convolutional network
+// (test/unit/Inputs/small_cnn.syn): its windows, pooling and the
+// convolution's gradient rows, which a copy kernel stores before their
+// matmuls read them.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Conversion/Passes.h"
@@ -100,9 +104,14 @@ LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
 
 } // namespace
 
-TEST_CASE("a 100-block MLP lowers within the kernel argument limit and one step matches "
-          "the reference",
-          "[l1tol0][deep]") {
+/// Lowers `spec` through both searches and L1 -> L0, runs one step of the
+/// plan in the UOp evaluator and checks every state field against the
+/// reference; returns the plan's facts the callers check.
+struct StepFacts {
+  size_t fields = 0, kernels = 0, widest = 0, storedViews = 0;
+};
+static StepFacts checkOneStep(const std::string &spec) {
+  StepFacts facts;
   synpl::registerAllPasses();
   auto ctx = synpl::test::makeContext();
   std::string errors;
@@ -113,7 +122,7 @@ TEST_CASE("a 100-block MLP lowers within the kernel argument limit and one step 
   });
 
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(deepSpec(), "deep.syn"),
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(spec, "model.syn"),
                                llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSyn(sourceMgr, ctx.get());
   INFO(errors);
@@ -152,9 +161,7 @@ TEST_CASE("a 100-block MLP lowers within the kernel argument limit and one step 
     }
     state.set(actorName, f, t);
   }
-  // Four parameters per block (weight, bias, layer norm's gain and shift),
-  // each with Adam's two moments.
-  CHECK(fields.size() > 3 * 4 * kBlocks);
+  facts.fields = fields.size();
 
   auto inTypes = graph.getBody().front().getArgumentTypes();
   REQUIRE(inTypes.size() == 2);
@@ -188,10 +195,10 @@ TEST_CASE("a 100-block MLP lowers within the kernel argument limit and one step 
     widest = std::max(widest, kernel.getInputs().size() + kernel.getOutputs().size());
     ++kernels;
   }
-  INFO(kernels << " kernels, the widest binds " << widest << " buffers");
-  CHECK(widest <= SYNPL_PLAN_MAX_KERNEL_ARGS);
-  // The update touches ~2,000 buffers: it must have been split, not dropped.
-  CHECK(widest > SYNPL_PLAN_MAX_KERNEL_ARGS / 2);
+  facts.kernels = kernels;
+  facts.widest = widest;
+  for (auto slot : items.getOps<l0uop::SlotOp>())
+    facts.storedViews += slot.getSymName().contains(".view");
 
   // One step in the UOp evaluator: state and batch in, stream 0 in order.
   UOpEvaluator eval;
@@ -224,4 +231,28 @@ TEST_CASE("a 100-block MLP lowers within the kernel argument limit and one step 
       UNSCOPED_INFO(f << ": " << c.message);
   }
   CHECK(mismatched == 0);
+  return facts;
+}
+
+TEST_CASE("a 100-block MLP lowers within the kernel argument limit and one step matches "
+          "the reference",
+          "[l1tol0][deep]") {
+  StepFacts facts = checkOneStep(deepSpec());
+  // Four parameters per block (weight, bias, layer norm's gain and shift),
+  // each with Adam's two moments.
+  CHECK(facts.fields > 3 * 4 * kBlocks);
+  INFO(facts.kernels << " kernels, the widest binds " << facts.widest << " buffers");
+  CHECK(facts.widest <= SYNPL_PLAN_MAX_KERNEL_ARGS);
+  // The update touches ~2,000 buffers: it must have been split, not dropped.
+  CHECK(facts.widest > SYNPL_PLAN_MAX_KERNEL_ARGS / 2);
+}
+
+TEST_CASE("a small CNN lowers and one step matches the reference", "[l1tol0][conv]") {
+  auto buffer = llvm::MemoryBuffer::getFile(SYNPL_SOURCE_DIR "/test/unit/Inputs/small_cnn.syn");
+  REQUIRE(buffer);
+  StepFacts facts = checkOneStep((*buffer)->getBuffer().str());
+  CHECK(facts.fields > 0);
+  // The convolutions' gradient rows (a reshape of a transpose) are stored
+  // by copy kernels before the weight and input gradient matmuls.
+  CHECK(facts.storedViews >= 2);
 }

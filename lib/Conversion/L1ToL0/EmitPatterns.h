@@ -100,6 +100,20 @@ public:
   /// Closes the RANGE `range` (its REDUCEs follow).
   void endLoop(mlir::Value range);
 
+  /// The views stored by copy kernels (by the kernel's group id) and this
+  /// kernel's group: it reads a stored view from its slot only when the
+  /// copy ran before it.
+  void setStoredViews(const llvm::DenseMap<mlir::Value, unsigned> *views, unsigned group) {
+    storedViews = views;
+    groupId = group;
+  }
+  bool readsStored(mlir::Value v) const {
+    if (!storedViews)
+      return false;
+    auto it = storedViews->find(v);
+    return it != storedViews->end() && it->second < groupId;
+  }
+
   mlir::OpBuilder &b;
   mlir::Location loc;
   /// Values this kernel computed, by L1 value (read at the kernel's index).
@@ -114,6 +128,8 @@ private:
   const llvm::DenseMap<mlir::Value, Slot *> &slotOf;
   const llvm::DenseSet<mlir::Operation *> &inlined;
   llvm::DenseMap<Slot *, mlir::Value> &args;
+  const llvm::DenseMap<mlir::Value, unsigned> *storedViews = nullptr;
+  unsigned groupId = ~0u;
   int loopDepth = 0;
   struct CacheKey {
     const void *value;

@@ -184,12 +184,16 @@ private:
     bool view = false;
     return baseOf(v, view);
   }
+  /// Whether a matmul reads `v` with affine loads (no index splitting).
+  bool isPlainMatrix(Value v) const;
   /// The smallest `classes` of the one_hot ops that read `v`, or 0.
   int64_t labelClasses(Value v, llvm::DenseSet<Value> &seen) const;
   /// Calls fn(value, throughView) for every memory or computed value `v`
   /// reads through movement ops and inlined elementwise ops.
-  void collectLeaves(Value v, bool view,
-                     llvm::function_ref<void(Value, bool)> fn);
+  /// Views stored by a copy kernel count as leaves for the kernels formed
+  /// after that copy (`forGroup`; all of them by default).
+  void collectLeaves(Value v, bool view, llvm::function_ref<void(Value, bool)> fn,
+                     unsigned forGroup = ~0u);
 
   /// The kernels of each graph and handler in dependency order.
   FailureOr<llvm::DenseMap<Operation *, SmallVector<unsigned>>> orderKernels();
@@ -227,6 +231,9 @@ private:
   llvm::DenseMap<Operation *, unsigned> groupOf;
   llvm::DenseSet<Value> materialized;
   llvm::DenseSet<Operation *> inlined; // elementwise ops recomputed in place
+  /// Views stored by a copy kernel of their own (a matmul's operand), and
+  /// that kernel; their slot is in slotOf.
+  llvm::DenseMap<Value, unsigned> storedViews;
   llvm::DenseMap<Operation *, SmallVector<unsigned>> regionKernels; // in order
 
   // Grouping state.

@@ -33,18 +33,36 @@ Value Emitter::baseOf(Value v, bool &throughView) const {
 }
 
 void Emitter::collectLeaves(Value v, bool view,
-                            llvm::function_ref<void(Value, bool)> fn) {
+                            llvm::function_ref<void(Value, bool)> fn, unsigned forGroup) {
   Operation *def = v.getDefiningOp();
-  if (def && isView(def))
-    return collectLeaves(def->getOperand(0), true, fn);
+  if (def && isView(def)) {
+    // A view stored by a copy kernel of its own is read from its slot by
+    // the kernels formed after that copy (earlier ones read through it).
+    auto stored = storedViews.find(v);
+    if (stored != storedViews.end() && stored->second < forGroup)
+      return fn(v, view);
+    return collectLeaves(def->getOperand(0), true, fn, forGroup);
+  }
   if (def && inlined.contains(def)) {
     for (Value o : def->getOperands())
-      collectLeaves(o, view, fn);
+      collectLeaves(o, view, fn, forGroup);
     return;
   }
   if (def && isa<l1::ConstOp>(def))
     return;
   fn(v, view);
+}
+
+bool Emitter::isPlainMatrix(Value v) const {
+  // At most one transpose on top, then reshapes down to a buffer (read at
+  // one linear index): every load stays affine in the matmul's indices.
+  Operation *def = v.getDefiningOp();
+  if (def && isa<l1::TransposeOp>(def))
+    v = def->getOperand(0);
+  while (auto rs = v.getDefiningOp<l1::ReshapeOp>())
+    v = rs.getOperand();
+  Operation *base = v.getDefiningOp();
+  return !base || !isView(base) || storedViews.count(v);
 }
 
 bool Emitter::reaches(unsigned from, unsigned to) const {
@@ -169,7 +187,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
               (w->second == g ? view : reaches(g, w->second)))
             ok = false;
         }
-      });
+      }, g);
     return ok;
   };
 
@@ -263,6 +281,45 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     if (!isCompute(op))
       return fail(op, unsupportedReason(op));
 
+    // A matmul reads its operands as plain rows, which its tiled lowerings
+    // need: an operand seen through views that split indices (a reshape of
+    // a transpose, e.g. a convolution's gradient as rows) is stored first
+    // by a copy kernel.
+    if (isa<l1::MatmulOp>(op))
+      for (Value operand : op->getOperands()) {
+        // The matmul reads a transpose itself: what is stored is below it.
+        Value v = operand;
+        if (auto t = v.getDefiningOp<l1::TransposeOp>())
+          v = t.getOperand();
+        if (isPlainMatrix(operand) || storedViews.count(v))
+          continue;
+        {
+          Group g;
+          g.id = groups.size();
+          g.space.assign(tensorOf(v).getShape().begin(), tensorOf(v).getShape().end());
+          g.region = region;
+          g.loc = op->getLoc();
+          Slot *dst = newSlot(owner + ".view" + std::to_string(storedViews.size()),
+                              arenaOf.lookup(region), tensorOf(v));
+          g.copies.push_back({v, dst});
+          // After the kernels of what it reads (and everything before it in
+          // the graph or handler, as a copy of a sink).
+          for (unsigned k : mine)
+            g.deps.insert(k);
+          groups.push_back(std::move(g));
+          mine.push_back(groups.back().id);
+          unsigned c = groups.back().id;
+          collectLeaves(v, false, [&](Value leaf, bool) {
+            if (groupOfValue(leaf))
+              materialized.insert(leaf);
+            if (Slot *s = slotOf.lookup(leaf); s && s->persistent)
+              readersOf[s].push_back(c);
+          });
+          storedViews[v] = c;
+          slotOf[v] = dst;
+        }
+      }
+
     // Choose the kernel: the kernel of a direct operand of the same
     // iteration space, else the latest kernel of that space (sibling
     // fusion), when joining keeps the kernel graph acyclic; a matmul or
@@ -316,6 +373,8 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
       bool direct = v.getDefiningOp() && !isView(v.getDefiningOp()) &&
                     !inlined.contains(v.getDefiningOp());
       collectLeaves(v, false, [&](Value b, bool view) {
+        if (auto stored = storedViews.find(b); stored != storedViews.end())
+          groups[g].deps.insert(stored->second);
         if (std::optional<unsigned> h = groupOfValue(b)) {
           if (*h == g && direct && !view && !isReducing(op))
             return;
@@ -334,7 +393,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
               groups[w->second].deps.insert(g);
           }
         }
-      });
+      }, g);
     }
     if (failedHere)
       return fail(op, "reads the old value of a state field that a kernel "

@@ -148,6 +148,8 @@ SmallVector<Value> KernelBuilder::reshapeIndex(ArrayRef<Value> idx, ArrayRef<int
 
 bool KernelBuilder::takesFlatIndex(Value v) const {
   Operation *def = v.getDefiningOp();
+  if (readsStored(v)) // a view a copy kernel stored before this kernel
+    return slotOf.lookup(v)->flat || slotOf.lookup(v)->shape.size() <= 1;
   if (def && isa<l1::ReshapeOp, l1::ConstOp>(def))
     return true;
   if (def && (patterns.is(def, OpKind::Movement) || inlined.contains(def)))
@@ -196,10 +198,11 @@ Value KernelBuilder::evalUncached(Value v, ArrayRef<Value> idx, bool flatIdx) {
   if (def) {
     if (auto c = dyn_cast<l1::ConstOp>(def))
       return constant(et, c.getValue().convertToDouble());
+    bool stored = readsStored(v);
     // A reshape passes a linear index on to what it reshapes.
-    if (auto rs = dyn_cast<l1::ReshapeOp>(def); rs && flatIdx)
+    if (auto rs = dyn_cast<l1::ReshapeOp>(def); rs && flatIdx && !stored)
       return eval(rs.getOperand(), idx, /*flatIdx=*/true);
-    if (patterns.is(def, OpKind::Movement) || inlined.contains(def))
+    if ((patterns.is(def, OpKind::Movement) && !stored) || inlined.contains(def))
       return emitOp(def, idx);
   }
   Slot *s = slotOf.lookup(v);
@@ -255,12 +258,14 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
       outs.insert(slotOf.lookup(op->getResult(0)));
   for (auto &[v, dst] : g.copies)
     outs.insert(dst);
+  // (A view stored by its own copy kernel is computed there from what it
+  // views.)
   for (auto &[v, dst] : g.copies)
     collectLeaves(v, false, [&](Value b2, bool) {
       if (Slot *s = slotOf.lookup(b2))
         if (!outs.contains(s))
           ins.insert(s);
-    });
+    }, g.id);
   for (Operation *op : g.ops)
     for (Value v : op->getOperands())
       collectLeaves(v, false, [&](Value b2, bool) {
@@ -271,7 +276,7 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
         if (Slot *s = slotOf.lookup(b2))
           if (!outs.contains(s))
             ins.insert(s);
-      });
+      }, g.id);
   // Launch shape: the last dimension across a block's threads, leading
   // dimensions across blocks, the rest as loops.
   auto space = g.space;
@@ -323,6 +328,7 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
 
   OpBuilder kb = OpBuilder::atBlockEnd(body);
   KernelBuilder k(kb, loc, patterns, slotOf, inlined, args);
+  k.setStoredViews(&storedViews, g.id);
   SmallVector<Value> idx;
   for (auto [d, kind] : llvm::enumerate(kinds))
     idx.push_back(l0uop::RangeOp::create(kb, loc, kb.getIndexType(), int64_t{0}, space[d],
