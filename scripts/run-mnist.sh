@@ -2,7 +2,8 @@
 # The main job: builds synplexum, verifies the spec's MNIST programs at every
 # layer (L3 spec, L2 method, L1 placement, L0 machine plan) and prints each
 # one as synpl-opt reads it back; then compiles the spec's L3 program with
-# synplc and trains Fashion-MNIST. Fails on the first step that fails.
+# synplc and trains Fashion-MNIST, then the convolutional workload, then the
+# CUDA build. Fails on the first step that fails.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/build.sh"
@@ -37,6 +38,22 @@ echo "=== the method the L3 -> L2 search chose:"
 sed -n '/l2.methods/,$p' "$tmp/phases/fashion_mnist.l2.mlir"
 echo "=== train: ${SYNPL_EPOCHS:-3} epochs on /usr/share/datasets/fashion-mnist"
 "$tmp/train" --epochs "${SYNPL_EPOCHS:-3}" --profile "$@"
+
+# The convolutional workload (examples/fashion_mnist_cnn): the L3 spec under
+# equivariant(translation), whose search picks a conv / pool network, and the
+# variant with the method fixed to the PyTorch peer's CNN; each trains
+# SYNPL_CNN_EPOCHS (default 3) epochs and reports its test accuracy.
+cnn="$root/examples/fashion_mnist_cnn"
+for variant in fashion_mnist_cnn fashion_mnist_cnn.methods; do
+  echo "=== synplc: examples/fashion_mnist_cnn/$variant.syn -> $variant"
+  t0=$(date +%s.%N)
+  "$BUILD_DIR/bin/synplc" "$cnn/$variant.syn" -o "$tmp/$variant"
+  echo "  compiled in $(python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):.1f}')" "$(date +%s.%N)" "$t0") s"
+  echo "=== $variant: ${SYNPL_CNN_EPOCHS:-3} epochs"
+  "$tmp/$variant" --epochs "${SYNPL_CNN_EPOCHS:-3}" --progress 30
+done
+"$BUILD_DIR/bin/synplc" --target=cuda --cuda-arch=sm_90 --emit=ptx "$cnn/fashion_mnist_cnn.methods.syn" -o "$tmp/cnn.ptx"
+echo "  the CNN for sm_90: $(grep -c '^\.visible \.entry' "$tmp/cnn.ptx") kernels of PTX"
 
 # The CUDA sink (docs/cuda.md): the same spec compiled for an H200-class GPU
 # (sm_90) on this machine -- PTX in process, a cubin where ptxas is
