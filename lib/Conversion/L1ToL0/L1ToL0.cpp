@@ -67,7 +67,10 @@ std::string Emitter::unsupportedReason(Operation *op) const {
 LogicalResult Emitter::fail(Operation *op, const Twine &why) {
   if (!hasFailed) {
     hasFailed = true;
-    op->emitError() << "lowered " << (totalOps - 1) << " of " << totalOps
+    // The ops placed in kernels before the one at fault (every op passed
+    // the check up front; this one fails while being placed).
+    int64_t lowered = std::min(numLowered(), std::max<int64_t>(totalOps - 1, 0));
+    op->emitError() << "lowered " << lowered << " of " << totalOps
                     << " ops; not lowered: " << op->getName() << " at "
                     << locString(op->getLoc()) << ": " << why;
   }
