@@ -56,8 +56,12 @@ synpl::l2tol1::collectTrainableParams(l2::MethodsOp methods) {
       p.state = name + "_" + slot.slot.str();
       p.shape = slot.shape;
       p.layer = op;
+      // Learned positions start at zero: at first the tokens' embedding
+      // alone, which a kaiming matrix of positions would drown.
       if (slot.slot == "gain")
         p.init = l1::InitKind::ones;
+      else if (slot.slot == "positions")
+        p.init = l1::InitKind::zeros;
       else if (slot.shape.size() >= 2)
         p.init = l1::InitKind::kaiming;
       else
