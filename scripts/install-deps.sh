@@ -10,6 +10,7 @@ PACKAGES=(
   python3 python3-dev python3-numpy
   libopenblas0-pthread
   dataset-fashion-mnist
+  fortunes
 )
 
 missing=()

@@ -83,24 +83,26 @@ def L0UOp_PlanOp : L0UOp_Op<"plan", [
     **The training loop** (optional; from `l1.schedule`): `epochs`
     (positive), `evaluate` (the test split's file-name prefix; `"none"`: no
     evaluation) and `checkpoint_every` (update steps between checkpoints,
-    at least 0) become the plan header's defaults for the runtime, which
-    its command line overrides (`--epochs`, `--checkpoint-every`).
+    at least 0) and `steps` (update steps per epoch at most, positive)
+    become the plan header's defaults for the runtime, which its command
+    line overrides (`--epochs`, `--checkpoint-every`, `--steps`).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, L0UOp_I64Attr:$pipeline_depth,
                        OptionalAttr<L0UOp_I64Attr>:$epochs,
                        OptionalAttr<StrAttr>:$evaluate,
-                       OptionalAttr<L0UOp_I64Attr>:$checkpoint_every);
+                       OptionalAttr<L0UOp_I64Attr>:$checkpoint_every,
+                       OptionalAttr<L0UOp_I64Attr>:$steps);
   let regions = (region SizedRegion<1>:$body);
   // Without a training loop (the builder callers had before it).
   let builders = [
     OpBuilder<(ins "::llvm::StringRef":$sym_name, "int64_t":$pipeline_depth), [{
       build($_builder, $_state, sym_name, pipeline_depth, ::mlir::IntegerAttr(),
-            ::mlir::StringAttr(), ::mlir::IntegerAttr());
+            ::mlir::StringAttr(), ::mlir::IntegerAttr(), ::mlir::IntegerAttr());
     }]>];
   let assemblyFormat = [{
     $sym_name `pipeline_depth` $pipeline_depth (`epochs` $epochs^)?
     (`evaluate` $evaluate^)? (`checkpoint_every` $checkpoint_every^)?
-    attr-dict-with-keyword $body
+    (`steps` $steps^)? attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
@@ -378,6 +380,21 @@ def L0UOp_IngestOp : L0UOp_PlanItem<"ingest", [
     dimension of batch × sample elements); `ranks [3, 1]` then gives the
     IDX rank of each slot's file (1 + the sample's non-unit dimensions),
     which the flat slot no longer shows.
+
+    `format "text"` reads the bytes of a plain-text file: every slot is
+    `[batch, N] x ui8`, and sample `k` of a slot is the N bytes at
+    `k * stride + shift` (`stride` defaults to 1; `shifts`, one entry per
+    slot, to 0, each 0 or 1), so sample `k` of every slot lies in the
+    window of N + 1 bytes at `k * stride`. The file's first 90% is the
+    training split and its last 10% the validation split; a missing or
+    empty file, or one whose validation split is shorter than a window, is
+    rejected before training, naming the file.
+
+    ```mlir
+    l0uop.ingest @load_data.read0 into [@load_data.bytes, @load_data.bytes_next]
+        from ["corpus.txt", "corpus.txt"] format "text" batch 32 shuffle
+        drop_last seed 0 shifts [0, 1]
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefArrayAttr:$slots,
@@ -388,11 +405,14 @@ def L0UOp_IngestOp : L0UOp_PlanItem<"ingest", [
                        UnitAttr:$drop_last,
                        L0UOp_I64Attr:$seed,
                        OptionalAttr<DenseI64ArrayAttr>:$classes,
-                       OptionalAttr<DenseI64ArrayAttr>:$ranks);
+                       OptionalAttr<DenseI64ArrayAttr>:$ranks,
+                       OptionalAttr<DenseI64ArrayAttr>:$shifts,
+                       OptionalAttr<L0UOp_I64Attr>:$stride);
   let assemblyFormat = [{
     $sym_name `into` $slots `from` $paths `format` $format `batch` $batch
     (`shuffle` $shuffle^)? (`drop_last` $drop_last^)? `seed` $seed
-    (`classes` $classes^)? (`ranks` $ranks^)? attr-dict
+    (`classes` $classes^)? (`ranks` $ranks^)? (`shifts` $shifts^)?
+    (`stride` $stride^)? attr-dict
   }];
   let extraClassDeclaration = [{
     /// The IDX rank of a file of samples of `sampleShape`: 1 (the sample

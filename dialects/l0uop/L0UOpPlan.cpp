@@ -222,6 +222,8 @@ LogicalResult PlanOp::verify() {
     return emitOpError("epochs must be at least 1, got ") << *e;
   if (std::optional<int64_t> c = getCheckpointEvery(); c && *c < 0)
     return emitOpError("checkpoint_every must be at least 0, got ") << *c;
+  if (std::optional<int64_t> n = getSteps(); n && *n < 1)
+    return emitOpError("steps must be positive, got ") << *n;
   return success();
 }
 
@@ -639,9 +641,27 @@ LogicalResult IngestOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (getSlots().size() != getPaths().size())
     return emitOpError("has ") << getSlots().size() << " slots but "
                                << getPaths().size() << " paths";
-  if (getFormat() != "idx")
+  bool text = getFormat() == "text";
+  if (getFormat() != "idx" && !text)
     return emitOpError("format '")
-           << getFormat() << "' has no host decoder (known: idx)";
+           << getFormat() << "' has no host decoder (known: idx, text)";
+  if (!text && (getShifts() || getStride()))
+    return emitOpError("shifts and stride belong to format \"text\"; this ingest "
+                       "reads format \"")
+           << getFormat() << "\"";
+  if (std::optional<ArrayRef<int64_t>> shifts = getShifts()) {
+    if (shifts->size() != getSlots().size())
+      return emitOpError("has ") << shifts->size() << " shifts for "
+                                 << getSlots().size() << " slots";
+    for (int64_t s : *shifts)
+      if (s < 0 || s > 1)
+        return emitOpError("a text window of N + 1 bytes holds shifts 0 and 1, got ")
+               << s;
+  }
+  if (std::optional<int64_t> stride = getStride(); stride && *stride < 1)
+    return emitOpError("stride must be positive, got ") << *stride;
+  if (text && getRanks())
+    return emitOpError("a text ingest reads no IDX file; it takes no `ranks`");
   if (getBatch() <= 0)
     return emitOpError("batch must be positive, got ") << getBatch();
   if (getSeed() < 0)
@@ -668,13 +688,19 @@ LogicalResult IngestOp::verifySymbolUses(SymbolTableCollection &symbols) {
       return failure();
     BufType buf = slot.getBufType();
     // A flat slot (ranks given) holds batch x sample elements.
-    bool flatBatch = getRanks() && buf.getRank() == 1 &&
+    bool flatBatch = (getRanks() || text) && buf.getRank() == 1 &&
                      buf.getShape()[0] % getBatch() == 0;
     if (buf.getRank() < 1 || (buf.getShape()[0] != getBatch() && !flatBatch))
       return emitOpError("gathers batches of ")
              << getBatch() << " into " << a << " of type " << buf
              << "; its leading dimension must be the batch (or, with "
                 "`ranks`, its one dimension a multiple of it)";
+    // A slot read through a reshape is stored flat, [batch * N].
+    if (text && (buf.getRank() > 2 || !buf.getElementType().isUnsignedInteger(8) ||
+                 buf.getShape()[0] % getBatch() != 0))
+      return emitOpError("reads text windows into ")
+             << a << " of type " << buf
+             << "; a text slot is [batch, N] x ui8 (or, stored flat, [batch * N])";
   }
   return success();
 }

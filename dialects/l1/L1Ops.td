@@ -121,13 +121,31 @@ def L1_FieldOp : L1_Op<"field", [Symbol, HasParent<"DataOp">,
   let description = [{
     The type is one sample as stored (`tensor<28x28xui8>` for an MNIST
     image); readers batch it. The node must be a storage node (L1.1).
+
+    A `text` field reads the bytes of a plain-text file as a stream of
+    windows: its type is `tensor<N x ui8>`, and sample `k` is the N bytes
+    that start at byte `k * stride + shift` (`stride` defaults to 1,
+    `shift` to 0, and is 0 or 1). Every sample index of a text file has a
+    whole window of `N + 1` bytes behind it, so a field with `shift 0` (a
+    model's inputs) and one with `shift 1` over the same file (the next
+    byte at every position, its targets) have the same samples:
+
+    ```mlir
+    l1.field @bytes : tensor<64xui8> at @ssd_0 path "corpus.txt" format text
+    l1.field @bytes_next : tensor<64xui8> at @ssd_0 path "corpus.txt" format text shift 1
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
                        FlatSymbolRefAttr:$node, StrAttr:$path,
-                       L1_DataFormat:$format);
-  let assemblyFormat =
-      "$sym_name `:` $type `at` $node `path` $path `format` $format attr-dict";
+                       L1_DataFormat:$format,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$shift,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$stride);
+  let assemblyFormat = [{
+    $sym_name `:` $type `at` $node `path` $path `format` $format
+    (`shift` $shift^)? (`stride` $stride^)? attr-dict
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -806,7 +824,8 @@ def L1_ScheduleOp : L1_Op<"schedule", [
     overrides): `epochs` (positive), `evaluate` (the test split's file-name
     prefix, replacing `train`; `"none"`: no evaluation) and
     `checkpoint_every` (update steps between checkpoints, 0: at epoch ends
-    only):
+    only) and `steps` (update steps per epoch at most; a text stream's run
+    length):
 
     ```mlir
     l1.schedule pipelines [@train] actors [@model_state] pipeline_depth 2
@@ -818,18 +837,20 @@ def L1_ScheduleOp : L1_Op<"schedule", [
                        ConfinedAttr<I64Attr, [IntPositive]>:$pipeline_depth,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$epochs,
                        OptionalAttr<StrAttr>:$evaluate,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$checkpoint_every);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$checkpoint_every,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$steps);
   // Without a training loop (the builder callers had before it).
   let builders = [
     OpBuilder<(ins "::mlir::ArrayAttr":$pipelines, "::mlir::ArrayAttr":$actors,
                    "::mlir::IntegerAttr":$pipeline_depth), [{
       build($_builder, $_state, pipelines, actors, pipeline_depth,
-            ::mlir::IntegerAttr(), ::mlir::StringAttr(), ::mlir::IntegerAttr());
+            ::mlir::IntegerAttr(), ::mlir::StringAttr(), ::mlir::IntegerAttr(),
+            ::mlir::IntegerAttr());
     }]>];
   let assemblyFormat = [{
     `pipelines` $pipelines `actors` $actors `pipeline_depth` $pipeline_depth
     (`epochs` $epochs^)? (`evaluate` $evaluate^)?
-    (`checkpoint_every` $checkpoint_every^)? attr-dict
+    (`checkpoint_every` $checkpoint_every^)? (`steps` $steps^)? attr-dict
   }];
 }
 

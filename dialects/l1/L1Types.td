@@ -42,7 +42,8 @@ def L1_InitKind : I32EnumAttr<"InitKind", "actor state initializer", [
 
 def L1_DataFormat : I32EnumAttr<"DataFormat", "on-disk format of a data field", [
     I32EnumAttrCase<"idx", 0>,
-    I32EnumAttrCase<"raw", 1>]> {
+    I32EnumAttrCase<"raw", 1>,
+    I32EnumAttrCase<"text", 2>]> {
   let cppNamespace = "::synpl::l1";
 }
 

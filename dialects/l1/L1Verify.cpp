@@ -390,7 +390,45 @@ LogicalResult ReadBatchOp::verifySymbolUses(SymbolTableCollection &tables) {
         failed(checkPath(*this, field.getNodeAttr(), buf.getNode(),
                          ("read of field " + ref.getValue()).str())))
       return failure();
+    // One batch draws the same sample indices for every field: text
+    // windows and IDX records are not counted alike, and text fields must
+    // agree on the window and its spacing.
+    auto first = cast<FieldOp>(SymbolTable::lookupSymbolIn(
+        data, cast<FlatSymbolRefAttr>(getFields()[0]).getAttr()));
+    bool text = field.getFormat() == DataFormat::text;
+    if (text != (first.getFormat() == DataFormat::text))
+      return emitCheckError(*this, Property::Consistency, "L1.5")
+             << "reads text field " << (text ? ref : getFields()[0])
+             << " with non-text field " << (text ? getFields()[0] : ref)
+             << " in one batch; their samples are not counted alike";
+    if (text && (field.getType() != first.getType() ||
+                 field.getStride().value_or(1) != first.getStride().value_or(1) ||
+                 field.getPath() != first.getPath()))
+      return emitCheckError(*this, Property::Consistency, "L1.5")
+             << "text fields " << getFields()[0] << " and " << ref
+             << " of one batch must read the same file in windows of the same "
+                "length and stride";
   }
+  return success();
+}
+
+LogicalResult FieldOp::verify() {
+  bool text = getFormat() == DataFormat::text;
+  if (!text && (getShift() || getStride()))
+    return emitOpError("shift and stride are attributes of a text field; field @")
+           << getSymName() << " has format " << stringifyDataFormat(getFormat());
+  if (!text)
+    return success();
+  auto type = cast<RankedTensorType>(getType());
+  if (type.getRank() != 1 || !type.getElementType().isUnsignedInteger(8))
+    return emitCheckError(*this, Property::Consistency, "L1.5")
+           << "text field @" << getSymName()
+           << " holds windows of bytes, tensor<N x ui8>, not " << type;
+  if (getShift().value_or(0) > 1)
+    return emitCheckError(*this, Property::Consistency, "L1.5")
+           << "text field @" << getSymName() << " has shift " << *getShift()
+           << "; a window of N + 1 bytes holds shifts 0 (the inputs) and 1 (the "
+              "next bytes)";
   return success();
 }
 

@@ -131,7 +131,7 @@ class L2_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 //===----------------------------------------------------------------------===//
 
 def L2_TrainLoopAttr : L2_Attr<"TrainLoop", "loop"> {
-  let summary = "loop(epochs: n, evaluate: <split>, checkpoint_every: n)";
+  let summary = "loop(epochs: n, evaluate: <split>, checkpoint_every: n, steps: n)";
   let description = [{
     The outer training loop of a methods block: how many epochs the run
     takes (`epochs`, positive), which split it evaluates on after each epoch
@@ -139,9 +139,12 @@ def L2_TrainLoopAttr : L2_Attr<"TrainLoop", "loop"> {
     names, e.g. `"t10k"`; `"none"`: no evaluation; absent: the runtime's
     default, `t10k`), and every how many update steps it writes a checkpoint
     (`checkpoint_every`; 0, the default: only at the end of each epoch when
-    a checkpoint file is asked for). These are the compiled program's
+    a checkpoint file is asked for), and at most how many update steps an
+    epoch takes (`steps`; 0, the default: the whole training split). A
+    stream sampler (`stream_window` over text) has no natural epoch, so
+    its runs are `epochs = 1, steps = n`. These are the compiled program's
     defaults; its command line overrides them (`--epochs`,
-    `--checkpoint-every`).
+    `--checkpoint-every`, `--steps`).
 
     ```mlir
     train loop<epochs = 3, evaluate = "t10k", checkpoint_every = 500>
@@ -149,7 +152,13 @@ def L2_TrainLoopAttr : L2_Attr<"TrainLoop", "loop"> {
   }];
   let parameters = (ins L2_IntParam<"epochs">:$epochs,
                         StringRefParameter<"test split prefix (\"\": runtime default)", "\"\"">:$evaluate,
-                        L2_IntParam<"update steps between checkpoints (0: per epoch only)", "0">:$checkpoint_every);
+                        L2_IntParam<"update steps between checkpoints (0: per epoch only)", "0">:$checkpoint_every,
+                        L2_IntParam<"update steps per epoch at most (0: the whole split)", "0">:$steps);
+  let builders = [
+    AttrBuilder<(ins "int64_t":$epochs, "::llvm::StringRef":$evaluate,
+                     "int64_t":$checkpoint_every), [{
+      return $_get($_ctxt, epochs, evaluate, checkpoint_every, 0);
+    }]>];
 }
 
 def L2_EpochShuffleAttr : L2_Attr<"EpochShuffle", "epoch_shuffle"> {
@@ -164,13 +173,23 @@ def L2_EpochShuffleAttr : L2_Attr<"EpochShuffle", "epoch_shuffle"> {
 }
 
 def L2_StreamWindowAttr : L2_Attr<"StreamWindow", "stream_window"> {
-  let summary = "stream_window(window: n, stride: n)";
+  let summary = "stream_window(window: n, stride: n, batch: n)";
   let description = [{
-    Reads the data as a stream; each step sees the `window` most recent
-    examples (the batch is `window`), then the window advances by `stride`.
+    Reads the data as a stream. Over tensor or scalar examples, each step
+    sees the `window` most recent examples (the batch is `window`), then the
+    window advances by `stride`. Over a `sequence(d, N)` field read from a
+    text file, an example is a window of `N + 1` consecutive bytes (N
+    inputs, and the N bytes that follow each); `window` is N, window starts
+    lie `stride` bytes apart, and each step draws `batch` windows at random
+    (`batch` absent or 0: `window` windows, the rule of the first case).
   }];
   let parameters = (ins L2_IntParam<"examples per window (the batch)">:$window,
-                        L2_IntParam<"examples the window advances by">:$stride);
+                        L2_IntParam<"examples the window advances by">:$stride,
+                        L2_IntParam<"windows per step (0: window)", "0">:$batch);
+  let builders = [
+    AttrBuilder<(ins "int64_t":$window, "int64_t":$stride), [{
+      return $_get($_ctxt, window, stride, 0);
+    }]>];
 }
 
 def L2_PhaseAttr : L2_Attr<"Phase", "phase"> {

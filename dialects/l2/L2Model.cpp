@@ -400,7 +400,7 @@ int64_t synpl::l2::composedDepth(MethodsOp methods) {
 int64_t synpl::l2::sampleBatch(Attribute sample) {
   return llvm::TypeSwitch<Attribute, int64_t>(sample)
       .Case([](EpochShuffleAttr a) { return a.getBatch(); })
-      .Case([](StreamWindowAttr a) { return a.getWindow(); })
+      .Case([](StreamWindowAttr a) { return a.getBatch() ? a.getBatch() : a.getWindow(); })
       .Case([](CurriculumAttr a) { return a.getBatch(); })
       .Case([](ReplayAttr a) { return a.getBatch(); })
       .Case([](DistributedShardAttr a) { return sampleBatch(a.getMethod()); })

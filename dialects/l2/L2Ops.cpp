@@ -249,9 +249,11 @@ LogicalResult EpochShuffleAttr::verify(EmitFn emitError, int64_t batch, bool) {
 }
 
 LogicalResult TrainLoopAttr::verify(EmitFn emitError, int64_t epochs, StringRef evaluate,
-                                    int64_t checkpointEvery) {
+                                    int64_t checkpointEvery, int64_t steps) {
   if (failed(checkPositive(emitError, "epochs", epochs)))
     return failure();
+  if (steps < 0)
+    return emitError() << "steps must be at least 0 (0: the whole split), got " << steps;
   if (checkpointEvery < 0)
     return emitError() << "checkpoint_every must be at least 0, got " << checkpointEvery;
   if (evaluate.contains('/'))
@@ -261,10 +263,13 @@ LogicalResult TrainLoopAttr::verify(EmitFn emitError, int64_t epochs, StringRef 
   return success();
 }
 
-LogicalResult StreamWindowAttr::verify(EmitFn emitError, int64_t window, int64_t stride) {
+LogicalResult StreamWindowAttr::verify(EmitFn emitError, int64_t window, int64_t stride,
+                                       int64_t batch) {
   if (failed(checkPositive(emitError, "window", window)) ||
       failed(checkPositive(emitError, "stride", stride)))
     return failure();
+  if (batch < 0)
+    return emitError() << "batch must be positive (or 0: the window), got " << batch;
   return success();
 }
 

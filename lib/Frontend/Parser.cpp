@@ -1151,11 +1151,16 @@ FailureOr<Attribute> Parser::buildMethod(const SynValue &call, Family family) {
     }
     result = l2::EpochShuffleAttr::getChecked(emit, ctx, batch, dropLast);
   } else if (name == "stream_window") {
-    if (bind({"window", "stride"}))
+    if (bind({"window", "stride", "batch"}))
       return failure();
     TRY(window, i64(0, "window"));
     TRY(stride, i64(1, "stride"));
-    result = l2::StreamWindowAttr::getChecked(emit, ctx, window, stride);
+    int64_t windows = 0;
+    if (a[2]) {
+      TRY(n, i64(2, "batch"));
+      windows = n;
+    }
+    result = l2::StreamWindowAttr::getChecked(emit, ctx, window, stride, windows);
   } else if (name == "curriculum") {
     if (bind({"phases", "batch"}))
       return failure();
@@ -1886,10 +1891,10 @@ ParseResult Parser::parseMethods() {
     const SynValue &call = *train;
     if (call.kind != SynValue::Call || call.tok.spelling != "loop")
       return emitError(call.loc, "'train' takes loop(epochs: n, evaluate: "
-                                 "<split>, checkpoint_every: n), got ")
+                                 "<split>, checkpoint_every: n, steps: n), got ")
              << describeValue(call);
     SmallVector<const SynValue *> a;
-    if (bindArgs(call, {"epochs", "evaluate", "checkpoint_every"}, a) ||
+    if (bindArgs(call, {"epochs", "evaluate", "checkpoint_every", "steps"}, a) ||
         need(call, a[0], "epochs"))
       return failure();
     FailureOr<int64_t> epochs = intArg(a[0], "epochs");
@@ -1914,10 +1919,19 @@ ParseResult Parser::parseMethods() {
         return failure();
       every = *e;
     }
+    int64_t steps = 0;
+    if (a[3]) {
+      FailureOr<int64_t> n = intArg(a[3], "steps");
+      if (failed(n))
+        return failure();
+      if (*n < 1)
+        return emitError(a[3]->loc, "argument 'steps' must be positive, got ") << *n;
+      steps = *n;
+    }
     auto emit = [&] { return emitError(call.loc); };
     trainAttr = l2::TrainLoopAttr::getChecked(
         llvm::function_ref<InFlightDiagnostic()>(emit), ctx, *epochs,
-        StringRef(split), every);
+        StringRef(split), every, steps);
     if (!trainAttr)
       return failure();
   }

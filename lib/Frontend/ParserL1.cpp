@@ -393,7 +393,8 @@ ParseResult Parser::parseEdges(
 // Data binding and L1 programs
 //===----------------------------------------------------------------------===//
 
-/// binding ::= '@' node ',' 'path' ':' string [ ',' 'format' ':' ( 'idx' | 'raw' ) ]
+/// binding ::= '@' node ',' 'path' ':' string
+///             [ ',' 'format' ':' ( 'idx' | 'raw' | 'text' ) ]
 /// On an l3.field: `l1.at = @node`, `l1.path = "..."` (and `l1.format`).
 ParseResult Parser::parseDataBinding(Operation *field) {
   consume(); // '@'
@@ -424,11 +425,11 @@ ParseResult Parser::parseDataBinding(Operation *field) {
       return failure();
     Location at = loc();
     StringRef format;
-    if (parseIdent(format, "a data format (idx or raw)"))
+    if (parseIdent(format, "a data format (idx, raw or text)"))
       return failure();
     if (!l1::symbolizeDataFormat(format))
       return emitError(at, "unknown data format '")
-             << format << "'; expected idx or raw";
+             << format << "'; expected idx, raw or text";
     field->setAttr("l1.format", builder.getStringAttr(format));
   }
   return success();
@@ -474,7 +475,8 @@ LogicalResult Parser::finishL1Program(ModuleOp module) {
         format = *l1::symbolizeDataFormat(f.getValue());
       l1::FieldOp::create(b, field.getLoc(), field.getSymNameAttr(),
                           TypeAttr::get(type), at, path,
-                          l1::DataFormatAttr::get(ctx, format));
+                          l1::DataFormatAttr::get(ctx, format), IntegerAttr(),
+                          IntegerAttr());
     }
     data.erase();
   }

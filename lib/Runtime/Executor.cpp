@@ -45,7 +45,7 @@
 // exact next batch. See docs/training.md.
 //
 //===----------------------------------------------------------------------===//
-#include "Cuda.h"
+#include "ExecutorImpl.h"
 #include "Internal.h"
 #include "synpl/Runtime/PlanFormat.h"
 
@@ -103,45 +103,8 @@ extern "C" uint64_t synpl_rt_ctl_queue_pop(void *region) {
   return v;
 }
 
-namespace {
+namespace synpl::rt::exec {
 
-//===----------------------------------------------------------------------===//
-// The tables
-//===----------------------------------------------------------------------===//
-
-template <typename T> struct Section {
-  const T *data = nullptr;
-  int64_t size = 0;
-  const T &operator[](int64_t i) const { return data[i]; }
-};
-
-struct Plan {
-  const synpl_plan_desc *desc;
-  const synpl_plan_header *header;
-  const char *strings;
-  int64_t stringsBytes = 0;
-  Section<synpl_plan_pool> pools;
-  Section<synpl_plan_slot> slots;
-  Section<synpl_plan_kernel> kernels;
-  Section<synpl_plan_kernel_arg> kernelArgs;
-  Section<synpl_plan_transfer> transfers;
-  Section<synpl_plan_stream> streams;
-  Section<synpl_plan_entry> entries;
-  Section<synpl_plan_event> events;
-  Section<synpl_plan_sync> syncs;
-  Section<synpl_plan_init> inits;
-  Section<synpl_plan_ingest> ingests;
-  Section<synpl_plan_ingest_field> ingestFields;
-  Section<synpl_plan_report> reports;
-  Section<synpl_plan_region> regions;
-  Section<synpl_plan_program> programs;
-  Section<synpl_plan_program_region> programRegions;
-
-  const char *str(int64_t off) const { return strings + off; }
-};
-
-using KernelFn = void (*)(void *const *, int64_t, int64_t);
-using ProgramFn = void (*)(...);
 
 int32_t badTable(const char *what) {
   return fail(SYNPL_RT_ERR_FORMAT, "the program's plan tables are corrupt: %s",
@@ -256,11 +219,14 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
   for (int64_t i = 0; i < p.ingests.size; ++i) {
     const synpl_plan_ingest &g = p.ingests[i];
     if (g.first_field < 0 || g.num_fields < 1 ||
-        g.first_field + g.num_fields > p.ingestFields.size || g.batch < 1)
+        g.first_field + g.num_fields > p.ingestFields.size || g.batch < 1 ||
+        (g.format != SYNPL_PLAN_FORMAT_IDX && g.format != SYNPL_PLAN_FORMAT_TEXT) ||
+        g.stride < 1)
       return badTable("ingest");
   }
   for (int64_t i = 0; i < p.ingestFields.size; ++i)
-    if (!in(p.ingestFields[i].slot, p.slots.size))
+    if (!in(p.ingestFields[i].slot, p.slots.size) || p.ingestFields[i].shift < 0 ||
+        p.ingestFields[i].shift > 1)
       return badTable("ingest field");
   for (int64_t i = 0; i < p.reports.size; ++i)
     if (!in(p.reports[i].slot, p.slots.size) ||
@@ -307,28 +273,6 @@ int64_t elementBytes(int64_t element) {
   }
 }
 
-//===----------------------------------------------------------------------===//
-// Options
-//===----------------------------------------------------------------------===//
-
-struct Options {
-  int64_t epochs = 1;
-  std::string dataDir;
-  int64_t threads = 0;
-  int64_t maxSteps = -1; // per epoch; -1: all batches
-  int64_t evalBatches = -1;
-  double progressInterval = 1.0;
-  bool quiet = false;
-  bool profile = false;
-  bool noGraphs = false; // --no-cuda-graphs
-  bool evaluate = true;
-  bool epochsGiven = false;
-  std::string testPrefix = "t10k"; // replaces `train` in the test split's names
-  std::string checkpointPath;      // --checkpoint; "": none
-  int64_t checkpointEvery = -1;    // --checkpoint-every; -1: the plan's
-  std::string resumePath;          // --resume
-  std::string saveWeightsPath;     // --save-weights
-};
 
 void usage(const char *argv0, const Plan *p) {
   const char *evalSplit =
@@ -354,7 +298,10 @@ void usage(const char *argv0, const Plan *p) {
       "                    spread or on one thread, whichever its first calls\n"
       "                    measure faster)\n"
       "  --steps N         at most N training steps per epoch\n"
-      "  --eval-batches N  at most N test batches per evaluation\n"
+      "  --eval-batches N  at most N test batches per evaluation (a text\n"
+      "                    program: exactly N validation batches, default 20)\n"
+      "  --report-every N  a text program: a step= line every N steps\n"
+      "                    (default: a fifth of the run)\n"
       "  --no-eval         skip evaluation (test_accuracy=nan)\n"
       "  --progress SECS   seconds between progress lines (default 1; 0: every "
       "step)\n"
@@ -466,6 +413,8 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
       ok = value(v) && parseInt(v, o.maxSteps) && o.maxSteps >= 1;
     else if (name == "--eval-batches")
       ok = value(v) && parseInt(v, o.evalBatches) && o.evalBatches >= 1;
+    else if (name == "--report-every")
+      ok = value(v) && parseInt(v, o.reportEvery) && o.reportEvery >= 1;
     else if (name == "--progress") {
       ok = value(v);
       if (ok) {
@@ -493,6 +442,8 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
   const synpl_plan_header &h = *plan.header;
   if (!o.epochsGiven && h.epochs > 0)
     o.epochs = h.epochs;
+  if (o.maxSteps < 0 && h.steps > 0)
+    o.maxSteps = h.steps;
   if (o.checkpointEvery < 0)
     o.checkpointEvery = std::max<int64_t>(0, h.checkpoint_every);
   if (h.evaluate >= 0) {
@@ -630,35 +581,6 @@ int32_t runInit(const Plan &p, const synpl_plan_init &init, uint8_t *addr,
   return badTable("init kind");
 }
 
-//===----------------------------------------------------------------------===//
-// Ingest: decoded files, the epoch order, gathering a batch
-//===----------------------------------------------------------------------===//
-
-struct Field {
-  int64_t slot;
-  std::string path;
-  synpl_rt_idx idx{};
-  int64_t sampleBytes = 0;
-  /// The samples in the slot's element type when the file's differs (bytes
-  /// read into a float field); empty when `idx.data` is used as is.
-  std::vector<float> converted;
-  const uint8_t *samples() const {
-    return converted.empty() ? idx.data
-                             : reinterpret_cast<const uint8_t *>(converted.data());
-  }
-};
-
-struct Split {
-  std::vector<Field> fields;
-  int64_t samples = 0;
-  std::vector<uint32_t> order;
-};
-
-struct Ingest {
-  const synpl_plan_ingest *desc;
-  Split train, test;
-  bool hasTest = false;
-};
 
 
 /// The test split's file for a training file: `train` -> `prefix` (t10k by
@@ -803,7 +725,7 @@ void gather(const Split &s, int64_t batch, int64_t b,
       int64_t i = b * batch + r;
       if (i < s.samples)
         std::memcpy(dst + r * fd.sampleBytes,
-                    fd.samples() + (uint64_t)s.order[i] * fd.sampleBytes,
+                    fd.samples() + (uint64_t)s.order[i] * fd.step(),
                     fd.sampleBytes);
       else
         std::memset(dst + r * fd.sampleBytes, fd.sampleBytes == 1 ? 0xFF : 0,
@@ -816,200 +738,6 @@ void gather(const Split &s, int64_t batch, int64_t b,
 // The executor
 //===----------------------------------------------------------------------===//
 
-struct KernelStats {
-  uint64_t calls = 0;
-  uint64_t nanos = 0;
-};
-
-/// Serial or parallel, per kernel, decided by measuring: a kernel too small
-/// to pay for waking the workers runs on the calling thread. The first
-/// kTrial calls after a warm-up alternate the two ways; serial wins only
-/// when its median is clearly (20%) faster, since the first steps are noisy
-/// (cold caches, page faults). Both ways give the same bits: chunks split
-/// the kernel's parallel split range, never a reduction.
-struct Dispatch {
-  static constexpr int kWarmup = 3, kTrial = 10;
-  int calls = 0;
-  uint64_t serial[kTrial / 2] = {}, parallel[kTrial / 2] = {};
-  int decided = -1; // -1: measuring; 0: serial; 1: parallel
-
-  bool parallelNext() const {
-    if (decided >= 0)
-      return decided == 1;
-    if (calls < kWarmup)
-      return true;
-    return (calls - kWarmup) % 2 == 1;
-  }
-  void record(uint64_t nanos) {
-    if (decided >= 0)
-      return;
-    int t = calls - kWarmup;
-    if (t >= 0)
-      (t % 2 ? parallel : serial)[t / 2] = nanos;
-    if (++calls == kWarmup + kTrial) {
-      std::sort(serial, serial + kTrial / 2);
-      std::sort(parallel, parallel + kTrial / 2);
-      decided = serial[kTrial / 4] * 5 < parallel[kTrial / 4] * 4 ? 0 : 1;
-    }
-  }
-};
-
-class Executor {
-public:
-  Executor(const Plan &p, const Options &o) : p(p), o(o) {}
-  ~Executor();
-  int32_t setUp();
-  int run();
-
-private:
-  int32_t allocatePools();
-  int32_t allocateRegions();
-  int32_t openData();
-  /// One step on `stream`: returns the reports.
-  int32_t step(int64_t stream, int64_t batch, bool train, Split Ingest::*split);
-  void runKernel(int64_t k, int64_t stream);
-  int32_t dispatch(int64_t batch, int64_t &stream, int64_t &outBatch);
-  /// The control program picks the step's stream and batch, then the step
-  /// runs on the training or the test split.
-  int32_t dispatchAndStep(int64_t batch, bool train, int64_t &stream) {
-    int64_t picked;
-    if (int32_t st = dispatch(batch, stream, picked))
-      return st;
-    return step(stream, picked, train, train ? &Ingest::train : &Ingest::test);
-  }
-  uint8_t *slotAddr(int64_t slot, int64_t stream) const {
-    return addr[stream][slot];
-  }
-
-  // CUDA (a plan with CUDA kernels; `cuda` is null otherwise).
-  int32_t setUpCuda();
-  /// Device pool `i`: device memory, its slots' addresses.
-  int32_t allocateDevicePool(int64_t i);
-  int32_t launchCuda(int64_t k, int64_t stream);
-  int32_t transferCuda(int64_t t, int64_t stream);
-  /// Waits for the stream's work; a failure names `lastKernel`.
-  int32_t syncStream(int64_t stream);
-  bool onDevice(int64_t slot) const { return cuda && slotOnDevice[slot]; }
-  static CUdeviceptr dptr(const uint8_t *a) { return (CUdeviceptr)(uintptr_t)a; }
-  /// Host <-> slot copies that work for device slots too (synchronous).
-  int32_t readSlot(int64_t slot, int64_t stream, void *dst, uint64_t bytes) const;
-  int32_t writeSlot(int64_t slot, int64_t stream, const void *src, uint64_t bytes);
-  /// The value of report `report` (an index, e.g. lossReport) after a step.
-  double reportValue(int64_t report, int64_t stream) const;
-  void printProfile(double trainSeconds, int64_t trainSteps) const;
-  /// Writes the run's length into every `planned_steps` slot.
-  void fillPlannedSteps(int64_t planned);
-  /// Checkpoints: the position given, the data order, the state's bytes.
-  int32_t saveCheckpoint(const std::string &path, int64_t epoch0, int64_t batch,
-                         int64_t globalStep, int64_t stepsPerEpoch,
-                         double lossSum, int64_t lossCount) const;
-  /// Reads `path`, checks it belongs to this program and run, restores it.
-  int32_t restoreCheckpoint(const std::string &path, int64_t stepsPerEpoch,
-                            Checkpoint &c);
-
-  const Plan &p;
-  const Options &o;
-  synpl_rt_workers *workers = nullptr;
-  std::vector<synpl_rt_region *> poolRegions;
-  std::vector<std::vector<uint8_t *>> addr; // [stream][slot]
-  std::vector<void *> regionMem;
-  std::vector<synpl_rt_queue *> queues;
-  std::vector<std::vector<void *>> programArgs;
-  std::vector<Ingest> ingests;
-  std::vector<bool> writesState; // per kernel / transfer entry
-  std::vector<bool> evalNeeded;  // per entry: runs while evaluating
-  std::vector<KernelStats> kernelStats;
-  std::vector<Dispatch> dispatchOf; // per kernel
-  int32_t workerCount = 1;
-  uint64_t transferNanos = 0, ingestNanos = 0, controlNanos = 0;
-  int64_t depth = 1;
-  int64_t lossReport = -1, correctReport = -1;
-
-  std::unique_ptr<CudaDevice> cuda;
-  std::vector<bool> slotOnDevice;
-  std::vector<CUstream> cuStreams;    // per plan stream
-  std::vector<CUevent> cuEvents;      // per plan event
-  std::vector<CUfunction> cuFunctions; // per kernel (CUDA ones)
-  std::vector<CUdeviceptr> deviceMemory; // every allocation, freed at the end
-  std::vector<void *> pinnedHost;     // host pools registered with the driver
-  std::vector<std::vector<int64_t>> waitsBefore, recordsAfter; // per entry: events
-  std::vector<std::vector<uint8_t>> deviceStaging; // per slot: ingest of a device slot
-  std::vector<int64_t> lastKernel;    // per stream: the last CUDA kernel launched
-  bool syncEach = false;              // SYNPL_CUDA_SYNC=1: check every launch
-  /// CUDA graphs: per stream, the training step and the evaluation step,
-  /// captured on their second run and replayed after.
-  struct StepGraph {
-    int runs = 0;
-    CUgraphExec exec = nullptr;
-    bool failed = false; // capture or instantiation failed: launch directly
-  };
-  bool useGraphs = false;
-  std::vector<bool> graphable;            // per stream: device work only
-  std::vector<StepGraph> graphs;          // [2 * stream + evaluating]
-  /// The stream's entries of a step, in order; `capturing` leaves out the
-  /// plan's events (a step is synchronized as a whole anyway).
-  int32_t issueEntries(int64_t stream, bool train, bool capturing);
-  /// The step's device work as a graph: captured, instantiated, launched.
-  int32_t runGraph(int64_t stream, bool train, bool &ran);
-
-  /// Steps in flight, oldest first. On the host a step is done when step()
-  /// returns; on a GPU (with `overlap`) its stream runs on while the next
-  /// step's control program, gather and launches proceed on the host, and
-  /// the step is retired (synchronized, its reports read) when its stream
-  /// is needed again or the run needs the numbers.
-  struct InFlight {
-    int64_t stream;
-  };
-  /// Where retired steps' reports go.
-  struct Tally {
-    bool train = true;
-    double lossSum = 0;
-    int64_t lossCount = 0;
-    double correct = 0;
-    int64_t retired = 0;  ///< steps retired into this tally
-    int64_t stepBase = 0; ///< update steps before the tally's first
-    int64_t epoch = 0;
-    synpl_rt_progress *progress = nullptr;
-  };
-  std::deque<InFlight> inFlight;
-  Tally *tally = nullptr;
-  bool overlap = false;
-  /// With `overlap`, the GPU still runs steps one after the other: each
-  /// step's stream waits for the previous step's `stepDone` event (on top
-  /// of the plan's own record/wait points).
-  std::vector<CUevent> stepDone; // per stream
-  int64_t lastStream = -1;
-  /// Retires the oldest step in flight: waits for its stream, reads its
-  /// reports into `tally` (a diverged loss is an error).
-  int32_t retireOne();
-  int32_t drain() {
-    while (!inFlight.empty())
-      if (int32_t st = retireOne())
-        return st;
-    return SYNPL_RT_OK;
-  }
-  /// Retires steps until none in flight uses `stream`.
-  int32_t freeStream(int64_t stream) {
-    for (;;) {
-      bool busy = false;
-      for (const InFlight &f : inFlight)
-        busy |= f.stream == stream;
-      if (!busy)
-        return SYNPL_RT_OK;
-      if (int32_t st = retireOne())
-        return st;
-    }
-  }
-  /// A step of the run: dispatched, stepped, in flight (retired at once
-  /// unless `overlap`).
-  int32_t runStep(int64_t batch, bool train) {
-    int64_t stream;
-    if (int32_t st = dispatchAndStep(batch, train, stream))
-      return st;
-    inFlight.push_back({stream});
-    return overlap ? SYNPL_RT_OK : drain();
-  }
-};
 
 Executor::~Executor() {
   if (cuda) {
@@ -1407,6 +1135,19 @@ int32_t Executor::openData() {
     in.desc = &g;
     std::vector<std::string> trainPaths, testPaths;
     bool test = o.evaluate;
+    if (g.format == SYNPL_PLAN_FORMAT_TEXT) {
+      // One file holds both splits; it is named at compile time.
+      std::string path = resolve(p.str(p.ingestFields[g.first_field].path), o.dataDir);
+      int32_t st = openTextSplit(p, g, path, /*validation=*/false, in.train);
+      if (!st && test) {
+        st = openTextSplit(p, g, path, /*validation=*/true, in.test);
+        in.hasTest = !st;
+      }
+      ingests.push_back(std::move(in));
+      if (st)
+        return st;
+      continue;
+    }
     for (int64_t f = 0; f < g.num_fields; ++f) {
       std::string compiled = p.str(p.ingestFields[g.first_field + f].path);
       if (needsDataDir(compiled, o.dataDir))
@@ -1500,12 +1241,17 @@ int32_t Executor::setUp() {
   // is needed when it writes a slot a later needed entry (or the report)
   // reads. Skipping the rest (the backward pass) cannot change a needed
   // slot: a skipped entry writes nothing at all.
+  // A program that reads text is evaluated by its loss (StreamLoop.cpp).
+  evalLoss = planReadsText(p) && lossReport >= 0;
   evalNeeded.assign(p.entries.size, false);
-  if (correctReport >= 0)
+  if (correctReport >= 0 || evalLoss)
     for (int64_t s = 0; s < p.streams.size; ++s) {
       const synpl_plan_stream &sr = p.streams[s];
       std::vector<bool> want(p.slots.size, false);
-      want[p.reports[correctReport].slot] = true;
+      if (correctReport >= 0)
+        want[p.reports[correctReport].slot] = true;
+      if (evalLoss)
+        want[p.reports[lossReport].slot] = true;
       for (int64_t e = sr.first_entry + sr.num_entries - 1; e >= sr.first_entry; --e) {
         if (writesState[e])
           continue;
@@ -1709,7 +1455,12 @@ int32_t Executor::retireOne() {
   Tally &t = *tally;
   int64_t n = ++t.retired;
   if (!t.train) {
-    t.correct += reportValue(correctReport, f.stream);
+    if (correctReport >= 0)
+      t.correct += reportValue(correctReport, f.stream);
+    if (evalLoss) {
+      t.lossSum += reportValue(lossReport, f.stream);
+      ++t.lossCount;
+    }
     return SYNPL_RT_OK;
   }
   bool found = lossReport >= 0;
@@ -2022,6 +1773,8 @@ void Executor::fillPlannedSteps(int64_t planned) {
 }
 
 int Executor::run() {
+  if (planReadsText(p))
+    return runStream();
   // Every ingest must agree on the number of batches per epoch.
   int64_t trainBatches = -1, testBatches = -1;
   bool hasTest = !ingests.empty();
@@ -2169,7 +1922,9 @@ int Executor::run() {
   return 0;
 }
 
-} // namespace
+} // namespace synpl::rt::exec
+
+using namespace synpl::rt::exec;
 
 extern "C" int synpl_rt_main(int argc, char **argv, const synpl_plan_desc *desc) {
   Plan plan;

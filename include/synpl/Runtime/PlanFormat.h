@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define SYNPL_PLAN_MAGIC 0x314e414c504e5953ll /* "SYNPLAN1" little-endian */
-#define SYNPL_PLAN_VERSION 3
+#define SYNPL_PLAN_VERSION 4
 /* The most buffers one kernel binds: the executor passes a kernel's
  * arguments in a fixed array of this many pointers (a CUDA launch's 2 KiB
  * of parameters fit the driver's 4 KiB). The L0 verifier rejects a kernel
@@ -84,9 +84,11 @@ typedef struct synpl_plan_header {
                                (80: sm_80); 0: the plan has no CUDA kernel */
   int64_t min_driver;       /* the cuDriverGetVersion() the kernels' PTX needs
                                (11000: CUDA 11.0); 0: no CUDA kernel */
+  int64_t steps;            /* default --steps (update steps per epoch at
+                               most); 0: the whole training split */
   int64_t section[SYNPL_PLAN_NUM_SECTIONS][2]; /* (word offset, count) */
 } synpl_plan_header;
-#define SYNPL_PLAN_HEADER_FIXED_WORDS 9
+#define SYNPL_PLAN_HEADER_FIXED_WORDS 10
 #define SYNPL_PLAN_HEADER_WORDS \
   (SYNPL_PLAN_HEADER_FIXED_WORDS + 2 * SYNPL_PLAN_NUM_SECTIONS)
 
@@ -214,6 +216,8 @@ typedef struct synpl_plan_init {
 } synpl_plan_init;
 
 #define SYNPL_PLAN_FORMAT_IDX 0
+/* The bytes of a plain-text file, served as windows (Text.cpp). */
+#define SYNPL_PLAN_FORMAT_TEXT 1
 
 typedef struct synpl_plan_ingest {
   int64_t name;
@@ -224,6 +228,7 @@ typedef struct synpl_plan_ingest {
   int64_t seed;
   int64_t first_field; /* index into INGEST_FIELDS */
   int64_t num_fields;
+  int64_t stride;      /* text: bytes between window starts (>= 1) */
 } synpl_plan_ingest;
 
 typedef struct synpl_plan_ingest_field {
@@ -232,7 +237,9 @@ typedef struct synpl_plan_ingest_field {
   int64_t classes; /* > 0: every value must lie in [0, classes) */
   int64_t magic;   /* the IDX magic the file must have: 0x0000TTNN, TT the
                       slot's element type, NN = 1 + the sample's non-unit
-                      dimensions (a [batch, 1] label slot reads a 1-D file) */
+                      dimensions (a [batch, 1] label slot reads a 1-D file);
+                      text: 0 */
+  int64_t shift;   /* text: the field's offset in the window, 0 or 1 */
 } synpl_plan_ingest_field;
 
 typedef struct synpl_plan_report {

@@ -406,6 +406,7 @@ struct ConvertL0PlanToLLVM
       ++total;
       int64_t first = w.count(SYNPL_PLAN_INGEST_FIELDS);
       std::optional<ArrayRef<int64_t>> classes = ingest.getClasses();
+      bool text = ingest.getFormat() == "text";
       for (auto [i, slot, path] :
            llvm::enumerate(ingest.getSlots(), ingest.getPaths())) {
         auto slotOp = SymbolTable::lookupNearestSymbolFrom<l0uop::SlotOp>(
@@ -438,17 +439,21 @@ struct ConvertL0PlanToLLVM
         std::optional<ArrayRef<int64_t>> ranks = ingest.getRanks();
         int64_t ndims = ranks ? (*ranks)[i]
                               : l0uop::IngestOp::fileRank(buf.getShape().drop_front());
+        std::optional<ArrayRef<int64_t>> shifts = ingest.getShifts();
         w.add(SYNPL_PLAN_INGEST_FIELDS,
               synpl_plan_ingest_field{slotOf(slot),
                                       w.str(cast<StringAttr>(path).getValue()),
                                       classes ? (*classes)[i] : 0,
-                                      (typeCode << 8) | ndims});
+                                      text ? 0 : (typeCode << 8) | ndims,
+                                      shifts ? (*shifts)[i] : 0});
       }
       w.add(SYNPL_PLAN_INGESTS,
-            synpl_plan_ingest{w.str(ingest.getSymName()), SYNPL_PLAN_FORMAT_IDX,
+            synpl_plan_ingest{w.str(ingest.getSymName()),
+                              text ? SYNPL_PLAN_FORMAT_TEXT : SYNPL_PLAN_FORMAT_IDX,
                               (int64_t)ingest.getBatch(), ingest.getShuffle(),
                               ingest.getDropLast(), (int64_t)ingest.getSeed(),
-                              first, (int64_t)ingest.getSlots().size()});
+                              first, (int64_t)ingest.getSlots().size(),
+                              (int64_t)ingest.getStride().value_or(1)});
     }
     for (auto report : body.getOps<l0uop::ReportOp>()) {
       ++total;
@@ -519,6 +524,7 @@ struct ConvertL0PlanToLLVM
     head.pipeline_depth = (int64_t)plan.getPipelineDepth();
     head.epochs = plan.getEpochs().value_or(0);
     head.checkpoint_every = plan.getCheckpointEvery().value_or(0);
+    head.steps = plan.getSteps().value_or(0);
     head.evaluate = plan.getEvaluate() ? w.str(*plan.getEvaluate()) : -1;
     if (device) {
       head.device_arch = device->arch->major * 10 + device->arch->minor;

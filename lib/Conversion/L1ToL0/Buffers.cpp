@@ -219,11 +219,17 @@ LogicalResult Emitter::planBuffers() {
                                  " is not a field of the data source");
               return WalkResult::interrupt();
             }
-            if (fieldOp.getFormat() != l1::DataFormat::idx) {
+            if (fieldOp.getFormat() == l1::DataFormat::raw) {
               (void)fail(op, "field " + field.getValue() + " has format " +
                                  l1::stringifyDataFormat(fieldOp.getFormat()) +
-                                 ", which has no host decoder (known: idx)");
+                                 ", which has no host decoder (known: idx, text)");
               return WalkResult::interrupt();
+            }
+            // The L1 verifier keeps one batch's fields all text or all not.
+            if (fieldOp.getFormat() == l1::DataFormat::text) {
+              ingest.format = "text";
+              ingest.shifts.push_back(fieldOp.getShift().value_or(0));
+              ingest.stride = fieldOp.getStride().value_or(1);
             }
             ingest.slots.push_back(slotOf[res]);
             ingest.paths.push_back(fieldOp.getPath().empty()

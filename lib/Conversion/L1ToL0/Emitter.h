@@ -260,6 +260,11 @@ private:
     l1::ReadBatchOp op;
     SmallVector<Slot *> slots;
     SmallVector<std::string> paths;
+    /// The host decoder: "idx", or "text" (windows of a plain-text file,
+    /// each slot at its shift within the window, starts `stride` apart).
+    std::string format = "idx";
+    SmallVector<int64_t> shifts;
+    int64_t stride = 1;
   };
   std::vector<IngestItem> ingests;
   struct ReportItem {

@@ -41,7 +41,8 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
       sched ? (int64_t)sched.getPipelineDepth() : int64_t{1},
       sched ? sched.getEpochsAttr() : IntegerAttr(),
       sched ? sched.getEvaluateAttr() : StringAttr(),
-      sched ? sched.getCheckpointEveryAttr() : IntegerAttr());
+      sched ? sched.getCheckpointEveryAttr() : IntegerAttr(),
+      sched ? sched.getStepsAttr() : IntegerAttr());
   int64_t depth = plan.getPipelineDepth();
   plan.getBody().push_back(new Block());
   OpBuilder pb = OpBuilder::atBlockEnd(&plan.getBody().front());
@@ -121,13 +122,19 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
           l0uop::IngestOp::fileRank(ArrayRef<int64_t>(s->shape).drop_front()));
       anyFlat |= s->flat;
     }
+    // A text ingest reads no IDX file (no ranks) and its bytes are every
+    // value a u8 can hold (no class bound to check).
+    bool text = in.format == "text";
+    bool anyShift = llvm::any_of(in.shifts, [](int64_t s) { return s != 0; });
     l0uop::IngestOp::create(
         pb, rb.getLoc(), in.name, pb.getArrayAttr(slotRefs),
-        pb.getStrArrayAttr(paths), "idx", rb.getBatch(),
+        pb.getStrArrayAttr(paths), in.format, rb.getBatch(),
         rb.getOrder() == l1::BatchOrder::shuffle, rb.getDropLast(),
         (int64_t)rb.getSeed().value_or(0),
-        anyClasses ? pb.getDenseI64ArrayAttr(classes) : DenseI64ArrayAttr(),
-        anyFlat ? pb.getDenseI64ArrayAttr(ranks) : DenseI64ArrayAttr());
+        anyClasses && !text ? pb.getDenseI64ArrayAttr(classes) : DenseI64ArrayAttr(),
+        anyFlat && !text ? pb.getDenseI64ArrayAttr(ranks) : DenseI64ArrayAttr(),
+        anyShift ? pb.getDenseI64ArrayAttr(in.shifts) : DenseI64ArrayAttr(),
+        text && in.stride != 1 ? pb.getI64IntegerAttr(in.stride) : IntegerAttr());
   }
   for (TransferItem &t : transfers)
     l0uop::TransferOp::create(pb, planLoc, t.name, t.src->name,

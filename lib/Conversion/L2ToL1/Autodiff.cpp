@@ -56,8 +56,12 @@ synpl::l2tol1::collectTrainableParams(l2::MethodsOp methods) {
       p.state = name + "_" + slot.slot.str();
       p.shape = slot.shape;
       p.layer = op;
+      // Learned positions start at zero: at first the tokens' embedding
+      // alone, which a kaiming matrix of positions would drown.
       if (slot.slot == "gain")
         p.init = l1::InitKind::ones;
+      else if (slot.slot == "positions")
+        p.init = l1::InitKind::zeros;
       else if (slot.shape.size() >= 2)
         p.init = l1::InitKind::kaiming;
       else
@@ -228,6 +232,22 @@ private:
   LogicalResult lowerOp(Operation *op);
   void recordInstance(Instance inst);
   Value inputValue(unsigned i) { return graph.getEntry().getArgument(i); }
+  /// The model's output distribution: `dist(n)`, or the `dist(n)` at every
+  /// position of a `sequence(dist(n), N)` (null: neither).
+  l3::DistType outputDist() {
+    Type out = l3::ModelOp(spec.model).getOutDomain();
+    if (auto seq = dyn_cast<l3::SequenceType>(out))
+      out = seq.getElementDomain();
+    return dyn_cast<l3::DistType>(out);
+  }
+  /// The graph input a divergence compares with: a text field's next
+  /// element at every position (next-token prediction), else the field.
+  unsigned targetInput(SymbolRefAttr ref) {
+    for (auto [field, next] : spec.nextInputs)
+      if (field == ref)
+        return next;
+    return resolve(ref).input;
+  }
   Value targetRows(Value target, int64_t rows, int64_t classes, bool &integer);
   void emitTerm(Term &t);
   void backwardTerm(const Term &t, Seed seed);
@@ -401,7 +421,7 @@ void GraphBuilder::scanTerm(Operation *op) {
                                   refText(div.getPredicted())});
       return;
     }
-    if (!isa<l3::DistType>(spec.model.getOutDomain())) {
+    if (!outputDist()) {
       problems.push_back({op, "cross-entropy needs a dist(n) model output; L2 names no "
                               "divergence for other output domains"});
       return;
@@ -519,6 +539,8 @@ LogicalResult GraphBuilder::validate() {
       Ref r = resolve(ref);
       if (r.kind == Ref::Input)
         read.set(r.input);
+      if (isa<l3::DivergenceOp>(term) && r.kind == Ref::Input)
+        read.set(targetInput(ref));
     }
   }
   if (problems.empty()) {
@@ -845,11 +867,11 @@ FailureOr<TrainingGraphOutputs> GraphBuilder::run() {
     }
     e.setLoc(t.op->getLoc());
     if (auto div = dyn_cast<l3::DivergenceOp>(t.op)) {
-      int64_t classes = cast<l3::DistType>(spec.model.getOutDomain()).getNumClasses();
+      int64_t classes = outputDist().getNumClasses();
       t.predicted = modelOutput;
       int64_t rows = Emitter::numel(modelOutput) / classes;
       t.rows = static_cast<double>(rows);
-      Value target = inputValue(resolve(div.getTarget()).input);
+      Value target = inputValue(targetInput(div.getTarget()));
       int64_t perRow = Emitter::numel(target) / rows;
       bool integer = isa<IntegerType>(getElementTypeOrSelf(target.getType()));
       if (Emitter::numel(target) % rows != 0 || perRow != (integer ? 1 : classes)) {

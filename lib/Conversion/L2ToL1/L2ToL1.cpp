@@ -70,16 +70,17 @@ struct BoundField {
   RankedTensorType sample;   // one sample, the L3 domain's type
   std::string storage;       // l1.at, or "" (the search's storage node)
   std::string path;          // l1.path, or "" (bound when the program runs)
+  l1::DataFormat format = l1::DataFormat::idx; // l1.format, idx when absent
+  /// A sequence field read as text: the graph also takes the window shifted
+  /// by one (the next element at every position), the field `<name>_next`.
+  bool text = false;
 };
 
 /// Why a sample method is not lowered (nullopt: it is).
 std::optional<std::string> whySampleNotLowered(Attribute sample) {
   return llvm::TypeSwitch<Attribute, std::optional<std::string>>(sample)
       .Case<l2::EpochShuffleAttr>([](auto) { return std::nullopt; })
-      .Case<l2::StreamWindowAttr>([](auto) {
-        return std::string("l1.read_batch reads whole epochs in batches; it has "
-                           "no sliding window over a stream");
-      })
+      .Case<l2::StreamWindowAttr>([](auto) { return std::nullopt; })
       .Case<l2::CurriculumAttr>([](auto) {
         return std::string("l1.read_batch cannot filter examples by a predicate "
                            "or switch phases by step");
@@ -286,7 +287,8 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
 
   // Data binding: the fields the model and the loss read, model input first.
   int64_t batch = l2::sampleBatch(methods.getSample());
-  auto shuffle = cast<l2::EpochShuffleAttr>(methods.getSample());
+  auto shuffle = dyn_cast<l2::EpochShuffleAttr>(methods.getSample());
+  auto stream = dyn_cast<l2::StreamWindowAttr>(methods.getSample());
   SmallVector<BoundField> fields;
   auto bind = [&](SymbolRefAttr ref) -> LogicalResult {
     auto field = dyn_cast_or_null<l3::FieldOp>(SymbolTable::lookupSymbolIn(module, ref));
@@ -296,15 +298,48 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     f.field = field;
     f.ref = ref;
     Type domain = field.getDomain();
+    if (auto fmt = field->getAttrOfType<StringAttr>("l1.format")) {
+      std::optional<l1::DataFormat> parsed = l1::symbolizeDataFormat(fmt.getValue());
+      if (!parsed)
+        return field.emitError() << "data field @" << field.getSymName()
+                                 << " has format \"" << fmt.getValue()
+                                 << "\"; expected idx, raw or text";
+      f.format = *parsed;
+    }
     if (auto t = dyn_cast<RankedTensorType>(domain); t && t.hasStaticShape())
       f.sample = t;
     else if (auto s = dyn_cast<l3::ScalarType>(domain))
       f.sample = RankedTensorType::get({}, s.getDtype());
-    else
+    else if (auto seq = dyn_cast<l3::SequenceType>(domain)) {
+      // A sequence of bytes is stored as text: windows of max_len bytes.
+      auto elt = dyn_cast<l3::ScalarType>(seq.getElementDomain());
+      if (!seq.isBounded())
+        return field.emitError() << "data field @" << field.getSymName()
+                                 << " is not lowered: an unbounded sequence has no "
+                                    "window length";
+      if (!elt || !elt.getDtype().isUnsignedInteger(8))
+        return field.emitError() << "data field @" << field.getSymName()
+                                 << " is not lowered: a sequence field is read "
+                                    "from a text file as bytes, sequence(scalar(u8), "
+                                    "n); its domain is "
+                                 << domain;
+      if (f.format != l1::DataFormat::text)
+        return field.emitError() << "data field @" << field.getSymName()
+                                 << " is not lowered: a sequence field is read from a "
+                                    "text file; bind it with `format: text`";
+      f.sample = RankedTensorType::get({seq.getMaxLen()}, elt.getDtype());
+      f.text = true;
+    } else
       return field.emitError() << "data field @" << field.getSymName()
                                << " is not lowered: its domain " << domain
                                << " has no L1 storage form (tensor and scalar "
-                                  "fields are read by l1.read_batch)";
+                                  "fields are read by l1.read_batch, sequences "
+                                  "of bytes as text)";
+    if (f.format == l1::DataFormat::text && !f.text)
+      return field.emitError() << "data field @" << field.getSymName()
+                               << " is not lowered: format text holds a "
+                                  "sequence(scalar(u8), n); the field's domain is "
+                               << domain;
     if (auto at = field->getAttrOfType<FlatSymbolRefAttr>("l1.at")) {
       l1::NodeOp node = system.lookupNode(at.getValue());
       if (!node || node.getKind() != l1::NodeKind::storage)
@@ -319,6 +354,10 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     }
     if (auto path = field->getAttrOfType<StringAttr>("l1.path"))
       f.path = path.getValue().str();
+    if (f.text && f.path.empty())
+      return field.emitError() << "data field @" << field.getSymName()
+                               << " is not lowered: a text field names its file "
+                                  "(`@ <node>, path: \"...\", format: text`)";
     fields.push_back(std::move(f));
     return success();
   };
@@ -345,6 +384,27 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     return model.emitError() << "not lowered: the model reads no data field "
                                 "(its `in` must name an l3.field)";
   auto dataOf = [](BoundField f) { return f.field->getParentOfType<l3::DataOp>(); };
+  // A stream window reads text; its window is the sequence's length.
+  bool anyText = llvm::any_of(fields, [](const BoundField &f) { return f.text; });
+  for (BoundField &f : fields) {
+    if (anyText && !f.text)
+      return f.field.emitError()
+             << "data field @" << f.field.getSymName()
+             << " is not lowered: one batch reads text windows and records of "
+                "another format, whose samples are not counted alike";
+    if (stream && !f.text)
+      return methods.emitError()
+             << "sample " << printed(stream) << " is not lowered: a stream window "
+             << "reads text (a sequence(scalar(u8), n) field with format: text); @"
+             << f.field.getSymName() << " is " << f.field.getDomain();
+    if (stream && f.sample.getDimSize(0) != stream.getWindow())
+      return methods.emitError()
+             << "sample " << printed(stream) << " is not lowered: its window ("
+             << stream.getWindow() << ") is the length of the sequences it serves, "
+             << "and @" << f.field.getSymName() << " holds sequences of "
+             << f.sample.getDimSize(0);
+  }
+  int64_t windowStride = stream ? stream.getStride() : 1;
   for (BoundField &f : fields)
     if (dataOf(f) != dataOf(fields.front()))
       return f.field.emitError()
@@ -369,7 +429,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     uint64_t bits = f.sample.getElementTypeBitWidth();
     uint64_t bytes = saturatingMul(uint64_t(f.sample.getNumElements()), (bits + 7) / 8);
     problem.batchBytes = saturatingAdd(problem.batchBytes,
-                                       saturatingMul(bytes, uint64_t(batch)));
+                                       saturatingMul(bytes, uint64_t(f.text ? 2 * batch : batch)));
     if (f.storage.empty())
       problem.hasUnboundFields = true;
     else if (!llvm::is_contained(problem.storageNodes, f.storage))
@@ -432,12 +492,31 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   spec.loss = loss;
   spec.methods = methods;
   spec.window = windowRef;
-  for (BoundField &f : fields) {
+  // The read fields: every bound field, then the next-element view of each
+  // text field (the targets of next-token prediction).
+  struct ReadField {
+    BoundField *bound;
+    bool next;
+    std::string name;
+  };
+  SmallVector<ReadField> reads;
+  for (BoundField &f : fields)
+    reads.push_back({&f, false, f.field.getSymName().str()});
+  for (BoundField &f : fields)
+    if (f.text)
+      reads.push_back({&f, true, f.field.getSymName().str() + "_next"});
+  for (ReadField &r : reads) {
+    BoundField &f = *r.bound;
     SmallVector<int64_t> shape{batch};
     llvm::append_range(shape, f.sample.getShape());
     batchTypes.push_back(RankedTensorType::get(shape, f.sample.getElementType()));
     graphEntry->addArgument(batchTypes.back(), f.field.getLoc());
-    spec.inputFields.push_back(f.ref);
+    if (r.next)
+      spec.nextInputs.push_back({f.ref, unsigned(spec.inputFields.size())});
+    spec.inputFields.push_back(
+        r.next ? SymbolRefAttr::get(f.ref.getRootReference(),
+                                    {FlatSymbolRefAttr::get(ctx, r.name)})
+               : f.ref);
   }
   FailureOr<TrainingGraphOutputs> outputs = buildTrainingGraph(graph, spec, *params);
   if (failed(outputs))
@@ -450,10 +529,19 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   data.getBody().push_back(new Block());
   {
     OpBuilder db = OpBuilder::atBlockEnd(&data.getBody().front());
-    for (BoundField &f : fields)
-      l1::FieldOp::create(db, f.field.getLoc(), f.field.getSymName(), f.sample,
-                          f.storage.empty() ? p.storage : f.storage, f.path,
-                          l1::DataFormat::idx);
+    for (ReadField &r : reads) {
+      BoundField &f = *r.bound;
+      IntegerAttr shift, stride;
+      if (f.text) {
+        shift = r.next ? db.getI64IntegerAttr(1) : IntegerAttr();
+        stride = windowStride != 1 ? db.getI64IntegerAttr(windowStride) : IntegerAttr();
+      }
+      l1::FieldOp::create(db, f.field.getLoc(), db.getStringAttr(r.name),
+                          TypeAttr::get(f.sample),
+                          sym(f.storage.empty() ? p.storage : f.storage),
+                          db.getStringAttr(f.path),
+                          l1::DataFormatAttr::get(ctx, f.format), shift, stride);
+    }
   }
 
   // @load_data: one shuffled batch into staging memory.
@@ -476,13 +564,15 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   {
     auto [stage, sb] = makeStage(kLoad, {}, loc);
     SmallVector<Attribute> fieldRefs;
-    for (BoundField &f : fields)
-      fieldRefs.push_back(sym(f.field.getSymName()));
+    for (ReadField &r : reads)
+      fieldRefs.push_back(sym(r.name));
+    // A stream window draws whole windows at random (every step full).
+    bool dropLast = shuffle ? shuffle.getDropLast() : true;
     auto rb = l1::ReadBatchOp::create(
         sb, loc, stagedTypes, sym(l3data.getSymName()), sb.getArrayAttr(fieldRefs),
         sb.getI64IntegerAttr(batch),
         l1::BatchOrderAttr::get(ctx, l1::BatchOrder::shuffle),
-        shuffle.getDropLast() ? sb.getUnitAttr() : UnitAttr(), sb.getI64IntegerAttr(0));
+        dropLast ? sb.getUnitAttr() : UnitAttr(), sb.getI64IntegerAttr(0));
     l1::ForwardOp::create(sb, loc, sym(p.needsTransfer() ? StringRef(transferName) : StringRef(kGraph)),
                           rb.getResults());
   }
@@ -530,18 +620,20 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
       l1::PipelineOp::create(b, loc, kGradReturn, b.getArrayAttr({sym(reportName)})));
   // The training loop (`train loop<...>`), when L2 states one, becomes the
   // schedule's defaults for the compiled program.
-  IntegerAttr epochs, checkpointEvery;
+  IntegerAttr epochs, checkpointEvery, steps;
   StringAttr evaluate;
   if (auto loop = dyn_cast_or_null<l2::TrainLoopAttr>(methods.getTrainAttr())) {
     epochs = b.getI64IntegerAttr(loop.getEpochs());
     checkpointEvery = b.getI64IntegerAttr(loop.getCheckpointEvery());
+    if (loop.getSteps() > 0)
+      steps = b.getI64IntegerAttr(loop.getSteps());
     if (!loop.getEvaluate().empty())
       evaluate = b.getStringAttr(loop.getEvaluate());
   }
   tail.push_back(l1::ScheduleOp::create(
       b, loc, b.getArrayAttr({sym(kTrain), sym(kGradReturn)}),
       b.getArrayAttr({sym(kActor)}), b.getI64IntegerAttr(p.depth), epochs, evaluate,
-      checkpointEvery));
+      checkpointEvery, steps));
 
   // The source program is now the L1 program.
   for (Operation *op : llvm::reverse(sourceOps))

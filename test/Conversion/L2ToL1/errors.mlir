@@ -141,7 +141,7 @@ l2.methods @method for @m
 
 // -----
 
-// A sample method with no L1 form.
+// A stream window over tensor records (it reads text).
 
 l1.system @single_cpu {
   l1.node @ssd_0 storage
@@ -159,7 +159,7 @@ l3.loss @objective {
   l3.divergence @ce(@m::@out, @d::@y) weight 1.0
 } combine weighted_sum
 l3.goal minimize(@objective)
-// expected-error @+1 {{lowered 2 of 3 methods of @method; not lowered: sample #l2.stream_window<window = 4, stride = 1>: l1.read_batch reads whole epochs in batches; it has no sliding window over a stream}}
+// expected-error @+1 {{sample #l2.stream_window<window = 4, stride = 1> is not lowered: a stream window reads text (a sequence(scalar(u8), n) field with format: text); @x is 'tensor<8xf32>'}}
 l2.methods @method for @m
     sample stream_window<window = 4, stride = 1>
     infer(%x: tensor<4x8xf32>) {

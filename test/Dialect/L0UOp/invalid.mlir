@@ -244,7 +244,7 @@ l0uop.plan @p pipeline_depth 1 {
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @h freelist on host capacity 1KiB
   l0uop.slot @a pool @h size 16 lifetime(0, 1) : !l0uop.buf<4xui8>
-  // expected-error @+1 {{format 'jpeg' has no host decoder (known: idx)}}
+  // expected-error @+1 {{format 'jpeg' has no host decoder (known: idx, text)}}
   l0uop.ingest @r into [@a] from ["a"] format "jpeg" batch 4 seed 0
 }
 

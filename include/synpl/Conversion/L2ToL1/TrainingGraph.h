@@ -56,6 +56,11 @@ struct TrainingGraphSpec {
   /// with the sample batch as leading dimension: images as
   /// tensor<128x28x28xf32>, labels as tensor<128x1xui8>.
   llvm::SmallVector<mlir::SymbolRefAttr> inputFields;
+  /// Sequence fields read as text: (the field, the index in inputFields of
+  /// the same windows shifted by one element). A divergence whose target is
+  /// such a field compares the model's output at every position with the
+  /// element that follows the input there: next-token cross-entropy.
+  llvm::SmallVector<std::pair<mlir::SymbolRefAttr, unsigned>> nextInputs;
   /// The window the graph reads every parameter through
   /// (`@model_state::@weights`); it lists every TrainableParam::state.
   mlir::SymbolRefAttr window;

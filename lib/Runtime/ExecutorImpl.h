@@ -1,0 +1,344 @@
+//===- ExecutorImpl.h - The executor's tables, options and state -*- C++ -*-===//
+//
+// The types the host executor (Executor.cpp) shares with the files that
+// grow it: the bound plan tables, the command-line options, the decoded
+// data of every ingest (IDX records, Text.cpp's windows of a text file) and
+// the Executor class. Internal to lib/Runtime.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_RUNTIME_EXECUTORIMPL_H
+#define SYNPL_RUNTIME_EXECUTORIMPL_H
+
+#include "Cuda.h"
+#include "Internal.h"
+#include "synpl/Runtime/PlanFormat.h"
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace synpl::rt::exec {
+
+//===----------------------------------------------------------------------===//
+// The tables
+//===----------------------------------------------------------------------===//
+
+template <typename T> struct Section {
+  const T *data = nullptr;
+  int64_t size = 0;
+  const T &operator[](int64_t i) const { return data[i]; }
+};
+
+struct Plan {
+  const synpl_plan_desc *desc;
+  const synpl_plan_header *header;
+  const char *strings;
+  int64_t stringsBytes = 0;
+  Section<synpl_plan_pool> pools;
+  Section<synpl_plan_slot> slots;
+  Section<synpl_plan_kernel> kernels;
+  Section<synpl_plan_kernel_arg> kernelArgs;
+  Section<synpl_plan_transfer> transfers;
+  Section<synpl_plan_stream> streams;
+  Section<synpl_plan_entry> entries;
+  Section<synpl_plan_event> events;
+  Section<synpl_plan_sync> syncs;
+  Section<synpl_plan_init> inits;
+  Section<synpl_plan_ingest> ingests;
+  Section<synpl_plan_ingest_field> ingestFields;
+  Section<synpl_plan_report> reports;
+  Section<synpl_plan_region> regions;
+  Section<synpl_plan_program> programs;
+  Section<synpl_plan_program_region> programRegions;
+
+  const char *str(int64_t off) const { return strings + off; }
+};
+
+using KernelFn = void (*)(void *const *, int64_t, int64_t);
+using ProgramFn = void (*)(...);
+
+int32_t badTable(const char *what);
+int64_t elementBytes(int64_t element);
+bool fileExists(const std::string &path);
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+struct Options {
+  int64_t epochs = 1;
+  std::string dataDir;
+  int64_t threads = 0;
+  int64_t maxSteps = -1; // per epoch; -1: all batches
+  int64_t evalBatches = -1;
+  int64_t reportEvery = 0; // a text program's step= lines; 0: a fifth of the run
+  double progressInterval = 1.0;
+  bool quiet = false;
+  bool profile = false;
+  bool noGraphs = false; // --no-cuda-graphs
+  bool evaluate = true;
+  bool epochsGiven = false;
+  std::string testPrefix = "t10k"; // replaces `train` in the test split's names
+  std::string checkpointPath;      // --checkpoint; "": none
+  int64_t checkpointEvery = -1;    // --checkpoint-every; -1: the plan's
+  std::string resumePath;          // --resume
+  std::string saveWeightsPath;     // --save-weights
+};
+
+//===----------------------------------------------------------------------===//
+// Ingest: decoded files, the epoch order, gathering a batch
+//===----------------------------------------------------------------------===//
+
+struct Field {
+  int64_t slot;
+  std::string path;
+  synpl_rt_idx idx{};
+  int64_t sampleBytes = 0;
+  /// The samples in the slot's element type when the file's differs (bytes
+  /// read into a float field); empty when `idx.data` is used as is.
+  std::vector<float> converted;
+  /// A text field: the split's bytes; sample k starts at byte
+  /// k * sampleStep + shift of them.
+  std::vector<uint8_t> text;
+  int64_t shift = 0;
+  int64_t sampleStep = 0; ///< bytes between sample starts; 0: sampleBytes
+  const uint8_t *samples() const {
+    if (!text.empty())
+      return text.data() + shift;
+    return converted.empty() ? idx.data
+                             : reinterpret_cast<const uint8_t *>(converted.data());
+  }
+  int64_t step() const { return sampleStep ? sampleStep : sampleBytes; }
+};
+
+struct Split {
+  std::vector<Field> fields;
+  int64_t samples = 0;
+  std::vector<uint32_t> order;
+};
+
+struct Ingest {
+  const synpl_plan_ingest *desc;
+  Split train, test;
+  bool hasTest = false;
+};
+
+/// Text.cpp: decodes the split of the text file `path` an ingest of format
+/// text reads (the first 90% of its bytes for training, the last 10% for
+/// validation) into `split`, one field per slot at its shift. A missing,
+/// unreadable or empty file, or a split shorter than one window of N + 1
+/// bytes, is a one-line error naming the file.
+int32_t openTextSplit(const Plan &p, const synpl_plan_ingest &g,
+                      const std::string &path, bool validation, Split &split);
+/// Whether any ingest of the plan reads text (the run is then a stream of
+/// steps with periodic validation: StreamLoop.cpp).
+bool planReadsText(const Plan &p);
+/// Batches per epoch of a split (Executor.cpp).
+int64_t numBatches(const Split &s, int64_t batch, bool dropLast);
+
+struct KernelStats {
+  uint64_t calls = 0;
+  uint64_t nanos = 0;
+};
+
+/// Serial or parallel, per kernel, decided by measuring: a kernel too small
+/// to pay for waking the workers runs on the calling thread. The first
+/// kTrial calls after a warm-up alternate the two ways; serial wins only
+/// when its median is clearly (20%) faster, since the first steps are noisy
+/// (cold caches, page faults). Both ways give the same bits: chunks split
+/// the kernel's parallel split range, never a reduction.
+struct Dispatch {
+  static constexpr int kWarmup = 3, kTrial = 10;
+  int calls = 0;
+  uint64_t serial[kTrial / 2] = {}, parallel[kTrial / 2] = {};
+  int decided = -1; // -1: measuring; 0: serial; 1: parallel
+
+  bool parallelNext() const {
+    if (decided >= 0)
+      return decided == 1;
+    if (calls < kWarmup)
+      return true;
+    return (calls - kWarmup) % 2 == 1;
+  }
+  void record(uint64_t nanos) {
+    if (decided >= 0)
+      return;
+    int t = calls - kWarmup;
+    if (t >= 0)
+      (t % 2 ? parallel : serial)[t / 2] = nanos;
+    if (++calls == kWarmup + kTrial) {
+      std::sort(serial, serial + kTrial / 2);
+      std::sort(parallel, parallel + kTrial / 2);
+      decided = serial[kTrial / 4] * 5 < parallel[kTrial / 4] * 4 ? 0 : 1;
+    }
+  }
+};
+
+class Executor {
+public:
+  Executor(const Plan &p, const Options &o) : p(p), o(o) {}
+  ~Executor();
+  int32_t setUp();
+  int run();
+  /// The training loop of a program that reads text: `steps` update steps
+  /// of random windows, a validation loss every report interval and at the
+  /// end (StreamLoop.cpp).
+  int runStream();
+
+private:
+  int32_t allocatePools();
+  int32_t allocateRegions();
+  int32_t openData();
+  /// One step on `stream`: returns the reports.
+  int32_t step(int64_t stream, int64_t batch, bool train, Split Ingest::*split);
+  void runKernel(int64_t k, int64_t stream);
+  int32_t dispatch(int64_t batch, int64_t &stream, int64_t &outBatch);
+  /// The control program picks the step's stream and batch, then the step
+  /// runs on the training or the test split.
+  int32_t dispatchAndStep(int64_t batch, bool train, int64_t &stream) {
+    int64_t picked;
+    if (int32_t st = dispatch(batch, stream, picked))
+      return st;
+    return step(stream, picked, train, train ? &Ingest::train : &Ingest::test);
+  }
+  uint8_t *slotAddr(int64_t slot, int64_t stream) const {
+    return addr[stream][slot];
+  }
+
+  // CUDA (a plan with CUDA kernels; `cuda` is null otherwise).
+  int32_t setUpCuda();
+  /// Device pool `i`: device memory, its slots' addresses.
+  int32_t allocateDevicePool(int64_t i);
+  int32_t launchCuda(int64_t k, int64_t stream);
+  int32_t transferCuda(int64_t t, int64_t stream);
+  /// Waits for the stream's work; a failure names `lastKernel`.
+  int32_t syncStream(int64_t stream);
+  bool onDevice(int64_t slot) const { return cuda && slotOnDevice[slot]; }
+  static CUdeviceptr dptr(const uint8_t *a) { return (CUdeviceptr)(uintptr_t)a; }
+  /// Host <-> slot copies that work for device slots too (synchronous).
+  int32_t readSlot(int64_t slot, int64_t stream, void *dst, uint64_t bytes) const;
+  int32_t writeSlot(int64_t slot, int64_t stream, const void *src, uint64_t bytes);
+  /// The value of report `report` (an index, e.g. lossReport) after a step.
+  double reportValue(int64_t report, int64_t stream) const;
+  void printProfile(double trainSeconds, int64_t trainSteps) const;
+  /// Writes the run's length into every `planned_steps` slot.
+  void fillPlannedSteps(int64_t planned);
+  /// Checkpoints: the position given, the data order, the state's bytes.
+  int32_t saveCheckpoint(const std::string &path, int64_t epoch0, int64_t batch,
+                         int64_t globalStep, int64_t stepsPerEpoch,
+                         double lossSum, int64_t lossCount) const;
+  /// Reads `path`, checks it belongs to this program and run, restores it.
+  int32_t restoreCheckpoint(const std::string &path, int64_t stepsPerEpoch,
+                            Checkpoint &c);
+
+  const Plan &p;
+  const Options &o;
+  synpl_rt_workers *workers = nullptr;
+  std::vector<synpl_rt_region *> poolRegions;
+  std::vector<std::vector<uint8_t *>> addr; // [stream][slot]
+  std::vector<void *> regionMem;
+  std::vector<synpl_rt_queue *> queues;
+  std::vector<std::vector<void *>> programArgs;
+  std::vector<Ingest> ingests;
+  std::vector<bool> writesState; // per kernel / transfer entry
+  std::vector<bool> evalNeeded;  // per entry: runs while evaluating
+  std::vector<KernelStats> kernelStats;
+  std::vector<Dispatch> dispatchOf; // per kernel
+  int32_t workerCount = 1;
+  uint64_t transferNanos = 0, ingestNanos = 0, controlNanos = 0;
+  int64_t depth = 1;
+  int64_t lossReport = -1, correctReport = -1;
+  /// Evaluation reads the loss (a text program's validation loss).
+  bool evalLoss = false;
+
+  std::unique_ptr<CudaDevice> cuda;
+  std::vector<bool> slotOnDevice;
+  std::vector<CUstream> cuStreams;    // per plan stream
+  std::vector<CUevent> cuEvents;      // per plan event
+  std::vector<CUfunction> cuFunctions; // per kernel (CUDA ones)
+  std::vector<CUdeviceptr> deviceMemory; // every allocation, freed at the end
+  std::vector<void *> pinnedHost;     // host pools registered with the driver
+  std::vector<std::vector<int64_t>> waitsBefore, recordsAfter; // per entry: events
+  std::vector<std::vector<uint8_t>> deviceStaging; // per slot: ingest of a device slot
+  std::vector<int64_t> lastKernel;    // per stream: the last CUDA kernel launched
+  bool syncEach = false;              // SYNPL_CUDA_SYNC=1: check every launch
+  /// CUDA graphs: per stream, the training step and the evaluation step,
+  /// captured on their second run and replayed after.
+  struct StepGraph {
+    int runs = 0;
+    CUgraphExec exec = nullptr;
+    bool failed = false; // capture or instantiation failed: launch directly
+  };
+  bool useGraphs = false;
+  std::vector<bool> graphable;            // per stream: device work only
+  std::vector<StepGraph> graphs;          // [2 * stream + evaluating]
+  /// The stream's entries of a step, in order; `capturing` leaves out the
+  /// plan's events (a step is synchronized as a whole anyway).
+  int32_t issueEntries(int64_t stream, bool train, bool capturing);
+  /// The step's device work as a graph: captured, instantiated, launched.
+  int32_t runGraph(int64_t stream, bool train, bool &ran);
+
+  /// Steps in flight, oldest first. On the host a step is done when step()
+  /// returns; on a GPU (with `overlap`) its stream runs on while the next
+  /// step's control program, gather and launches proceed on the host, and
+  /// the step is retired (synchronized, its reports read) when its stream
+  /// is needed again or the run needs the numbers.
+  struct InFlight {
+    int64_t stream;
+  };
+  /// Where retired steps' reports go.
+  struct Tally {
+    bool train = true;
+    double lossSum = 0;
+    int64_t lossCount = 0;
+    double correct = 0;
+    int64_t retired = 0;  ///< steps retired into this tally
+    int64_t stepBase = 0; ///< update steps before the tally's first
+    int64_t epoch = 0;
+    synpl_rt_progress *progress = nullptr;
+  };
+  std::deque<InFlight> inFlight;
+  Tally *tally = nullptr;
+  bool overlap = false;
+  /// With `overlap`, the GPU still runs steps one after the other: each
+  /// step's stream waits for the previous step's `stepDone` event (on top
+  /// of the plan's own record/wait points).
+  std::vector<CUevent> stepDone; // per stream
+  int64_t lastStream = -1;
+  /// Retires the oldest step in flight: waits for its stream, reads its
+  /// reports into `tally` (a diverged loss is an error).
+  int32_t retireOne();
+  int32_t drain() {
+    while (!inFlight.empty())
+      if (int32_t st = retireOne())
+        return st;
+    return SYNPL_RT_OK;
+  }
+  /// Retires steps until none in flight uses `stream`.
+  int32_t freeStream(int64_t stream) {
+    for (;;) {
+      bool busy = false;
+      for (const InFlight &f : inFlight)
+        busy |= f.stream == stream;
+      if (!busy)
+        return SYNPL_RT_OK;
+      if (int32_t st = retireOne())
+        return st;
+    }
+  }
+  /// A step of the run: dispatched, stepped, in flight (retired at once
+  /// unless `overlap`).
+  int32_t runStep(int64_t batch, bool train) {
+    int64_t stream;
+    if (int32_t st = dispatchAndStep(batch, train, stream))
+      return st;
+    inFlight.push_back({stream});
+    return overlap ? SYNPL_RT_OK : drain();
+  }
+};
+
+} // namespace synpl::rt::exec
+
+#endif // SYNPL_RUNTIME_EXECUTORIMPL_H

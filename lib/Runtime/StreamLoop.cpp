@@ -1,0 +1,146 @@
+//===- StreamLoop.cpp - The training loop of a program that reads text ----===//
+//
+// A program whose data is a text file (an ingest of format text) trains
+// for a number of update steps rather than epochs: the run's length is
+// `--steps`, else the compiled `train loop<steps = n>`, else one pass over
+// the training windows. Each step draws `batch` windows at random (the
+// ingest's shuffled order; when a run outlasts one pass over the windows,
+// the next pass takes a fresh order). Every `--report-every` steps (default
+// a fifth of the run) and at the end it evaluates the validation split: the
+// mean loss over a fixed set of validation windows (`--eval-batches`
+// batches, default 20, the same windows every time), and prints
+//
+//   step=S loss=L val_loss=V tokens_per_s=T
+//   done steps=S val_loss=V val_bits_per_byte=B tokens_per_s=T
+//
+// where L is the mean training loss since the previous line, V the
+// validation loss in nats per token, B = V / ln 2 and T the tokens (window
+// positions) trained per second of training (evaluation not counted).
+//
+//===----------------------------------------------------------------------===//
+#include "ExecutorImpl.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+
+namespace synpl::rt::exec {
+
+int Executor::runStream() {
+  auto refuse = [&](const char *what) {
+    std::fprintf(stderr,
+                 "synpl: error: %s: a program that reads text does not checkpoint "
+                 "or resume yet (--save-weights writes its final state)\n",
+                 what);
+    return 1;
+  };
+  if (!o.checkpointPath.empty())
+    return refuse(o.checkpointPath.c_str());
+  if (!o.resumePath.empty())
+    return refuse(o.resumePath.c_str());
+  const Ingest &g0 = ingests[0];
+  int64_t batch = g0.desc->batch;
+  int64_t tokensPerStep = batch * g0.train.fields[0].sampleBytes;
+  int64_t perPass = std::max<int64_t>(1, numBatches(g0.train, batch, /*dropLast=*/true));
+  for (const Ingest &g : ingests)
+    perPass = std::min(perPass, numBatches(g.train, g.desc->batch, true));
+  int64_t steps = o.maxSteps > 0 ? o.maxSteps : perPass;
+  int64_t every = o.reportEvery > 0 ? o.reportEvery : std::max<int64_t>(1, steps / 5);
+  bool canEval = o.evaluate && evalLoss;
+  int64_t evalBatches = 0;
+  if (canEval) {
+    evalBatches = o.evalBatches > 0 ? o.evalBatches : 20;
+    // The validation windows: one fixed random order, drawn once.
+    for (Ingest &g : ingests) {
+      if (!g.hasTest) {
+        canEval = false;
+        break;
+      }
+      Split &t = g.test;
+      synpl_rt_epoch_permutation((uint64_t)g.desc->seed + 1, 0, (uint32_t)t.samples,
+                                 t.order.data());
+      evalBatches = std::min(evalBatches, numBatches(t, g.desc->batch, true));
+    }
+    canEval = canEval && evalBatches > 0;
+  }
+  fillPlannedSteps(steps);
+
+  Tally train;
+  train.epoch = 1;
+  auto validate = [&](double &out) -> int32_t {
+    out = NAN;
+    if (!canEval)
+      return SYNPL_RT_OK;
+    Tally eval;
+    eval.train = false;
+    tally = &eval;
+    for (int64_t b = 0; b < evalBatches; ++b)
+      if (int32_t st = runStep(b, /*train=*/false))
+        return st;
+    if (int32_t st = drain())
+      return st;
+    tally = &train;
+    out = eval.lossCount ? eval.lossSum / (double)eval.lossCount : NAN;
+    return SYNPL_RT_OK;
+  };
+  auto abandon = [&](int32_t status) {
+    synpl_rt_check(status);
+    return 1;
+  };
+  tally = &train;
+  double trainSeconds = 0, lastSum = 0;
+  int64_t lastCount = 0;
+  uint64_t t0 = nowNanos();
+  for (int64_t s = 0; s < steps; ++s) {
+    int64_t pass = s / perPass, b = s % perPass;
+    if (b == 0)
+      for (Ingest &g : ingests)
+        if (g.desc->shuffle)
+          synpl_rt_epoch_permutation((uint64_t)g.desc->seed, (uint64_t)pass,
+                                     (uint32_t)g.train.samples, g.train.order.data());
+    train.stepBase = 0;
+    if (int32_t st = runStep(b, /*train=*/true))
+      return abandon(st);
+    if ((s + 1) % every != 0 || s + 1 == steps)
+      continue;
+    if (int32_t st = drain())
+      return abandon(st);
+    trainSeconds += (nowNanos() - t0) / 1e9;
+    double val;
+    if (int32_t st = validate(val))
+      return abandon(st);
+    double loss = train.lossCount > lastCount
+                      ? (train.lossSum - lastSum) / (double)(train.lossCount - lastCount)
+                      : NAN;
+    lastSum = train.lossSum;
+    lastCount = train.lossCount;
+    std::printf("step=%" PRId64 " loss=%.4f val_loss=%.4f tokens_per_s=%.0f\n", s + 1, loss,
+                val, trainSeconds > 0 ? (s + 1) * tokensPerStep / trainSeconds : 0.0);
+    std::fflush(stdout);
+    t0 = nowNanos();
+  }
+  if (int32_t st = drain())
+    return abandon(st);
+  trainSeconds += (nowNanos() - t0) / 1e9;
+  double loss = train.lossCount > lastCount
+                    ? (train.lossSum - lastSum) / (double)(train.lossCount - lastCount)
+                    : NAN;
+  double val;
+  if (int32_t st = validate(val))
+    return abandon(st);
+  double tps = trainSeconds > 0 ? steps * tokensPerStep / trainSeconds : 0.0;
+  std::printf("step=%" PRId64 " loss=%.4f val_loss=%.4f tokens_per_s=%.0f\n", steps, loss, val,
+              tps);
+  std::printf("done steps=%" PRId64 " val_loss=%.4f val_bits_per_byte=%.3f tokens_per_s=%.0f\n",
+              steps, val, val / std::log(2.0), tps);
+  std::fflush(stdout);
+  if (!o.saveWeightsPath.empty())
+    if (int32_t st = saveCheckpoint(o.saveWeightsPath, 1, 0, steps, steps, 0, 0))
+      return abandon(st);
+  if (o.profile)
+    printProfile(trainSeconds, steps);
+  return 0;
+}
+
+} // namespace synpl::rt::exec
