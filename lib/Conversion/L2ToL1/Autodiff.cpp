@@ -13,9 +13,7 @@
 // graph must consume every value, row L1.8).
 //
 //===----------------------------------------------------------------------===//
-#include "synpl/Conversion/L2ToL1/TrainingGraph.h"
-
-#include "AutodiffRules.h"
+#include "GraphBuilder.h"
 
 #include "synpl/Dialect/L2/L2Model.h"
 
@@ -84,11 +82,8 @@ synpl::l2tol1::collectTrainableParams(l2::MethodsOp methods) {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-namespace {
 
-/// `file:line:col` of a location (the first file location inside a fused or
-/// named one), else its printed form.
-std::string formatLoc(Location loc) {
+std::string synpl::l2tol1::detail::formatLoc(Location loc) {
   std::string out;
   loc->walk([&](Location l) {
     if (auto flc = dyn_cast<FileLineColLoc>(l)) {
@@ -106,7 +101,7 @@ std::string formatLoc(Location loc) {
   return out;
 }
 
-std::string describeOp(Operation *op) {
+std::string synpl::l2tol1::detail::describeOp(Operation *op) {
   if (auto term = dyn_cast<l3::LossTermOpInterface>(op))
     return (op->getName().getStringRef() + " @" + term.getTermName()).str();
   return l2::describeLayer(op);
@@ -115,7 +110,7 @@ std::string describeOp(Operation *op) {
 /// The ops of `block` (terminator excluded) in an order where every op comes
 /// after the ops of the block whose results it (or an op nested in it)
 /// reads. The infer body is a graph region: its textual order means nothing.
-SmallVector<Operation *> topologicalOrder(Block &block) {
+static SmallVector<Operation *> topologicalOrder(Block &block) {
   SmallVector<Operation *> order;
   llvm::DenseSet<Operation *> done, onStack;
   auto producers = [&](Operation *op) {
@@ -164,122 +159,7 @@ SmallVector<Operation *> topologicalOrder(Block &block) {
   return order;
 }
 
-/// One op or loss term that is not lowered, and why.
-struct Problem {
-  Operation *op;
-  std::string why;
-};
 
-/// What a loss term reads: the model output, its parameters, or a batch input.
-struct Ref {
-  enum Kind { ModelOut, ModelParams, Input, Unknown } kind = Unknown;
-  unsigned input = 0; ///< for Input: the graph argument
-};
-
-/// A seed of the reverse pass for one loss term: d loss / d term, as a
-/// constant folded into the term's own constants, times `ind` if set (the
-/// indicator of the `max` combinator's winning term).
-struct Seed {
-  Value ind;
-};
-
-/// The loss terms the lowering knows.
-enum class TermKind {
-  CrossEntropyLogits,
-  CrossEntropyProbs,
-  NormParams,
-  NormValue,
-  Reconstruction
-};
-
-struct Term {
-  Operation *op;
-  TermKind kind;
-  double factor = 1.0; ///< d loss / d term for the linear combinators
-  Value value;         ///< factor * term
-  // Cross-entropy.
-  Value target; ///< [R, n] f32 (one-hot rows or a distribution)
-  bool integerLabels = false;
-  const Instance *softmax = nullptr; ///< fused: the output softmax
-  Value probs;                       ///< [R, n] predicted probabilities (unfused)
-  Value predicted;                   ///< the model output as the graph holds it
-  double rows = 1;
-  // Norms.
-  double p = 1;
-  Value normed; ///< NormValue: the value normed
-  double divisor = 1;
-  // Reconstruction.
-  Value input, decoded, diff;
-};
-
-class GraphBuilder {
-public:
-  GraphBuilder(l1::TensorGraphOp graph, const TrainingGraphSpec &spec,
-               ArrayRef<TrainableParam> params)
-      : graph(graph), spec(spec), params(params), ob(graph.getContext()), e(ob) {}
-
-  FailureOr<TrainingGraphOutputs> run();
-
-private:
-  // Validation (nothing emitted).
-  LogicalResult validate();
-  void scanInfer(Block &block, unsigned &count, unsigned &failed);
-  Ref resolve(SymbolRefAttr ref);
-  void scanTerm(Operation *op);
-
-  // Emission.
-  LogicalResult lowerBlock(Block &block);
-  LogicalResult lowerOp(Operation *op);
-  void recordInstance(Instance inst);
-  Value inputValue(unsigned i) { return graph.getEntry().getArgument(i); }
-  /// The model's output distribution: `dist(n)`, or the `dist(n)` at every
-  /// position of a `sequence(dist(n), N)` (null: neither).
-  l3::DistType outputDist() {
-    Type out = l3::ModelOp(spec.model).getOutDomain();
-    if (auto seq = dyn_cast<l3::SequenceType>(out))
-      out = seq.getElementDomain();
-    return dyn_cast<l3::DistType>(out);
-  }
-  /// The graph input a divergence compares with: a text field's next
-  /// element at every position (next-token prediction), else the field.
-  unsigned targetInput(SymbolRefAttr ref) {
-    for (auto [field, next] : spec.nextInputs)
-      if (field == ref)
-        return next;
-    return resolve(ref).input;
-  }
-  Value targetRows(Value target, int64_t rows, int64_t classes, bool &integer);
-  void emitTerm(Term &t);
-  void backwardTerm(const Term &t, Seed seed);
-  void accumulate(Value key, Value adjoint);
-  void accumulateParam(unsigned index, Value grad);
-  Value seeded(Value v, double c, Seed seed);
-  void sweepDeadOps();
-
-  l1::TensorGraphOp graph;
-  TrainingGraphSpec spec; // a copy: op handles are used non-const
-  ArrayRef<TrainableParam> params;
-  OpBuilder ob;
-  Emitter e;
-
-  l2::AutodiffAttr autodiff;
-  llvm::StringSet<> checkpointed;
-  llvm::MapVector<Operation *, std::string> names;
-  llvm::DenseMap<Operation *, SmallVector<unsigned, 4>> layerParams;
-  SmallVector<Problem> problems;
-  unsigned inferOps = 0, inferFailed = 0;
-
-  llvm::DenseMap<Value, Value> mapped; ///< L2 value -> L1 value (current instance)
-  SmallVector<Value> paramValues;
-  SmallVector<std::unique_ptr<Instance>> tape;
-  llvm::DenseSet<Value> active;
-  llvm::DenseMap<Value, Value> adjoints;
-  SmallVector<Value> paramGrads;
-  Value modelOutput;
-  const Instance *outputSoftmax = nullptr;
-};
-
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // Validation
@@ -653,135 +533,6 @@ LogicalResult GraphBuilder::lowerBlock(Block &block) {
     if (failed(lowerOp(op)))
       return failure();
   return success();
-}
-
-//===----------------------------------------------------------------------===//
-// Loss terms
-//===----------------------------------------------------------------------===//
-
-Value GraphBuilder::targetRows(Value target, int64_t rows, int64_t classes, bool &integer) {
-  Type element = getElementTypeOrSelf(target.getType());
-  integer = isa<IntegerType>(element);
-  if (integer) {
-    // Integer class labels, one per row ([B, 1] -> [B]), one-hot encoded.
-    return e.oneHot(e.reshape(target, {rows}), classes);
-  }
-  Value t = e.reshape(target, {rows, classes});
-  return element.isF32() ? t : e.cast(t, e.f32());
-}
-
-void GraphBuilder::emitTerm(Term &t) {
-  e.setLoc(t.op->getLoc());
-  switch (t.kind) {
-  case TermKind::CrossEntropyLogits:
-  case TermKind::CrossEntropyProbs: {
-    // -(1/R) sum_rows sum_c target * log p
-    Value logp = t.kind == TermKind::CrossEntropyLogits ? t.softmax->saved[1] : e.log(t.probs);
-    Value total = e.sum(e.mul(t.target, logp));
-    t.value = e.scale(total, -t.factor / t.rows);
-    return;
-  }
-  case TermKind::NormParams:
-  case TermKind::NormValue: {
-    // sum |x|^p: the L1 norm for p = 1, the squared L2 norm for p = 2.
-    auto powSum = [&](Value x) {
-      Value powered;
-      if (t.p == 1.0)
-        powered = e.abs(x);
-      else if (t.p == 2.0)
-        powered = e.mul(x, x);
-      else
-        powered = e.exp(e.scale(e.log(e.abs(x)), t.p));
-      return e.sum(powered);
-    };
-    Value acc;
-    if (t.kind == TermKind::NormParams) {
-      for (Value p : paramValues) {
-        Value s = powSum(p);
-        acc = acc ? e.add(acc, s) : s;
-      }
-      if (!acc)
-        acc = e.cst(0.0);
-    } else {
-      acc = powSum(t.normed);
-    }
-    t.value = e.scale(acc, t.factor / t.divisor);
-    return;
-  }
-  case TermKind::Reconstruction: {
-    // mean over every element of (decoded - input)^2
-    t.diff = e.sub(t.decoded, t.input);
-    t.value = e.scale(e.sum(e.mul(t.diff, t.diff)), t.factor / t.divisor);
-    return;
-  }
-  }
-}
-
-Value GraphBuilder::seeded(Value v, double c, Seed seed) {
-  v = e.scale(v, c);
-  return seed.ind ? e.scale(v, seed.ind) : v;
-}
-
-void GraphBuilder::backwardTerm(const Term &t, Seed seed) {
-  e.setLoc(t.op->getLoc());
-  switch (t.kind) {
-  case TermKind::CrossEntropyLogits: {
-    // d/dlogits = (p * sum_c target - target) / R: p - onehot for a label
-    // in range, and 0 for a row whose label is not (its loss is 0 too).
-    Value p2 = t.softmax->saved[2];
-    ArrayRef<int64_t> s = Emitter::shape(p2);
-    Value pScaled = e.mul(p2, e.rowsBroadcast(e.sum(t.target, 1), s));
-    Value d2 = seeded(e.sub(pScaled, t.target), t.factor / t.rows, seed);
-    Value logits = t.softmax->inputs[0];
-    if (active.contains(logits))
-      accumulate(logits, e.reshape(d2, Emitter::shape(logits)));
-    return;
-  }
-  case TermKind::CrossEntropyProbs: {
-    if (!active.contains(t.predicted))
-      return;
-    Value d2 = seeded(e.div(t.target, t.probs), -t.factor / t.rows, seed);
-    accumulate(t.predicted, e.reshape(d2, Emitter::shape(t.predicted)));
-    return;
-  }
-  case TermKind::NormParams:
-  case TermKind::NormValue: {
-    double c = t.factor / t.divisor;
-    auto grad = [&](Value x) {
-      if (t.p == 1.0) // a subgradient: 0 at x = 0
-        return seeded(e.sign(x), c, seed);
-      if (t.p == 2.0)
-        return seeded(x, 2.0 * c, seed);
-      Value mag = e.exp(e.scale(e.log(e.abs(x)), t.p - 1.0));
-      return seeded(e.mul(e.sign(x), mag), t.p * c, seed);
-    };
-    if (t.kind == TermKind::NormParams) {
-      for (auto [i, p] : llvm::enumerate(paramValues))
-        accumulateParam(static_cast<unsigned>(i), grad(p));
-    } else if (active.contains(t.normed)) {
-      accumulate(t.normed, grad(t.normed));
-    }
-    return;
-  }
-  case TermKind::Reconstruction: {
-    double c = 2.0 * t.factor / t.divisor;
-    if (active.contains(t.decoded))
-      accumulate(t.decoded, seeded(t.diff, c, seed));
-    if (active.contains(t.input))
-      accumulate(t.input, seeded(t.diff, -c, seed));
-    return;
-  }
-  }
-}
-
-void GraphBuilder::accumulate(Value key, Value adjoint) {
-  Value &slot = adjoints[key];
-  slot = slot ? e.add(slot, adjoint) : adjoint;
-}
-
-void GraphBuilder::accumulateParam(unsigned index, Value grad) {
-  Value &slot = paramGrads[index];
-  slot = slot ? e.add(slot, grad) : grad;
 }
 
 //===----------------------------------------------------------------------===//
