@@ -318,8 +318,15 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
 
     // The independent axes.
     SmallVector<Attribute> samples, backwards, updates;
+    // Token sequences are read as windows of a stream (a text file):
+    // stream_window over the sequence length, in batches of 32 or 64
+    // windows. Other data is shuffled by epoch.
+    bool tokens = problem.family == Family::Transformer;
     if (forcedSample)
       samples.push_back(forcedSample);
+    else if (tokens)
+      for (int64_t batch : kWindowBatches)
+        samples.push_back(l2::StreamWindowAttr::get(ctx, problem.inShape.front(), 1, batch));
     else
       for (int64_t batch : kBatches)
         samples.push_back(l2::EpochShuffleAttr::get(ctx, batch, /*drop_last=*/true));
@@ -330,11 +337,15 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
     if (forcedUpdate) {
       updates.push_back(forcedUpdate);
     } else {
+      // A transformer over a stream trains for a number of steps, not
+      // epochs: a short warmup and a larger Adam step (the usual recipe of
+      // small decoder-only models).
       auto scheduled = [&](Attribute inner) {
-        return l2::ScheduleAttr::get(ctx, 1000, l2::DecayKind::cosine, inner);
+        return l2::ScheduleAttr::get(ctx, tokens ? 100 : 1000, l2::DecayKind::cosine, inner);
       };
       llvm::APFloat b1(0.9), b2(0.999), eps(1e-8);
-      updates.push_back(scheduled(l2::AdamAttr::get(ctx, llvm::APFloat(3e-4), b1, b2, eps)));
+      updates.push_back(
+          scheduled(l2::AdamAttr::get(ctx, llvm::APFloat(tokens ? 1e-3 : 3e-4), b1, b2, eps)));
       updates.push_back(scheduled(
           l2::LionAttr::get(ctx, llvm::APFloat(1e-4), llvm::APFloat(0.9), llvm::APFloat(0.99))));
       updates.push_back(scheduled(l2::SgdAttr::get(ctx, llvm::APFloat(1e-2))));
@@ -442,7 +453,11 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
     l2::MethodsOp methods = *built;
     // The training loop: how long to train is a prior of the search, not a
     // choice it scores (docs/training.md); the program's --epochs overrides.
-    if (epochs > 0)
+    // A stream of windows has no test split of files: it trains for a
+    // number of steps and validates on the stream's own held-out tail.
+    if (problem.family == Family::Transformer)
+      methods.setTrainAttr(l2::TrainLoopAttr::get(ctx, 1, "none", 0, kStreamSteps));
+    else if (epochs > 0)
       methods.setTrainAttr(l2::TrainLoopAttr::get(ctx, epochs, "t10k", 0));
     if (summary) {
       const search::SearchReport &r = result.report;

@@ -50,6 +50,11 @@ inline constexpr int64_t kGrammarMinWidth = 8;
 inline constexpr int64_t kTransformerHeadDim = 32;
 /// Batches tried for epoch_shuffle.
 inline constexpr int64_t kBatches[] = {64, 128, 256};
+/// Windows per step of a token stream (stream_window's batch).
+inline constexpr int64_t kWindowBatches[] = {32, 64};
+/// The training steps a searched model over a token stream runs by default
+/// (the executable's --steps overrides).
+inline constexpr int64_t kStreamSteps = 1000;
 
 /// The kind of model the grammar builds for an input domain.
 enum class Family {

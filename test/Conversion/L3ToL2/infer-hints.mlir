@@ -100,7 +100,7 @@ l3.model @out in @mnist::@images out !l3.dist<10>
 l3.data @corpus {
   l3.field @bytes : !l3.sequence<!l3.scalar<ui8>, 16>
 }
-// expected-error @below {{check 'causal' rejected 9 of 9 (first: epoch_shuffle(64) infer hint autodiff<mode = reverse> schedule(adam): [consistency] L2.2: 'l2.attn' "attn1" attends to future positions, but @lm is causal; write attn(..., causal)}}
+// expected-error @below {{check 'causal' rejected 6 of 6 (first: stream_window(32) infer hint autodiff<mode = reverse> schedule(adam): [consistency] L2.2: 'l2.attn' "attn1" attends to future positions, but @lm is causal; write attn(..., causal)}}
 l3.model @lm in @corpus::@bytes out !l3.sequence<!l3.dist<256>, 16>
     properties [depth(3), width(64), causal]
     hints [#l3.hint<l2::infer, "sequential [embed(256, 32, positions: 16), attn(2, 32), linear(32, 256), softmax]">]

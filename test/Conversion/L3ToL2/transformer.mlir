@@ -8,15 +8,15 @@
 // The character LM of the PyTorch peer: D = 128, 2 blocks, 4 heads, context
 // 64, 256 byte values (470,784 parameters).
 // CHECK-LABEL: l2.methods @lm_method for @lm
-// CHECK-NEXT:    sample epoch_shuffle<batch = 128, drop_last = true>
-// CHECK-NEXT:    infer(%[[IN:.*]]: tensor<128x64xui8>) {
+// CHECK-NEXT:    sample stream_window<window = 64, stride = 1, batch = [[B:[0-9]+]]>
+// CHECK-NEXT:    infer(%[[IN:.*]]: tensor<[[B]]x64xui8>) {
 // CHECK-NEXT:      %[[E:.*]] = l2.embed(vocab = 256, dim = 128, positions = 64) %[[IN]] as "embed1"
-// CHECK-NEXT:      %[[N1:.*]] = l2.norm(layer) %[[E]] as "norm1" : tensor<128x64x128xf32>
+// CHECK-NEXT:      %[[N1:.*]] = l2.norm(layer) %[[E]] as "norm1" : tensor<[[B]]x64x128xf32>
 // CHECK-NEXT:      %[[A1:.*]] = l2.attn(heads = 4, dim = 128, causal) %[[N1]] as "attn1"
 // CHECK-NEXT:      %[[X1:.*]] = l2.add %[[E]], %[[A1]]
 // CHECK-NEXT:      %[[N2:.*]] = l2.norm(layer) %[[X1]] as "norm2"
 // CHECK-NEXT:      %[[U:.*]] = l2.linear(128, 512) %[[N2]] as "fc1"
-// CHECK-NEXT:      %[[G:.*]] = l2.act(gelu) %[[U]] : tensor<128x64x512xf32>
+// CHECK-NEXT:      %[[G:.*]] = l2.act(gelu) %[[U]] : tensor<[[B]]x64x512xf32>
 // CHECK-NEXT:      %[[D:.*]] = l2.linear(512, 128) %[[G]] as "fc2"
 // CHECK-NEXT:      %[[X2:.*]] = l2.add %[[X1]], %[[D]]
 // CHECK:           l2.attn(heads = 4, dim = 128, causal) %{{.*}} as "attn2"
@@ -24,9 +24,9 @@
 // CHECK-NEXT:      %[[X4:.*]] = l2.add
 // CHECK-NEXT:      %[[NF:.*]] = l2.norm(layer) %[[X4]] as "norm5"
 // CHECK-NEXT:      %[[H:.*]] = l2.linear(128, 256) %[[NF]] as "fc5"
-// CHECK-NEXT:      %[[S:.*]] = l2.softmax %[[H]] : tensor<128x64x256xf32>
-// CHECK-NEXT:      l2.yield %[[S]] : tensor<128x64x256xf32>
-// REPORT: search L3->L2 @lm: [[N:[0-9]+]] enumerated (space [[N]]), {{[0-9]+}} rejected, {{[0-9]+}} survived; winner: epoch_shuffle(128) depth 8 transformer dim 128 blocks 2 heads 4
+// CHECK-NEXT:      %[[S:.*]] = l2.softmax %[[H]] : tensor<[[B]]x64x256xf32>
+// CHECK-NEXT:      l2.yield %[[S]] : tensor<[[B]]x64x256xf32>
+// REPORT: search L3->L2 @lm: [[N:[0-9]+]] enumerated (space [[N]]), {{[0-9]+}} rejected, {{[0-9]+}} survived; winner: stream_window({{32|64}}) depth 8 transformer dim 128 blocks 2 heads 4
 // REPORT: 1 {{.*}} depth 8 transformer dim 128 blocks 2 heads 4 {{.*}} params 18.84{{[0-9]*}}, flops/example
 // REPORT: why: cost
 l3.data @corpus {
@@ -43,7 +43,7 @@ l3.model @lm in @corpus::@bytes out !l3.sequence<!l3.dist<256>, 64>
 // CHECK:         l2.embed(vocab = 256, dim = 32, positions = 16)
 // CHECK:         l2.attn(heads = 1, dim = 32, causal)
 // CHECK-NOT:     l2.attn
-// CHECK:         l2.softmax %{{.*}} : tensor<128x16x256xf32>
+// CHECK:         l2.softmax %{{.*}} : tensor<{{32|64}}x16x256xf32>
 l3.data @corpus {
   l3.field @bytes : !l3.sequence<!l3.scalar<ui8>, 16>
 }
@@ -55,8 +55,8 @@ l3.model @gen in @corpus::@bytes out !l3.sequence<!l3.dist<256>, 16>
 // A single label for a whole sequence: the head reads the flattened
 // sequence.
 // CHECK-LABEL: l2.methods @sentiment_method for @sentiment
-// CHECK:         l2.flatten %{{.*}} : tensor<128x8x{{[0-9]+}}xf32>
-// CHECK:         l2.softmax %{{.*}} : tensor<128x2xf32>
+// CHECK:         l2.flatten %{{.*}} : tensor<{{32|64}}x8x{{[0-9]+}}xf32>
+// CHECK:         l2.softmax %{{.*}} : tensor<{{32|64}}x2xf32>
 l3.data @reviews {
   l3.field @text : !l3.sequence<!l3.scalar<ui8>, 8>
 }
