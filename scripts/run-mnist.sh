@@ -55,6 +55,20 @@ done
 "$BUILD_DIR/bin/synplc" --target=cuda --cuda-arch=sm_90 --emit=ptx "$cnn/fashion_mnist_cnn.methods.syn" -o "$tmp/cnn.ptx"
 echo "  the CNN for sm_90: $(grep -c '^\.visible \.entry' "$tmp/cnn.ptx") kernels of PTX"
 
+# The text workload (examples/charlm): a character-level language model over
+# Debian's fortunes cookie file, from its L3 spec (the search builds a causal
+# transformer) and with the method fixed to the PyTorch peer's model; each
+# trains SYNPL_LM_STEPS (default 1000) steps and reports its validation loss.
+lm="$root/examples/charlm"
+for variant in charlm charlm.methods; do
+  echo "=== synplc: examples/charlm/$variant.syn -> $variant"
+  t0=$(date +%s.%N)
+  "$BUILD_DIR/bin/synplc" "$lm/$variant.syn" -o "$tmp/$variant"
+  echo "  compiled in $(python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):.1f}')" "$(date +%s.%N)" "$t0") s"
+  echo "=== $variant: ${SYNPL_LM_STEPS:-1000} steps"
+  "$tmp/$variant" --steps "${SYNPL_LM_STEPS:-1000}" --progress 30
+done
+
 # The CUDA sink (docs/cuda.md): the same spec compiled for an H200-class GPU
 # (sm_90) on this machine -- PTX in process, a cubin where ptxas is
 # installed. Without a GPU here, the executable says so and exits 1; the

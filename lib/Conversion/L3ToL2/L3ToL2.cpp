@@ -456,7 +456,7 @@ struct L3ToL2Pass : public synpl::impl::L3ToL2Base<L3ToL2Pass> {
     // A stream of windows has no test split of files: it trains for a
     // number of steps and validates on the stream's own held-out tail.
     if (problem.family == Family::Transformer)
-      methods.setTrainAttr(l2::TrainLoopAttr::get(ctx, 1, "none", 0, kStreamSteps));
+      methods.setTrainAttr(l2::TrainLoopAttr::get(ctx, 1, "", 0, kStreamSteps));
     else if (epochs > 0)
       methods.setTrainAttr(l2::TrainLoopAttr::get(ctx, epochs, "t10k", 0));
     if (summary) {
