@@ -43,12 +43,16 @@ echo "=== train: ${SYNPL_EPOCHS:-3} epochs on /usr/share/datasets/fashion-mnist"
 # equivariant(translation), whose search picks a conv / pool network, and the
 # variant with the method fixed to the PyTorch peer's CNN; each trains
 # SYNPL_CNN_EPOCHS (default 3) epochs and reports its test accuracy.
+# compile_example DIR VARIANT: synplc DIR/VARIANT.syn -> $tmp/VARIANT, timed.
+compile_example() {
+  echo "=== synplc: examples/$1/$2.syn -> $2"
+  local t0; t0=$(date +%s.%N)
+  "$BUILD_DIR/bin/synplc" "$root/examples/$1/$2.syn" -o "$tmp/$2"
+  echo "  compiled in $(python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):.1f}')" "$(date +%s.%N)" "$t0") s"
+}
 cnn="$root/examples/fashion_mnist_cnn"
 for variant in fashion_mnist_cnn fashion_mnist_cnn.methods; do
-  echo "=== synplc: examples/fashion_mnist_cnn/$variant.syn -> $variant"
-  t0=$(date +%s.%N)
-  "$BUILD_DIR/bin/synplc" "$cnn/$variant.syn" -o "$tmp/$variant"
-  echo "  compiled in $(python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):.1f}')" "$(date +%s.%N)" "$t0") s"
+  compile_example fashion_mnist_cnn "$variant"
   echo "=== $variant: ${SYNPL_CNN_EPOCHS:-3} epochs"
   "$tmp/$variant" --epochs "${SYNPL_CNN_EPOCHS:-3}" --progress 30
 done
@@ -59,12 +63,8 @@ echo "  the CNN for sm_90: $(grep -c '^\.visible \.entry' "$tmp/cnn.ptx") kernel
 # Debian's fortunes cookie file, from its L3 spec (the search builds a causal
 # transformer) and with the method fixed to the PyTorch peer's model; each
 # trains SYNPL_LM_STEPS (default 1000) steps and reports its validation loss.
-lm="$root/examples/charlm"
 for variant in charlm charlm.methods; do
-  echo "=== synplc: examples/charlm/$variant.syn -> $variant"
-  t0=$(date +%s.%N)
-  "$BUILD_DIR/bin/synplc" "$lm/$variant.syn" -o "$tmp/$variant"
-  echo "  compiled in $(python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):.1f}')" "$(date +%s.%N)" "$t0") s"
+  compile_example charlm "$variant"
   echo "=== $variant: ${SYNPL_LM_STEPS:-1000} steps"
   "$tmp/$variant" --steps "${SYNPL_LM_STEPS:-1000}" --progress 30
 done

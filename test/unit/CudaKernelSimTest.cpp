@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "NvvmSim.h"
+#include "TestContext.h"
 
 #include "synpl/Conversion/Passes.h"
 #include "synpl/Dialect/L0Ctl/L0CtlOps.h"
@@ -104,14 +105,11 @@ OwningOpRef<ModuleOp> parseSynFile(const std::string &path, MLIRContext *ctx) {
 }
 
 LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
-  PassManager pm(module.getContext());
   std::string error;
-  llvm::raw_string_ostream os(error);
-  if (failed(parsePassPipeline(pipeline, pm, os))) {
-    UNSCOPED_INFO("pipeline '" << pipeline << "': " << error);
-    return failure();
-  }
-  return pm.run(module);
+  LogicalResult r = synpl::test::runPassPipeline(module, pipeline, &error);
+  if (!error.empty())
+    UNSCOPED_INFO(error);
+  return r;
 }
 
 /// The plan of a spec (by default the Fashion-MNIST example) on one GPU:

@@ -92,14 +92,11 @@ l1.system @one_cpu {
 )mlir";
 
 LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
-  PassManager pm(module.getContext());
   std::string error;
-  llvm::raw_string_ostream os(error);
-  if (failed(parsePassPipeline(pipeline, pm, os))) {
-    UNSCOPED_INFO("pipeline '" << pipeline << "': " << error);
-    return failure();
-  }
-  return pm.run(module);
+  LogicalResult r = synpl::test::runPassPipeline(module, pipeline, &error);
+  if (!error.empty())
+    UNSCOPED_INFO(error);
+  return r;
 }
 
 } // namespace

@@ -8,8 +8,14 @@
 
 #include "synpl/InitAll.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
 
 #include <memory>
 
@@ -23,6 +29,22 @@ inline std::unique_ptr<mlir::MLIRContext> makeContext() {
   auto ctx = std::make_unique<mlir::MLIRContext>(registry);
   ctx->loadAllAvailableDialects();
   return ctx;
+}
+
+/// Runs a textual pass pipeline (the module pass manager's contents, as
+/// synpl-opt's --pass-pipeline takes inside `builtin.module(...)`) on
+/// `module`; a pipeline that does not parse leaves its reason in `error`.
+inline llvm::LogicalResult runPassPipeline(mlir::ModuleOp module, const std::string &pipeline,
+                                           std::string *error = nullptr) {
+  mlir::PassManager pm(module.getContext());
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (mlir::failed(mlir::parsePassPipeline(pipeline, pm, os))) {
+    if (error)
+      *error = "pipeline '" + pipeline + "': " + message;
+    return mlir::failure();
+  }
+  return pm.run(module);
 }
 
 } // namespace synpl::test

@@ -169,6 +169,31 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     return std::nullopt;
   };
 
+  // A kernel that stores `v` (computed through views and inlined ops) into
+  // `dst`, after everything before it in the graph or handler: the
+  // values it reads are materialized, the state it reads is recorded so
+  // that a later write waits for it.
+  auto addCopyKernel = [&](Value v, Slot *dst, Location loc) {
+    Group g;
+    g.id = groups.size();
+    g.space.assign(tensorOf(v).getShape().begin(), tensorOf(v).getShape().end());
+    g.region = region;
+    g.copies.push_back({v, dst});
+    g.loc = loc;
+    for (unsigned k : mine)
+      g.deps.insert(k);
+    groups.push_back(std::move(g));
+    mine.push_back(groups.back().id);
+    unsigned c = groups.back().id;
+    collectLeaves(v, false, [&](Value leaf, bool) {
+      if (groupOfValue(leaf))
+        materialized.insert(leaf);
+      if (Slot *s = slotOf.lookup(leaf); s && s->persistent)
+        readersOf[s].push_back(c);
+    });
+    return c;
+  };
+
   // Whether `op` may join group `g` without a cycle: every value it reads
   // through a view or
   // from another kernel must not depend on `g`, and state it reads must not
@@ -225,22 +250,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
           // No kernel computes it into `dst` (an input, state, constant or
           // view, or a value stored elsewhere already): a copy kernel that
           // runs after everything before it in the graph or handler.
-          Group g;
-          g.id = groups.size();
-          g.space.assign(tensorOf(v).getShape().begin(),
-                         tensorOf(v).getShape().end());
-          g.region = region;
-          g.copies.push_back({v, dst});
-          g.loc = op->getLoc();
-          for (unsigned k : mine)
-            g.deps.insert(k);
-          groups.push_back(std::move(g));
-          mine.push_back(groups.back().id);
-          unsigned c = groups.back().id;
-          collectLeaves(v, false, [&](Value leaf, bool) {
-            if (groupOfValue(leaf))
-              materialized.insert(leaf);
-          });
+          unsigned c = addCopyKernel(v, dst, op->getLoc());
           if (dst->persistent)
             writerOf[dst] = c;
           return success();
@@ -293,31 +303,10 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
           v = t.getOperand();
         if (isPlainMatrix(operand) || storedViews.count(v))
           continue;
-        {
-          Group g;
-          g.id = groups.size();
-          g.space.assign(tensorOf(v).getShape().begin(), tensorOf(v).getShape().end());
-          g.region = region;
-          g.loc = op->getLoc();
-          Slot *dst = newSlot(owner + ".view" + std::to_string(storedViews.size()),
-                              arenaOf.lookup(region), tensorOf(v));
-          g.copies.push_back({v, dst});
-          // After the kernels of what it reads (and everything before it in
-          // the graph or handler, as a copy of a sink).
-          for (unsigned k : mine)
-            g.deps.insert(k);
-          groups.push_back(std::move(g));
-          mine.push_back(groups.back().id);
-          unsigned c = groups.back().id;
-          collectLeaves(v, false, [&](Value leaf, bool) {
-            if (groupOfValue(leaf))
-              materialized.insert(leaf);
-            if (Slot *s = slotOf.lookup(leaf); s && s->persistent)
-              readersOf[s].push_back(c);
-          });
-          storedViews[v] = c;
-          slotOf[v] = dst;
-        }
+        Slot *dst = newSlot(owner + ".view" + std::to_string(storedViews.size()),
+                            arenaOf.lookup(region), tensorOf(v));
+        storedViews[v] = addCopyKernel(v, dst, op->getLoc());
+        slotOf[v] = dst;
       }
 
     // Choose the kernel: the kernel of a direct operand of the same
