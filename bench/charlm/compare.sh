@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The character-level language model against its PyTorch peer, interleaved:
-# compiles examples/charlm/charlm.syn (the peer's exact model: D=128, 2
+# compiles examples/charlm/charlm.methods.syn (the peer's exact model: D=128, 2
 # pre-norm blocks, 4 heads, context 64, batch 32, Adam 1e-3, warmup 100 then
 # cosine) and runs it and ../shared/peers/torch_charlm.py alternately,
 # ROUNDS times (default 1), each for STEPS update steps (default 1000), on
@@ -22,7 +22,7 @@ text=/usr/share/games/fortunes/cookie
 [ -f "$text" ] || "$root/scripts/install-deps.sh"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-"$build/bin/synplc" "$root/examples/charlm/charlm.syn" -o "$work/charlm"
+"$build/bin/synplc" "$root/examples/charlm/charlm.methods.syn" -o "$work/charlm"
 ours=() theirs=()
 for r in $(seq 1 "$rounds"); do
   line="$("$work/charlm" --steps "$steps" --threads "$threads" | tail -1)"
