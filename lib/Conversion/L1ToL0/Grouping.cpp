@@ -145,9 +145,26 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
       return 0;
     return def && inlined.contains(def) ? leavesOf.lookup(def) : 1;
   };
+  // An elementwise op whose one consumer is a reduction is computed inside
+  // that reduction's loop even over values other kernels compute (a
+  // reduction reads its operands from memory anyway): attention's products
+  // over [N, T, T, h, e] are summed as they are formed, never stored.
+  std::function<bool(Value)> stored = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (def && isView(def))
+      return stored(def->getOperand(0));
+    return fromMemory(v) || (def && isCompute(def) && !inlined.contains(def));
+  };
+  auto feedsReduction = [](Operation &op) {
+    Operation *user = *op.getResult(0).getUsers().begin();
+    return isa<l1::ReduceSumOp, l1::ReduceMeanOp, l1::ReduceMaxOp>(user);
+  };
   for (Operation &op : body) {
     if (!isElementwise(&op) || mustStore.contains(op.getResult(0)) ||
-        !op.getResult(0).hasOneUse() || !llvm::all_of(op.getOperands(), fromMemory))
+        !op.getResult(0).hasOneUse())
+      continue;
+    if (!llvm::all_of(op.getOperands(), fromMemory) &&
+        !(feedsReduction(op) && llvm::all_of(op.getOperands(), stored)))
       continue;
     int64_t leaves = 0;
     for (Value v : op.getOperands())
