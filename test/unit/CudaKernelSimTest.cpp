@@ -104,13 +104,7 @@ OwningOpRef<ModuleOp> parseSynFile(const std::string &path, MLIRContext *ctx) {
   return parseSyn(sourceMgr, ctx);
 }
 
-LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
-  std::string error;
-  LogicalResult r = synpl::test::runPassPipeline(module, pipeline, &error);
-  if (!error.empty())
-    UNSCOPED_INFO(error);
-  return r;
-}
+using synpl::test::runPipeline;
 
 /// The plan of a spec (by default the Fashion-MNIST example) on one GPU:
 /// L0 after packing, block-reduce and the sm_80 launch search.

@@ -91,13 +91,7 @@ l1.system @one_cpu {
 }
 )mlir";
 
-LogicalResult runPipeline(ModuleOp module, const std::string &pipeline) {
-  std::string error;
-  LogicalResult r = synpl::test::runPassPipeline(module, pipeline, &error);
-  if (!error.empty())
-    UNSCOPED_INFO(error);
-  return r;
-}
+using synpl::test::runPipeline;
 
 } // namespace
 

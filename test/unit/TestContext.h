@@ -15,6 +15,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <catch2/catch.hpp>
+
 #include <string>
 
 #include <memory>
@@ -33,15 +35,13 @@ inline std::unique_ptr<mlir::MLIRContext> makeContext() {
 
 /// Runs a textual pass pipeline (the module pass manager's contents, as
 /// synpl-opt's --pass-pipeline takes inside `builtin.module(...)`) on
-/// `module`; a pipeline that does not parse leaves its reason in `error`.
-inline llvm::LogicalResult runPassPipeline(mlir::ModuleOp module, const std::string &pipeline,
-                                           std::string *error = nullptr) {
+/// `module`; a pipeline that does not parse is reported to Catch.
+inline llvm::LogicalResult runPipeline(mlir::ModuleOp module, const std::string &pipeline) {
   mlir::PassManager pm(module.getContext());
   std::string message;
   llvm::raw_string_ostream os(message);
   if (mlir::failed(mlir::parsePassPipeline(pipeline, pm, os))) {
-    if (error)
-      *error = "pipeline '" + pipeline + "': " + message;
+    UNSCOPED_INFO("pipeline '" << pipeline << "': " << message);
     return mlir::failure();
   }
   return pm.run(module);

@@ -56,9 +56,11 @@ void Emitter::collectLeaves(Value v, bool view,
 bool Emitter::isPlainMatrix(Value v) const {
   // At most one transpose on top, then reshapes down to a buffer (read at
   // one linear index): every load stays affine in the matmul's indices.
-  Operation *def = v.getDefiningOp();
-  if (def && isa<l1::TransposeOp>(def))
-    v = def->getOperand(0);
+  // (A stored copy under the transpose is a buffer too.)
+  if (auto t = v.getDefiningOp<l1::TransposeOp>())
+    v = t.getOperand();
+  if (storedViews.count(v))
+    return true;
   while (auto rs = v.getDefiningOp<l1::ReshapeOp>())
     v = rs.getOperand();
   Operation *base = v.getDefiningOp();
@@ -130,14 +132,18 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   // own. With several consumers it is computed once by a kernel instead.
   // An inlined tree reads at most kMaxInlinedLeaves buffers, so that one
   // op never needs more buffers than a kernel may bind.
-  std::function<bool(Value)> fromMemory = [&](Value v) {
+  // Whether `v` (through views) is an input, state or constant, or an op
+  // already inlined; with `orComputed`, also a value another kernel
+  // computes.
+  std::function<bool(Value, bool)> available = [&](Value v, bool orComputed) {
     Operation *def = v.getDefiningOp();
     if (!def || isa<l1::ConstOp, l1::WindowReadOp, l1::StateReadOp>(def))
       return true;
     if (isView(def))
-      return fromMemory(def->getOperand(0));
-    return inlined.contains(def);
+      return available(def->getOperand(0), orComputed);
+    return inlined.contains(def) || (orComputed && isCompute(def));
   };
+  auto fromMemory = [&](Value v) { return available(v, false); };
   llvm::DenseMap<Operation *, int64_t> leavesOf;
   auto leafCount = [&](Value v) -> int64_t {
     Operation *def = stripViews(v).getDefiningOp();
@@ -149,12 +155,6 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   // that reduction's loop even over values other kernels compute (a
   // reduction reads its operands from memory anyway): attention's products
   // over [N, T, T, h, e] are summed as they are formed, never stored.
-  std::function<bool(Value)> stored = [&](Value v) {
-    Operation *def = v.getDefiningOp();
-    if (def && isView(def))
-      return stored(def->getOperand(0));
-    return fromMemory(v) || (def && isCompute(def) && !inlined.contains(def));
-  };
   auto feedsReduction = [](Operation &op) {
     Operation *user = *op.getResult(0).getUsers().begin();
     return isa<l1::ReduceSumOp, l1::ReduceMeanOp, l1::ReduceMaxOp>(user);
@@ -164,7 +164,8 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
         !op.getResult(0).hasOneUse())
       continue;
     if (!llvm::all_of(op.getOperands(), fromMemory) &&
-        !(feedsReduction(op) && llvm::all_of(op.getOperands(), stored)))
+        !(feedsReduction(op) &&
+          llvm::all_of(op.getOperands(), [&](Value v) { return available(v, true); })))
       continue;
     int64_t leaves = 0;
     for (Value v : op.getOperands())
@@ -212,9 +213,8 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   };
 
   // Whether `op` may join group `g` without a cycle: every value it reads
-  // through a view or
-  // from another kernel must not depend on `g`, and state it reads must not
-  // be rewritten by a kernel that `g` depends on.
+  // through a view or from another kernel must not depend on `g`, and state
+  // it reads must not be rewritten by a kernel that `g` depends on.
   auto acyclicJoin = [&](Operation *op, unsigned g) {
     bool ok = true;
     for (Value v : op->getOperands())
@@ -315,11 +315,11 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     if (isa<l1::MatmulOp>(op))
       for (Value operand : op->getOperands()) {
         // The matmul reads a transpose itself: what is stored is below it.
+        if (isPlainMatrix(operand))
+          continue;
         Value v = operand;
         if (auto t = v.getDefiningOp<l1::TransposeOp>())
           v = t.getOperand();
-        if (isPlainMatrix(operand) || storedViews.count(v))
-          continue;
         Slot *dst = newSlot(owner + ".view" + std::to_string(storedViews.size()),
                             arenaOf.lookup(region), tensorOf(v));
         storedViews[v] = addCopyKernel(v, dst, op->getLoc());

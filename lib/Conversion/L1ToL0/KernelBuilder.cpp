@@ -147,9 +147,8 @@ SmallVector<Value> KernelBuilder::reshapeIndex(ArrayRef<Value> idx, ArrayRef<int
 }
 
 bool KernelBuilder::takesFlatIndex(Value v) const {
-  Operation *def = v.getDefiningOp();
-  if (readsStored(v)) // a view a copy kernel stored before this kernel
-    return slotOf.lookup(v)->flat || slotOf.lookup(v)->shape.size() <= 1;
+  // (A view a copy kernel stored before this kernel is read as a buffer.)
+  Operation *def = readsStored(v) ? nullptr : v.getDefiningOp();
   if (def && isa<l1::ReshapeOp, l1::ConstOp>(def))
     return true;
   if (def && (patterns.is(def, OpKind::Movement) || inlined.contains(def)))
