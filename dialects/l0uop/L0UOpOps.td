@@ -336,7 +336,9 @@ def L0UOp_InitOp : L0UOp_PlanItem<"init", [
     dimension. `planned_steps` fills a one-element f32 slot with the
     number of update steps the run will take (epochs × batches per epoch,
     known only at run time: the data's sample count, `drop_last`,
-    `--steps` and `--epochs` decide it).
+    `--steps` and `--epochs` decide it). `training_mode` fills a
+    one-element f32 slot with 1; the runtime writes 0 there while it
+    evaluates and 1 again before it trains.
   }];
   let arguments = (ins L0UOp_InitKindAttr:$kind, FlatSymbolRefAttr:$slot,
                        OptionalAttr<StrAttr>:$path,

@@ -197,8 +197,10 @@ LogicalResult InitOp::verifySymbolUses(SymbolTableCollection &symbols) {
                            << " init fills float slots, not " << buf;
     return success();
   case InitKind::planned_steps:
+  case InitKind::training_mode:
     if (!buf.getElementType().isF32() || buf.getNumElements() != 1)
-      return emitOpError("planned_steps init fills one f32, not ") << buf;
+      return emitOpError() << stringifyInitKind(getKind()) << " init fills one f32, not "
+                           << buf;
     return success();
   case InitKind::decode_idx: {
     if (!getPath())

@@ -513,13 +513,15 @@ uint64_t ActorOp::getStateBytes() {
   return total;
 }
 
-/// `planned_steps` is a step count the runtime writes as one f32.
+/// `planned_steps` and `training_mode` are numbers the runtime writes as
+/// one f32.
 LogicalResult StateOp::verify() {
-  if (getInit() != InitKind::planned_steps)
+  if (getInit() != InitKind::planned_steps && getInit() != InitKind::training_mode)
     return success();
   auto t = dyn_cast<RankedTensorType>(getType());
   if (!t || t.getRank() != 0 || !t.getElementType().isF32())
-    return emitOpError("init planned_steps fills a rank-0 f32 (tensor<f32>), not ")
+    return emitOpError("init ")
+           << stringifyInitKind(getInit()) << " fills a rank-0 f32 (tensor<f32>), not "
            << getType();
   return success();
 }

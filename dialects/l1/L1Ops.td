@@ -200,6 +200,15 @@ def L1_StateOp : L1_Op<"state", [Symbol, HasParent<"ActorOp">]> {
     ```mlir
     l1.state @horizon : tensor<f32> init planned_steps
     ```
+
+    `training_mode`: a rank-0 `f32` the runtime sets to 1 before training
+    steps and to 0 while it evaluates, so that a tensor graph reading it
+    through a window can compute what is "training only" (dropout's mask)
+    and skip it in evaluation, as a framework's train/eval switch does:
+
+    ```mlir
+    l1.state @training : tensor<f32> init training_mode
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
@@ -777,6 +786,32 @@ def L1_OneHotOp : L1_TensorOp<"one_hot"> {
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat =
       "$labels `classes` $classes attr-dict `:` type($labels) `->` type($result)";
+}
+
+def L1_RandomOp : L1_TensorOp<"random"> {
+  let summary = "counter-based uniform random numbers in [0, 1)";
+  let description = [{
+    ```mlir
+    %u = l1.random %step seed 1 stream 0 : tensor<f32> -> tensor<128x256xf32>
+    ```
+    Element `i` (row-major) of the result is a pure function of `seed`,
+    `stream`, the counter's value `t` (a non-negative integer held by the
+    rank-0 `f32` operand, e.g. an actor's update step read through a
+    window) and `i`: `u = (squares32(t * 2^32 + i, key(seed, stream)) >> 8)
+    * 2^-24`, the "Squares" counter-based generator with a key derived from
+    seed and stream (synpl/Support/CounterRng.h). Nothing is stored between
+    steps: the same step redraws the same numbers (the backward pass sees
+    the forward's dropout mask), the next step new ones, and a run resumed
+    from a checkpoint of its step counter draws exactly what an
+    uninterrupted run would. Distinct `stream`s (one per random op of a
+    program) are independent. The result is `f32` with fewer than 2^32
+    elements.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$counter, I64Attr:$seed, I64Attr:$stream);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $counter `seed` $seed `stream` $stream attr-dict `:` type($counter) `->` type($result)
+  }];
 }
 
 def L1_ConstOp : L1_TensorOp<"const"> {

@@ -10,6 +10,7 @@
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "L1TensorVerify.h"
 #include "synpl/Analysis/Shapes.h"
+#include "synpl/Support/CounterRng.h"
 #include "synpl/Support/Property.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -189,6 +190,23 @@ LogicalResult OneHotOp::verify() {
   if (!s)
     return shapeError(*this) << s.message();
   return checkResultShape(*this, s.shape(), res);
+}
+
+LogicalResult RandomOp::verify() {
+  auto counter = tt(getCounter().getType()), res = tt(getResult().getType());
+  if (counter.getRank() != 0 || !counter.getElementType().isF32())
+    return shapeError(*this) << "the counter is a rank-0 f32 (tensor<f32>), got " << counter;
+  if (!res.getElementType().isF32())
+    return shapeError(*this) << "the draws are f32, got " << res;
+  std::optional<uint64_t> n = sh::numElements(res.getShape());
+  if (!n || *n >= rng::kMaxElements)
+    return shapeError(*this) << "one draw has fewer than 2^32 elements (the element "
+                                "index is the counter's low half), got "
+                             << res;
+  if (getSeed() < 0 || getStream() < 0)
+    return shapeError(*this) << "seed and stream are non-negative, got seed " << getSeed()
+                             << " stream " << getStream();
+  return success();
 }
 
 LogicalResult ConstOp::verify() {

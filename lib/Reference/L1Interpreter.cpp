@@ -13,6 +13,7 @@
 #include "synpl/Analysis/Shapes.h"
 
 #include "synpl/Dialect/L1/L1Ops.h"
+#include "synpl/Support/CounterRng.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -404,7 +405,7 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
           l1::SignOp, l1::NegOp, l1::MatmulOp, l1::ScaleOp, l1::BroadcastOp,
           l1::TransposeOp, l1::ReshapeOp, l1::ReduceSumOp, l1::ReduceMeanOp,
           l1::ReduceMaxOp, l1::CmpOp, l1::SelectOp, l1::CastOp, l1::OneHotOp, l1::ConstOp,
-          l1::WindowReadOp, l1::StateReadOp, l1::UnfoldOp, l1::FoldOp>(op);
+          l1::WindowReadOp, l1::StateReadOp, l1::UnfoldOp, l1::FoldOp, l1::RandomOp>(op);
   if (known && in.size() != want)
     return op->emitOpError("has ") << in.size() << " operands, expected " << want;
   return llvm::TypeSwitch<Operation *, FailureOr<Tensor>>(op)
@@ -528,6 +529,19 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
             r[i * classes + static_cast<int64_t>(l)] = 1.0;
         }
         return r;
+      })
+      .Case<l1::RandomOp>([&](l1::RandomOp r) -> FailureOr<Tensor> {
+        auto rt = tensorType(op->getResult(0));
+        if (!rt)
+          return op->emitOpError("result is not a ranked tensor");
+        double t = (*in[0])[0];
+        if (in[0]->size() != 1 || !(t >= 0) || t != std::trunc(t) || t >= 0x1p32)
+          return op->emitOpError("counter ") << num(t) << " is not an integer in [0, 2^32)";
+        uint64_t key = rng::squaresKey(uint64_t(r.getSeed()), uint64_t(r.getStream()));
+        Tensor out(resultElement(op), rt.getShape(), 0.0);
+        for (int64_t i = 0; i < out.size(); ++i)
+          out[i] = rng::uniform(uint64_t(t), uint64_t(i), key);
+        return out;
       })
       .Case<l1::ConstOp>([&](l1::ConstOp c) -> FailureOr<Tensor> {
         auto rt = tensorType(op->getResult(0));
@@ -963,6 +977,10 @@ LogicalResult synpl::ref::initializeActorState(l1::ActorOp actor, uint64_t seed,
     case l1::InitKind::planned_steps:
       for (double &v : t.data())
         v = plannedSteps;
+      break;
+    case l1::InitKind::training_mode: // the interpreter runs training steps
+      for (double &v : t.data())
+        v = 1.0;
       break;
     }
     if (et->isInteger()) {

@@ -212,9 +212,12 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
     if (!in(p.inits[i].slot, p.slots.size))
       return badTable("init");
     const synpl_plan_slot &s = p.slots[p.inits[i].slot];
-    if (p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS &&
+    if ((p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS ||
+         p.inits[i].kind == SYNPL_PLAN_INIT_TRAINING_MODE) &&
         (s.element != SYNPL_PLAN_F32 || s.elements != 1 || s.size < 4))
-      return badTable("planned_steps init of a slot that is not one f32");
+      return badTable(p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS
+                          ? "planned_steps init of a slot that is not one f32"
+                          : "training_mode init of a slot that is not one f32");
   }
   for (int64_t i = 0; i < p.ingests.size; ++i) {
     const synpl_plan_ingest &g = p.ingests[i];
@@ -561,6 +564,11 @@ int32_t runInit(const Plan &p, const synpl_plan_init &init, uint8_t *addr,
   }
   case SYNPL_PLAN_INIT_PLANNED_STEPS:
     return SYNPL_RT_OK; // filled by fillPlannedSteps once the data is open
+  case SYNPL_PLAN_INIT_TRAINING_MODE: {
+    float one = 1.0f; // a run starts training (setTrainingMode switches)
+    std::memcpy(addr, &one, sizeof one);
+    return SYNPL_RT_OK;
+  }
   case SYNPL_PLAN_INIT_DECODE_IDX: {
     if (init.path < 0)
       return badTable("decode_idx without a path");
@@ -1763,6 +1771,16 @@ int32_t Executor::restoreCheckpoint(const std::string &path,
   return SYNPL_RT_OK;
 }
 
+int32_t Executor::setTrainingMode(bool training) {
+  for (int64_t i = 0; i < p.inits.size; ++i)
+    if (p.inits[i].kind == SYNPL_PLAN_INIT_TRAINING_MODE) {
+      float v = training ? 1.0f : 0.0f;
+      if (int32_t st = writeSlot(p.inits[i].slot, 0, &v, sizeof v))
+        return st;
+    }
+  return SYNPL_RT_OK;
+}
+
 void Executor::fillPlannedSteps(int64_t planned) {
   for (int64_t i = 0; i < p.inits.size; ++i)
     if (p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS) {
@@ -1891,6 +1909,8 @@ int Executor::run() {
 
     double accuracy = NAN;
     if (canEval) {
+      if (int32_t st = setTrainingMode(false))
+        return abandon(st);
       Tally eval;
       eval.train = false;
       tally = &eval;
@@ -1902,6 +1922,8 @@ int Executor::run() {
                                   ingests[0].test.samples - b * samplesPerStep);
       }
       if (int32_t st = drain())
+        return abandon(st);
+      if (int32_t st = setTrainingMode(true))
         return abandon(st);
       accuracy = seen ? eval.correct / (double)seen : NAN;
     }

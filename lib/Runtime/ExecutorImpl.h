@@ -223,6 +223,9 @@ private:
   /// The value of report `report` (an index, e.g. lossReport) after a step.
   double reportValue(int64_t report, int64_t stream) const;
   void printProfile(double trainSeconds, int64_t trainSteps) const;
+  /// Writes 1 (training) or 0 (evaluating) into every `training_mode` slot.
+  /// Only between steps: every step in flight must have been drained.
+  int32_t setTrainingMode(bool training);
   /// Writes the run's length into every `planned_steps` slot.
   void fillPlannedSteps(int64_t planned);
   /// Checkpoints: the position given, the data order, the state's bytes.

@@ -68,10 +68,13 @@ int Executor::runStream() {
 
   Tally train;
   train.epoch = 1;
+  // Called between steps, with nothing in flight.
   auto validate = [&](double &out) -> int32_t {
     out = NAN;
     if (!canEval)
       return SYNPL_RT_OK;
+    if (int32_t st = setTrainingMode(false))
+      return st;
     Tally eval;
     eval.train = false;
     tally = &eval;
@@ -79,6 +82,8 @@ int Executor::runStream() {
       if (int32_t st = runStep(b, /*train=*/false))
         return st;
     if (int32_t st = drain())
+      return st;
+    if (int32_t st = setTrainingMode(true))
       return st;
     tally = &train;
     out = eval.lossCount ? eval.lossSum / (double)eval.lossCount : NAN;

@@ -17,6 +17,8 @@
 #include "synpl/Conversion/Passes.h"
 #include "synpl/InitAll.h"
 
+#include "HostJit.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -48,23 +50,8 @@
 
 namespace {
 
-/// A 64-byte aligned buffer: the kernel ABI promises `llvm.align 64`.
-template <typename T>
-struct Buffer {
-  explicit Buffer(size_t n, T fill = T()) : n(n) {
-    size_t bytes = (n * sizeof(T) + 63) / 64 * 64;
-    data = static_cast<T *>(std::aligned_alloc(64, bytes ? bytes : 64));
-    for (size_t i = 0; i < n; ++i)
-      data[i] = fill;
-  }
-  ~Buffer() { std::free(data); }
-  Buffer(const Buffer &) = delete;
-  Buffer &operator=(const Buffer &) = delete;
-  T &operator[](size_t i) { return data[i]; }
-  const T &operator[](size_t i) const { return data[i]; }
-  size_t n;
-  T *data;
-};
+using synpl::test::Buffer;
+using synpl::test::Jit;
 
 template <typename T, typename Dist>
 void fillRandom(Buffer<T> &b, std::mt19937 &rng, Dist dist) {
@@ -112,6 +99,11 @@ extern "C" uint64_t stubQueuePop(void *) {
   return v;
 }
 
+std::map<std::string, void *> queueStubs() {
+  return {{"synpl_rt_ctl_queue_push", reinterpret_cast<void *>(&stubQueuePush)},
+          {"synpl_rt_ctl_queue_pop", reinterpret_cast<void *>(&stubQueuePop)}};
+}
+
 uint64_t splitmix64(uint64_t x) {
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;
@@ -120,95 +112,6 @@ uint64_t splitmix64(uint64_t x) {
   x ^= x >> 31;
   return x;
 }
-
-/// Lowers an L0 module to LLVM and JIT-compiles it.
-class Jit {
-public:
-  explicit Jit(mlir::OwningOpRef<mlir::ModuleOp> parsed) : module(std::move(parsed)) {}
-
-  static std::unique_ptr<Jit> fromSource(mlir::MLIRContext &ctx,
-                                         const std::string &source) {
-    return std::make_unique<Jit>(
-        mlir::parseSourceString<mlir::ModuleOp>(source, &ctx));
-  }
-  static std::unique_ptr<Jit> fromFile(mlir::MLIRContext &ctx,
-                                       const std::string &path) {
-    return std::make_unique<Jit>(
-        mlir::parseSourceFile<mlir::ModuleOp>(path, &ctx));
-  }
-
-  /// Runs both conversions and builds the engine; false on any failure.
-  bool compile() {
-    if (!module)
-      return false;
-    mlir::PassManager pm(module->getContext());
-    pm.addPass(synpl::createConvertL0CtlToLLVM({/*keepRegions=*/false}));
-    pm.addPass(synpl::createConvertL0UOpToLLVM({/*keepPlan=*/false}));
-    if (mlir::failed(pm.run(*module)))
-      return false;
-    for (auto fn : module->getOps<mlir::LLVM::LLVMFuncOp>())
-      if (auto n = fn->getAttrOfType<mlir::IntegerAttr>("synpl.iterations"))
-        iterations[fn.getName().str()] = n.getInt();
-
-    auto optimize = mlir::makeOptimizingTransformer(/*optLevel=*/2,
-                                                    /*sizeLevel=*/0, nullptr);
-    mlir::ExecutionEngineOptions options;
-    options.transformer = optimize;
-    auto created = mlir::ExecutionEngine::create(*module, options);
-    if (!created) {
-      llvm::consumeError(created.takeError());
-      return false;
-    }
-    engine = std::move(*created);
-    engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-      llvm::orc::SymbolMap map;
-      map[interner("synpl_rt_ctl_queue_push")] = {
-          llvm::orc::ExecutorAddr::fromPtr(&stubQueuePush),
-          llvm::JITSymbolFlags::Exported};
-      map[interner("synpl_rt_ctl_queue_pop")] = {
-          llvm::orc::ExecutorAddr::fromPtr(&stubQueuePop),
-          llvm::JITSymbolFlags::Exported};
-      return map;
-    });
-    return true;
-  }
-
-  void *lookup(const std::string &name) {
-    auto fn = engine->lookup(name);
-    if (!fn) {
-      llvm::consumeError(fn.takeError());
-      return nullptr;
-    }
-    return *fn;
-  }
-
-  /// Calls kernel `name` over [0, iterations) in two chunks; after the
-  /// first chunk, `between` runs (to check that the chunk did only its part).
-  template <typename... Ptrs>
-  bool runKernelWithCheck(const std::string &name,
-                          const std::function<void()> &between,
-                          Ptrs... ptrs) {
-    void *raw = lookup(name);
-    if (!raw || !iterations.count(name))
-      return false;
-    using Fn = void (*)(Ptrs..., int64_t, int64_t);
-    auto fn = reinterpret_cast<Fn>(raw);
-    int64_t n = iterations[name], half = n / 2;
-    fn(ptrs..., 0, half);
-    if (between)
-      between();
-    fn(ptrs..., half, n);
-    return true;
-  }
-  template <typename... Ptrs>
-  bool runKernel(const std::string &name, Ptrs... ptrs) {
-    return runKernelWithCheck(name, std::function<void()>(), ptrs...);
-  }
-
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  std::unique_ptr<mlir::ExecutionEngine> engine;
-  std::map<std::string, int64_t> iterations;
-};
 
 struct Context {
   Context() {
@@ -232,7 +135,7 @@ TEST_CASE("mnist.l0.mlir kernels run on the host and match C++",
   Context c;
   std::unique_ptr<Jit> jit = Jit::fromFile(c.ctx, kMnist);
   REQUIRE(jit->module);
-  REQUIRE(jit->compile());
+  REQUIRE(jit->compile(queueStubs()));
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
 
@@ -685,7 +588,7 @@ TEST_CASE("every UOp runs on the host and matches C++", "[l0tollvm][jit]") {
   Context c;
   std::unique_ptr<Jit> jit = Jit::fromSource(c.ctx, kEveryUOp);
   REQUIRE(jit->module);
-  REQUIRE(jit->compile());
+  REQUIRE(jit->compile(queueStubs()));
   std::mt19937 rng(7);
 
   SECTION("float arithmetic, compares, transcendentals") {

@@ -205,6 +205,9 @@ typedef struct synpl_plan_sync {
 /* One f32: the update steps the run will take (epochs x batches per epoch,
  * after drop_last and --steps); filled once the data is open. */
 #define SYNPL_PLAN_INIT_PLANNED_STEPS 8
+/* One f32: 1 while the runtime trains, 0 while it evaluates (what a tensor
+ * graph computes "in training only", such as dropout's mask, reads it). */
+#define SYNPL_PLAN_INIT_TRAINING_MODE 9
 
 typedef struct synpl_plan_init {
   int64_t kind;

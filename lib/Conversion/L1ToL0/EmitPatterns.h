@@ -14,6 +14,7 @@
 //   Matmul.cpp      matmul (a loop over k folded by REDUCE)
 //   Reduce.cpp      reduce_sum reduce_mean reduce_max
 //   Window.cpp      unfold fold (a convolution as a matmul: im2col, col2im)
+//   Random.cpp      random (counter-based draws, computed where consumed)
 //
 // A pattern also says why it cannot take an op (a type it has no lowering
 // for), which the pass reports before anything is emitted. Adding an op to
@@ -228,6 +229,7 @@ void populateMovementEmitPatterns(EmitPatternSet &patterns);
 void populateMatmulEmitPatterns(EmitPatternSet &patterns);
 void populateReduceEmitPatterns(EmitPatternSet &patterns);
 void populateWindowEmitPatterns(EmitPatternSet &patterns);
+void populateRandomEmitPatterns(EmitPatternSet &patterns);
 /// Every pattern of the L1 -> L0 lowering.
 void populateL1ToL0EmitPatterns(EmitPatternSet &patterns);
 

@@ -58,6 +58,7 @@ void synpl::l1tol0::populateL1ToL0EmitPatterns(EmitPatternSet &patterns) {
   populateMatmulEmitPatterns(patterns);
   populateReduceEmitPatterns(patterns);
   populateWindowEmitPatterns(patterns);
+  populateRandomEmitPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//

@@ -191,6 +191,9 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
       case l1::InitKind::planned_steps:
         kind = l0uop::InitKind::planned_steps;
         break;
+      case l1::InitKind::training_mode:
+        kind = l0uop::InitKind::training_mode;
+        break;
       }
       l0uop::InitOp::create(pb, state.getLoc(), kind, s->name, StringAttr(),
                                FloatAttr(), fanIn, seedAttr);

@@ -1,0 +1,262 @@
+//===- RandomTest.cpp - The counter-based generator and l1.random ---------===//
+//
+// Two contracts:
+//
+// * The generator (synpl/Support/CounterRng.h) draws uniform, independent
+//   numbers: its keys follow the Squares rule (each half 8 distinct non-zero
+//   hex digits); a million draws have the uniform's mean and variance, pass
+//   a chi-square test on 256 bins, and show no correlation between
+//   neighbouring elements, consecutive steps or two streams.
+// * `l1.random` lowered through --synpl-l1-to-l0 and the host lowering
+//   (JIT-run as the runtime runs kernels, in two chunks) draws the reference
+//   interpreter's numbers bit for bit, at small and large counters, also
+//   fused into a dropout mask; at a counter past the f32 integers or a
+//   negative one the interpreter refuses.
+//
+//===----------------------------------------------------------------------===//
+#include "synpl/Conversion/Passes.h"
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
+#include "synpl/Dialect/L1/L1Ops.h"
+#include "synpl/InitAll.h"
+#include "synpl/Reference/L1Interpreter.h"
+#include "synpl/Support/CounterRng.h"
+
+#include "HostJit.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace synpl;
+using synpl::ref::ElementType;
+using synpl::ref::Tensor;
+
+TEST_CASE("the counter-based generator's keys and draws", "[random]") {
+  SECTION("keys: each half is 8 distinct non-zero hex digits; streams differ") {
+    std::set<uint64_t> keys;
+    for (uint64_t seed = 0; seed < 8; ++seed)
+      for (uint64_t stream = 0; stream < 64; ++stream) {
+        uint64_t key = rng::squaresKey(seed, stream);
+        keys.insert(key);
+        for (int half = 0; half < 2; ++half) {
+          unsigned seen = 0;
+          for (int d = 0; d < 8; ++d)
+            seen |= 1u << ((key >> (32 * half + 4 * d)) & 0xf);
+          INFO("key " << std::hex << key);
+          CHECK(seen % 2 == 0);                      // no zero digit
+          CHECK(__builtin_popcount(seen) == 8); // 8 distinct digits
+        }
+      }
+    CHECK(keys.size() == 8 * 64);
+  }
+
+  SECTION("a million draws are uniform and uncorrelated") {
+    const uint64_t n = 1 << 20;
+    uint64_t key = rng::squaresKey(1, 0), other = rng::squaresKey(1, 1);
+    std::vector<uint64_t> bins(256, 0);
+    double sum = 0, sumSq = 0, neighbours = 0, steps = 0, streams = 0;
+    uint64_t outside = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      double u = rng::uniform(7, i, key);
+      if (!(u >= 0.0 && u < 1.0)) {
+        ++outside;
+        continue;
+      }
+      ++bins[uint64_t(u * 256)];
+      sum += u;
+      sumSq += u * u;
+      double c = u - 0.5;
+      neighbours += c * (rng::uniform(7, i + 1, key) - 0.5);
+      steps += c * (rng::uniform(8, i, key) - 0.5);
+      streams += c * (rng::uniform(7, i, other) - 0.5);
+    }
+    REQUIRE(outside == 0);
+    double mean = sum / n, var = sumSq / n - mean * mean;
+    CHECK(std::fabs(mean - 0.5) < 2e-3);
+    CHECK(std::fabs(var - 1.0 / 12) < 2e-3);
+    // Correlation coefficients: the covariance over the variance 1/12;
+    // independent draws give |r| ~ 1/sqrt(n) = 0.001.
+    CHECK(std::fabs(12 * neighbours / n) < 5e-3);
+    CHECK(std::fabs(12 * steps / n) < 5e-3);
+    CHECK(std::fabs(12 * streams / n) < 5e-3);
+    double chi2 = 0, expected = double(n) / 256;
+    for (uint64_t b : bins)
+      chi2 += (b - expected) * (b - expected) / expected;
+    // 255 degrees of freedom: mean 255, standard deviation 22.6; the
+    // bound is five of them above.
+    CHECK(chi2 < 368);
+  }
+}
+
+namespace {
+
+const char *kSystem = R"mlir(
+l1.system @s {
+  l1.node @ram_0 memory {capacity = "1GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+)mlir";
+
+/// A graph of `body` over `args`, returning one `result`-typed value `%r`,
+/// with the stage that drops it.
+std::string graphText(const std::string &args, const std::string &body,
+                      const std::string &result) {
+  return std::string(kSystem) + "l1.tensor_graph @g on @cpu_0 then @sink compute(" + args +
+         ") {\n" + body + "  l1.return %r : " + result + "\n}\n" +
+         "l1.stage @sink on @cpu_0 process(%o: !l1.buf<@ram_0, " + result + ">) {\n" +
+         "  l1.drop %o : !l1.buf<@ram_0, " + result + ">\n  l1.end\n}\n";
+}
+
+/// Interprets graph `text` on `inputs`, then lowers it for the host and
+/// JIT-runs its kernels on the same inputs; the output must be the
+/// reference's, bit for bit (the draws are integer arithmetic, the rest
+/// exact in f32).
+void checkBitExact(MLIRContext &ctx, const std::string &text,
+                   const std::vector<Tensor> &inputs) {
+  INFO(text);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+  REQUIRE(module);
+  REQUIRE(succeeded(verify(*module)));
+  ref::StateEnv state;
+  auto graph = *module->getOps<l1::TensorGraphOp>().begin();
+  auto outs = ref::interpretTensorGraph(graph, inputs, state);
+  REQUIRE(succeeded(outs));
+  REQUIRE(outs->size() == 1);
+  const Tensor &want = outs->front();
+
+  PassManager pm(&ctx);
+  pm.addPass(createL1ToL0());
+  REQUIRE(succeeded(pm.run(*module)));
+  auto plan = *module->getOps<l0uop::PlanOp>().begin();
+  std::string planName = plan.getSymName().str();
+  // Every slot a kernel binds, as f32 host memory.
+  std::map<std::string, std::unique_ptr<test::Buffer<float>>> memory;
+  for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
+    memory[slot.getSymName().str()] =
+        std::make_unique<test::Buffer<float>>(slot.getBufType().getNumElements(), NAN);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    test::Buffer<float> &b = *memory.at("g.in" + std::to_string(i));
+    REQUIRE(b.n == inputs[i].data().size());
+    for (size_t e = 0; e < b.n; ++e)
+      b[e] = float(inputs[i].data()[e]);
+  }
+  std::vector<std::pair<std::string, std::vector<float *>>> kernels;
+  for (auto kernel : plan.getBody().front().getOps<l0uop::KernelOp>()) {
+    std::vector<float *> args;
+    for (Attribute a : llvm::concat<const Attribute>(kernel.getInputs(), kernel.getOutputs()))
+      args.push_back(memory.at(cast<FlatSymbolRefAttr>(a).getValue().str())->data);
+    kernels.push_back({planName + "_" + kernel.getSymName().str(), args});
+  }
+  REQUIRE(!kernels.empty());
+
+  static uint64_t ignored = 0;
+  std::map<std::string, void *> stubs = {
+      {"synpl_rt_ctl_queue_push", reinterpret_cast<void *>(+[](void *, uint64_t v) {
+         ignored = v;
+       })},
+      {"synpl_rt_ctl_queue_pop", reinterpret_cast<void *>(+[](void *) { return ignored; })}};
+  test::Jit jit(std::move(module));
+  REQUIRE(jit.compile(stubs));
+  for (auto &[name, args] : kernels) {
+    INFO("kernel " << name);
+    bool ran = false;
+    switch (args.size()) {
+    case 2:
+      ran = jit.runKernel(name, args[0], args[1]);
+      break;
+    case 3:
+      ran = jit.runKernel(name, args[0], args[1], args[2]);
+      break;
+    default:
+      FAIL("a kernel of " << args.size() << " buffers");
+    }
+    REQUIRE(ran);
+  }
+  const test::Buffer<float> &got = *memory.at("g.out0");
+  REQUIRE(got.n == want.data().size());
+  size_t bad = 0, first = 0;
+  for (size_t e = 0; e < got.n; ++e) {
+    float w = float(want.data()[e]);
+    if (std::memcmp(&got[e], &w, sizeof w) != 0 && bad++ == 0)
+      first = e;
+  }
+  INFO("first difference at " << first << ": got " << got[first] << ", want "
+                              << want.data()[first]);
+  CHECK(bad == 0);
+}
+
+} // namespace
+
+TEST_CASE("l1.random on the host draws the reference's numbers bit for bit",
+          "[random][jit]") {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerHostCodegen(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  std::string errors;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    errors += d.str() + "\n";
+    return success();
+  });
+
+  // Counters from the first step to the last integer an f32 step holds.
+  for (double step : {0.0, 1.0, 4097.0, 16777215.0}) {
+    INFO("counter " << step << "\n" << errors);
+    Tensor t = Tensor::scalar(step);
+    SECTION("the draws, rank 3, counter " + std::to_string(int64_t(step))) {
+      checkBitExact(ctx,
+                    graphText("%t: tensor<f32>",
+                              "  %r = l1.random %t seed 3 stream 5 : tensor<f32> -> "
+                              "tensor<3x5x7xf32>\n",
+                              "tensor<3x5x7xf32>"),
+                    {t});
+    }
+    SECTION("a dropout mask fused into its use, counter " + std::to_string(int64_t(step))) {
+      Tensor x(ElementType::f32(), {16, 33});
+      for (size_t i = 0; i < x.data().size(); ++i)
+        x.data()[i] = float(std::sin(0.37 * double(i)));
+      const char *body = R"mlir(
+  %u = l1.random %t seed 1 stream 2 : tensor<f32> -> tensor<16x33xf32>
+  %p = l1.const 0.3 : tensor<16x33xf32>
+  %keep = l1.cmp ge, %u, %p : tensor<16x33xf32>, tensor<16x33xf32> -> tensor<16x33xi1>
+  %s = l1.const 2.0 : tensor<f32>
+  %xs = l1.scale %x, %s : tensor<16x33xf32>, tensor<f32> -> tensor<16x33xf32>
+  %z = l1.const 0.0 : tensor<16x33xf32>
+  %r = l1.select %keep, %xs, %z : tensor<16x33xi1>, tensor<16x33xf32>, tensor<16x33xf32> -> tensor<16x33xf32>
+)mlir";
+      checkBitExact(ctx, graphText("%x: tensor<16x33xf32>, %t: tensor<f32>", body,
+                                   "tensor<16x33xf32>"),
+                    {x, t});
+    }
+  }
+
+  SECTION("the interpreter refuses a counter that is not a non-negative integer") {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+        graphText("%t: tensor<f32>",
+                  "  %r = l1.random %t seed 0 stream 0 : tensor<f32> -> tensor<4xf32>\n",
+                  "tensor<4xf32>"),
+        &ctx);
+    REQUIRE(module);
+    auto graph = *module->getOps<l1::TensorGraphOp>().begin();
+    for (double bad : {-1.0, 2.5, 0x1p33}) {
+      ref::StateEnv state;
+      errors.clear();
+      CHECK(failed(ref::interpretTensorGraph(
+          graph, {Tensor::scalar(bad)}, state)));
+      CHECK(llvm::StringRef(errors).contains("is not an integer in [0, 2^32)"));
+    }
+  }
+}
