@@ -482,6 +482,18 @@ TEST_CASE("convolutional device kernels on the SIMT interpreter match their "
   CHECK(tally.compared > 20);
 }
 
+TEST_CASE("dropout's device kernels on the SIMT interpreter match their host lowering",
+          "[cuda-sim]") {
+  Tally tally = compareDeviceKernels(/*tiledOnly=*/false, false, "sm_80",
+                                     "synpl-l0-block-reduce,synpl-l0-tune-launch{chip=sm_80}",
+                                     "/test/unit/Inputs/small_dropout.syn");
+  WARN(describe(tally));
+  // The draws (the step converted to the counter, 64-bit rounds) ran on both.
+  CHECK(tally.ops.count("llvm.fptoui"));
+  CHECK(tally.ops.count("llvm.urem"));
+  CHECK(tally.compared > 10);
+}
+
 // The lowering's own lit inputs (hand-written kernels: barriers splitting
 // guards, leader stores, 3-D ranges, shared buffers, every math form), each
 // `// -----` chunk on its own.

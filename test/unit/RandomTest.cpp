@@ -177,6 +177,12 @@ void checkBitExact(MLIRContext &ctx, const std::string &text,
     case 3:
       ran = jit.runKernel(name, args[0], args[1], args[2]);
       break;
+    case 4:
+      ran = jit.runKernel(name, args[0], args[1], args[2], args[3]);
+      break;
+    case 5:
+      ran = jit.runKernel(name, args[0], args[1], args[2], args[3], args[4]);
+      break;
     default:
       FAIL("a kernel of " << args.size() << " buffers");
     }
@@ -241,6 +247,30 @@ TEST_CASE("l1.random on the host draws the reference's numbers bit for bit",
                                    "tensor<16x33xf32>"),
                     {x, t});
     }
+  }
+
+  SECTION("a dropout mask in a matmul's epilogue (the register-tiled kernel)") {
+    // Small integers: the matmul's sums are exact in any order.
+    Tensor x(ElementType::f32(), {24, 40}), w(ElementType::f32(), {40, 36});
+    for (size_t i = 0; i < x.data().size(); ++i)
+      x.data()[i] = double(int64_t(i * 7 % 9) - 4);
+    for (size_t i = 0; i < w.data().size(); ++i)
+      w.data()[i] = double(int64_t(i * 5 % 7) - 3);
+    const char *body = R"mlir(
+  %z = l1.matmul %x, %w : tensor<24x40xf32>, tensor<40x36xf32> -> tensor<24x36xf32>
+  %u = l1.random %t seed 9 stream 4 : tensor<f32> -> tensor<24x36xf32>
+  %p = l1.const 0.5 : tensor<24x36xf32>
+  %keep = l1.cmp ge, %u, %p : tensor<24x36xf32>, tensor<24x36xf32> -> tensor<24x36xi1>
+  %s = l1.const 2.0 : tensor<f32>
+  %zs = l1.scale %z, %s : tensor<24x36xf32>, tensor<f32> -> tensor<24x36xf32>
+  %zero = l1.const 0.0 : tensor<24x36xf32>
+  %r = l1.select %keep, %zs, %zero : tensor<24x36xi1>, tensor<24x36xf32>, tensor<24x36xf32> -> tensor<24x36xf32>
+)mlir";
+    for (double step : {5.0, 70000.0})
+      checkBitExact(ctx,
+                    graphText("%x: tensor<24x40xf32>, %w: tensor<40x36xf32>, %t: tensor<f32>",
+                              body, "tensor<24x36xf32>"),
+                    {x, w, Tensor::scalar(step)});
   }
 
   SECTION("the interpreter refuses a counter that is not a non-negative integer") {

@@ -114,7 +114,11 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
       if (!byteSized(op->getResult(0).getType()))
         return std::nullopt;
     } else if (isa<ModOp, DivOp>(op)) {
-      if (vary) // masked-off lanes could divide by zero
+      // Masked-off lanes could divide by zero, unless the divisor is a
+      // non-zero constant (a random draw's half swap, an index split).
+      auto divisor = op->getOperand(1).getDefiningOp<ConstOp>();
+      auto c = divisor ? dyn_cast<IntegerAttr>(divisor.getValue()) : IntegerAttr();
+      if (vary && (!c || c.getValue().isZero()))
         return std::nullopt;
     } else if (!isa<ConstOp, IndexOp, AddOp, MulOp, MulAccOp, NegOp,
                     ReciprocalOp, MaxOp, CmpLtOp, CmpNeOp, WhereOp, Exp2Op,

@@ -200,8 +200,13 @@ bool Matcher::scalarOk(Operation *op) {
   }
   if (isa<StoreOp>(op))
     return op->getNumOperands() == 2 && !op->getOperand(1).getType().isInteger(1);
-  if (isa<ModOp, DivOp>(op))
-    return false; // a masked-off element could divide by zero
+  if (isa<ModOp, DivOp>(op)) {
+    // A masked-off element could divide by zero, unless the divisor is a
+    // non-zero constant (a random draw's half swap).
+    auto divisor = op->getOperand(1).getDefiningOp<ConstOp>();
+    auto c = divisor ? dyn_cast<IntegerAttr>(divisor.getValue()) : IntegerAttr();
+    return c && !c.getValue().isZero();
+  }
   return isa<ConstOp, IndexOp, AddOp, MulOp, MulAccOp, NegOp, ReciprocalOp,
              MaxOp, CmpLtOp, CmpNeOp, WhereOp, Exp2Op, Log2Op, SqrtOp, CastOp,
              ReduceOp>(op);
@@ -1191,6 +1196,14 @@ LogicalResult KernelEmitter::emitElement(Value i, Value j, Value accValue) {
             return LLVM::FAddOp::create(
                 b, loc, LLVM::FMulOp::create(b, loc, args[0], args[1]), args[2]);
           return add(mul(args[0], args[1]), args[2]);
+        })
+        .Case([&](DivOp) -> Value {
+          return isUnsigned(srcTy) ? Value(LLVM::UDivOp::create(b, loc, args[0], args[1]))
+                                   : Value(LLVM::SDivOp::create(b, loc, args[0], args[1]));
+        })
+        .Case([&](ModOp) -> Value {
+          return isUnsigned(srcTy) ? Value(LLVM::URemOp::create(b, loc, args[0], args[1]))
+                                   : Value(LLVM::SRemOp::create(b, loc, args[0], args[1]));
         })
         .Case([&](NegOp) -> Value {
           if (fp)

@@ -223,8 +223,8 @@ void GraphBuilder::scanInfer(Block &block, unsigned &count, unsigned &failed) {
       continue;
     }
     if (isa<l2::DiffusionChainOp>(op)) {
-      reject("a training step draws a random noise level and Gaussian noise, and L1 has "
-             "no random primitive");
+      reject("a diffusion chain's training step (a random noise level, Gaussian noise "
+             "and the denoising objective) has no expansion yet");
       continue;
     }
     std::string why;
@@ -522,6 +522,19 @@ LogicalResult GraphBuilder::lowerOp(Operation *op) {
   if (it != layerParams.end())
     for (unsigned idx : it->second)
       inst.params.push_back(paramValues[idx]);
+  if (auto d = dyn_cast<l2::DropoutOp>(op); d && d.getP().convertToDouble() > 0.0) {
+    if (spec.stepField.empty() || spec.trainingField.empty())
+      return op->emitError("backward expansion: dropout draws random numbers, and the "
+                           "window holds no update step and training flag to draw them with");
+    if (!randomCounter) {
+      e.setLoc(op->getLoc());
+      randomCounter = e.windowRead(spec.window, spec.stepField, {});
+      trainingFlag = e.windowRead(spec.window, spec.trainingField, {});
+    }
+    inst.counter = randomCounter;
+    inst.training = trainingFlag;
+    inst.stream = nextStream++;
+  }
   lowerForward(e, inst);
   mapped[op->getResult(0)] = inst.output;
   recordInstance(std::move(inst));
@@ -739,6 +752,9 @@ FailureOr<TrainingGraphOutputs> GraphBuilder::run() {
         recomputed.op = inst.op;
         recomputed.inputs = inst.inputs;
         recomputed.params = inst.params;
+        recomputed.counter = inst.counter;
+        recomputed.training = inst.training;
+        recomputed.stream = inst.stream; // the same draws: the same mask
         lowerForward(e, recomputed);
         use = &recomputed;
         break;
@@ -778,4 +794,12 @@ FailureOr<TrainingGraphOutputs> synpl::l2tol1::buildTrainingGraph(l1::TensorGrap
                                                                   ArrayRef<TrainableParam> params) {
   GraphBuilder builder(graph, spec, params);
   return builder.run();
+}
+
+bool synpl::l2tol1::drawsRandomNumbers(l2::MethodsOp methods) {
+  bool draws = false;
+  methods.getInferBlock().walk([&](l2::DropoutOp d) {
+    draws = draws || d.getP().convertToDouble() > 0.0;
+  });
+  return draws;
 }

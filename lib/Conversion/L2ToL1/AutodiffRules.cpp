@@ -137,6 +137,10 @@ Value Emitter::oneHot(Value labels, int64_t classes) {
   return create<l1::OneHotOp>(type(s), labels, static_cast<uint64_t>(classes));
 }
 
+Value Emitter::random(Value counter, int64_t seed, int64_t stream, ArrayRef<int64_t> s) {
+  return create<l1::RandomOp>(type(s), counter, seed, stream);
+}
+
 Value Emitter::unfold(Value x, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
                       ArrayRef<int64_t> padding) {
   ArrayRef<int64_t> in = shape(x);
@@ -367,13 +371,7 @@ bool synpl::l2tol1::detail::hasRule(Operation *op, std::string &why) {
       .Case<l2::FlattenOp, l2::ReshapeOp, l2::LinearOp, l2::NormOp, l2::ActOp, l2::SoftmaxOp,
             l2::AddOp>(
           [](Operation *) { return true; })
-      .Case([&](l2::DropoutOp d) {
-        if (d.getP().convertToDouble() == 0.0)
-          return true;
-        why = "dropout with p > 0 draws a random mask each step and L1 has no random "
-              "primitive (only p = 0, the identity, is lowered)";
-        return false;
-      })
+      .Case([&](l2::DropoutOp) { return true; })
       .Case([&](l2::EmbedOp em) {
         Type element = getElementTypeOrSelf(em.getInput().getType());
         if (isa<IntegerType>(element))
@@ -428,7 +426,23 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
 
   llvm::TypeSwitch<Operation *>(op)
       .Case<l2::FlattenOp, l2::ReshapeOp>([&](Operation *) { inst.output = e.reshape(x, outShape); })
-      .Case([&](l2::DropoutOp) { inst.output = x; }) // p = 0 (hasRule)
+      .Case([&](l2::DropoutOp d) {
+        double p = d.getP().convertToDouble();
+        if (p == 0.0) {
+          inst.output = x;
+          return;
+        }
+        // Inverted dropout: keep an element when its draw u >= p and scale
+        // it by 1 / (1 - p). Evaluation (training flag 0) makes p 0: every
+        // element kept, unscaled.
+        ArrayRef<int64_t> xs = Emitter::shape(x);
+        Value pNow = e.scale(inst.training, p);
+        Value keepScale = e.reciprocal(e.sub(e.cst(1.0), pNow));
+        Value u = e.random(inst.counter, kRandomSeed, inst.stream, xs);
+        Value keep = e.cmp(l1::CmpPredicate::ge, u, e.broadcast(pNow, xs));
+        inst.output = e.select(keep, e.scale(x, keepScale), e.cst(0.0, xs));
+        inst.saved = {keep, keepScale};
+      })
       .Case([&](l2::LinearOp) {
         // z = x W + b over the last dimension.
         Value x2 = e.reshape(x, rows2d(Emitter::shape(x)));
@@ -607,8 +621,9 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
           dIn[0] = e.reshape(dy, xs);
       })
       .Case([&](l2::DropoutOp) {
+        // p = 0 is the identity and never recorded; otherwise the same mask.
         if (needX)
-          dIn[0] = dy;
+          dIn[0] = e.select(inst.saved[0], e.scale(dy, inst.saved[1]), e.cst(0.0, xs));
       })
       .Case([&](l2::LinearOp) {
         Value x2 = inst.saved[0];

@@ -76,6 +76,9 @@ public:
   mlir::Value select(mlir::Value cond, mlir::Value a, mlir::Value b);
   mlir::Value cast(mlir::Value a, mlir::Type element);
   mlir::Value oneHot(mlir::Value labels, int64_t classes);
+  /// Uniform draws in [0, 1) of `shape` (l1.random) at the rank-0 counter.
+  mlir::Value random(mlir::Value counter, int64_t seed, int64_t stream,
+                     llvm::ArrayRef<int64_t> shape);
   /// The sliding windows of an [N, C, I...] tensor, [N, O..., C, K...]
   /// (l1.unfold), and their sum back onto `shape` (l1.fold).
   mlir::Value unfold(mlir::Value x, llvm::ArrayRef<int64_t> kernel,
@@ -121,7 +124,15 @@ struct Instance {
   mlir::Value output;
   /// What the VJP reads, as the forward rule left it.
   llvm::SmallVector<mlir::Value, 8> saved;
+  /// A layer that draws random numbers (dropout with p > 0): the draws'
+  /// counter (the update step), the train/eval flag (rank-0 window reads)
+  /// and the instance's own stream.
+  mlir::Value counter, training;
+  int64_t stream = 0;
 };
+
+/// The seed of every draw of a training graph (streams tell layers apart).
+inline constexpr int64_t kRandomSeed = 0;
 
 /// Whether backward expansion has a rule for `op` (a layer op; region ops
 /// are handled by the driver). When not, `why` says why.

@@ -143,6 +143,10 @@ private:
   SmallVector<Value> paramGrads;
   Value modelOutput;
   const Instance *outputSoftmax = nullptr;
+  /// What random layers read (window reads, made on first use) and the
+  /// next instance's stream.
+  Value randomCounter, trainingFlag;
+  int64_t nextStream = 0;
 };
 
 } // namespace synpl::l2tol1::detail

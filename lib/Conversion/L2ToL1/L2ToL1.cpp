@@ -50,6 +50,11 @@ namespace {
 /// The names the L1 program uses (mnist.py's).
 constexpr llvm::StringLiteral kActor = "model_state";
 constexpr llvm::StringLiteral kWindow = "weights";
+// The update counter every step-dependent rule shares (the optimizers'
+// bias correction and schedules, the draws of random layers) and the
+// runtime's train/eval flag.
+constexpr llvm::StringLiteral kStepField = "step";
+constexpr llvm::StringLiteral kTrainingField = "training";
 constexpr llvm::StringLiteral kHandler = "GradUpdate";
 constexpr llvm::StringLiteral kGraph = "forward_backward";
 constexpr llvm::StringLiteral kLoad = "load_data";
@@ -473,10 +478,20 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
       l1::StateOp::create(ab, ploc, tp.state, tensor(tp.shape), tp.init);
       fieldRefs.push_back(sym(tp.state));
     }
+    // A model that draws random numbers (dropout) reads the update step as
+    // the draws' counter (so each step draws anew, and a resumed run draws
+    // what an uninterrupted one would) and the runtime's train/eval flag.
+    if (drawsRandomNumbers(methods)) {
+      l1::StateOp::create(ab, loc, kStepField, tensor({}), l1::InitKind::zeros);
+      l1::StateOp::create(ab, loc, kTrainingField, tensor({}), l1::InitKind::training_mode);
+      fieldRefs.push_back(sym(kStepField));
+      fieldRefs.push_back(sym(kTrainingField));
+    }
     l1::WindowOp::create(ab, loc, kWindow, ab.getArrayAttr(fieldRefs),
                          ab.getArrayAttr({sym(kGraph)}));
   }
-  if (failed(materializeUpdate(actor, kHandler, methods.getUpdate(), updateParams, loc)))
+  if (failed(materializeUpdate(actor, kHandler, methods.getUpdate(), updateParams, loc, {},
+                               /*countSteps=*/drawsRandomNumbers(methods))))
     return fail();
 
   // The training graph.
@@ -492,6 +507,10 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   spec.loss = loss;
   spec.methods = methods;
   spec.window = windowRef;
+  if (drawsRandomNumbers(methods)) {
+    spec.stepField = kStepField.str();
+    spec.trainingField = kTrainingField.str();
+  }
   // The read fields: every bound field, then the next-element view of each
   // text field (the targets of next-token prediction).
   struct ReadField {

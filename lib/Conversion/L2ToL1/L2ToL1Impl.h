@@ -61,12 +61,15 @@ struct UpdateConstants {
 /// `planned_steps`) after its existing state fields, and a handler
 /// `handlerName` taking one gradient per `params` (in order, each of its
 /// parameter's shape) whose body applies the update with explicit tensor
-/// ops and ends in `l1.return`. Fails, adding nothing, with an error located
-/// at `diagLoc` naming the method that cannot be lowered and why.
+/// ops and ends in `l1.return`. With `countSteps`, the handler advances the
+/// step counter `step` (added when missing) even when no rule of the chain
+/// reads it. Fails, adding nothing, with an error located at `diagLoc`
+/// naming the method that cannot be lowered and why.
 mlir::FailureOr<l1::HandlerOp>
 materializeUpdate(l1::ActorOp actor, llvm::StringRef handlerName,
                   mlir::Attribute update, llvm::ArrayRef<UpdateParam> params,
-                  mlir::Location diagLoc, const UpdateConstants &constants = {});
+                  mlir::Location diagLoc, const UpdateConstants &constants = {},
+                  bool countSteps = false);
 
 /// Why `update` cannot be materialised for `params` (`<method>: <why>`,
 /// naming the innermost method at fault), or std::nullopt when it can.

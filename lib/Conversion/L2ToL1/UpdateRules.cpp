@@ -131,8 +131,10 @@ public:
   /// The parameters' values after the update, indexed like `params`.
   SmallVector<Value> newParams;
 
-  void run(Attribute update, Block &entry) {
+  void run(Attribute update, Block &entry, bool countSteps) {
     newParams.assign(params.size(), Value());
+    if (countSteps)
+      step();
     SmallVector<unsigned> all;
     SmallVector<Value> grads;
     for (unsigned i = 0; i < params.size(); ++i) {
@@ -512,7 +514,8 @@ private:
 FailureOr<l1::HandlerOp>
 synpl::l2tol1::materializeUpdate(l1::ActorOp actor, StringRef handlerName,
                                  Attribute update, ArrayRef<UpdateParam> params,
-                                 Location diagLoc, const UpdateConstants &constants) {
+                                 Location diagLoc, const UpdateConstants &constants,
+                                 bool countSteps) {
   if (std::optional<std::string> why = whyNot(update, params))
     return emitError(diagLoc) << "update method not lowered: " << *why;
   Block &body = actor.getBody().front();
@@ -530,6 +533,6 @@ synpl::l2tol1::materializeUpdate(l1::ActorOp actor, StringRef handlerName,
   for (const UpdateParam &p : params)
     entry->addArgument(RankedTensorType::get(p.shape, f32), actor.getLoc());
   UpdateEmitter emitter(actor, handler, params, constants);
-  emitter.run(update, *entry);
+  emitter.run(update, *entry, countSteps);
   return handler;
 }

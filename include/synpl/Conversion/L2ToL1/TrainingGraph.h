@@ -64,7 +64,16 @@ struct TrainingGraphSpec {
   /// The window the graph reads every parameter through
   /// (`@model_state::@weights`); it lists every TrainableParam::state.
   mlir::SymbolRefAttr window;
+  /// For a model that draws random numbers (drawsRandomNumbers): the
+  /// window's fields holding the update step (a rank-0 f32 counting
+  /// updates, the draws' counter) and the train/eval flag (a rank-0 f32
+  /// with init training_mode). Empty otherwise.
+  std::string stepField, trainingField;
 };
+
+/// Whether the infer DAG of `methods` draws random numbers in training
+/// (a dropout with p > 0, in any region).
+bool drawsRandomNumbers(l2::MethodsOp methods);
 
 /// The results of the graph's `l1.return`, in order.
 struct TrainingGraphOutputs {
