@@ -203,9 +203,11 @@ LogicalResult RandomOp::verify() {
     return shapeError(*this) << "one draw has fewer than 2^32 elements (the element "
                                 "index is the counter's low half), got "
                              << res;
-  if (getSeed() < 0 || getStream() < 0)
-    return shapeError(*this) << "seed and stream are non-negative, got seed " << getSeed()
-                             << " stream " << getStream();
+  // I64Attr reads back as uint64_t: its sign is the top bit.
+  int64_t seed = int64_t(getSeed()), stream = int64_t(getStream());
+  if (seed < 0 || stream < 0)
+    return shapeError(*this) << "seed and stream are non-negative, got seed " << seed
+                             << " stream " << stream;
   return success();
 }
 

@@ -820,7 +820,7 @@ FailureOr<Value> Parser::parseExpr() {
 namespace {
 enum class TOp {
   Binary, Unary, Matmul, Scale, Broadcast, Transpose, Reshape, Reduce, Cmp,
-  Select, Cast, OneHot, Const
+  Select, Cast, OneHot, Const, Random
 };
 struct TensorOpInfo {
   StringRef name; ///< after `tensor_`
@@ -843,6 +843,7 @@ static constexpr TensorOpInfo kTensorOps[] = {
     {"reduce_max", TOp::Reduce},     {"cmp", TOp::Cmp},
     {"select", TOp::Select},         {"cast", TOp::Cast},
     {"one_hot", TOp::OneHot},        {"const", TOp::Const},
+    {"random", TOp::Random},
 };
 
 /// Binds a call's arguments to parameter names (positional in order, or by
@@ -1187,6 +1188,24 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
                                  builder.getI64IntegerAttr(*classes));
     break;
   }
+  case TOp::Random: {
+    FailureOr<Value> counter = bindOperand({"counter", "shape", "seed", "stream"}, 4);
+    if (failed(counter))
+      return failure();
+    FailureOr<SmallVector<int64_t>> shape = intList(a[1], "the shape", true);
+    if (failed(shape))
+      return failure();
+    FailureOr<int64_t> seed = intArgOf(a[2], "the seed");
+    if (failed(seed))
+      return failure();
+    FailureOr<int64_t> stream = intArgOf(a[3], "the stream");
+    if (failed(stream))
+      return failure();
+    built = l1::RandomOp::create(builder, at, RankedTensorType::get(*shape, builder.getF32Type()),
+                                 *counter, builder.getI64IntegerAttr(*seed),
+                                 builder.getI64IntegerAttr(*stream));
+    break;
+  }
   case TOp::Const: {
     if (failed(bindArgs({"value", "shape", "dtype"}, 1)))
       return failure();
@@ -1276,12 +1295,14 @@ ParseResult Parser::parseActor() {
         }
         Location initLoc = loc();
         StringRef init;
-        if (parseIdent(init, "an initializer (zeros, ones, kaiming or xavier)"))
+        if (parseIdent(init, "an initializer (zeros, ones, kaiming, xavier, planned_steps "
+                             "or training_mode)"))
           return failure();
         std::optional<l1::InitKind> kind = l1::symbolizeInitKind(init);
         if (!kind)
           return emitError(initLoc, "unknown initializer '")
-                 << init << "'; expected zeros, ones, kaiming or xavier";
+                 << init
+                 << "'; expected zeros, ones, kaiming, xavier, planned_steps or training_mode";
         l1::StateOp::create(builder, fieldLoc, builder.getStringAttr(field),
                             TypeAttr::get(type),
                             l1::InitKindAttr::get(ctx, *kind));
