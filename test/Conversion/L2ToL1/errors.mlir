@@ -355,8 +355,12 @@ l2.methods @method for @m
     sample epoch_shuffle<batch = 4>
     infer(%x: tensor<4x8xf32>) {
       %h = l2.linear(8, 4) %x as "fc1" : tensor<4x8xf32>
-      // expected-error @+1 {{lowered 2 of 3 ops; not lowered: 'l2.dropout' at}}
-      %d = l2.dropout(0.5) %h : tensor<4x4xf32>
+      // expected-error @+1 {{lowered 2 of 4 ops; not lowered: 'l2.recurrent' at}}
+      %d = l2.recurrent(until("converged"), max_steps = 8) %h : tensor<4x4xf32> {
+      ^bb0(%s: tensor<4x4xf32>):
+        %0 = l2.linear(4, 4) %s : tensor<4x4xf32>
+        l2.yield %0 : tensor<4x4xf32>
+      }
       %p = l2.softmax %d : tensor<4x4xf32>
       l2.yield %p : tensor<4x4xf32>
     }
