@@ -137,6 +137,8 @@ int32_t openTextSplit(const Plan &p, const synpl_plan_ingest &g,
 bool planReadsText(const Plan &p);
 /// Batches per epoch of a split (Executor.cpp).
 int64_t numBatches(const Split &s, int64_t batch, bool dropLast);
+/// A whole decimal integer (flags, environment variables).
+bool parseInt(const char *s, int64_t &out);
 
 struct KernelStats {
   uint64_t calls = 0;

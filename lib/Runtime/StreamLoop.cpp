@@ -17,28 +17,26 @@
 // validation loss in nats per token, B = V / ln 2 and T the tokens (window
 // positions) trained per second of training (evaluation not counted).
 //
+// Checkpoints (--checkpoint, --checkpoint-every N, --resume) hold the step
+// reached as the position of a run of one epoch whose length is the run's
+// step count, the loss accumulated since the last report line, and the
+// state; the windows of a step are a function of the ingest's seed and the
+// step, so a resumed run trains on what the uninterrupted one would and
+// ends with the same state.
+//
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 
 namespace synpl::rt::exec {
 
 int Executor::runStream() {
-  auto refuse = [&](const char *what) {
-    std::fprintf(stderr,
-                 "synpl: error: %s: a program that reads text does not checkpoint "
-                 "or resume yet (--save-weights writes its final state)\n",
-                 what);
-    return 1;
-  };
-  if (!o.checkpointPath.empty())
-    return refuse(o.checkpointPath.c_str());
-  if (!o.resumePath.empty())
-    return refuse(o.resumePath.c_str());
   const Ingest &g0 = ingests[0];
   int64_t batch = g0.desc->batch;
   int64_t tokensPerStep = batch * g0.train.fields[0].sampleBytes;
@@ -64,7 +62,26 @@ int Executor::runStream() {
     }
     canEval = canEval && evalBatches > 0;
   }
+  // Resuming: the run is one epoch of `steps` steps.
+  Checkpoint resumed;
+  int64_t first = 0;
+  if (!o.resumePath.empty()) {
+    if (int32_t st = restoreCheckpoint(o.resumePath, steps, resumed)) {
+      synpl_rt_check(st);
+      return 1;
+    }
+    // A checkpoint of the finished run (epoch 1 done) leaves nothing to train.
+    first = resumed.epoch >= 1 ? steps : resumed.batch;
+    if (!o.quiet)
+      std::fprintf(stderr, "synpl: resuming at step %" PRId64 " of %" PRId64 " from %s\n",
+                   first, steps, o.resumePath.c_str());
+  }
   fillPlannedSteps(steps);
+  // Testing aid: SIGKILL after this update step (a crash at a known point).
+  int64_t killAfter = -1;
+  if (const char *k = std::getenv("SYNPL_RT_KILL_AFTER_STEPS"))
+    if (!parseInt(k, killAfter))
+      killAfter = -1;
 
   Tally train;
   train.epoch = 1;
@@ -94,12 +111,15 @@ int Executor::runStream() {
     return 1;
   };
   tally = &train;
+  // The loss since the last report line, as the checkpoint left it.
+  train.lossSum = resumed.lossSum;
+  train.lossCount = resumed.lossCount;
   double trainSeconds = 0, lastSum = 0;
   int64_t lastCount = 0;
   uint64_t t0 = nowNanos();
-  for (int64_t s = 0; s < steps; ++s) {
+  for (int64_t s = first; s < steps; ++s) {
     int64_t pass = s / perPass, b = s % perPass;
-    if (b == 0)
+    if (b == 0 || s == first)
       for (Ingest &g : ingests)
         if (g.desc->shuffle)
           synpl_rt_epoch_permutation((uint64_t)g.desc->seed, (uint64_t)pass,
@@ -107,6 +127,17 @@ int Executor::runStream() {
     train.stepBase = 0;
     if (int32_t st = runStep(b, /*train=*/true))
       return abandon(st);
+    bool checkpoint = o.checkpointEvery > 0 && (s + 1) % o.checkpointEvery == 0 && s + 1 < steps;
+    if (checkpoint || s + 1 == killAfter) {
+      if (int32_t st = drain())
+        return abandon(st);
+      if (checkpoint)
+        if (int32_t st = saveCheckpoint(o.checkpointPath, 0, s + 1, s + 1, steps,
+                                        train.lossSum - lastSum, train.lossCount - lastCount))
+          return abandon(st);
+      if (s + 1 == killAfter)
+        std::raise(SIGKILL);
+    }
     if ((s + 1) % every != 0 || s + 1 == steps)
       continue;
     if (int32_t st = drain())
@@ -140,6 +171,10 @@ int Executor::runStream() {
   std::printf("done steps=%" PRId64 " val_loss=%.4f val_bits_per_byte=%.3f tokens_per_s=%.0f\n",
               steps, val, val / std::log(2.0), tps);
   std::fflush(stdout);
+  // The run's end: the state after its last step (epoch 1 of 1 done).
+  if (!o.checkpointPath.empty())
+    if (int32_t st = saveCheckpoint(o.checkpointPath, 1, 0, steps, steps, 0, 0))
+      return abandon(st);
   if (!o.saveWeightsPath.empty())
     if (int32_t st = saveCheckpoint(o.saveWeightsPath, 1, 0, steps, steps, 0, 0))
       return abandon(st);
