@@ -608,10 +608,17 @@ def L1_SignOp : L1_UnaryOp<"sign", "sign (-1, 0 or 1)", 0>;
 def L1_NegOp : L1_UnaryOp<"neg", "negation", 0>;
 
 def L1_MatmulOp : L1_TensorOp<"matmul"> {
-  let summary = "matrix multiply [m,k] x [k,n] -> [m,n]";
+  let summary = "matrix multiply [m,k] x [k,n] -> [m,n], or batched";
   let description = [{
     `%y = l1.matmul %x, %w : tensor<128x784xf32>, tensor<784x256xf32> -> tensor<128x256xf32>`;
-    the spec's `tensor_matmul`. Float elements, rank 2 (L1.5).
+    the spec's `tensor_matmul`. Float elements (L1.5). Batched: operands of
+    one rank above 2 whose leading dimensions agree multiply matrix by
+    matrix, `[b..., m, k] x [b..., k, n] -> [b..., m, n]` (attention's
+    scores and values, per example and head):
+
+    ```mlir
+    %s = l1.matmul %q, %kt : tensor<32x4x64x32xf32>, tensor<32x4x32x64xf32> -> tensor<32x4x64x64xf32>
+    ```
   }];
   let arguments = (ins AnyStaticShapeTensor:$lhs, AnyStaticShapeTensor:$rhs);
   let results = (outs AnyStaticShapeTensor:$result);

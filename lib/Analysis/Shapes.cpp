@@ -33,15 +33,25 @@ static bool allStatic(ArrayRef<int64_t> shape) {
 }
 
 ShapeResult synpl::shapes::matmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
-  if (lhs.size() != 2 || rhs.size() != 2)
-    return ShapeResult::error("matmul takes two rank-2 tensors, got " +
+  if (lhs.size() < 2 || lhs.size() != rhs.size())
+    return ShapeResult::error("matmul takes two tensors of one rank >= 2 ([m, k] x [k, n], "
+                              "or batched [b..., m, k] x [b..., k, n]), got " +
                               formatShape(lhs) + " and " + formatShape(rhs));
-  if (lhs[1] != rhs[0])
+  size_t r = lhs.size();
+  ArrayRef<int64_t> batch = lhs.drop_back(2);
+  if (batch != rhs.drop_back(2))
+    return ShapeResult::error("matmul of " + formatShape(lhs) + " by " + formatShape(rhs) +
+                              ": batch dimensions " + formatShape(batch) + " and " +
+                              formatShape(rhs.drop_back(2)) + " differ");
+  if (lhs[r - 1] != rhs[r - 2])
     return ShapeResult::error("matmul of " + formatShape(lhs) + " by " +
                               formatShape(rhs) + ": inner dimensions " +
-                              std::to_string(lhs[1]) + " and " +
-                              std::to_string(rhs[0]) + " differ");
-  return ShapeResult::ok({lhs[0], rhs[1]});
+                              std::to_string(lhs[r - 1]) + " and " +
+                              std::to_string(rhs[r - 2]) + " differ");
+  Shape out(batch.begin(), batch.end());
+  out.push_back(lhs[r - 2]);
+  out.push_back(rhs[r - 1]);
+  return ShapeResult::ok(out);
 }
 
 ShapeResult synpl::shapes::elementwiseShape(ArrayRef<int64_t> lhs,

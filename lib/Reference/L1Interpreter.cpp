@@ -652,26 +652,32 @@ FailureOr<Tensor> Evaluator::unary(Operation *op, const Tensor &a) {
 }
 
 FailureOr<Tensor> Evaluator::matmul(Operation *op, const Tensor &a, const Tensor &b) {
-  if (a.getRank() != 2 || b.getRank() != 2 || a.getShape()[1] != b.getShape()[0])
-    return op->emitOpError("cannot multiply ")
-           << shapeString(a.getShape()) << " by " << shapeString(b.getShape())
-           << " (expected [m, k] x [k, n])";
+  synpl::shapes::ShapeResult shape = synpl::shapes::matmulShape(a.getShape(), b.getShape());
+  if (!shape)
+    return op->emitOpError("cannot multiply: ") << shape.message();
   if (!a.getElementType().isFloat() || a.getElementType() != b.getElementType())
     return op->emitOpError("takes floats of one type, got ")
            << a.typeString() << " and " << b.typeString();
-  int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
-  Tensor r(a.getElementType(), {m, n}, 0.0);
-  const double *x = a.data().data(), *w = b.data().data();
-  double *o = r.data().data();
-  // i-k-j: the inner loop streams a row of `b` into a row of the result.
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) {
-      double s = x[i * k + p];
-      const double *wr = w + p * n;
-      double *orow = o + i * n;
-      for (int64_t j = 0; j < n; ++j)
-        orow[j] += s * wr[j];
-    }
+  int64_t rank = a.getRank();
+  int64_t m = a.getShape()[rank - 2], k = a.getShape()[rank - 1], n = b.getShape()[rank - 1];
+  int64_t batches = 1;
+  for (int64_t d : a.getShape().drop_back(2))
+    batches *= d;
+  Tensor r(a.getElementType(), shape.shape(), 0.0);
+  // One [m, k] x [k, n] product per batch index (row-major batches).
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    const double *x = a.data().data() + bi * m * k, *w = b.data().data() + bi * k * n;
+    double *o = r.data().data() + bi * m * n;
+    // i-k-j: the inner loop streams a row of `b` into a row of the result.
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p) {
+        double s = x[i * k + p];
+        const double *wr = w + p * n;
+        double *orow = o + i * n;
+        for (int64_t j = 0; j < n; ++j)
+          orow[j] += s * wr[j];
+      }
+  }
   return r;
 }
 

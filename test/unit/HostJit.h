@@ -5,26 +5,34 @@
 // JIT-compiles the result with mlir::ExecutionEngine (O2). A kernel runs as
 // the host runtime runs it: its range [0, iterations) in two chunks, one
 // call each. Shared by the tests that check host code against C++ or the
-// reference interpreter.
+// reference interpreter (runGraphOnHost: an L1 graph's kernels).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_TEST_UNIT_HOSTJIT_H
 #define SYNPL_TEST_UNIT_HOSTJIT_H
 
 #include "synpl/Conversion/Passes.h"
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
+#include "synpl/Dialect/L1/L1Ops.h"
+#include "synpl/Reference/L1Interpreter.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <catch2/catch.hpp>
+
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace synpl::test {
 
@@ -138,6 +146,91 @@ public:
 private:
   std::map<std::string, void *> symbols;
 };
+
+
+/// Runs the L1 tensor graph of `text` (a module with one graph whose one
+/// result is f32) on `inputs`: interpreted by the reference into `*want`,
+/// then lowered by --synpl-l1-to-l0 and the host lowering, its kernels
+/// JIT-run in stream order on the same inputs (every slot f32 host memory,
+/// NaN before it is written). Returns the kernels' result.
+inline std::vector<float> runGraphOnHost(mlir::MLIRContext &ctx, const std::string &text,
+                                         const std::vector<ref::Tensor> &inputs,
+                                         ref::Tensor *want) {
+  using namespace mlir;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+  REQUIRE(module);
+  REQUIRE(succeeded(verify(*module)));
+  ref::StateEnv state;
+  auto graph = *module->getOps<l1::TensorGraphOp>().begin();
+  auto outs = ref::interpretTensorGraph(graph, inputs, state);
+  REQUIRE(succeeded(outs));
+  REQUIRE(outs->size() == 1);
+  *want = outs->front();
+
+  PassManager pm(&ctx);
+  pm.addPass(createL1ToL0());
+  REQUIRE(succeeded(pm.run(*module)));
+  auto plan = *module->getOps<l0uop::PlanOp>().begin();
+  std::string planName = plan.getSymName().str();
+  std::map<std::string, std::unique_ptr<Buffer<float>>> memory;
+  for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
+    memory[slot.getSymName().str()] =
+        std::make_unique<Buffer<float>>(slot.getBufType().getNumElements(), NAN);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Buffer<float> &b = *memory.at("g.in" + std::to_string(i));
+    REQUIRE(b.n == inputs[i].data().size());
+    for (size_t e = 0; e < b.n; ++e)
+      b[e] = float(inputs[i].data()[e]);
+  }
+  std::map<std::string, std::vector<float *>> argsOf;
+  for (auto kernel : plan.getBody().front().getOps<l0uop::KernelOp>()) {
+    std::vector<float *> args;
+    for (Attribute a : llvm::concat<const Attribute>(kernel.getInputs(), kernel.getOutputs()))
+      args.push_back(memory.at(cast<FlatSymbolRefAttr>(a).getValue().str())->data);
+    argsOf[kernel.getSymName().str()] = args;
+  }
+  std::vector<std::string> order;
+  for (auto stream : plan.getBody().front().getOps<l0uop::StreamOp>())
+    for (Attribute e : stream.getEntries())
+      if (argsOf.count(cast<FlatSymbolRefAttr>(e).getValue().str()))
+        order.push_back(cast<FlatSymbolRefAttr>(e).getValue().str());
+  REQUIRE(!order.empty());
+
+  // The control programs' queue primitives (never called by kernels).
+  static uint64_t ignored = 0;
+  std::map<std::string, void *> stubs = {
+      {"synpl_rt_ctl_queue_push", reinterpret_cast<void *>(+[](void *, uint64_t v) {
+         ignored = v;
+       })},
+      {"synpl_rt_ctl_queue_pop", reinterpret_cast<void *>(+[](void *) { return ignored; })}};
+  Jit jit(std::move(module));
+  REQUIRE(jit.compile(stubs));
+  for (const std::string &kernel : order) {
+    std::vector<float *> &args = argsOf[kernel];
+    std::string name = planName + "_" + kernel;
+    INFO("kernel " << name);
+    bool ran = false;
+    switch (args.size()) {
+    case 2:
+      ran = jit.runKernel(name, args[0], args[1]);
+      break;
+    case 3:
+      ran = jit.runKernel(name, args[0], args[1], args[2]);
+      break;
+    case 4:
+      ran = jit.runKernel(name, args[0], args[1], args[2], args[3]);
+      break;
+    case 5:
+      ran = jit.runKernel(name, args[0], args[1], args[2], args[3], args[4]);
+      break;
+    default:
+      FAIL("a kernel of " << args.size() << " buffers");
+    }
+    REQUIRE(ran);
+  }
+  const Buffer<float> &out = *memory.at("g.out0");
+  return std::vector<float>(out.data, out.data + out.n);
+}
 
 } // namespace synpl::test
 

@@ -9,7 +9,8 @@
 // splits its index with DIV and MOD; a wrong stride or extent there moves
 // elements, which the comparison sees. The window ops (unfold, fold) of a
 // convolution are checked the same way at random kernels, strides and
-// paddings in one and two spatial dimensions.
+// paddings in one and two spatial dimensions, and batched matmuls over
+// transposed operands (attention's) also on the host, JIT-compiled.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Conversion/Passes.h"
@@ -17,6 +18,7 @@
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/Reference/L1Interpreter.h"
 
+#include "HostJit.h"
 #include "TestContext.h"
 #include "UOpEvaluator.h"
 
@@ -25,6 +27,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/TargetSelect.h"
 
 #include <catch2/catch.hpp>
 
@@ -345,4 +348,71 @@ TEST_CASE("L1ToL0: unfold and fold kernels compute the reference's windows", "[l
     ++checked;
   }
   CHECK(checked == 40);
+}
+
+TEST_CASE("L1ToL0: batched matmuls over transposed operands compute the reference's "
+          "products, in the UOp evaluator and on the host",
+          "[l1tol0][matmul]") {
+  // Attention's forms: [b..., m, k] x [b..., k, n] with one or two batch
+  // dimensions, the operands read through transposes of their buffers
+  // ([N, T, h, e] seen as [N, h, T, e], and as [N, h, e, T]).
+  auto ctx = synpl::test::makeContext();
+  MLIRContext &jitCtx = *ctx;
+  jitCtx.appendDialectRegistry([] {
+    DialectRegistry r;
+    registerHostCodegen(r);
+    return r;
+  }());
+  jitCtx.loadAllAvailableDialects();
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  std::mt19937 rng(11);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 12; ++trial) {
+    int64_t n = pick(1, 3), t = pick(1, 9), h = pick(1, 3), e = pick(1, 17);
+    bool twoBatch = trial % 2 == 0;
+    Shape in{n, t, h, e};
+    Shape qShape{n, h, t, e}, kShape{n, h, e, t}, out{n, h, t, t};
+    std::string inT = tensorType(in), qT = tensorType(qShape), kT = tensorType(kShape);
+    std::string outT = tensorType(out);
+    std::ostringstream body;
+    body << "  %qt = l1.transpose %q perm [0, 2, 1, 3] : " << inT << " -> " << qT << "\n"
+         << "  %kt = l1.transpose %k perm [0, 2, 3, 1] : " << inT << " -> " << kT << "\n";
+    std::string lhs = "%qt", rhs = "%kt", lT = qT, rT = kT, resT = outT;
+    if (!twoBatch) {
+      // One batch dimension: the heads folded into it (a reshape of the
+      // transpose, which a copy kernel stores first).
+      Shape q3{n * h, t, e}, k3{n * h, e, t}, o3{n * h, t, t};
+      body << "  %q3 = l1.reshape %qt : " << qT << " -> " << tensorType(q3) << "\n"
+           << "  %k3 = l1.reshape %kt : " << kT << " -> " << tensorType(k3) << "\n";
+      lhs = "%q3", rhs = "%k3", lT = tensorType(q3), rT = tensorType(k3), resT = tensorType(o3);
+    }
+    body << "  %r = l1.matmul " << lhs << ", " << rhs << " : " << lT << ", " << rT << " -> "
+         << resT << "\n";
+    std::ostringstream os;
+    os << "l1.system @s {\n  l1.node @ram_0 memory {capacity = \"1GB\"}\n"
+       << "  l1.node @cpu_0 compute {isa = \"x86_64\"}\n"
+       << "  l1.edge @ram_0 <-> @cpu_0 bandwidth \"50GB/s\"\n}\n"
+       << "l1.tensor_graph @g on @cpu_0 then @ret compute(%q: " << inT << ", %k: " << inT
+       << ") {\n"
+       << body.str() << "  l1.return %r : " << resT << "\n}\n"
+       << "l1.stage @ret on @cpu_0 process(%a: !l1.buf<@ram_0, " << resT << ">) {\n"
+       << "  l1.drop %a : !l1.buf<@ram_0, " << resT << ">\n  l1.end\n}\n";
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Tensor q(ElementType::f32(), in), k(ElementType::f32(), in);
+    for (double &v : q.data())
+      v = static_cast<float>(u(rng));
+    for (double &v : k.data())
+      v = static_cast<float>(u(rng));
+    INFO("trial " << trial);
+    checkAgainstReference(ctx.get(), os.str(), {q, k});
+    // The host lowering (register-tiled when the shapes allow).
+    Tensor want;
+    std::vector<float> got = synpl::test::runGraphOnHost(jitCtx, os.str(), {q, k}, &want);
+    Tensor actual(want.getElementType(), want.getShape(),
+                  std::vector<double>(got.begin(), got.end()));
+    ref::Comparison c = ref::compare(actual, want, 1e-5, 1e-6);
+    INFO("host: " << c.message);
+    CHECK(c.ok);
+  }
 }

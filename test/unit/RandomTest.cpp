@@ -117,81 +117,17 @@ std::string graphText(const std::string &args, const std::string &body,
          "  l1.drop %o : !l1.buf<@ram_0, " + result + ">\n  l1.end\n}\n";
 }
 
-/// Interprets graph `text` on `inputs`, then lowers it for the host and
-/// JIT-runs its kernels on the same inputs; the output must be the
-/// reference's, bit for bit (the draws are integer arithmetic, the rest
-/// exact in f32).
+/// Interprets graph `text` on `inputs`, then runs its host kernels on the
+/// same inputs; the output must be the reference's, bit for bit (the draws
+/// are integer arithmetic, the rest exact in f32).
 void checkBitExact(MLIRContext &ctx, const std::string &text,
                    const std::vector<Tensor> &inputs) {
   INFO(text);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
-  REQUIRE(module);
-  REQUIRE(succeeded(verify(*module)));
-  ref::StateEnv state;
-  auto graph = *module->getOps<l1::TensorGraphOp>().begin();
-  auto outs = ref::interpretTensorGraph(graph, inputs, state);
-  REQUIRE(succeeded(outs));
-  REQUIRE(outs->size() == 1);
-  const Tensor &want = outs->front();
-
-  PassManager pm(&ctx);
-  pm.addPass(createL1ToL0());
-  REQUIRE(succeeded(pm.run(*module)));
-  auto plan = *module->getOps<l0uop::PlanOp>().begin();
-  std::string planName = plan.getSymName().str();
-  // Every slot a kernel binds, as f32 host memory.
-  std::map<std::string, std::unique_ptr<test::Buffer<float>>> memory;
-  for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
-    memory[slot.getSymName().str()] =
-        std::make_unique<test::Buffer<float>>(slot.getBufType().getNumElements(), NAN);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    test::Buffer<float> &b = *memory.at("g.in" + std::to_string(i));
-    REQUIRE(b.n == inputs[i].data().size());
-    for (size_t e = 0; e < b.n; ++e)
-      b[e] = float(inputs[i].data()[e]);
-  }
-  std::vector<std::pair<std::string, std::vector<float *>>> kernels;
-  for (auto kernel : plan.getBody().front().getOps<l0uop::KernelOp>()) {
-    std::vector<float *> args;
-    for (Attribute a : llvm::concat<const Attribute>(kernel.getInputs(), kernel.getOutputs()))
-      args.push_back(memory.at(cast<FlatSymbolRefAttr>(a).getValue().str())->data);
-    kernels.push_back({planName + "_" + kernel.getSymName().str(), args});
-  }
-  REQUIRE(!kernels.empty());
-
-  static uint64_t ignored = 0;
-  std::map<std::string, void *> stubs = {
-      {"synpl_rt_ctl_queue_push", reinterpret_cast<void *>(+[](void *, uint64_t v) {
-         ignored = v;
-       })},
-      {"synpl_rt_ctl_queue_pop", reinterpret_cast<void *>(+[](void *) { return ignored; })}};
-  test::Jit jit(std::move(module));
-  REQUIRE(jit.compile(stubs));
-  for (auto &[name, args] : kernels) {
-    INFO("kernel " << name);
-    bool ran = false;
-    switch (args.size()) {
-    case 2:
-      ran = jit.runKernel(name, args[0], args[1]);
-      break;
-    case 3:
-      ran = jit.runKernel(name, args[0], args[1], args[2]);
-      break;
-    case 4:
-      ran = jit.runKernel(name, args[0], args[1], args[2], args[3]);
-      break;
-    case 5:
-      ran = jit.runKernel(name, args[0], args[1], args[2], args[3], args[4]);
-      break;
-    default:
-      FAIL("a kernel of " << args.size() << " buffers");
-    }
-    REQUIRE(ran);
-  }
-  const test::Buffer<float> &got = *memory.at("g.out0");
-  REQUIRE(got.n == want.data().size());
+  Tensor want;
+  std::vector<float> got = test::runGraphOnHost(ctx, text, inputs, &want);
+  REQUIRE(got.size() == want.data().size());
   size_t bad = 0, first = 0;
-  for (size_t e = 0; e < got.n; ++e) {
+  for (size_t e = 0; e < got.size(); ++e) {
     float w = float(want.data()[e]);
     if (std::memcmp(&got[e], &w, sizeof w) != 0 && bad++ == 0)
       first = e;

@@ -55,7 +55,8 @@ std::string formatShape(llvm::ArrayRef<int64_t> shape);
 /// dynamic/negative extent.
 std::optional<uint64_t> numElements(llvm::ArrayRef<int64_t> shape);
 
-/// [m, k] x [k, n] -> [m, n].
+/// [m, k] x [k, n] -> [m, n]; batched, [b..., m, k] x [b..., k, n] ->
+/// [b..., m, n] with equal batch dimensions (no broadcasting).
 ShapeResult matmulShape(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 
 /// Elementwise binary ops take equal shapes (broadcasting is explicit).

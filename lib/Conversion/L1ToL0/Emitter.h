@@ -118,6 +118,11 @@ struct Launch {
 struct Group {
   unsigned id;
   SmallVector<int64_t> space;
+  /// The leading dimensions of `space` (all but the last) run as one range
+  /// whose index DIV and MOD split back: a batched matmul's rows, so that
+  /// its kernel keeps the two parallel ranges (rows, lanes) the tiled host
+  /// and CUDA lowerings take.
+  bool flatRows = false;
   SmallVector<Operation *> ops;
   llvm::SetVector<unsigned> deps; // groups that must run first
   std::string name;

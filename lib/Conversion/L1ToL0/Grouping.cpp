@@ -362,6 +362,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
       Group g;
       g.id = groups.size();
       g.space.assign(shape.begin(), shape.end());
+      g.flatRows = isa<l1::MatmulOp>(op) && shape.size() > 2;
       g.region = region;
       groups.push_back(std::move(g));
       mine.push_back(groups.back().id);

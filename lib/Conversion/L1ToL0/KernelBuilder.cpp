@@ -278,8 +278,15 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
             ins.insert(s);
       }, g.id);
   // Launch shape: the last dimension across a block's threads, leading
-  // dimensions across blocks, the rest as loops.
-  auto space = g.space;
+  // dimensions across blocks, the rest as loops. Flat rows: all leading
+  // dimensions as one.
+  SmallVector<int64_t> space = g.space;
+  if (g.flatRows && space.size() > 2) {
+    int64_t rows = 1;
+    for (int64_t d : ArrayRef<int64_t>(g.space).drop_back())
+      rows *= d;
+    space = {rows, g.space.back()};
+  }
   SmallVector<l0uop::RangeKind> kinds(space.size(), l0uop::RangeKind::loop);
   int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   if (!space.empty()) {
@@ -333,6 +340,11 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
   for (auto [d, kind] : llvm::enumerate(kinds))
     idx.push_back(l0uop::RangeOp::create(kb, loc, kb.getIndexType(), int64_t{0}, space[d],
                                             1, kind));
+  SmallVector<Value> ranges = idx;
+  if (space.size() != g.space.size()) {
+    idx = k.delinearize(ranges[0], ArrayRef<int64_t>(g.space).drop_back());
+    idx.push_back(ranges[1]);
+  }
   for (Operation *op : g.ops) {
     k.loc = op->getLoc();
     k.regs[op->getResult(0)] = k.emitOp(op, idx);
@@ -351,7 +363,7 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
     Value ptr = k.pointer(s, idx, false);
     l0uop::StoreOp::create(kb, loc, ValueRange{ptr, value});
   }
-  for (Value r : llvm::reverse(idx))
+  for (Value r : llvm::reverse(ranges))
     l0uop::EndOp::create(kb, loc, r);
 
   for (Slot *s : ins)
