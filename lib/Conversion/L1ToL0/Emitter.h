@@ -121,7 +121,8 @@ struct Group {
   /// The leading dimensions of `space` (all but the last) run as one range
   /// whose index DIV and MOD split back: a batched matmul's rows, so that
   /// its kernel keeps the two parallel ranges (rows, lanes) the tiled host
-  /// and CUDA lowerings take.
+  /// and CUDA lowerings take; for a column reduction (a rank-1 space), one
+  /// row.
   bool flatRows = false;
   SmallVector<Operation *> ops;
   llvm::SetVector<unsigned> deps; // groups that must run first

@@ -53,6 +53,22 @@ void Emitter::collectLeaves(Value v, bool view,
   fn(v, view);
 }
 
+/// A reduction to a vector over an axis that is not the operand's last (a
+/// bias gradient: the column sums of [rows, C]): its lanes read consecutive
+/// elements, so its kernel takes a row range of one trip (Group::flatRows)
+/// and the host tiling, which sums a block of columns row after row.
+static bool isColumnReduction(Operation *op) {
+  std::optional<uint64_t> axis;
+  if (auto r = dyn_cast<l1::ReduceSumOp>(op))
+    axis = r.getAxis();
+  else if (auto r = dyn_cast<l1::ReduceMeanOp>(op))
+    axis = r.getAxis();
+  else if (auto r = dyn_cast<l1::ReduceMaxOp>(op))
+    axis = r.getAxis();
+  return axis && tensorOf(op->getResult(0)).getRank() == 1 &&
+         *axis + 1 != uint64_t(tensorOf(op->getOperand(0)).getRank());
+}
+
 bool Emitter::isPlainMatrix(Value v) const {
   // At most one transpose on top, then reshapes down to a buffer (read at
   // one linear index): every load stays affine in the matmul's indices.
@@ -312,13 +328,22 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     // need: an operand seen through views that split indices (a reshape of
     // a transpose, e.g. a convolution's gradient as rows) is stored first
     // by a copy kernel.
+    //
+    // The right operand of a batched matmul is stored transposed when its
+    // columns (the kernel's lanes) are not the last axis of what it views:
+    // its loads depend on the row (the batch index), so the tilings cannot
+    // pack it once per kernel, and every row would gather its lanes.
     if (isa<l1::MatmulOp>(op))
-      for (Value operand : op->getOperands()) {
+      for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+        auto t = operand.getDefiningOp<l1::TransposeOp>();
+        int64_t rank = tensorOf(operand).getRank();
+        bool gathersLanes = i == 1 && rank > 2 && t && !storedViews.count(operand) &&
+                            (!t.getPerm() || t.getPerm()->back() != rank - 1);
         // The matmul reads a transpose itself: what is stored is below it.
-        if (isPlainMatrix(operand))
+        if (!gathersLanes && isPlainMatrix(operand))
           continue;
         Value v = operand;
-        if (auto t = v.getDefiningOp<l1::TransposeOp>())
+        if (t && !gathersLanes)
           v = t.getOperand();
         Slot *dst = newSlot(owner + ".view" + std::to_string(storedViews.size()),
                             arenaOf.lookup(region), tensorOf(v));
@@ -362,7 +387,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
       Group g;
       g.id = groups.size();
       g.space.assign(shape.begin(), shape.end());
-      g.flatRows = isa<l1::MatmulOp>(op) && shape.size() > 2;
+      g.flatRows = (isa<l1::MatmulOp>(op) && shape.size() > 2) || isColumnReduction(op);
       g.region = region;
       groups.push_back(std::move(g));
       mine.push_back(groups.back().id);

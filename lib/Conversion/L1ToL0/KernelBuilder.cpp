@@ -281,7 +281,7 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
   // dimensions across blocks, the rest as loops. Flat rows: all leading
   // dimensions as one.
   SmallVector<int64_t> space = g.space;
-  if (g.flatRows && space.size() > 2) {
+  if (g.flatRows && space.size() != 2) {
     int64_t rows = 1;
     for (int64_t d : ArrayRef<int64_t>(g.space).drop_back())
       rows *= d;

@@ -74,7 +74,10 @@ Value Emitter::scale(Value x, double c) {
 Value Emitter::scale(Value x, Value s) { return create<l1::ScaleOp>(x.getType(), x, s); }
 
 Value Emitter::matmul(Value x, Value y) {
-  return create<l1::MatmulOp>(type({shape(x)[0], shape(y)[1]}), x, y);
+  // [b..., m, k] x [b..., k, n] -> [b..., m, n] (rank 2: no batch).
+  SmallVector<int64_t, 4> s(shape(x).drop_back());
+  s.push_back(shape(y).back());
+  return create<l1::MatmulOp>(type(s), x, y);
 }
 
 Value Emitter::transpose(Value x) {
@@ -297,13 +300,13 @@ PoolView poolView(ArrayRef<int64_t> in, int64_t k) {
   return v;
 }
 
-/// Multi-head self-attention as broadcasts, products and reductions (L1's
-/// matmul is rank 2): with Q, K, V of shape [N, T, h, e], positions i (the
-/// query) and j (the key) meet in [N, T(i), T(j), h, e].
+/// Multi-head self-attention as batched matmuls: Q, K, V of shape
+/// [N, T, h, e] are seen per example and head as [N, h, T, e] (a
+/// transpose), the scores are [N, h, T(i), T(j)], softmax runs over the keys
+/// j (the last axis), and the values come back as [N, T, h, e].
 struct AttnDims {
   int64_t n, t, d, h, e;
-  SmallVector<int64_t, 5> big() const { return {n, t, t, h, e}; }
-  SmallVector<int64_t, 4> scores() const { return {n, t, t, h}; }
+  SmallVector<int64_t, 4> scores() const { return {n, h, t, t}; }
   SmallVector<int64_t, 4> heads() const { return {n, t, h, e}; }
   SmallVector<int64_t, 2> rows() const { return {n * t, d}; }
 };
@@ -311,12 +314,12 @@ AttnDims attnDims(l2::AttnOp a, ArrayRef<int64_t> in) {
   int64_t h = static_cast<int64_t>(a.getHeads());
   return {in[0], in[1], in[2], h, in[2] / h};
 }
-// Broadcast dims onto [N, i, j, h, e] of a per-query [N, i, h, e] value, a
-// per-key [N, j, h, e] value, and a score [N, i, j, h].
-constexpr int64_t kQueryDims[] = {0, 1, 3, 4};
-constexpr int64_t kKeyDims[] = {0, 2, 3, 4};
-constexpr int64_t kScoreDims[] = {0, 1, 2, 3};
-constexpr int64_t kRowDims[] = {0, 1, 3}; // [N, i, h] onto [N, i, j, h]
+// [N, T, h, e] -> [N, h, T, e] (and back: the same permutation),
+// [N, T, h, e] -> [N, h, e, T], and the last two axes swapped.
+constexpr int64_t kPerHead[] = {0, 2, 1, 3};
+constexpr int64_t kPerHeadT[] = {0, 2, 3, 1};
+constexpr int64_t kSwapLast[] = {0, 1, 3, 2};
+constexpr int64_t kRowDims[] = {0, 1, 2}; // [N, h, i] onto [N, h, i, j]
 
 /// Column `index` of a [rows, n] matrix, as [rows].
 Value column(Emitter &e, Value m, int64_t index) {
@@ -535,10 +538,9 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         };
         auto headsOf = [&](Value w, Value b) { return e.reshape(project(x2, w, b), dm.heads()); };
         Value q = headsOf(p[0], p[4]), k = headsOf(p[1], p[5]), v = headsOf(p[2], p[6]);
-        Value qB = e.broadcast(q, dm.big(), ArrayRef<int64_t>(kQueryDims));
-        Value kB = e.broadcast(k, dm.big(), ArrayRef<int64_t>(kKeyDims));
-        Value vB = e.broadcast(v, dm.big(), ArrayRef<int64_t>(kKeyDims));
-        Value scores = e.scale(e.sum(e.mul(qB, kB), 4), 1.0 / std::sqrt(double(dm.e)));
+        Value qh = e.permute(q, kPerHead), kt = e.permute(k, kPerHeadT);
+        Value vh = e.permute(v, kPerHead);
+        Value scores = e.scale(e.matmul(qh, kt), 1.0 / std::sqrt(double(dm.e)));
         if (a.getCausal()) {
           // Query i sees keys j <= i: the others score -1e30, whose exp is 0,
           // so their probabilities (and the VJP through them) are exactly 0.
@@ -546,18 +548,18 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
           Value keys = e.broadcast(pos, {dm.t, dm.t}, ArrayRef<int64_t>{1});
           Value queries = e.broadcast(pos, {dm.t, dm.t}, ArrayRef<int64_t>{0});
           Value visible = e.broadcast(e.cmp(l1::CmpPredicate::le, keys, queries), dm.scores(),
-                                      ArrayRef<int64_t>{1, 2});
+                                      ArrayRef<int64_t>{2, 3});
           scores = e.select(visible, scores, e.cst(-1e30, dm.scores()));
         }
-        // softmax over the keys j (axis 2), shifted by the row max
-        Value maxB = e.broadcast(e.rowMax(scores, 2), dm.scores(), ArrayRef<int64_t>(kRowDims));
+        // softmax over the keys j (axis 3), shifted by the row max
+        Value maxB = e.broadcast(e.rowMax(scores, 3), dm.scores(), ArrayRef<int64_t>(kRowDims));
         Value ex = e.exp(e.sub(scores, maxB));
-        Value z = e.broadcast(e.sum(ex, 2), dm.scores(), ArrayRef<int64_t>(kRowDims));
+        Value z = e.broadcast(e.sum(ex, 3), dm.scores(), ArrayRef<int64_t>(kRowDims));
         Value probs = e.div(ex, z);
-        Value pB = e.broadcast(probs, dm.big(), ArrayRef<int64_t>(kScoreDims));
-        Value o2 = e.reshape(e.sum(e.mul(pB, vB), 2), dm.rows());
+        Value o = e.permute(e.matmul(probs, vh), kPerHead); // [N, T, h, e]
+        Value o2 = e.reshape(o, dm.rows());
         inst.output = e.reshape(project(o2, p[3], p[7]), Emitter::shape(x));
-        inst.saved = {x2, qB, kB, vB, probs, pB, o2};
+        inst.saved = {x2, q, k, v, probs, o2};
       })
       .Case([&](l2::PoolOp pool) {
         PoolView v = poolView(Emitter::shape(x), static_cast<int64_t>(pool.getKernel()));
@@ -709,21 +711,21 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
       .Case([&](l2::AttnOp a) {
         AttnDims dm = attnDims(a, xs);
         ArrayRef<Value> p = inst.params;
-        Value x2 = inst.saved[0], qB = inst.saved[1], kB = inst.saved[2], vB = inst.saved[3],
-              probs = inst.saved[4], pB = inst.saved[5], o2 = inst.saved[6];
+        Value x2 = inst.saved[0], q = inst.saved[1], k = inst.saved[2], v = inst.saved[3],
+              probs = inst.saved[4], o2 = inst.saved[5];
         Value dy2 = e.reshape(dy, dm.rows());
         dParams[3] = e.matmul(e.transpose(o2), dy2);
         dParams[7] = e.sum(dy2, 0);
         Value dO = e.reshape(e.matmul(dy2, e.transpose(p[3])), dm.heads());
-        Value dOB = e.broadcast(dO, dm.big(), ArrayRef<int64_t>(kQueryDims));
-        Value dProbs = e.sum(e.mul(dOB, vB), 4); // [N, i, j, h]
-        Value dV = e.sum(e.mul(pB, dOB), 1);     // [N, j, h, e]
+        Value dOh = e.permute(dO, kPerHead);                                // [N, h, i, e]
+        Value dProbs = e.matmul(dOh, e.permute(v, kPerHeadT));              // [N, h, i, j]
+        Value dV = e.permute(e.matmul(e.permute(probs, kSwapLast), dOh), kPerHead);
         Value inner =
-            e.broadcast(e.sum(e.mul(dProbs, probs), 2), dm.scores(), ArrayRef<int64_t>(kRowDims));
+            e.broadcast(e.sum(e.mul(dProbs, probs), 3), dm.scores(), ArrayRef<int64_t>(kRowDims));
         Value dScores = e.scale(e.mul(probs, e.sub(dProbs, inner)), 1.0 / std::sqrt(double(dm.e)));
-        Value dSB = e.broadcast(dScores, dm.big(), ArrayRef<int64_t>(kScoreDims));
-        Value dQ = e.sum(e.mul(dSB, kB), 2); // [N, i, h, e]
-        Value dK = e.sum(e.mul(dSB, qB), 1); // [N, j, h, e]
+        Value dQ = e.permute(e.matmul(dScores, e.permute(k, kPerHead)), kPerHead);
+        Value dK = e.permute(e.matmul(e.permute(dScores, kSwapLast), e.permute(q, kPerHead)),
+                             kPerHead); // [N, j, h, e]
         Value dX;
         Value x2T = e.transpose(x2);
         Value dProjected[] = {dQ, dK, dV};

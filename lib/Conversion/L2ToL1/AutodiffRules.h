@@ -60,6 +60,7 @@ public:
   mlir::Value scale(mlir::Value a, double c);
   /// a * s for a rank-0 value s.
   mlir::Value scale(mlir::Value a, mlir::Value s);
+  /// [m, k] x [k, n], or batched [b..., m, k] x [b..., k, n].
   mlir::Value matmul(mlir::Value a, mlir::Value b);
   mlir::Value transpose(mlir::Value a);
   /// result dim i = input dim perm[i].
