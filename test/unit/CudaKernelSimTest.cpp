@@ -494,6 +494,29 @@ TEST_CASE("dropout's device kernels on the SIMT interpreter match their host low
   CHECK(tally.compared > 10);
 }
 
+TEST_CASE("a transformer's device kernels on the SIMT interpreter match their host "
+          "lowering", "[cuda-sim]") {
+  Tally tally = compareDeviceKernels(/*tiledOnly=*/false, false, "sm_80",
+                                     "synpl-l0-block-reduce,synpl-l0-tune-launch{chip=sm_80}",
+                                     "/test/unit/Inputs/small_transformer.syn");
+  WARN(describe(tally));
+  auto has = [&](llvm::StringRef part) {
+    return llvm::any_of(tally.comparedNames,
+                        [&](const std::string &n) { return llvm::StringRef(n).contains(part); });
+  };
+  // The batched matmuls (attention's scores and values, forward and
+  // backward) split their rows with DIV and MOD.
+  CHECK(has("matmul"));
+  CHECK(tally.ops.count("llvm.udiv") + tally.ops.count("llvm.sdiv") > 0);
+  CHECK(tally.compared > 30);
+  // Its tiled matmuls too (small: seconds), batched ones included.
+  Tally tiled = compareDeviceKernels(/*tiledOnly=*/true, false, "sm_80",
+                                     "synpl-l0-block-reduce,synpl-l0-tune-launch{chip=sm_80}",
+                                     "/test/unit/Inputs/small_transformer.syn");
+  WARN(describe(tiled));
+  CHECK(tiled.compared > 10);
+}
+
 // The lowering's own lit inputs (hand-written kernels: barriers splitting
 // guards, leader stores, 3-D ranges, shared buffers, every math form), each
 // `// -----` chunk on its own.
