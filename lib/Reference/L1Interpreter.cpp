@@ -654,7 +654,9 @@ FailureOr<Tensor> Evaluator::unary(Operation *op, const Tensor &a) {
 FailureOr<Tensor> Evaluator::matmul(Operation *op, const Tensor &a, const Tensor &b) {
   synpl::shapes::ShapeResult shape = synpl::shapes::matmulShape(a.getShape(), b.getShape());
   if (!shape)
-    return op->emitOpError("cannot multiply: ") << shape.message();
+    return op->emitOpError("cannot multiply ")
+           << shapeString(a.getShape()) << " by " << shapeString(b.getShape())
+           << " (expected [m, k] x [k, n], or batched [b..., m, k] x [b..., k, n])";
   if (!a.getElementType().isFloat() || a.getElementType() != b.getElementType())
     return op->emitOpError("takes floats of one type, got ")
            << a.typeString() << " and " << b.typeString();
