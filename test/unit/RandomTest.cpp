@@ -117,6 +117,22 @@ std::string graphText(const std::string &args, const std::string &body,
          "  l1.drop %o : !l1.buf<@ram_0, " + result + ">\n  l1.end\n}\n";
 }
 
+/// Dropout of `x` (an f32 tensor of `shape`, e.g. "16x33") at the counter
+/// `%t` as the L2 -> L1 rule writes it with p given: the draws, the keep
+/// mask, the kept values doubled, the rest 0; the result is `%r`.
+std::string dropoutOf(const std::string &x, const std::string &shape, int seed, int stream,
+                      const std::string &p) {
+  std::string t = "tensor<" + shape + "xf32>", m = "tensor<" + shape + "xi1>";
+  return "  %u = l1.random %t seed " + std::to_string(seed) + " stream " +
+         std::to_string(stream) + " : tensor<f32> -> " + t + "\n" +
+         "  %p = l1.const " + p + " : " + t + "\n" +
+         "  %keep = l1.cmp ge, %u, %p : " + t + ", " + t + " -> " + m + "\n" +
+         "  %s = l1.const 2.0 : tensor<f32>\n" +
+         "  %xs = l1.scale " + x + ", %s : " + t + ", tensor<f32> -> " + t + "\n" +
+         "  %z = l1.const 0.0 : " + t + "\n" +
+         "  %r = l1.select %keep, %xs, %z : " + m + ", " + t + ", " + t + " -> " + t + "\n";
+}
+
 /// Interprets graph `text` on `inputs`, then runs its host kernels on the
 /// same inputs; the output must be the reference's, bit for bit (the draws
 /// are integer arithmetic, the rest exact in f32).
@@ -170,17 +186,9 @@ TEST_CASE("l1.random on the host draws the reference's numbers bit for bit",
       Tensor x(ElementType::f32(), {16, 33});
       for (size_t i = 0; i < x.data().size(); ++i)
         x.data()[i] = float(std::sin(0.37 * double(i)));
-      const char *body = R"mlir(
-  %u = l1.random %t seed 1 stream 2 : tensor<f32> -> tensor<16x33xf32>
-  %p = l1.const 0.3 : tensor<16x33xf32>
-  %keep = l1.cmp ge, %u, %p : tensor<16x33xf32>, tensor<16x33xf32> -> tensor<16x33xi1>
-  %s = l1.const 2.0 : tensor<f32>
-  %xs = l1.scale %x, %s : tensor<16x33xf32>, tensor<f32> -> tensor<16x33xf32>
-  %z = l1.const 0.0 : tensor<16x33xf32>
-  %r = l1.select %keep, %xs, %z : tensor<16x33xi1>, tensor<16x33xf32>, tensor<16x33xf32> -> tensor<16x33xf32>
-)mlir";
-      checkBitExact(ctx, graphText("%x: tensor<16x33xf32>, %t: tensor<f32>", body,
-                                   "tensor<16x33xf32>"),
+      checkBitExact(ctx,
+                    graphText("%x: tensor<16x33xf32>, %t: tensor<f32>",
+                              dropoutOf("%x", "16x33", 1, 2, "0.3"), "tensor<16x33xf32>"),
                     {x, t});
     }
   }
@@ -192,16 +200,9 @@ TEST_CASE("l1.random on the host draws the reference's numbers bit for bit",
       x.data()[i] = double(int64_t(i * 7 % 9) - 4);
     for (size_t i = 0; i < w.data().size(); ++i)
       w.data()[i] = double(int64_t(i * 5 % 7) - 3);
-    const char *body = R"mlir(
-  %z = l1.matmul %x, %w : tensor<24x40xf32>, tensor<40x36xf32> -> tensor<24x36xf32>
-  %u = l1.random %t seed 9 stream 4 : tensor<f32> -> tensor<24x36xf32>
-  %p = l1.const 0.5 : tensor<24x36xf32>
-  %keep = l1.cmp ge, %u, %p : tensor<24x36xf32>, tensor<24x36xf32> -> tensor<24x36xi1>
-  %s = l1.const 2.0 : tensor<f32>
-  %zs = l1.scale %z, %s : tensor<24x36xf32>, tensor<f32> -> tensor<24x36xf32>
-  %zero = l1.const 0.0 : tensor<24x36xf32>
-  %r = l1.select %keep, %zs, %zero : tensor<24x36xi1>, tensor<24x36xf32>, tensor<24x36xf32> -> tensor<24x36xf32>
-)mlir";
+    std::string body =
+        "  %mm = l1.matmul %x, %w : tensor<24x40xf32>, tensor<40x36xf32> -> tensor<24x36xf32>\n" +
+        dropoutOf("%mm", "24x36", 9, 4, "0.5");
     for (double step : {5.0, 70000.0})
       checkBitExact(ctx,
                     graphText("%x: tensor<24x40xf32>, %w: tensor<40x36xf32>, %t: tensor<f32>",
