@@ -435,6 +435,14 @@ uint64_t BufType::getSizeInBytes() const {
   return saturatingMul(getNumElements(), getElementBytes());
 }
 
+bool synpl::l0uop::dividesByNonZeroConstant(Operation *op) {
+  if (!isa<DivOp, ModOp>(op))
+    return false;
+  auto divisor = op->getOperand(1).getDefiningOp<ConstOp>();
+  auto c = divisor ? llvm::dyn_cast<IntegerAttr>(divisor.getValue()) : IntegerAttr();
+  return c && !c.getValue().isZero();
+}
+
 //===----------------------------------------------------------------------===//
 // Value ranges of index expressions (for INDEX bounds)
 //===----------------------------------------------------------------------===//

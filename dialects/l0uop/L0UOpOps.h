@@ -20,4 +20,11 @@
 #define GET_OP_CLASSES
 #include "synpl/Dialect/L0UOp/L0UOpOps.h.inc"
 
+namespace synpl::l0uop {
+/// Whether `op`, a DIV or MOD, divides by a non-zero integer constant: it
+/// cannot trap, so the tiled lowerings may evaluate it on masked-off lanes
+/// too (a random draw's half swap, an index split).
+bool dividesByNonZeroConstant(mlir::Operation *op);
+} // namespace synpl::l0uop
+
 #endif // SYNPL_DIALECT_L0UOP_OPS_H

@@ -1771,23 +1771,29 @@ int32_t Executor::restoreCheckpoint(const std::string &path,
   return SYNPL_RT_OK;
 }
 
-int32_t Executor::setTrainingMode(bool training) {
+int32_t Executor::fillScalarInits(int64_t kind, float value) {
   for (int64_t i = 0; i < p.inits.size; ++i)
-    if (p.inits[i].kind == SYNPL_PLAN_INIT_TRAINING_MODE) {
-      float v = training ? 1.0f : 0.0f;
-      if (int32_t st = writeSlot(p.inits[i].slot, 0, &v, sizeof v))
+    if (p.inits[i].kind == kind)
+      if (int32_t st = writeSlot(p.inits[i].slot, 0, &value, sizeof value))
         return st;
-    }
   return SYNPL_RT_OK;
 }
 
+int32_t Executor::setTrainingMode(bool training) {
+  return fillScalarInits(SYNPL_PLAN_INIT_TRAINING_MODE, training ? 1.0f : 0.0f);
+}
+
 void Executor::fillPlannedSteps(int64_t planned) {
-  for (int64_t i = 0; i < p.inits.size; ++i)
-    if (p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS) {
-      float v = (float)planned;
-      if (int32_t st = writeSlot(p.inits[i].slot, 0, &v, sizeof v))
-        synpl_rt_check(st);
-    }
+  if (int32_t st = fillScalarInits(SYNPL_PLAN_INIT_PLANNED_STEPS, (float)planned))
+    synpl_rt_check(st);
+}
+
+int64_t killAfterSteps() {
+  int64_t k = -1;
+  if (const char *env = std::getenv("SYNPL_RT_KILL_AFTER_STEPS"))
+    if (!parseInt(env, k))
+      k = -1;
+  return k;
 }
 
 int Executor::run() {
@@ -1832,11 +1838,7 @@ int Executor::run() {
                    o.resumePath.c_str());
   }
   fillPlannedSteps(steps * o.epochs);
-  // Testing aid: SIGKILL after this update step (a crash at a known point).
-  int64_t killAfter = -1;
-  if (const char *k = std::getenv("SYNPL_RT_KILL_AFTER_STEPS"))
-    if (!parseInt(k, killAfter))
-      killAfter = -1;
+  int64_t killAfter = killAfterSteps();
   int64_t samplesPerStep = ingests.empty() ? 1 : ingests[0].desc->batch;
   if (!o.quiet && o.evaluate && !canEval)
     std::fprintf(stderr, "synpl: note: no evaluation (%s%s%s); test_accuracy=nan\n",

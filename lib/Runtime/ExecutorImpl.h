@@ -139,6 +139,9 @@ bool planReadsText(const Plan &p);
 int64_t numBatches(const Split &s, int64_t batch, bool dropLast);
 /// A whole decimal integer (flags, environment variables).
 bool parseInt(const char *s, int64_t &out);
+/// Testing aid: the update step after which the run raises SIGKILL (a crash
+/// at a known point), from SYNPL_RT_KILL_AFTER_STEPS; -1 when unset.
+int64_t killAfterSteps();
 
 struct KernelStats {
   uint64_t calls = 0;
@@ -225,6 +228,9 @@ private:
   /// The value of report `report` (an index, e.g. lossReport) after a step.
   double reportValue(int64_t report, int64_t stream) const;
   void printProfile(double trainSeconds, int64_t trainSteps) const;
+  /// Writes `value` into every one-f32 slot of the runtime-filled init kind
+  /// `kind` (planned_steps, training_mode).
+  int32_t fillScalarInits(int64_t kind, float value);
   /// Writes 1 (training) or 0 (evaluating) into every `training_mode` slot.
   /// Only between steps: every step in flight must have been drained.
   int32_t setTrainingMode(bool training);

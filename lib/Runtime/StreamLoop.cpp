@@ -32,7 +32,6 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 
 namespace synpl::rt::exec {
 
@@ -77,11 +76,7 @@ int Executor::runStream() {
                    first, steps, o.resumePath.c_str());
   }
   fillPlannedSteps(steps);
-  // Testing aid: SIGKILL after this update step (a crash at a known point).
-  int64_t killAfter = -1;
-  if (const char *k = std::getenv("SYNPL_RT_KILL_AFTER_STEPS"))
-    if (!parseInt(k, killAfter))
-      killAfter = -1;
+  int64_t killAfter = killAfterSteps();
 
   Tally train;
   train.epoch = 1;

@@ -114,11 +114,8 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
       if (!byteSized(op->getResult(0).getType()))
         return std::nullopt;
     } else if (isa<ModOp, DivOp>(op)) {
-      // Masked-off lanes could divide by zero, unless the divisor is a
-      // non-zero constant (a random draw's half swap, an index split).
-      auto divisor = op->getOperand(1).getDefiningOp<ConstOp>();
-      auto c = divisor ? dyn_cast<IntegerAttr>(divisor.getValue()) : IntegerAttr();
-      if (vary && (!c || c.getValue().isZero()))
+      // Masked-off lanes could divide by zero.
+      if (vary && !dividesByNonZeroConstant(op))
         return std::nullopt;
     } else if (!isa<ConstOp, IndexOp, AddOp, MulOp, MulAccOp, NegOp,
                     ReciprocalOp, MaxOp, CmpLtOp, CmpNeOp, WhereOp, Exp2Op,

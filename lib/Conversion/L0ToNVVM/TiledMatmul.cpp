@@ -200,13 +200,8 @@ bool Matcher::scalarOk(Operation *op) {
   }
   if (isa<StoreOp>(op))
     return op->getNumOperands() == 2 && !op->getOperand(1).getType().isInteger(1);
-  if (isa<ModOp, DivOp>(op)) {
-    // A masked-off element could divide by zero, unless the divisor is a
-    // non-zero constant (a random draw's half swap).
-    auto divisor = op->getOperand(1).getDefiningOp<ConstOp>();
-    auto c = divisor ? dyn_cast<IntegerAttr>(divisor.getValue()) : IntegerAttr();
-    return c && !c.getValue().isZero();
-  }
+  if (isa<ModOp, DivOp>(op))
+    return dividesByNonZeroConstant(op); // masked-off elements run it too
   return isa<ConstOp, IndexOp, AddOp, MulOp, MulAccOp, NegOp, ReciprocalOp,
              MaxOp, CmpLtOp, CmpNeOp, WhereOp, Exp2Op, Log2Op, SqrtOp, CastOp,
              ReduceOp>(op);

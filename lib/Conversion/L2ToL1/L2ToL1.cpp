@@ -50,10 +50,7 @@ namespace {
 /// The names the L1 program uses (mnist.py's).
 constexpr llvm::StringLiteral kActor = "model_state";
 constexpr llvm::StringLiteral kWindow = "weights";
-// The update counter every step-dependent rule shares (the optimizers'
-// bias correction and schedules, the draws of random layers) and the
-// runtime's train/eval flag.
-constexpr llvm::StringLiteral kStepField = "step";
+// The runtime's train/eval flag (random layers read it with kStepField).
 constexpr llvm::StringLiteral kTrainingField = "training";
 constexpr llvm::StringLiteral kHandler = "GradUpdate";
 constexpr llvm::StringLiteral kGraph = "forward_backward";
@@ -467,6 +464,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   std::string transferName = "transfer_to_" + p.compute;
 
   // The actor: parameters, window, update handler.
+  bool draws = drawsRandomNumbers(methods);
   auto actor = l1::ActorOp::create(b, loc, kActor, p.compute);
   created.push_back(actor);
   actor.getBody().push_back(new Block());
@@ -481,7 +479,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     // A model that draws random numbers (dropout) reads the update step as
     // the draws' counter (so each step draws anew, and a resumed run draws
     // what an uninterrupted one would) and the runtime's train/eval flag.
-    if (drawsRandomNumbers(methods)) {
+    if (draws) {
       l1::StateOp::create(ab, loc, kStepField, tensor({}), l1::InitKind::zeros);
       l1::StateOp::create(ab, loc, kTrainingField, tensor({}), l1::InitKind::training_mode);
       fieldRefs.push_back(sym(kStepField));
@@ -491,7 +489,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
                          ab.getArrayAttr({sym(kGraph)}));
   }
   if (failed(materializeUpdate(actor, kHandler, methods.getUpdate(), updateParams, loc, {},
-                               /*countSteps=*/drawsRandomNumbers(methods))))
+                               /*countSteps=*/draws)))
     return fail();
 
   // The training graph.
@@ -507,7 +505,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   spec.loss = loss;
   spec.methods = methods;
   spec.window = windowRef;
-  if (drawsRandomNumbers(methods)) {
+  if (draws) {
     spec.stepField = kStepField.str();
     spec.trainingField = kTrainingField.str();
   }

@@ -56,6 +56,11 @@ struct UpdateConstants {
   double clipEps = 1.0e-6;
 };
 
+/// The actor's update counter (`step : tensor<f32>`, the number of updates
+/// so far), which the update rules advance and the step-dependent rules
+/// share: bias correction, schedules, the draws of random layers.
+inline constexpr llvm::StringLiteral kStepField = "step";
+
 /// Adds to `actor` the state the update chain `update` needs (moments, the
 /// step counter, EMA shadow copies, the decay horizon `total_steps` with init
 /// `planned_steps`) after its existing state fields, and a handler

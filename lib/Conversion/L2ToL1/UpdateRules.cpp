@@ -237,10 +237,10 @@ private:
   /// t, the number of this update (1 on the first): `step` + 1, written back.
   Value step() {
     if (!stepValue) {
-      counters.push_back(addState("step", {}, l1::InitKind::zeros));
-      Value prev = read("step", {});
+      counters.push_back(addState(kStepField, {}, l1::InitKind::zeros));
+      Value prev = read(kStepField, {});
       stepValue = add(prev, cst(1.0));
-      write("step", stepValue);
+      write(kStepField, stepValue);
     }
     return stepValue;
   }
