@@ -9,11 +9,11 @@
 //===----------------------------------------------------------------------===//
 #include "synpl/Reference/L1Interpreter.h"
 
+#include "ProductOps.h"
 #include "WindowOps.h"
 #include "synpl/Analysis/Shapes.h"
 
 #include "synpl/Dialect/L1/L1Ops.h"
-#include "synpl/Support/CounterRng.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -537,11 +537,8 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
         double t = (*in[0])[0];
         if (in[0]->size() != 1 || !(t >= 0) || t != std::trunc(t) || t >= 0x1p32)
           return op->emitOpError("counter ") << num(t) << " is not an integer in [0, 2^32)";
-        uint64_t key = rng::squaresKey(uint64_t(r.getSeed()), uint64_t(r.getStream()));
-        Tensor out(resultElement(op), rt.getShape(), 0.0);
-        for (int64_t i = 0; i < out.size(); ++i)
-          out[i] = rng::uniform(uint64_t(t), uint64_t(i), key);
-        return out;
+        return synpl::ref::detail::uniformDraws(resultElement(op), rt.getShape(), uint64_t(t),
+                                                uint64_t(r.getSeed()), uint64_t(r.getStream()));
       })
       .Case<l1::ConstOp>([&](l1::ConstOp c) -> FailureOr<Tensor> {
         auto rt = tensorType(op->getResult(0));
@@ -660,27 +657,7 @@ FailureOr<Tensor> Evaluator::matmul(Operation *op, const Tensor &a, const Tensor
   if (!a.getElementType().isFloat() || a.getElementType() != b.getElementType())
     return op->emitOpError("takes floats of one type, got ")
            << a.typeString() << " and " << b.typeString();
-  int64_t rank = a.getRank();
-  int64_t m = a.getShape()[rank - 2], k = a.getShape()[rank - 1], n = b.getShape()[rank - 1];
-  int64_t batches = 1;
-  for (int64_t d : a.getShape().drop_back(2))
-    batches *= d;
-  Tensor r(a.getElementType(), shape.shape(), 0.0);
-  // One [m, k] x [k, n] product per batch index (row-major batches).
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    const double *x = a.data().data() + bi * m * k, *w = b.data().data() + bi * k * n;
-    double *o = r.data().data() + bi * m * n;
-    // i-k-j: the inner loop streams a row of `b` into a row of the result.
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t p = 0; p < k; ++p) {
-        double s = x[i * k + p];
-        const double *wr = w + p * n;
-        double *orow = o + i * n;
-        for (int64_t j = 0; j < n; ++j)
-          orow[j] += s * wr[j];
-      }
-  }
-  return r;
+  return synpl::ref::detail::matmul(a, b, shape.shape());
 }
 
 FailureOr<Tensor> Evaluator::broadcast(l1::BroadcastOp op, const Tensor &a) {
