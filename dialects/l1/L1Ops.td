@@ -795,6 +795,43 @@ def L1_OneHotOp : L1_TensorOp<"one_hot"> {
       "$labels `classes` $classes attr-dict `:` type($labels) `->` type($result)";
 }
 
+def L1_GatherOp : L1_TensorOp<"gather"> {
+  let summary = "rows of a table at integer indices (an embedding lookup)";
+  let description = [{
+    ```mlir
+    %e = l1.gather %table[%ids] : tensor<256x128xf32>, tensor<32x64xui8> -> tensor<32x64x128xf32>
+    ```
+    `result[p..., d] = table[ids[p...], d]`: the result has the indices'
+    shape with the table's row appended. An index outside `[0, rows)` reads
+    a row of zeros. The table is rank 2; the indices are integers of any
+    rank.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$table, AnyStaticShapeTensor:$ids);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $table `[` $ids `]` attr-dict `:` type($table) `,` type($ids) `->` type($result)
+  }];
+}
+
+def L1_ScatterAddOp : L1_TensorOp<"scatter_add"> {
+  let summary = "sum rows into a table at integer indices (a gather's adjoint)";
+  let description = [{
+    ```mlir
+    %g = l1.scatter_add %d[%ids] : tensor<32x64x128xf32>, tensor<32x64xui8> -> tensor<256x128xf32>
+    ```
+    `result[v, d] = sum of src[p..., d] over every p with ids[p...] == v`,
+    zero for a row no index names: the gradient of `l1.gather` with respect
+    to its table. `src` has the indices' shape with a row appended; the
+    result's row count is the table's. Indices outside `[0, rows)`
+    contribute nothing. Rows are summed in the indices' row-major order.
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$src, AnyStaticShapeTensor:$ids);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $src `[` $ids `]` attr-dict `:` type($src) `,` type($ids) `->` type($result)
+  }];
+}
+
 def L1_RandomOp : L1_TensorOp<"random"> {
   let summary = "counter-based uniform random numbers in [0, 1)";
   let description = [{

@@ -3,8 +3,8 @@
 // Every tensor op of a tensor graph or handler checks its shapes with the
 // rules of synpl/Analysis/Shapes.h and reports a mismatch as row L1.5
 // (consistency): elementwise ops, matmul, movement, reductions,
-// comparisons, one_hot, constants, and the window ops (unfold, fold) that
-// turn a convolution into a matmul.
+// comparisons, one_hot, gather and scatter_add, constants, and the window
+// ops (unfold, fold) that turn a convolution into a matmul.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L1/L1Ops.h"
@@ -190,6 +190,40 @@ LogicalResult OneHotOp::verify() {
   if (!s)
     return shapeError(*this) << s.message();
   return checkResultShape(*this, s.shape(), res);
+}
+
+/// The checks a gather and a scatter-add share: a rank-2 float table
+/// (`table`, the gather's operand or the scatter's result), integer
+/// indices, and rows of the indices' shape with the table's row appended
+/// (`rows`, the gather's result or the scatter's source).
+static LogicalResult verifyIndexedRows(Operation *op, Type table, Type ids, Type rows,
+                                       StringRef rowsName) {
+  auto t = tt(table), i = tt(ids), r = tt(rows);
+  if (t.getRank() != 2)
+    return shapeError(op) << "the table is rank 2 ([rows, width]), got " << table;
+  if (!isa<FloatType>(t.getElementType()))
+    return shapeError(op) << "the table is float, got " << table;
+  if (!isa<IntegerType>(i.getElementType()))
+    return shapeError(op) << "the indices are integers, got " << ids;
+  if (failed(checkSameElement(op, table, rows)))
+    return failure();
+  SmallVector<int64_t> expected(i.getShape());
+  expected.push_back(t.getShape()[1]);
+  if (r.getShape() != ArrayRef<int64_t>(expected))
+    return shapeError(op) << rowsName << " shape " << shapeOf(rows) << " should be "
+                          << sh::formatShape(expected)
+                          << " (the indices' shape, then the table's width)";
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  return verifyIndexedRows(*this, getTable().getType(), getIds().getType(),
+                           getResult().getType(), "result");
+}
+
+LogicalResult ScatterAddOp::verify() {
+  return verifyIndexedRows(*this, getResult().getType(), getIds().getType(),
+                           getSrc().getType(), "source");
 }
 
 LogicalResult RandomOp::verify() {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "synpl/Reference/L1Interpreter.h"
 
+#include "IndexedOps.h"
 #include "ProductOps.h"
 #include "WindowOps.h"
 #include "synpl/Analysis/Shapes.h"
@@ -393,7 +394,7 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
   // Operand counts are checked here, not trusted from the op's accessors
   // (a generic-form op parsed unverified can have any number).
   size_t want = isa<l1::AddOp, l1::SubOp, l1::MulOp, l1::DivOp, l1::MaxOp, l1::MinOp,
-                    l1::MatmulOp, l1::ScaleOp, l1::CmpOp>(op)
+                    l1::MatmulOp, l1::ScaleOp, l1::CmpOp, l1::GatherOp, l1::ScatterAddOp>(op)
                     ? 2
                 : isa<l1::SelectOp>(op)                                  ? 3
                 : isa<l1::ConstOp, l1::WindowReadOp, l1::StateReadOp>(op) ? 0
@@ -405,7 +406,8 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
           l1::SignOp, l1::NegOp, l1::MatmulOp, l1::ScaleOp, l1::BroadcastOp,
           l1::TransposeOp, l1::ReshapeOp, l1::ReduceSumOp, l1::ReduceMeanOp,
           l1::ReduceMaxOp, l1::CmpOp, l1::SelectOp, l1::CastOp, l1::OneHotOp, l1::ConstOp,
-          l1::WindowReadOp, l1::StateReadOp, l1::UnfoldOp, l1::FoldOp, l1::RandomOp>(op);
+          l1::WindowReadOp, l1::StateReadOp, l1::UnfoldOp, l1::FoldOp, l1::RandomOp,
+          l1::GatherOp, l1::ScatterAddOp>(op);
   if (known && in.size() != want)
     return op->emitOpError("has ") << in.size() << " operands, expected " << want;
   return llvm::TypeSwitch<Operation *, FailureOr<Tensor>>(op)
@@ -511,24 +513,17 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
         return r;
       })
       .Case<l1::CastOp>([&](l1::CastOp c) { return cast(c, *in[0]); })
-      .Case<l1::OneHotOp>([&](l1::OneHotOp o) -> FailureOr<Tensor> {
-        const Tensor &labels = *in[0];
-        if (!labels.getElementType().isInteger())
-          return op->emitOpError("labels are ") << labels.getElementType().str()
-                                                << ", expected integers";
-        int64_t classes = static_cast<int64_t>(o.getClasses());
-        if (classes <= 0)
-          return op->emitOpError("needs a positive class count");
-        SmallVector<int64_t, 4> shape(labels.getShape());
-        shape.push_back(classes);
-        Tensor r(resultElement(op), shape, 0.0);
-        for (int64_t i = 0; i < labels.size(); ++i) {
-          double l = labels[i];
-          // Labels outside [0, classes) encode as all zeros.
-          if (l >= 0 && l < static_cast<double>(classes) && l == std::trunc(l))
-            r[i * classes + static_cast<int64_t>(l)] = 1.0;
-        }
-        return r;
+      .Case<l1::OneHotOp>([&](l1::OneHotOp o) {
+        return synpl::ref::detail::oneHot(op, resultElement(op), *in[0],
+                                          static_cast<int64_t>(o.getClasses()));
+      })
+      .Case<l1::GatherOp>(
+          [&](auto) { return synpl::ref::detail::gather(op, *in[0], *in[1]); })
+      .Case<l1::ScatterAddOp>([&](auto) -> FailureOr<Tensor> {
+        auto rt = tensorType(op->getResult(0));
+        if (!rt || rt.getRank() != 2)
+          return op->emitOpError("result is not a rank-2 tensor");
+        return synpl::ref::detail::scatterAdd(op, *in[0], *in[1], rt.getShape()[0]);
       })
       .Case<l1::RandomOp>([&](l1::RandomOp r) -> FailureOr<Tensor> {
         auto rt = tensorType(op->getResult(0));

@@ -306,8 +306,12 @@ static Tally compareModule(ModuleOp l0, bool tiledOnly, bool fastMath,
           Val v;
           // Multiples of 1/64 in [-2, 2] (positive: (0, 2]); integers (labels,
           // pixels, counters) in [0, 10).
+          // A one-element float (a step counter, a learning rate, the
+          // training flag) is never negative: a counter converts to an
+          // unsigned integer.
           int k = sixtyfourths(r);
-          v.f = (positive ? std::abs(k) + 1 : k) / 64.0;
+          bool scalar = buf.getNumElements() == 1;
+          v.f = (positive || scalar ? std::abs(k) + 1 : k) / 64.0;
           v.i = label(r);
           // A stored i1 (a mask) is a byte holding 0 or 1.
           if (e.isInteger(1))

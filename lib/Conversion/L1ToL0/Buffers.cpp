@@ -28,9 +28,10 @@ static std::string runTimeBoundPath(l1::FieldOp field) {
 }
 
 
-/// The smallest `classes` of the one_hot ops that read `v` (through
-/// forwards into stages and tensor graphs, transfers and views), or 0 when
-/// none does: a label field the runtime must check to be in [0, classes).
+/// The smallest `classes` of the one_hot ops, or row count of the gathers
+/// and scatters, that read `v` as indices (through forwards into stages and
+/// tensor graphs, transfers and views), or 0 when none does: a label or
+/// token field the runtime must check to be in [0, classes).
 int64_t Emitter::labelClasses(Value v, llvm::DenseSet<Value> &seen) const {
   if (!seen.insert(v).second)
     return 0;
@@ -43,6 +44,12 @@ int64_t Emitter::labelClasses(Value v, llvm::DenseSet<Value> &seen) const {
     Operation *user = use.getOwner();
     if (auto oneHot = dyn_cast<l1::OneHotOp>(user)) {
       merge(oneHot.getClasses());
+    } else if (auto gather = dyn_cast<l1::GatherOp>(user);
+               gather && use.getOperandNumber() == 1) {
+      merge(gather.getTable().getType().getShape()[0]);
+    } else if (auto scatter = dyn_cast<l1::ScatterAddOp>(user);
+               scatter && use.getOperandNumber() == 1) {
+      merge(scatter.getResult().getType().getShape()[0]);
     } else if (isa<l1::TransferOp>(user) || isView(user)) {
       merge(labelClasses(user->getResult(0), seen));
     } else if (auto fwd = dyn_cast<l1::ForwardOp>(user)) {

@@ -9,6 +9,7 @@
 //   Arithmetic.cpp  add sub mul scale div max min neg abs sign
 //   Math.cpp        exp log sqrt reciprocal tanh cos
 //   Logic.cpp       cmp select cast one_hot
+//   Indexed.cpp     gather scatter_add (rows at data-dependent indices)
 //   Movement.cpp    broadcast transpose reshape (index maps, no arithmetic
 //                   on values)
 //   Matmul.cpp      matmul (a loop over k folded by REDUCE)
@@ -19,8 +20,8 @@
 // A pattern also says why it cannot take an op (a type it has no lowering
 // for), which the pass reports before anything is emitted. Adding an op to
 // the lowering means adding a pattern; the grouping into kernels reads only
-// its kind (elementwise ops fuse, reductions open a kernel, movement is
-// free).
+// its kind (elementwise ops fuse, reductions and gathers open a kernel,
+// a scatter has a kernel to itself, movement is free).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_LIB_CONVERSION_L1TOL0_EMITPATTERNS_H
@@ -51,6 +52,16 @@ enum class OpKind {
   Reduction,
   /// Reads its operand at another index; no kernel of its own.
   Movement,
+  /// Reads an operand at indices loaded from another (a table's rows):
+  /// opens a kernel and reads its operands from memory, like a reduction,
+  /// and its elementwise consumers fuse after it.
+  Gather,
+  /// Writes its result at indices loaded from an operand (rows summed into
+  /// a table): a kernel of its own, parallel over the result's last
+  /// dimension, that stores the whole result itself (EmitPattern::emit
+  /// gets the lane index and returns no value); its consumers read the
+  /// result from memory.
+  Scatter,
 };
 
 /// The builder of one kernel body: what emission patterns build UOps with.
@@ -94,6 +105,9 @@ public:
   mlir::Value emitOp(mlir::Operation *op, llvm::ArrayRef<mlir::Value> idx);
   /// The address of element `idx` of slot `s` in this kernel.
   mlir::Value pointer(Slot *s, llvm::ArrayRef<mlir::Value> idx, bool flatIdx);
+  /// The address of element `idx` of the buffer of the L1 value `v` (a
+  /// scatter's own result).
+  mlir::Value address(mlir::Value v, llvm::ArrayRef<mlir::Value> idx);
 
   // Loops. Values evaluated inside a loop are not reused after its END.
   /// Opens a sequential RANGE over [0, trip).
@@ -225,6 +239,7 @@ private:
 void populateArithmeticEmitPatterns(EmitPatternSet &patterns);
 void populateMathEmitPatterns(EmitPatternSet &patterns);
 void populateLogicEmitPatterns(EmitPatternSet &patterns);
+void populateIndexedEmitPatterns(EmitPatternSet &patterns);
 void populateMovementEmitPatterns(EmitPatternSet &patterns);
 void populateMatmulEmitPatterns(EmitPatternSet &patterns);
 void populateReduceEmitPatterns(EmitPatternSet &patterns);

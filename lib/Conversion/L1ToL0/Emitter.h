@@ -124,6 +124,9 @@ struct Group {
   /// and CUDA lowerings take; for a column reduction (a rank-1 space), one
   /// row.
   bool flatRows = false;
+  /// A scatter's kernel: its one op stores the whole result itself, lanes
+  /// over the result's last dimension; no other op joins it.
+  bool scatter = false;
   SmallVector<Operation *> ops;
   llvm::SetVector<unsigned> deps; // groups that must run first
   std::string name;
@@ -155,9 +158,15 @@ public:
 private:
   // The op kinds the grouping reads (from the ops' emission patterns).
   bool isElementwise(Operation *op) const { return patterns.is(op, OpKind::Elementwise); }
-  bool isReducing(Operation *op) const { return patterns.is(op, OpKind::Reduction); }
+  /// Reductions, gathers and scatters: each opens a kernel and reads its
+  /// operands from memory.
+  bool opensKernel(Operation *op) const {
+    return patterns.is(op, OpKind::Reduction) || patterns.is(op, OpKind::Gather) ||
+           isScatter(op);
+  }
+  bool isScatter(Operation *op) const { return patterns.is(op, OpKind::Scatter); }
   bool isView(Operation *op) const { return patterns.is(op, OpKind::Movement); }
-  bool isCompute(Operation *op) const { return isElementwise(op) || isReducing(op); }
+  bool isCompute(Operation *op) const { return isElementwise(op) || opensKernel(op); }
   /// Why an op of a tensor graph or handler cannot be lowered, or "".
   std::string unsupportedReason(Operation *op) const;
 

@@ -4,8 +4,9 @@
 // joins the kernel of a direct operand of its own iteration space (or the
 // latest kernel of that space) unless that would make the kernel depend on
 // itself or bind more buffers than a kernel may (SYNPL_PLAN_MAX_KERNEL_ARGS);
-// matmuls and reductions open a kernel and read their operands from memory,
-// and their elementwise consumers fuse after them. An elementwise op over
+// matmuls, reductions and gathers open a kernel and read their operands from
+// memory, and their elementwise consumers fuse after them; a scatter has a
+// kernel to itself, and its consumers read its result from memory. An elementwise op over
 // memory with one consumer is computed inside the consumer (prologue
 // fusion). Values used outside their kernel, or through a movement op, are
 // materialized into arena slots; a buffer read through a chain of reshapes
@@ -371,16 +372,18 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     };
     auto canJoin = [&](Operation *o, unsigned g) { return fits(g) && acyclicJoin(o, g); };
     std::optional<unsigned> chosen;
-    if (!isReducing(op)) {
+    if (!opensKernel(op)) {
       for (Value v : op->getOperands()) {
         std::optional<unsigned> g = groupOfValue(v);
-        if (g && llvm::equal(groups[*g].space, shape) && canJoin(op, *g)) {
+        if (g && !groups[*g].scatter && llvm::equal(groups[*g].space, shape) &&
+            canJoin(op, *g)) {
           chosen = g;
           break;
         }
       }
       for (unsigned k = mine.size(); !chosen && k-- > 0;)
-        if (llvm::equal(groups[mine[k]].space, shape) && canJoin(op, mine[k]))
+        if (!groups[mine[k]].scatter && llvm::equal(groups[mine[k]].space, shape) &&
+            canJoin(op, mine[k]))
           chosen = mine[k];
     }
     if (!chosen) {
@@ -388,6 +391,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
       g.id = groups.size();
       g.space.assign(shape.begin(), shape.end());
       g.flatRows = (isa<l1::MatmulOp>(op) && shape.size() > 2) || isColumnReduction(op);
+      g.scatter = isScatter(op);
       g.region = region;
       groups.push_back(std::move(g));
       mine.push_back(groups.back().id);
@@ -397,6 +401,9 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     groups[g].ops.push_back(op);
     groups[g].buffers.insert(opBuffers.begin(), opBuffers.end());
     groupOf[op] = g;
+    // A scatter's result is complete only when its kernel ends.
+    if (groups[g].scatter)
+      materialized.insert(op->getResult(0));
 
     // What it reads: registers when computed in this kernel at the same
     // index, memory otherwise.
@@ -408,7 +415,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
         if (auto stored = storedViews.find(b); stored != storedViews.end())
           groups[g].deps.insert(stored->second);
         if (std::optional<unsigned> h = groupOfValue(b)) {
-          if (*h == g && direct && !view && !isReducing(op))
+          if (*h == g && direct && !view && !opensKernel(op))
             return;
           materialized.insert(b);
           if (*h != g)

@@ -54,6 +54,7 @@ void synpl::l1tol0::populateL1ToL0EmitPatterns(EmitPatternSet &patterns) {
   populateArithmeticEmitPatterns(patterns);
   populateMathEmitPatterns(patterns);
   populateLogicEmitPatterns(patterns);
+  populateIndexedEmitPatterns(patterns);
   populateMovementEmitPatterns(patterns);
   populateMatmulEmitPatterns(patterns);
   populateReduceEmitPatterns(patterns);
@@ -172,6 +173,12 @@ Value KernelBuilder::pointer(Slot *s, ArrayRef<Value> idx, bool flatIdx) {
       b, loc, l0uop::PtrType::get(b.getContext(), bt.getElementType()), buf, ind);
 }
 
+Value KernelBuilder::address(Value v, ArrayRef<Value> idx) {
+  // (emitKernel checks that a scatter's result has a slot bound to the
+  // kernel before its pattern runs.)
+  return pointer(slotOf.lookup(v), idx, false);
+}
+
 Value KernelBuilder::eval(Value v, ArrayRef<Value> idx, bool flatIdx) {
   // Values computed outside any reduction loop are reused (CSE); inside a
   // loop they die at its END.
@@ -281,7 +288,12 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
   // dimensions across blocks, the rest as loops. Flat rows: all leading
   // dimensions as one.
   SmallVector<int64_t> space = g.space;
-  if (g.flatRows && space.size() != 2) {
+  if (g.scatter) {
+    // One lane per column; the pattern loops over rows and indices.
+    space = {g.space.back()};
+    if (!slotOf.lookup(g.ops.front()->getResult(0)))
+      return fail(g.ops.front(), "its result has no buffer to scatter into");
+  } else if (g.flatRows && space.size() != 2) {
     int64_t rows = 1;
     for (int64_t d : ArrayRef<int64_t>(g.space).drop_back())
       rows *= d;
@@ -341,7 +353,7 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
     idx.push_back(l0uop::RangeOp::create(kb, loc, kb.getIndexType(), int64_t{0}, space[d],
                                             1, kind));
   SmallVector<Value> ranges = idx;
-  if (space.size() != g.space.size()) {
+  if (g.flatRows && space.size() != g.space.size()) {
     idx = k.delinearize(ranges[0], ArrayRef<int64_t>(g.space).drop_back());
     idx.push_back(ranges[1]);
   }
@@ -354,7 +366,7 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
   SmallVector<std::pair<Slot *, Value>> stores;
   for (Operation *op : g.ops) {
     Value r = op->getResult(0);
-    if (materialized.contains(r))
+    if (materialized.contains(r) && !g.scatter)
       stores.push_back({slotOf.lookup(r), k.regs.lookup(r)});
   }
   for (auto &[v, dst] : g.copies)

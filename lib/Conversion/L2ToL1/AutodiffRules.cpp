@@ -140,6 +140,16 @@ Value Emitter::oneHot(Value labels, int64_t classes) {
   return create<l1::OneHotOp>(type(s), labels, static_cast<uint64_t>(classes));
 }
 
+Value Emitter::gather(Value table, Value ids) {
+  SmallVector<int64_t, 4> s(shape(ids));
+  s.push_back(shape(table).back());
+  return create<l1::GatherOp>(type(s), table, ids);
+}
+
+Value Emitter::scatterAdd(Value src, Value ids, int64_t rows) {
+  return create<l1::ScatterAddOp>(type({rows, shape(src).back()}), src, ids);
+}
+
 Value Emitter::random(Value counter, int64_t seed, int64_t stream, ArrayRef<int64_t> s) {
   return create<l1::RandomOp>(type(s), counter, seed, stream);
 }
@@ -379,8 +389,8 @@ bool synpl::l2tol1::detail::hasRule(Operation *op, std::string &why) {
         Type element = getElementTypeOrSelf(em.getInput().getType());
         if (isa<IntegerType>(element))
           return true;
-        why = "embed looks up integer token ids (through l1.one_hot and a matmul); this "
-              "input is not an integer tensor";
+        why = "embed looks up integer token ids (l1.gather); this input is not an integer "
+              "tensor";
         return false;
       })
       .Case([&](l2::ConvOp) { return true; })
@@ -455,15 +465,13 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         inst.saved = {x2};
       })
       .Case([&](l2::EmbedOp em) {
-        // A gather as one_hot(ids) x table; ids outside [0, vocab) read zeros.
-        Value oh = e.oneHot(x, static_cast<int64_t>(em.getVocab()));
-        Value oh2 = e.reshape(oh, rows2d(Emitter::shape(oh)));
-        inst.output = e.reshape(e.matmul(oh2, inst.params[0]), outShape);
+        // The table's rows at the ids; ids outside [0, vocab) read zeros.
+        inst.output = e.reshape(e.gather(inst.params[0], x), outShape);
         // Learned positions: positions[t] added to every sequence's step t.
         if (em.getPositions())
           inst.output = e.add(inst.output,
                               e.broadcast(inst.params[1], outShape, ArrayRef<int64_t>{1, 2}));
-        inst.saved = {oh2};
+        inst.saved = {x};
       })
       .Case([&](l2::NormOp n) {
         bool group = n.getKind() == l2::NormKind::group;
@@ -636,9 +644,12 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
           dIn[0] = e.reshape(e.matmul(dz, e.transpose(inst.params[0])), xs);
       })
       .Case([&](l2::EmbedOp em) {
-        Value oh2 = inst.saved[0];
-        Value dz = e.reshape(dy, {Emitter::shape(oh2)[0], Emitter::shape(dy).back()});
-        dParams[0] = e.matmul(e.transpose(oh2), dz);
+        // Each row of the output's gradient adds into the row it read.
+        Value ids = inst.saved[0];
+        SmallVector<int64_t, 4> rows(Emitter::shape(ids));
+        rows.push_back(Emitter::shape(dy).back());
+        dParams[0] =
+            e.scatterAdd(e.reshape(dy, rows), ids, static_cast<int64_t>(em.getVocab()));
         if (em.getPositions())
           dParams[1] = e.sum(dy, 0);
       })

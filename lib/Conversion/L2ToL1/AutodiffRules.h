@@ -77,6 +77,11 @@ public:
   mlir::Value select(mlir::Value cond, mlir::Value a, mlir::Value b);
   mlir::Value cast(mlir::Value a, mlir::Type element);
   mlir::Value oneHot(mlir::Value labels, int64_t classes);
+  /// Rows of `table` [V, D] at integer `ids` (l1.gather): ids' shape ++ [D].
+  mlir::Value gather(mlir::Value table, mlir::Value ids);
+  /// `src` (ids' shape ++ [D]) summed into `rows` rows at `ids`
+  /// (l1.scatter_add): [rows, D].
+  mlir::Value scatterAdd(mlir::Value src, mlir::Value ids, int64_t rows);
   /// Uniform draws in [0, 1) of `shape` (l1.random) at the rank-0 counter.
   mlir::Value random(mlir::Value counter, int64_t seed, int64_t stream,
                      llvm::ArrayRef<int64_t> shape);

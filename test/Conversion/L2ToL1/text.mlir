@@ -1,8 +1,9 @@
 // --synpl-l2-to-l1 over text: a sequence(scalar(u8), N) field bound with
 // format text becomes two text fields of one file (the window's first N
 // bytes and the N after the first, shift 1) read in one batch; the graph's
-// divergence compares the output at every position with the next byte
-// (one_hot of the shifted window, mean over batch x N rows); the loop's
+// embedding gathers the window's rows of its table (and scatters their
+// gradient back); the divergence compares the output at every position with
+// the next byte (one_hot of the shifted window, mean over batch x N rows); the loop's
 // steps reach the schedule. Then the errors, at the field or the methods.
 // RUN: synpl-opt %s --synpl-l2-to-l1 -split-input-file -verify-diagnostics | FileCheck %s
 
@@ -11,10 +12,11 @@
 // CHECK-NEXT: l1.field @bytes_next : tensor<8xui8> at @ssd_0 path "corpus.txt" format text shift 1 stride 2{{$}}
 // CHECK: l1.read_batch @corpus [@bytes, @bytes_next] batch 4 shuffle drop_last seed 0
 // CHECK: l1.tensor_graph @forward_backward {{.*}} compute(%[[IN:.*]]: tensor<4x8xui8>, %[[NEXT:.*]]: tensor<4x8xui8>)
-// CHECK: l1.one_hot %[[IN]] classes 256
+// CHECK: l1.gather %{{.*}}[%[[IN]]] : tensor<256x16xf32>, tensor<4x8xui8> -> tensor<4x8x16xf32>
 // CHECK: %[[FLAT:.*]] = l1.reshape %[[NEXT]] : tensor<4x8xui8> -> tensor<32xui8>
 // CHECK: l1.one_hot %[[FLAT]] classes 256 : tensor<32xui8> -> tensor<32x256xf32>
 // CHECK: l1.const -3.125000e-02 : tensor<f32>
+// CHECK: l1.scatter_add %{{.*}}[%[[IN]]] : tensor<4x8x16xf32>, tensor<4x8xui8> -> tensor<256x16xf32>
 // CHECK: l1.schedule {{.*}} epochs 1 {{.*}}steps 100
 l1.system @single_cpu {
   l1.node @ssd_0 storage
