@@ -26,8 +26,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -148,11 +150,29 @@ private:
 };
 
 
+/// A one-CPU system, a graph `@g` of `body` over `args` returning one
+/// `result`-typed value `%r`, and the stage that drops it: the programs
+/// runGraphOnHost takes.
+inline std::string graphText(const std::string &args, const std::string &body,
+                             const std::string &result) {
+  return std::string(R"mlir(
+l1.system @s {
+  l1.node @ram_0 memory {capacity = "1GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+)mlir") + "l1.tensor_graph @g on @cpu_0 then @sink compute(" + args + ") {\n" + body +
+         "  l1.return %r : " + result + "\n}\n" +
+         "l1.stage @sink on @cpu_0 process(%o: !l1.buf<@ram_0, " + result + ">) {\n" +
+         "  l1.drop %o : !l1.buf<@ram_0, " + result + ">\n  l1.end\n}\n";
+}
+
 /// Runs the L1 tensor graph of `text` (a module with one graph whose one
 /// result is f32) on `inputs`: interpreted by the reference into `*want`,
 /// then lowered by --synpl-l1-to-l0 and the host lowering, its kernels
-/// JIT-run in stream order on the same inputs (every slot f32 host memory,
-/// NaN before it is written). Returns the kernels' result.
+/// JIT-run in stream order on the same inputs (every slot host memory of
+/// its element type: f32 slots NaN before they are written, integer slots
+/// 0xA5 bytes). Returns the kernels' result.
 inline std::vector<float> runGraphOnHost(mlir::MLIRContext &ctx, const std::string &text,
                                          const std::vector<ref::Tensor> &inputs,
                                          ref::Tensor *want) {
@@ -172,21 +192,44 @@ inline std::vector<float> runGraphOnHost(mlir::MLIRContext &ctx, const std::stri
   REQUIRE(succeeded(pm.run(*module)));
   auto plan = *module->getOps<l0uop::PlanOp>().begin();
   std::string planName = plan.getSymName().str();
-  std::map<std::string, std::unique_ptr<Buffer<float>>> memory;
-  for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
-    memory[slot.getSymName().str()] =
-        std::make_unique<Buffer<float>>(slot.getBufType().getNumElements(), NAN);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Buffer<float> &b = *memory.at("g.in" + std::to_string(i));
-    REQUIRE(b.n == inputs[i].data().size());
-    for (size_t e = 0; e < b.n; ++e)
-      b[e] = float(inputs[i].data()[e]);
+  struct Memory {
+    std::unique_ptr<Buffer<uint8_t>> bytes;
+    Type element;
+    size_t elementBytes;
+  };
+  std::map<std::string, Memory> memory;
+  for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>()) {
+    auto type = slot.getBufType();
+    Type e = type.getElementType();
+    size_t eb = std::max<size_t>(1, e.getIntOrFloatBitWidth() / 8);
+    size_t n = type.getNumElements();
+    Memory m{std::make_unique<Buffer<uint8_t>>(n * eb, uint8_t(0xA5)), e, eb};
+    if (e.isF32())
+      for (size_t i = 0; i < n; ++i)
+        reinterpret_cast<float *>(m.bytes->data)[i] = NAN;
+    memory[slot.getSymName().str()] = std::move(m);
   }
-  std::map<std::string, std::vector<float *>> argsOf;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Memory &m = memory.at("g.in" + std::to_string(i));
+    REQUIRE(m.bytes->n == inputs[i].data().size() * m.elementBytes);
+    for (size_t e = 0; e < inputs[i].data().size(); ++e) {
+      double v = inputs[i].data()[e];
+      uint8_t *at = m.bytes->data + e * m.elementBytes;
+      if (m.element.isF32()) {
+        float f = float(v);
+        std::memcpy(at, &f, 4);
+      } else {
+        REQUIRE(m.element.isInteger());
+        int64_t x = int64_t(v); // little-endian: the low bytes
+        std::memcpy(at, &x, m.elementBytes);
+      }
+    }
+  }
+  std::map<std::string, std::vector<void *>> argsOf;
   for (auto kernel : plan.getBody().front().getOps<l0uop::KernelOp>()) {
-    std::vector<float *> args;
+    std::vector<void *> args;
     for (Attribute a : llvm::concat<const Attribute>(kernel.getInputs(), kernel.getOutputs()))
-      args.push_back(memory.at(cast<FlatSymbolRefAttr>(a).getValue().str())->data);
+      args.push_back(memory.at(cast<FlatSymbolRefAttr>(a).getValue().str()).bytes->data);
     argsOf[kernel.getSymName().str()] = args;
   }
   std::vector<std::string> order;
@@ -206,7 +249,7 @@ inline std::vector<float> runGraphOnHost(mlir::MLIRContext &ctx, const std::stri
   Jit jit(std::move(module));
   REQUIRE(jit.compile(stubs));
   for (const std::string &kernel : order) {
-    std::vector<float *> &args = argsOf[kernel];
+    std::vector<void *> &args = argsOf[kernel];
     std::string name = planName + "_" + kernel;
     INFO("kernel " << name);
     bool ran = false;
@@ -228,8 +271,10 @@ inline std::vector<float> runGraphOnHost(mlir::MLIRContext &ctx, const std::stri
     }
     REQUIRE(ran);
   }
-  const Buffer<float> &out = *memory.at("g.out0");
-  return std::vector<float>(out.data, out.data + out.n);
+  const Memory &out = memory.at("g.out0");
+  REQUIRE(out.element.isF32());
+  const float *f = reinterpret_cast<const float *>(out.bytes->data);
+  return std::vector<float>(f, f + out.bytes->n / 4);
 }
 
 } // namespace synpl::test

@@ -99,23 +99,7 @@ TEST_CASE("the counter-based generator's keys and draws", "[random]") {
 
 namespace {
 
-const char *kSystem = R"mlir(
-l1.system @s {
-  l1.node @ram_0 memory {capacity = "1GB"}
-  l1.node @cpu_0 compute {isa = "x86_64"}
-  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
-}
-)mlir";
-
-/// A graph of `body` over `args`, returning one `result`-typed value `%r`,
-/// with the stage that drops it.
-std::string graphText(const std::string &args, const std::string &body,
-                      const std::string &result) {
-  return std::string(kSystem) + "l1.tensor_graph @g on @cpu_0 then @sink compute(" + args +
-         ") {\n" + body + "  l1.return %r : " + result + "\n}\n" +
-         "l1.stage @sink on @cpu_0 process(%o: !l1.buf<@ram_0, " + result + ">) {\n" +
-         "  l1.drop %o : !l1.buf<@ram_0, " + result + ">\n  l1.end\n}\n";
-}
+using test::graphText;
 
 /// Dropout of `x` (an f32 tensor of `shape`, e.g. "16x33") at the counter
 /// `%t` as the L2 -> L1 rule writes it with p given: the draws, the keep
