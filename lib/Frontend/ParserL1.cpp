@@ -820,7 +820,7 @@ FailureOr<Value> Parser::parseExpr() {
 namespace {
 enum class TOp {
   Binary, Unary, Matmul, Scale, Broadcast, Transpose, Reshape, Reduce, Cmp,
-  Select, Cast, OneHot, Const, Random
+  Select, Cast, OneHot, Gather, ScatterAdd, Const, Random
 };
 struct TensorOpInfo {
   StringRef name; ///< after `tensor_`
@@ -843,7 +843,8 @@ static constexpr TensorOpInfo kTensorOps[] = {
     {"reduce_max", TOp::Reduce},     {"cmp", TOp::Cmp},
     {"select", TOp::Select},         {"cast", TOp::Cast},
     {"one_hot", TOp::OneHot},        {"const", TOp::Const},
-    {"random", TOp::Random},
+    {"random", TOp::Random},         {"gather", TOp::Gather},
+    {"scatter_add", TOp::ScatterAdd},
 };
 
 /// Binds a call's arguments to parameter names (positional in order, or by
@@ -1186,6 +1187,41 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     built = l1::OneHotOp::create(builder, at,
                                  RankedTensorType::get(s.shape(), dtype), *x,
                                  builder.getI64IntegerAttr(*classes));
+    break;
+  }
+  case TOp::Gather:
+  case TOp::ScatterAdd: {
+    // tensor_gather(table, ids): rows of a [rows, width] table;
+    // tensor_scatter_add(src, ids, rows: n): the rows summed into n rows.
+    bool gather = info->kind == TOp::Gather;
+    FailureOr<Value> x =
+        gather ? bindOperand({"table", "ids"}, 2) : bindOperand({"src", "ids", "rows"}, 3);
+    if (failed(x))
+      return failure();
+    FailureOr<Value> ids = tensorOf(a[1]);
+    if (failed(ids))
+      return failure();
+    auto xt = typeOf(*x);
+    SmallVector<int64_t> shape;
+    if (gather) {
+      if (xt.getRank() != 2)
+        return shapeFail("the table is rank 2 ([rows, width])");
+      shape.assign(typeOf(*ids).getShape().begin(), typeOf(*ids).getShape().end());
+      shape.push_back(xt.getShape()[1]);
+      built = l1::GatherOp::create(builder, at,
+                                   RankedTensorType::get(shape, xt.getElementType()), *x, *ids);
+      break;
+    }
+    FailureOr<int64_t> rows = intArgOf(a[2], "the number of rows");
+    if (failed(rows))
+      return failure();
+    if (*rows <= 0)
+      return emitError(a[2]->loc, "the number of rows is positive");
+    if (xt.getRank() == 0)
+      return shapeFail("the source has rows (rank 1 or more)");
+    shape = {*rows, xt.getShape().back()};
+    built = l1::ScatterAddOp::create(builder, at,
+                                     RankedTensorType::get(shape, xt.getElementType()), *x, *ids);
     break;
   }
   case TOp::Random: {
