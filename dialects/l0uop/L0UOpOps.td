@@ -625,7 +625,10 @@ def L0UOp_Exp2Op : L0UOp_SrcOp<"exp2", "Same", 1, "Float", [Pure]> {
     ```mlir
     %r = l0uop.exp2 %a : f32
     ```
-    Floats only; `exp(x)` is `exp2(x * log2(e))`.
+    Floats only; `exp(x)` is `exp2(x * log2(e))`. A result below the
+    type's smallest normal may be flushed to zero: both lowerings do (the
+    GPUs' `ex2.approx.ftz`; on the host, so that the vector math library
+    keeps to its fast path for inputs such as a masked score's `-inf`).
   }];
 }
 def L0UOp_Log2Op : L0UOp_SrcOp<"log2", "Same", 1, "Float", [Pure]> {

@@ -231,6 +231,12 @@ protected:
   /// A constant of (converted) type t, splatted over vectors.
   Value constLike(Location loc, Type t, double f, int64_t i);
   Value combine(Location loc, ReduceKind kind, Value a, Value c);
+  /// EXP2 of a float scalar or vector whose results below the smallest
+  /// normal are zero (as the GPUs' ex2.approx.ftz gives them): the input is
+  /// clamped to the smallest normal's exponent, so the vector math library
+  /// stays on its fast path (a masked score, -inf, would otherwise send its
+  /// whole vector through the scalar fallback), and lanes below it select 0.
+  Value exp2FlushingSubnormals(Location loc, Value x);
   Value identity(Location loc, ReduceKind kind, Type t);
   FailureOr<Value> castValue(Location loc, Value v, Type from, Type to);
   /// The address of element `indices` of a kernel buffer.

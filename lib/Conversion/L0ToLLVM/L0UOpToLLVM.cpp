@@ -227,6 +227,15 @@ Value KernelBuilder::constLike(Location loc, Type t, double f, int64_t i) {
   return arith::ConstantOp::create(b, loc, scalar);
 }
 
+Value KernelBuilder::exp2FlushingSubnormals(Location loc, Value x) {
+  auto ft = cast<FloatType>(elementOf(x.getType()));
+  double lowest = APFloat::semanticsMinExponent(ft.getFloatSemantics());
+  Value lo = constLike(loc, x.getType(), lowest, 0);
+  Value e = math::Exp2Op::create(b, loc, arith::MaximumFOp::create(b, loc, x, lo));
+  Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, lo);
+  return arith::SelectOp::create(b, loc, below, constLike(loc, x.getType(), 0.0, 0), e);
+}
+
 Value KernelBuilder::combine(Location loc, ReduceKind kind, Value a, Value c) {
   bool fp = isFloat(a.getType());
   switch (kind) {
@@ -482,7 +491,7 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
         return bind(
             arith::SelectOp::create(b, loc, args[0], args[1], args[2]));
       })
-      .Case([&](Exp2Op) { return bind(math::Exp2Op::create(b, loc, args[0])); })
+      .Case([&](Exp2Op) { return bind(exp2FlushingSubnormals(loc, args[0])); })
       .Case([&](Log2Op) { return bind(math::Log2Op::create(b, loc, args[0])); })
       .Case([&](SinOp) { return bind(math::SinOp::create(b, loc, args[0])); })
       .Case([&](SqrtOp) { return bind(math::SqrtOp::create(b, loc, args[0])); })

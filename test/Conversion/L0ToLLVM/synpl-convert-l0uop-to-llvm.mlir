@@ -354,3 +354,34 @@ l0uop.plan @u pipeline_depth 1 {
   }
   l0uop.stream @s [@unsigned]
 }
+
+// -----
+
+// EXP2 flushes results below the smallest normal to zero: its input is
+// clamped at -126 (so the vector math library keeps to its fast path, even
+// for a masked score of -inf) and the lanes below select 0.
+// CHECK-LABEL: llvm.func @p_e(
+// CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+// CHECK-DAG: %[[LO:.*]] = llvm.mlir.constant(-1.260000e+02 : f32) : f32
+// CHECK: %[[X:.*]] = llvm.load
+// CHECK: %[[C:.*]] = llvm.intr.maximum(%[[X]], %[[LO]])
+// CHECK: %[[E:.*]] = llvm.intr.exp2(%[[C]])
+// CHECK: %[[BELOW:.*]] = llvm.fcmp "olt" %[[X]], %[[LO]]
+// CHECK: llvm.select %[[BELOW]], %[[ZERO]], %[[E]]
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @x pool @dev offset 0 size 256 lifetime(0, 0) : !l0uop.buf<64xf32>
+  l0uop.slot @o pool @dev offset 256 size 256 lifetime(0, 0) : !l0uop.buf<64xf32>
+  l0uop.kernel @e inputs(%x = @x : !l0uop.buf<64xf32>)
+      outputs(%o = @o : !l0uop.buf<64xf32>)
+      grid(1, 1, 1) block(64, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 64 over global_x : index
+    %px = l0uop.index %x[%i] : !l0uop.buf<64xf32>
+    %a = l0uop.load %px : f32
+    %e = l0uop.exp2 %a : f32
+    %po = l0uop.index %o[%i] : !l0uop.buf<64xf32>
+    l0uop.store %po, %e : f32
+    l0uop.end %i
+  }
+  l0uop.stream @s [@e]
+}
