@@ -9,8 +9,9 @@
 //
 //   * one thread: the kernel called on its whole split range [0, M);
 //     OpenBLAS with openblas_set_num_threads(1);
-//   * two threads: the kernel's split range chunked by the runtime's
-//     synpl_rt_parallel_for on a pool of two; OpenBLAS with two threads.
+//   * two threads: the kernel's split range chunked as the executor
+//     chunks it on a pool of two (one chunk per thread when the kernel
+//     has a grain: its chunks pack an operand); OpenBLAS with two threads.
 //
 // Prints GFLOP/s (2·M·N·K per call) for both and the ratio synpl / OpenBLAS,
 // and the largest relative difference between the two results (against a
@@ -373,6 +374,12 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "--synpl-convert-l0uop-to-llvm failed\n");
       return 1;
     }
+    // The executor's chunking: one chunk per thread for a kernel with a
+    // grain (its chunks pack an operand), several otherwise.
+    int64_t grain = 1;
+    if (auto f = module->lookupSymbol<mlir::LLVM::LLVMFuncOp>("bench_matmul"))
+      if (auto g = f->getAttrOfType<mlir::IntegerAttr>("synpl.grain"))
+        grain = g.getInt();
     auto optimize = mlir::makeOptimizingTransformer(/*optLevel=*/3,
                                                     /*sizeLevel=*/0, nullptr);
     mlir::ExecutionEngineOptions engineOptions;
@@ -419,7 +426,9 @@ int main(int argc, char **argv) {
         if (threads == 1)
           fn(a, b, c, 0, m);
         else
-          synpl_rt_parallel_for(two, m, runChunk, &chunked);
+          grain > 1 ? synpl_rt_parallel_for_grain(two, m, std::max(grain, (m + 1) / 2),
+                                                  runChunk, &chunked)
+                    : synpl_rt_parallel_for(two, m, runChunk, &chunked);
       };
       auto blasCall = [&] { blas.run(m, n, k, a, b, ref); };
       if (haveBlas)

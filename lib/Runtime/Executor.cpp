@@ -11,7 +11,8 @@
 //   2. the ingests gather that batch of the epoch's sample order into their
 //      slots (freelist slots are popped from their pool for the step);
 //   3. the stream's entries run in order: kernels through the worker pool
-//      (parallel_for over their split range), transfers as copies. On the
+//      (parallel_for over their split range; one chunk per thread for a
+//      kernel with a grain), transfers as copies. On the
 //      host one step finishes before the next begins, which every record /
 //      wait pair of the plan allows;
 //   4. the reports are read: `loss` (mean per epoch), `correct` (argmax
@@ -178,7 +179,7 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
     hasCuda |= cuda;
     if (kr.num_args < 0 || kr.first_arg < 0 ||
         kr.first_arg + kr.num_args > p.kernelArgs.size || kr.num_args > SYNPL_PLAN_MAX_KERNEL_ARGS ||
-        (kr.target != SYNPL_PLAN_TARGET_HOST && !cuda))
+        (kr.target != SYNPL_PLAN_TARGET_HOST && !cuda) || kr.grain < 1)
       return badTable("kernel");
     if (!cuda && (kr.iterations < 1 || !desc->kernels[k]))
       return badTable("host kernel without a function");
@@ -1308,7 +1309,14 @@ void Executor::runKernel(int64_t k, int64_t stream) {
     return;
   }
   uint64_t t0 = nowNanos();
-  synpl_rt_parallel_for(workers, kr.iterations, runChunk, &call);
+  if (kr.grain > 1) {
+    // Every chunk repeats a setup (a tiled matmul's packing): one per thread.
+    int64_t threads = std::max<int64_t>(1, workerCount);
+    int64_t chunk = std::max(kr.grain, (kr.iterations + threads - 1) / threads);
+    synpl_rt_parallel_for_grain(workers, kr.iterations, chunk, runChunk, &call);
+  } else {
+    synpl_rt_parallel_for(workers, kr.iterations, runChunk, &call);
+  }
   d.record(nowNanos() - t0);
 }
 

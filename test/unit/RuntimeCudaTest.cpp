@@ -69,6 +69,7 @@ Tables buildPlan() {
   k.num_args = 2;
   k.num_inputs = 1;
   k.iterations = 64;
+  k.grain = 1;
   k.target = SYNPL_PLAN_TARGET_CUDA;
   k.entry = str(t.strings, "test_sum");
   k.grid[0] = k.grid[1] = k.grid[2] = 1;

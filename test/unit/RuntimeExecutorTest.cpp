@@ -62,13 +62,14 @@ using synpl::test::Tables;
 
 /// A host kernel record (no CUDA entry, no launch).
 synpl_plan_kernel hostKernel(int64_t name, int64_t firstArg, int64_t numArgs,
-                             int64_t numInputs, int64_t iterations) {
+                             int64_t numInputs, int64_t iterations, int64_t grain = 1) {
   synpl_plan_kernel k{};
   k.name = name;
   k.first_arg = firstArg;
   k.num_args = numArgs;
   k.num_inputs = numInputs;
   k.iterations = iterations;
+  k.grain = grain;
   k.target = SYNPL_PLAN_TARGET_HOST;
   k.entry = -1;
   return k;
@@ -78,7 +79,7 @@ synpl_plan_kernel hostKernel(int64_t name, int64_t firstArg, int64_t numArgs,
 /// "loss"); kernels zero(y) then sum(x -> y) over 64 iterations; one stream.
 /// With `horizon`, also h (1 f32, init planned_steps) read by a third
 /// kernel, peek(h).
-Tables buildPlan(bool horizon = false) {
+Tables buildPlan(bool horizon = false, int64_t sumGrain = 1) {
   Tables t;
   TableBuilder tb;
   auto add = [&](int s, auto rec) { tb.add(s, rec); };
@@ -87,7 +88,7 @@ Tables buildPlan(bool horizon = false) {
   add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64});
   add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "y"), 0, 256, 4, SYNPL_PLAN_F32, 1});
   add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "zero"), 0, 1, 0, 1));
-  add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "sum"), 1, 2, 1, 64));
+  add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "sum"), 1, 2, 1, 64, sumGrain));
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{1});
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{0});
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{1});
@@ -129,6 +130,21 @@ TEST_CASE("executor: kernels see the inits and cover their split range",
   CHECK(calls.load() >= 3);
   for (float v : seenX)
     CHECK(v == 1.0f); // init ones
+}
+
+TEST_CASE("executor: a kernel with a grain runs one chunk per thread",
+          "[runtime][executor]") {
+  // The sum kernel's 64 iterations over 2 threads: 2 chunks per step of 32
+  // (grain 5), or of 40 and 24 (grain 40); without a grain, more chunks.
+  for (auto [grain, perStep] : {std::pair<int64_t, int>{5, 2}, {40, 2}, {64, 1}}) {
+    INFO("grain " << grain);
+    Tables t = buildPlan(/*horizon=*/false, grain);
+    calls = 0;
+    covered = 0;
+    REQUIRE(runMain(t, {"prog", "--quiet", "--no-eval", "--epochs", "3", "--threads", "2"}) == 0);
+    CHECK(covered.load() == 3 * 64);
+    CHECK(calls.load() == 3 * perStep);
+  }
 }
 
 TEST_CASE("executor: planned_steps holds the run's length",
@@ -180,6 +196,12 @@ TEST_CASE("executor: corrupt tables are refused with a message",
     Tables t = buildPlan();
     t.record<synpl_plan_stream>(SYNPL_PLAN_STREAMS, 0)->num_entries = 7;
     CHECK(runMain(t, {"prog", "--quiet"}) == 1);
+  }
+  SECTION("a kernel grain below 1") {
+    Tables t = buildPlan();
+    t.record<synpl_plan_kernel>(SYNPL_PLAN_KERNELS, 1)->grain = 0;
+    CHECK(runMain(t, {"prog", "--quiet"}) == 1);
+    CHECK(std::string(synpl_rt_last_error()).find("kernel") != std::string::npos);
   }
   SECTION("a missing kernel function") {
     Tables t = buildPlan();

@@ -185,7 +185,11 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     then the half-open chunk `[begin, end)` of the kernel's *split range*
     that this call runs. The host runtime's parallel_for splits
     `[0, synpl.iterations)` (an attribute of the function, and
-    `host_iterations` on the kernel) over its threads.
+    `host_iterations` on the kernel) over its threads. A tiled kernel whose
+    chunks each pack an operand also carries `synpl.grain` (and
+    `host_grain`): a row block, the fewest iterations worth a chunk; the
+    runtime then runs one chunk per thread instead of several, so the
+    operand is packed once per thread.
     `llvm.align` is `min(64, pool alignment)` of the slot.
 
     **Split range.** The first top-level RANGE over a parallel axis

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define SYNPL_PLAN_MAGIC 0x314e414c504e5953ll /* "SYNPLAN1" little-endian */
-#define SYNPL_PLAN_VERSION 4
+#define SYNPL_PLAN_VERSION 5
 /* The most buffers one kernel binds: the executor passes a kernel's
  * arguments in a fixed array of this many pointers (a CUDA launch's 2 KiB
  * of parameters fit the driver's 4 KiB). The L0 verifier rejects a kernel
@@ -140,6 +140,10 @@ typedef struct synpl_plan_kernel {
   int64_t num_inputs;
   int64_t iterations; /* the host function's split range: parallel_for over
                          [0, iterations); 0: a CUDA kernel without one */
+  int64_t grain;      /* 1: the split range in several chunks per thread (load
+                         balance); > 1: every chunk costs a fixed setup (a
+                         tiled matmul packs its right operand), so one chunk
+                         per thread, of at least `grain` iterations */
   int64_t target;     /* SYNPL_PLAN_TARGET_* */
   int64_t entry;      /* string: the PTX .entry of a CUDA kernel; -1: host */
   int64_t grid[3];    /* CUDA launch: blocks per grid */

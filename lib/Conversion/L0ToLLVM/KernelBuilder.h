@@ -58,6 +58,10 @@ inline unsigned panelAlign(Type element, unsigned lanes) {
 struct SplitInfo {
   RangeOp range;      // null: not splittable
   int64_t iterations; // what the runtime splits: [0, iterations)
+  /// The fewest iterations worth a chunk of their own; > 1 when every chunk
+  /// repeats a fixed setup (the packing of a tiled matmul's operand), so
+  /// that the runtime runs one chunk per thread.
+  int64_t grain = 1;
 };
 
 /// The barrier phases of a serializing RANGE whose body holds BARRIERs

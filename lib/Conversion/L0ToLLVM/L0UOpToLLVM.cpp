@@ -753,6 +753,8 @@ LLVM::LLVMFuncOp KernelBuilder::createFunction(ModuleOp target,
   b.setInsertionPointToEnd(target.getBody());
   auto fn = LLVM::LLVMFuncOp::create(b, loc, name, fnTy);
   fn->setAttr("synpl.iterations", b.getI64IntegerAttr(split.iterations));
+  if (split.grain > 1)
+    fn->setAttr("synpl.grain", b.getI64IntegerAttr(split.grain));
   Block *entry = bindBufferParams(fn, numBuffers, /*defaultAlign=*/64,
                                   /*maxAlign=*/64);
   begin = entry->getArgument(numBuffers);
@@ -777,9 +779,14 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
 
   if (std::optional<TilePlan> plan =
           matchTile(kernel, split, tileLanes, tileRows)) {
+    // Every chunk packs the panels of the operand that does not depend on
+    // the row: fewer, larger chunks pack it fewer times.
+    if (!plan->packs.empty())
+      split.grain = plan->rowCount;
     LLVM::LLVMFuncOp fn = createFunction(target, split);
     if (succeeded(buildTiled(*plan)))
       return split;
+    split.grain = 1;
     // Something the tiled form cannot express: start over, untiled.
     fn.erase();
     mapping.clear();
@@ -1114,6 +1121,8 @@ struct ConvertL0UOpToLLVMPass
       kernel->setAttr("host_entry", FlatSymbolRefAttr::get(ctx, name));
       kernel->setAttr("host_iterations",
                       builder.getI64IntegerAttr(split.iterations));
+      if (split.grain > 1)
+        kernel->setAttr("host_grain", builder.getI64IntegerAttr(split.grain));
     }
     if (!keepPlan)
       for (PlanOp plan : llvm::make_early_inc_range(module.getOps<PlanOp>()))

@@ -313,6 +313,8 @@ struct ConvertL0PlanToLLVM
           (int64_t)(kernel.getInputs().size() + kernel.getOutputs().size());
       record.num_inputs = (int64_t)kernel.getInputs().size();
       record.iterations = hasHost ? iterations.getInt() : 0;
+      auto grain = kernel->getAttrOfType<IntegerAttr>("host_grain");
+      record.grain = hasHost && grain ? grain.getInt() : 1;
       record.target = deviceEntry ? SYNPL_PLAN_TARGET_CUDA : SYNPL_PLAN_TARGET_HOST;
       record.entry = deviceEntry ? w.str(deviceEntry.getValue()) : -1;
       for (int d = 0; d < 3; ++d) {
@@ -675,6 +677,7 @@ struct ConvertL0PlanToLLVM
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
       fn->removeAttr("synpl.regions");
       fn->removeAttr("synpl.iterations");
+      fn->removeAttr("synpl.grain");
     }
     // The kernels' module is data now too.
     for (auto bin : llvm::make_early_inc_range(module.getOps<gpu::BinaryOp>()))

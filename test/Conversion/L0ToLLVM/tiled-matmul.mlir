@@ -9,7 +9,12 @@
 
 // A[i,k]·B[k,j] + bias[j], as L1ToL0 emits it for fc1 (N = 256: no tail).
 
+// Every chunk of rows packs B again: the kernel asks for one chunk per
+// thread, of at least a row block (host_grain).
+// CHECK-LABEL: l0uop.kernel @fc
+// CHECK-SAME: host_entry = @p_fc, host_grain = 6 : i64, host_iterations = 128 : i64
 // CHECK-LABEL: llvm.func @p_fc(
+// CHECK-SAME: attributes {synpl.grain = 6 : i64, synpl.iterations = 128 : i64}
 // A lane panel of B (784 k x 16 lanes), packed per lane block.
 // CHECK: llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
 // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
