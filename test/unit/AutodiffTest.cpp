@@ -271,7 +271,9 @@ TEST_CASE("autodiff: a recurrent cell unrolled with shared weights, cross-entrop
   checkGradients(*b, randomInputs(b->graph, 10, 1, /*distRows=*/true), randomState(*b, 11));
 }
 
-TEST_CASE("autodiff: an embedding (one_hot x table) and the max combinator", "[autodiff]") {
+TEST_CASE("autodiff: an embedding (a gather, its gradient a scatter_add over repeated ids) "
+          "and the max combinator",
+          "[autodiff]") {
   std::string src = program({"tokens : tensor<3xi32>", "y : tensor<1xui8>"}, "bag", "!l3.dist<3>",
                             {"l3.divergence @ce(@bag::@out, @d::@y) weight 1.0",
                              "l3.norm @decay(@bag::@params, p = 2) weight 0.05"},
@@ -284,6 +286,12 @@ TEST_CASE("autodiff: an embedding (one_hot x table) and the max combinator", "[a
 )",
                             "max");
   auto b = buildOk(src, {"d.tokens", "d.y"});
+  unsigned gathers = 0, scatters = 0;
+  b->graph.walk([&](l1::GatherOp) { ++gathers; });
+  b->graph.walk([&](l1::ScatterAddOp) { ++scatters; });
+  CHECK(gathers == 1);
+  CHECK(scatters == 1);
+  // 12 ids over a vocabulary of 5: rows repeat, so the scatter sums.
   std::vector<Tensor> inputs = randomInputs(b->graph, 12, 5);
   for (double &v : inputs[1].data())
     v = std::fmod(v, 3.0);
