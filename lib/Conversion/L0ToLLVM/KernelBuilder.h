@@ -1,7 +1,8 @@
 //===- KernelBuilder.h - Rebuilding one l0uop kernel as LLVM ---*- C++ -*-===//
 //
 // Private to the l0uop -> LLVM lowering: the builder of one kernel's
-// function (L0UOpToLLVM.cpp) and its tiled lowering of matmul-shaped
+// function (L0UOpToLLVM.cpp; one UOp at a time in KernelBuilder.cpp,
+// which the NVVM lowering shares) and its tiled lowering of matmul-shaped
 // kernels (TiledKernel.cpp).
 //
 //===----------------------------------------------------------------------===//
