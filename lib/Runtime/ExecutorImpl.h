@@ -1,9 +1,12 @@
 //===- ExecutorImpl.h - The executor's tables, options and state -*- C++ -*-===//
 //
 // The types the host executor (Executor.cpp) shares with the files that
-// grow it: the bound plan tables, the command-line options, the decoded
-// data of every ingest (IDX records, Text.cpp's windows of a text file) and
-// the Executor class. Internal to lib/Runtime.
+// grow it: the bound plan tables (PlanTables.cpp), the command-line options
+// (Options.cpp), the inits and the decoded data of every ingest (Ingest.cpp:
+// IDX records; Text.cpp's windows of a text file) and the Executor class
+// (its CUDA device in ExecutorCuda.cpp, its checkpoints in
+// ExecutorCheckpoint.cpp, the text loop in StreamLoop.cpp). Internal to
+// lib/Runtime.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_RUNTIME_EXECUTORIMPL_H
@@ -59,6 +62,10 @@ struct Plan {
 using KernelFn = void (*)(void *const *, int64_t, int64_t);
 using ProgramFn = void (*)(...);
 
+/// PlanTables.cpp: the tables of `desc` bound into `p`, every record
+/// checked (an index out of range, a slot outside its pool, a kernel with
+/// no function: a one-line "corrupt" error).
+int32_t loadPlan(const synpl_plan_desc *desc, Plan &p);
 int32_t badTable(const char *what);
 int64_t elementBytes(int64_t element);
 bool fileExists(const std::string &path);
@@ -86,6 +93,13 @@ struct Options {
   std::string resumePath;          // --resume
   std::string saveWeightsPath;     // --save-weights
 };
+
+/// Options.cpp: `--help` for the program `argv0` (with the plan's defaults
+/// when it is bound).
+void usage(const char *argv0, const Plan *p);
+/// Options.cpp: the command line into `o`. 0: run, 1: exit 0 (help), 2:
+/// exit 2 (bad usage, reported).
+int parseOptions(int argc, char **argv, Options &o, const Plan &plan);
 
 //===----------------------------------------------------------------------===//
 // Ingest: decoded files, the epoch order, gathering a batch
@@ -135,8 +149,26 @@ int32_t openTextSplit(const Plan &p, const synpl_plan_ingest &g,
 /// Whether any ingest of the plan reads text (the run is then a stream of
 /// steps with periodic validation: StreamLoop.cpp).
 bool planReadsText(const Plan &p);
-/// Batches per epoch of a split (Executor.cpp).
+// Ingest.cpp: inits, data paths and splits.
+/// Fills the slot of `init` at `addr` (zeros, ones, the random fills, a
+/// file's contents read from `dataDir` when it is set).
+int32_t runInit(const Plan &p, const synpl_plan_init &init, uint8_t *addr,
+                const std::string &dataDir);
+/// A compiled-in data path, or the file of the same name under `dataDir`.
+std::string resolve(const std::string &compiled, const std::string &dataDir);
+/// Whether a compiled-in path is a run-time binding that needs `--data`.
+bool needsDataDir(const std::string &compiled, const std::string &dataDir);
+/// The test split's file for a training file (`train` -> `prefix`), or "".
+std::string testPathOf(const std::string &trainPath, const std::string &prefix);
+/// Decodes every field of a split from `paths` and checks it against its
+/// slot.
+int32_t openSplit(const Plan &p, const synpl_plan_ingest &g,
+                  const std::vector<std::string> &paths, Split &split);
+void closeSplit(Split &s);
+/// Batches per epoch of a split.
 int64_t numBatches(const Split &s, int64_t batch, bool dropLast);
+/// Gathers batch `b` of the split's epoch order into the slots at `addr`.
+void gather(const Split &s, int64_t batch, int64_t b, const std::vector<uint8_t *> &addr);
 /// A whole decimal integer (flags, environment variables).
 bool parseInt(const char *s, int64_t &out);
 /// Testing aid: the update step after which the run raises SIGKILL (a crash

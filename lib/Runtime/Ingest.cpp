@@ -1,0 +1,308 @@
+//===- Ingest.cpp - State inits and the data a plan's ingests read -------===//
+//
+// What the executor does before the first step and at every batch: the
+// plan's inits (zeros, ones, kaiming and the other random fills, the
+// planned-steps and training-mode scalars), resolving a data file's path
+// (as compiled, or by name under --data), opening a split of IDX files
+// (the test split beside the training one), the epoch order and the
+// gathering of one batch into its slots.
+//
+//===----------------------------------------------------------------------===//
+#include "ExecutorImpl.h"
+#include "Internal.h"
+#include "synpl/Runtime/PlanFormat.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace synpl::rt;
+
+namespace synpl::rt::exec {
+
+
+double uniform01(uint64_t &x) { return (splitmix64(x) >> 11) * 0x1.0p-53; }
+
+bool fileExists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/// A compiled-in data path, read from `dataDir` (same file name) when set.
+/// A relative path is a field bound when the program runs (the L1 field had
+/// no path): it names the file inside `dataDir`. Either way a missing file
+/// is also looked for with `.gz` appended.
+std::string resolve(const std::string &compiled, const std::string &dataDir) {
+  std::string path = compiled;
+  if (!dataDir.empty()) {
+    size_t slash = compiled.rfind('/');
+    path = dataDir + "/" +
+           (slash == std::string::npos ? compiled : compiled.substr(slash + 1));
+  }
+  if (!fileExists(path) && fileExists(path + ".gz"))
+    path += ".gz";
+  return path;
+}
+
+/// Whether a compiled-in path is a run-time binding (relative) that needs
+/// `--data DIR`.
+bool needsDataDir(const std::string &compiled, const std::string &dataDir) {
+  return dataDir.empty() && !compiled.empty() && compiled[0] != '/';
+}
+
+/// Fills a float slot. kaiming: He uniform, U(-b, b) with b = sqrt(6 /
+/// fan_in) (variance 2 / fan_in); xavier: U(-b, b), b = sqrt(6 / (fan_in +
+/// fan_out)), fan_out = elements / fan_in; uniform: U(-1, 1); normal:
+/// N(0, 1) by Box-Muller. The stream of draws is splitmix64 from the seed.
+int32_t runInit(const Plan &p, const synpl_plan_init &init, uint8_t *addr,
+                const std::string &dataDir) {
+  const synpl_plan_slot &s = p.slots[init.slot];
+  int64_t n = s.elements;
+  bool isF32 = s.element == SYNPL_PLAN_F32;
+  switch (init.kind) {
+  case SYNPL_PLAN_INIT_ZEROS:
+    std::memset(addr, 0, s.size);
+    return SYNPL_RT_OK;
+  case SYNPL_PLAN_INIT_ONES:
+  case SYNPL_PLAN_INIT_CONSTANT: {
+    double v = 1.0;
+    if (init.kind == SYNPL_PLAN_INIT_CONSTANT)
+      std::memcpy(&v, &init.value, sizeof v);
+    for (int64_t i = 0; i < n; ++i) {
+      switch (s.element) {
+      case SYNPL_PLAN_F32:
+        reinterpret_cast<float *>(addr)[i] = (float)v;
+        break;
+      case SYNPL_PLAN_F64:
+        reinterpret_cast<double *>(addr)[i] = v;
+        break;
+      case SYNPL_PLAN_I32:
+        reinterpret_cast<int32_t *>(addr)[i] = (int32_t)v;
+        break;
+      case SYNPL_PLAN_I64:
+        reinterpret_cast<int64_t *>(addr)[i] = (int64_t)v;
+        break;
+      case SYNPL_PLAN_I8:
+      case SYNPL_PLAN_U8:
+      case SYNPL_PLAN_I1:
+        addr[i] = (uint8_t)v;
+        break;
+      default:
+        return fail(SYNPL_RT_ERR_INVALID, "init of slot %s: unsupported element type",
+                    p.str(s.name));
+      }
+    }
+    return SYNPL_RT_OK;
+  }
+  case SYNPL_PLAN_INIT_KAIMING:
+  case SYNPL_PLAN_INIT_XAVIER:
+  case SYNPL_PLAN_INIT_UNIFORM:
+  case SYNPL_PLAN_INIT_NORMAL: {
+    if (!isF32)
+      return fail(SYNPL_RT_ERR_INVALID, "init of slot %s: random inits fill f32 slots",
+                  p.str(s.name));
+    uint64_t state = (uint64_t)init.seed * 0xD1B54A32D192ED03ull + 1;
+    double fanIn = init.fan_in > 0 ? (double)init.fan_in : 1.0;
+    double bound = 1.0;
+    if (init.kind == SYNPL_PLAN_INIT_KAIMING)
+      bound = std::sqrt(6.0 / fanIn);
+    else if (init.kind == SYNPL_PLAN_INIT_XAVIER)
+      bound = std::sqrt(6.0 / (fanIn + (double)n / fanIn));
+    float *f = reinterpret_cast<float *>(addr);
+    for (int64_t i = 0; i < n; ++i) {
+      if (init.kind == SYNPL_PLAN_INIT_NORMAL) {
+        double u1 = uniform01(state), u2 = uniform01(state);
+        f[i] = (float)(std::sqrt(-2.0 * std::log(u1 + 0x1.0p-60)) *
+                       std::cos(6.283185307179586 * u2));
+      } else {
+        f[i] = (float)((2.0 * uniform01(state) - 1.0) * bound);
+      }
+    }
+    return SYNPL_RT_OK;
+  }
+  case SYNPL_PLAN_INIT_PLANNED_STEPS:
+    return SYNPL_RT_OK; // filled by fillPlannedSteps once the data is open
+  case SYNPL_PLAN_INIT_TRAINING_MODE: {
+    float one = 1.0f; // a run starts training (setTrainingMode switches)
+    std::memcpy(addr, &one, sizeof one);
+    return SYNPL_RT_OK;
+  }
+  case SYNPL_PLAN_INIT_DECODE_IDX: {
+    if (init.path < 0)
+      return badTable("decode_idx without a path");
+    std::string path = resolve(p.str(init.path), dataDir);
+    synpl_rt_idx idx;
+    if (int32_t st = synpl_rt_idx_load(path.c_str(), &idx))
+      return st;
+    int32_t st = SYNPL_RT_OK;
+    if ((int64_t)idx.bytes != s.size)
+      st = fail(SYNPL_RT_ERR_FORMAT, "%s: holds %" PRIu64 " bytes of data, slot %s needs %" PRId64,
+                path.c_str(), idx.bytes, p.str(s.name), s.size);
+    else
+      std::memcpy(addr, idx.data, idx.bytes);
+    synpl_rt_idx_free(&idx);
+    return st;
+  }
+  }
+  return badTable("init kind");
+}
+
+
+
+/// The test split's file for a training file: `train` -> `prefix` (t10k by
+/// default) in the file name; "" when the name does not start with `train`.
+std::string testPathOf(const std::string &trainPath, const std::string &prefix) {
+  size_t slash = trainPath.rfind('/');
+  size_t base = slash == std::string::npos ? 0 : slash + 1;
+  if (trainPath.compare(base, 5, "train") != 0)
+    return "";
+  std::string test = trainPath.substr(0, base) + prefix + trainPath.substr(base + 5);
+  // train-x.gz <-> <prefix>-x, and the other way round.
+  if (!fileExists(test)) {
+    if (fileExists(test + ".gz"))
+      return test + ".gz";
+    if (test.size() > 3 && test.compare(test.size() - 3, 3, ".gz") == 0 &&
+        fileExists(test.substr(0, test.size() - 3)))
+      return test.substr(0, test.size() - 3);
+  }
+  return test;
+}
+
+
+/// The samples of an integer IDX file read into a float field: unsigned
+/// bytes (pixels) are scaled to [0, 1] (x / 255), other integers keep their
+/// value. This is the data-binding rule of docs/data-binding.md.
+void convertToFloat(Field &field) {
+  const synpl_rt_idx &idx = field.idx;
+  field.converted.resize(idx.elements);
+  for (uint64_t i = 0; i < idx.elements; ++i) {
+    switch (idx.type) {
+    case SYNPL_RT_IDX_U8:
+      field.converted[i] = (float)idx.data[i] * (1.0f / 255.0f);
+      break;
+    case SYNPL_RT_IDX_I8:
+      field.converted[i] = (float)(int8_t)idx.data[i];
+      break;
+    default: {
+      int32_t v;
+      std::memcpy(&v, idx.data + 4 * i, 4);
+      field.converted[i] = (float)v;
+    }
+    }
+  }
+}
+
+/// Decodes every field of a split and checks it against its slot.
+int32_t openSplit(const Plan &p, const synpl_plan_ingest &g,
+                  const std::vector<std::string> &paths, Split &split) {
+  for (int64_t f = 0; f < g.num_fields; ++f) {
+    const synpl_plan_ingest_field &fd = p.ingestFields[g.first_field + f];
+    const synpl_plan_slot &slot = p.slots[fd.slot];
+    Field field;
+    field.slot = fd.slot;
+    field.path = paths[f];
+    // A float field takes any IDX element type (converted below): only the
+    // file's rank is checked here.
+    bool floatSlot = slot.element == SYNPL_PLAN_F32;
+    if (int32_t st = synpl_rt_idx_load_expect(
+            field.path.c_str(), floatSlot ? 0 : (uint32_t)fd.magic, &field.idx))
+      return st;
+    if (floatSlot && (field.idx.magic & 0xff) != ((uint64_t)fd.magic & 0xff)) {
+      int32_t st = fail(SYNPL_RT_ERR_FORMAT,
+                        "%s: an IDX file of %u dimensions, but field %s reads "
+                        "samples of %u (the count, then the sample's dimensions)",
+                        field.path.c_str(), field.idx.magic & 0xff, p.str(slot.name),
+                        (unsigned)(fd.magic & 0xff));
+      synpl_rt_idx_free(&field.idx);
+      return st;
+    }
+    int64_t perSample = slot.elements / g.batch;
+    int64_t count = field.idx.ndims ? field.idx.dims[0] : 0;
+    int64_t sampleElems = count ? (int64_t)(field.idx.elements / count) : 0;
+    int64_t eb = elementBytes(slot.element);
+    bool typeOk = (field.idx.type == SYNPL_RT_IDX_U8 &&
+                   (slot.element == SYNPL_PLAN_U8 || slot.element == SYNPL_PLAN_I8)) ||
+                  (field.idx.type == SYNPL_RT_IDX_I8 && slot.element == SYNPL_PLAN_I8) ||
+                  (field.idx.type == SYNPL_RT_IDX_I32 && slot.element == SYNPL_PLAN_I32) ||
+                  (floatSlot && (field.idx.type == SYNPL_RT_IDX_F32 ||
+                                 field.idx.type == SYNPL_RT_IDX_U8 ||
+                                 field.idx.type == SYNPL_RT_IDX_I8 ||
+                                 field.idx.type == SYNPL_RT_IDX_I32));
+    int32_t st = SYNPL_RT_OK;
+    if (!count)
+      st = fail(SYNPL_RT_ERR_FORMAT, "%s: holds no samples", field.path.c_str());
+    else if (!typeOk)
+      st = fail(SYNPL_RT_ERR_FORMAT,
+                "%s: IDX element type 0x%02x does not match slot %s", field.path.c_str(),
+                field.idx.type, p.str(slot.name));
+    else if (sampleElems != perSample)
+      st = fail(SYNPL_RT_ERR_FORMAT,
+                "%s: samples of %" PRId64 " elements, but the program reads %" PRId64
+                " per sample into %s",
+                field.path.c_str(), sampleElems, perSample, p.str(slot.name));
+    else if (f > 0 && count != split.samples)
+      st = fail(SYNPL_RT_ERR_FORMAT, "%s: %" PRId64 " samples, but %s has %" PRId64,
+                field.path.c_str(), count, split.fields[0].path.c_str(), split.samples);
+    field.sampleBytes = perSample * eb;
+    if (!st && fd.classes > 0 && field.idx.type == SYNPL_RT_IDX_U8)
+      for (uint64_t i = 0; i < field.idx.elements; ++i)
+        if (field.idx.data[i] >= fd.classes) {
+          st = fail(SYNPL_RT_ERR_FORMAT,
+                    "%s: label %u of sample %" PRIu64 " is out of range [0, %" PRId64 ")",
+                    field.path.c_str(), (unsigned)field.idx.data[i],
+                    perSample ? i / perSample : i, fd.classes);
+          break;
+        }
+    if (!st && floatSlot && field.idx.type != SYNPL_RT_IDX_F32)
+      convertToFloat(field);
+    if (st) {
+      synpl_rt_idx_free(&field.idx);
+      return st;
+    }
+    split.samples = count;
+    split.fields.push_back(field);
+  }
+  if (split.samples > UINT32_MAX)
+    return fail(SYNPL_RT_ERR_FORMAT, "%s: too many samples", split.fields[0].path.c_str());
+  split.order.resize(split.samples);
+  for (int64_t i = 0; i < split.samples; ++i)
+    split.order[i] = (uint32_t)i;
+  return SYNPL_RT_OK;
+}
+
+void closeSplit(Split &s) {
+  for (Field &f : s.fields)
+    synpl_rt_idx_free(&f.idx);
+  s.fields.clear();
+}
+
+int64_t numBatches(const Split &s, int64_t batch, bool dropLast) {
+  return dropLast ? s.samples / batch : (s.samples + batch - 1) / batch;
+}
+
+/// Gathers batch `b` into the slots: rows past the end of the split are
+/// zero (a label slot's padding is 255, outside any class).
+void gather(const Split &s, int64_t batch, int64_t b,
+            const std::vector<uint8_t *> &addr) {
+  for (size_t f = 0; f < s.fields.size(); ++f) {
+    const Field &fd = s.fields[f];
+    uint8_t *dst = addr[f];
+    for (int64_t r = 0; r < batch; ++r) {
+      int64_t i = b * batch + r;
+      if (i < s.samples)
+        std::memcpy(dst + r * fd.sampleBytes,
+                    fd.samples() + (uint64_t)s.order[i] * fd.step(),
+                    fd.sampleBytes);
+      else
+        std::memset(dst + r * fd.sampleBytes, fd.sampleBytes == 1 ? 0xFF : 0,
+                    fd.sampleBytes);
+    }
+  }
+}
+
+} // namespace synpl::rt::exec

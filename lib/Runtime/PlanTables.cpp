@@ -1,0 +1,191 @@
+//===- PlanTables.cpp - Binding and checking a compiled plan's tables ------===//
+//
+// The executor's first step: the metadata tables a compiled program embeds
+// (synpl/Runtime/PlanFormat.h) bound into typed sections, and every record
+// checked before anything runs: indices in range, sizes that fit their
+// pools, kernels with a function or a CUDA launch. A corrupt table is a
+// one-line error naming what is wrong, never a crash.
+//
+//===----------------------------------------------------------------------===//
+#include "ExecutorImpl.h"
+#include "Internal.h"
+#include "synpl/Runtime/PlanFormat.h"
+
+#include <cinttypes>
+#include <cstring>
+
+using namespace synpl::rt;
+
+namespace synpl::rt::exec {
+
+int32_t badTable(const char *what) {
+  return fail(SYNPL_RT_ERR_FORMAT, "the program's plan tables are corrupt: %s",
+              what);
+}
+
+template <typename T>
+int32_t bindSection(const int64_t *table, const synpl_plan_header *h, int s,
+                    Section<T> &out) {
+  int64_t off = h->section[s][0], count = h->section[s][1];
+  if (off < SYNPL_PLAN_HEADER_WORDS || count < 0 || count > (1 << 24))
+    return badTable("section bounds");
+  out.data = reinterpret_cast<const T *>(table + off);
+  out.size = count;
+  return SYNPL_RT_OK;
+}
+
+/// Reads and checks the tables: every index in range, every string inside
+/// the string blob (its size is the last string's end; we check offsets
+/// against the table's own largest string offset + NUL search bound).
+int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
+  if (!desc || !desc->table || !desc->strings || !desc->kernels)
+    return badTable("missing descriptor");
+  p.desc = desc;
+  p.header = reinterpret_cast<const synpl_plan_header *>(desc->table);
+  p.strings = desc->strings;
+  if (p.header->magic != SYNPL_PLAN_MAGIC)
+    return badTable("bad magic");
+  if (p.header->version != SYNPL_PLAN_VERSION)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "the program's plan tables have version %" PRId64
+                ", this runtime reads version %d (relink with a matching "
+                "runtime)",
+                p.header->version, SYNPL_PLAN_VERSION);
+  const int64_t *t = desc->table;
+  const synpl_plan_header *h = p.header;
+  int32_t st = SYNPL_RT_OK;
+  st |= bindSection(t, h, SYNPL_PLAN_POOLS, p.pools);
+  st |= bindSection(t, h, SYNPL_PLAN_SLOTS, p.slots);
+  st |= bindSection(t, h, SYNPL_PLAN_KERNELS, p.kernels);
+  st |= bindSection(t, h, SYNPL_PLAN_KERNEL_ARGS, p.kernelArgs);
+  st |= bindSection(t, h, SYNPL_PLAN_TRANSFERS, p.transfers);
+  st |= bindSection(t, h, SYNPL_PLAN_STREAMS, p.streams);
+  st |= bindSection(t, h, SYNPL_PLAN_STREAM_ENTRIES, p.entries);
+  st |= bindSection(t, h, SYNPL_PLAN_EVENTS, p.events);
+  st |= bindSection(t, h, SYNPL_PLAN_SYNCS, p.syncs);
+  st |= bindSection(t, h, SYNPL_PLAN_INITS, p.inits);
+  st |= bindSection(t, h, SYNPL_PLAN_INGESTS, p.ingests);
+  st |= bindSection(t, h, SYNPL_PLAN_INGEST_FIELDS, p.ingestFields);
+  st |= bindSection(t, h, SYNPL_PLAN_REPORTS, p.reports);
+  st |= bindSection(t, h, SYNPL_PLAN_REGIONS, p.regions);
+  st |= bindSection(t, h, SYNPL_PLAN_PROGRAMS, p.programs);
+  st |= bindSection(t, h, SYNPL_PLAN_PROGRAM_REGIONS, p.programRegions);
+  if (st != SYNPL_RT_OK)
+    return SYNPL_RT_ERR_FORMAT;
+  auto in = [](int64_t i, int64_t n) { return i >= 0 && i < n; };
+  for (int64_t i = 0; i < p.slots.size; ++i) {
+    const synpl_plan_slot &s = p.slots[i];
+    if (!in(s.pool, p.pools.size) || s.size <= 0)
+      return badTable("slot pool");
+    const synpl_plan_pool &pool = p.pools[s.pool];
+    if (s.offset >= 0 && s.offset + s.size > pool.capacity)
+      return badTable("slot outside its pool");
+    if (s.offset < 0 && pool.kind != SYNPL_PLAN_POOL_FREELIST)
+      return badTable("unplaced slot outside a freelist pool");
+  }
+  bool hasCuda = false;
+  for (int64_t k = 0; k < p.kernels.size; ++k) {
+    const synpl_plan_kernel &kr = p.kernels[k];
+    bool cuda = kr.target == SYNPL_PLAN_TARGET_CUDA;
+    hasCuda |= cuda;
+    if (kr.num_args < 0 || kr.first_arg < 0 ||
+        kr.first_arg + kr.num_args > p.kernelArgs.size || kr.num_args > SYNPL_PLAN_MAX_KERNEL_ARGS ||
+        (kr.target != SYNPL_PLAN_TARGET_HOST && !cuda) || kr.grain < 1)
+      return badTable("kernel");
+    if (!cuda && (kr.iterations < 1 || !desc->kernels[k]))
+      return badTable("host kernel without a function");
+    if (cuda && (kr.entry < 0 || kr.shared_mem < 0 || kr.grid[0] < 1 ||
+                 kr.grid[1] < 1 || kr.grid[2] < 1 || kr.block[0] < 1 ||
+                 kr.block[1] < 1 || kr.block[2] < 1 ||
+                 (desc->kernels[k] && kr.iterations < 1)))
+      return badTable("CUDA kernel launch");
+    for (int64_t a = 0; a < kr.num_args; ++a)
+      if (!in(p.kernelArgs[kr.first_arg + a].slot, p.slots.size))
+        return badTable("kernel argument");
+  }
+  for (int64_t i = 0; i < p.transfers.size; ++i) {
+    const synpl_plan_transfer &tx = p.transfers[i];
+    if (!in(tx.src, p.slots.size) || !in(tx.dst, p.slots.size) ||
+        tx.bytes > p.slots[tx.src].size || tx.bytes > p.slots[tx.dst].size)
+      return badTable("transfer");
+  }
+  for (int64_t s = 0; s < p.streams.size; ++s) {
+    const synpl_plan_stream &sr = p.streams[s];
+    if (sr.first_entry < 0 || sr.first_entry + sr.num_entries > p.entries.size)
+      return badTable("stream");
+  }
+  for (int64_t e = 0; e < p.entries.size; ++e) {
+    const synpl_plan_entry &en = p.entries[e];
+    if (!in(en.index, en.kind == SYNPL_PLAN_ENTRY_KERNEL ? p.kernels.size
+                                                         : p.transfers.size))
+      return badTable("stream entry");
+  }
+  for (int64_t i = 0; i < p.inits.size; ++i) {
+    if (!in(p.inits[i].slot, p.slots.size))
+      return badTable("init");
+    const synpl_plan_slot &s = p.slots[p.inits[i].slot];
+    if ((p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS ||
+         p.inits[i].kind == SYNPL_PLAN_INIT_TRAINING_MODE) &&
+        (s.element != SYNPL_PLAN_F32 || s.elements != 1 || s.size < 4))
+      return badTable(p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS
+                          ? "planned_steps init of a slot that is not one f32"
+                          : "training_mode init of a slot that is not one f32");
+  }
+  for (int64_t i = 0; i < p.ingests.size; ++i) {
+    const synpl_plan_ingest &g = p.ingests[i];
+    if (g.first_field < 0 || g.num_fields < 1 ||
+        g.first_field + g.num_fields > p.ingestFields.size || g.batch < 1 ||
+        (g.format != SYNPL_PLAN_FORMAT_IDX && g.format != SYNPL_PLAN_FORMAT_TEXT) ||
+        g.stride < 1)
+      return badTable("ingest");
+  }
+  for (int64_t i = 0; i < p.ingestFields.size; ++i)
+    if (!in(p.ingestFields[i].slot, p.slots.size) || p.ingestFields[i].shift < 0 ||
+        p.ingestFields[i].shift > 1)
+      return badTable("ingest field");
+  for (int64_t i = 0; i < p.reports.size; ++i)
+    if (!in(p.reports[i].slot, p.slots.size) ||
+        p.slots[p.reports[i].slot].element != SYNPL_PLAN_F32)
+      return badTable("report");
+  for (int64_t i = 0; i < p.programs.size; ++i) {
+    const synpl_plan_program &pr = p.programs[i];
+    if (pr.first_region < 0 ||
+        pr.first_region + pr.num_regions > p.programRegions.size ||
+        pr.num_regions > 8 || !desc->programs[i])
+      return badTable("program");
+    for (int64_t r = 0; r < pr.num_regions; ++r)
+      if (!in(p.programRegions[pr.first_region + r].region, p.regions.size))
+        return badTable("program region");
+  }
+  if (p.header->pipeline_depth < 1 || p.streams.size < 1)
+    return badTable("no stream");
+  if (hasCuda != (p.header->device_arch > 0) ||
+      (hasCuda && !desc->device_ptx && !desc->device_cubin))
+    return badTable("CUDA kernels without their module");
+  for (int64_t i = 0; i < p.syncs.size; ++i) {
+    const synpl_plan_sync &sy = p.syncs[i];
+    if (!in(sy.event, p.events.size) || !in(sy.stream, p.streams.size) ||
+        !in(sy.entry, p.streams[sy.stream].num_entries))
+      return badTable("sync");
+  }
+  return SYNPL_RT_OK;
+}
+
+int64_t elementBytes(int64_t element) {
+  switch (element) {
+  case SYNPL_PLAN_F64:
+  case SYNPL_PLAN_I64:
+    return 8;
+  case SYNPL_PLAN_F32:
+  case SYNPL_PLAN_I32:
+    return 4;
+  case SYNPL_PLAN_F16:
+  case SYNPL_PLAN_BF16:
+  case SYNPL_PLAN_I16:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+} // namespace synpl::rt::exec
