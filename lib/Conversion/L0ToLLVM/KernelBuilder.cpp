@@ -23,14 +23,6 @@ using namespace mlir;
 using namespace synpl;
 using namespace synpl::l0uop;
 
-namespace {
-
-/// Host intrinsics CUSTOM may name.
-constexpr llvm::StringLiteral kTileLoad = "host.tile_load";
-constexpr llvm::StringLiteral kTileStore = "host.tile_store";
-
-} // namespace
-
 namespace synpl::l0tollvm {
 
 Type KernelBuilder::convertType(Type t) {

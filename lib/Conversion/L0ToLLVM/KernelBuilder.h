@@ -124,6 +124,10 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
 /// Whether a RANGE maps onto the launch (global_*, group_*, local_*).
 inline bool isParallel(RangeKind k) { return k != RangeKind::loop; }
 
+/// The tile intrinsics CUSTOM may name (both targets take them).
+constexpr llvm::StringLiteral kTileLoad = "host.tile_load";
+constexpr llvm::StringLiteral kTileStore = "host.tile_store";
+
 /// The barrier phases of the RANGEs `splits` selects that hold BARRIERs
 /// directly in their body (the host: RANGEs that serialize a block's
 /// threads; CUDA: RANGEs whose launch over-covers them, so that a guard
