@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Parser.h"
-#include "ParserL1Util.h"
+#include "ParserUtil.h"
 
 #include "synpl/Analysis/Shapes.h"
 #include "synpl/Dialect/L1/L1Ops.h"
@@ -44,15 +44,6 @@ using namespace synpl::syn;
 using namespace synpl::syn::detail;
 namespace sh = synpl::shapes;
 
-std::string synpl::syn::detail::orList(ArrayRef<StringRef> words) {
-  std::string out;
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (i)
-      out += i + 1 == words.size() ? " or " : ", ";
-    out += words[i].str();
-  }
-  return out;
-}
 
 //===----------------------------------------------------------------------===//
 // Shared pieces: nodes, types, reference lists
@@ -71,7 +62,7 @@ ParseResult Parser::checkNode(StringRef name, Location at) {
     known.push_back(node.getSymName());
   InFlightDiagnostic d = emitError(at, "unknown node '")
                          << name << "'; system '" << system.getSymName()
-                         << "' has " << orList(known);
+                         << "' has " << listWords(known);
   d.attachNote(systemLoc) << "the system is declared here";
   return d;
 }
@@ -296,7 +287,7 @@ ParseResult Parser::parseNode(llvm::StringMap<Location> &nodeLocs) {
                                           "cores", "sm",       "arch"};
     if (!llvm::is_contained(kKeys, key))
       return emitError(keyLoc, "unknown node property '")
-             << key << "'; expected " << orList(kKeys);
+             << key << "'; expected " << listWords(kKeys);
     if (!seen.insert(key).second)
       return emitError(keyLoc, "duplicate node property '") << key << "'";
     if (expect(Token::Colon, "after the node property"))

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Parser.h"
-#include "ParserL1Util.h"
+#include "ParserUtil.h"
 
 #include "synpl/Analysis/Shapes.h"
 #include "synpl/Dialect/L1/L1Ops.h"

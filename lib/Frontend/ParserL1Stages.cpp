@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Parser.h"
-#include "ParserL1Util.h"
+#include "ParserUtil.h"
 
 #include "synpl/Analysis/Shapes.h"
 #include "synpl/Dialect/L1/L1Ops.h"
@@ -239,8 +239,8 @@ FailureOr<SmallVector<Value>> Parser::buildStageCall(
     if (llvm::is_contained(kStatements, name))
       return emitError(at, "'") << name << "' is a statement; it gives no value";
     return emitError(at, "unknown stage operation '")
-           << name << "'; expected " << orList(kValues) << " (values) or "
-           << orList(kStatements) << " (statements)";
+           << name << "'; expected " << listWords(kValues) << " (values) or "
+           << listWords(kStatements) << " (statements)";
   }
   if (failed(checkBuilt(built)))
     return failure();
