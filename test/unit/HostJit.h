@@ -277,6 +277,27 @@ inline std::vector<float> runGraphOnHost(mlir::MLIRContext &ctx, const std::stri
   return std::vector<float>(f, f + out.bytes->n / 4);
 }
 
+/// Interprets graph `text` on `inputs`, then runs its host kernels on the
+/// same inputs (runGraphOnHost); the output must be the reference's bit for
+/// bit (for programs whose f32 results are exact in any order: integer
+/// arithmetic, small integers).
+inline void checkBitExact(mlir::MLIRContext &ctx, const std::string &text,
+                          const std::vector<ref::Tensor> &inputs) {
+  INFO(text);
+  ref::Tensor want;
+  std::vector<float> got = runGraphOnHost(ctx, text, inputs, &want);
+  REQUIRE(got.size() == want.data().size());
+  size_t bad = 0, first = 0;
+  for (size_t e = 0; e < got.size(); ++e) {
+    float w = float(want.data()[e]);
+    if (std::memcmp(&got[e], &w, sizeof w) != 0 && bad++ == 0)
+      first = e;
+  }
+  INFO("first difference at " << first << ": got " << got[first] << ", want "
+                              << want.data()[first]);
+  CHECK(bad == 0);
+}
+
 } // namespace synpl::test
 
 #endif // SYNPL_TEST_UNIT_HOSTJIT_H

@@ -34,6 +34,7 @@ using namespace mlir;
 using namespace synpl;
 using synpl::ref::ElementType;
 using synpl::ref::Tensor;
+using test::checkBitExact;
 using test::graphText;
 
 namespace {
@@ -69,22 +70,6 @@ Tensor interpret(MLIRContext &ctx, const std::string &text, const std::vector<Te
                                         state);
   REQUIRE(succeeded(outs));
   return outs->front();
-}
-
-void checkBitExact(MLIRContext &ctx, const std::string &text, const std::vector<Tensor> &inputs) {
-  INFO(text);
-  Tensor want;
-  std::vector<float> got = test::runGraphOnHost(ctx, text, inputs, &want);
-  REQUIRE(got.size() == want.data().size());
-  size_t bad = 0, first = 0;
-  for (size_t e = 0; e < got.size(); ++e) {
-    float w = float(want.data()[e]);
-    if (std::memcmp(&got[e], &w, sizeof w) != 0 && bad++ == 0)
-      first = e;
-  }
-  INFO("first difference at " << first << ": got " << got[first] << ", want "
-                              << want.data()[first]);
-  CHECK(bad == 0);
 }
 
 // Indices with repeats (3 three times), both ends of the table (0, 9), and

@@ -99,6 +99,7 @@ TEST_CASE("the counter-based generator's keys and draws", "[random]") {
 
 namespace {
 
+using test::checkBitExact;
 using test::graphText;
 
 /// Dropout of `x` (an f32 tensor of `shape`, e.g. "16x33") at the counter
@@ -115,26 +116,6 @@ std::string dropoutOf(const std::string &x, const std::string &shape, int seed, 
          "  %xs = l1.scale " + x + ", %s : " + t + ", tensor<f32> -> " + t + "\n" +
          "  %z = l1.const 0.0 : " + t + "\n" +
          "  %r = l1.select %keep, %xs, %z : " + m + ", " + t + ", " + t + " -> " + t + "\n";
-}
-
-/// Interprets graph `text` on `inputs`, then runs its host kernels on the
-/// same inputs; the output must be the reference's, bit for bit (the draws
-/// are integer arithmetic, the rest exact in f32).
-void checkBitExact(MLIRContext &ctx, const std::string &text,
-                   const std::vector<Tensor> &inputs) {
-  INFO(text);
-  Tensor want;
-  std::vector<float> got = test::runGraphOnHost(ctx, text, inputs, &want);
-  REQUIRE(got.size() == want.data().size());
-  size_t bad = 0, first = 0;
-  for (size_t e = 0; e < got.size(); ++e) {
-    float w = float(want.data()[e]);
-    if (std::memcmp(&got[e], &w, sizeof w) != 0 && bad++ == 0)
-      first = e;
-  }
-  INFO("first difference at " << first << ": got " << got[first] << ", want "
-                              << want.data()[first]);
-  CHECK(bad == 0);
 }
 
 } // namespace
