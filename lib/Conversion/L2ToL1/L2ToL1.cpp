@@ -121,12 +121,53 @@ private:
 
 } // namespace
 
+/// `#[layer::directive(args)]`, as written.
+static std::string spelled(l3::HintAttr hint) {
+  std::string s = ("#[" + hint.getLayer() + "::" + hint.getDirective()).str();
+  if (!hint.getArgs().empty())
+    s += ("(" + hint.getArgs() + ")").str();
+  return s + "]";
+}
+
+/// An escape hatch no lowering honours is an error, never dropped: a
+/// user-supplied kernel (#[l0::...]) on a layer, and any hatch on an L3
+/// declaration that no pass reads (every one on a data source or a loss;
+/// an l1 or l0 one on the model, whose l2 hatches the L3 -> L2 search
+/// reads).
+static LogicalResult refuseUnreadHints(Operation *op, ArrayAttr hints, bool l2Read) {
+  if (!hints)
+    return success();
+  for (Attribute a : hints) {
+    auto hint = dyn_cast<l3::HintAttr>(a);
+    if (!hint || (l2Read && hint.getLayer() == "l2"))
+      continue;
+    if (hint.getLayer() == "l0")
+      return op->emitError() << "escape hatch " << spelled(hint)
+                             << " is not lowered: this compiler does not yet replace "
+                                "generated kernels with user-supplied ones (remove the "
+                                "hatch to compile the layer's own kernels)";
+    if (isa<l3::DataOp, l3::LossOp, l3::ModelOp>(op))
+      return op->emitError() << "escape hatch " << spelled(hint)
+                             << " is not lowered: no lowering reads "
+                             << hint.getLayer() << " hatches on an l3."
+                             << op->getName().stripDialect()
+                             << (hint.getLayer() == "l1"
+                                     ? " (#[l1::on(<node>)] places a layer: write it on "
+                                       "the layer in a methods block)"
+                                     : "");
+  }
+  return success();
+}
+
 /// The l1::on hatch of a layer op: the node name, or nullopt. Other
-/// directives of l1 are errors; l2/l0 hatches are not this pass's.
+/// directives of l1, and l0 hatches, are errors; l2 hatches are not this
+/// pass's.
 static FailureOr<std::optional<std::string>> placementHint(Operation *layer) {
   auto hints = layer->getAttrOfType<ArrayAttr>("hints");
   if (!hints)
     return std::optional<std::string>();
+  if (failed(refuseUnreadHints(layer, hints, /*l2Read=*/true)))
+    return failure();
   std::optional<std::string> node;
   for (Attribute a : hints) {
     auto hint = dyn_cast<l3::HintAttr>(a);
@@ -184,6 +225,17 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
                               << systems.size();
   l2::MethodsOp methods = methodsOps.front();
   l1::SystemOp system = systems.front();
+  for (Operation *op : sourceOps) {
+    LogicalResult refused = success();
+    if (auto data = dyn_cast<l3::DataOp>(op))
+      refused = refuseUnreadHints(op, data.getHintsAttr(), /*l2Read=*/false);
+    else if (auto loss = dyn_cast<l3::LossOp>(op))
+      refused = refuseUnreadHints(op, loss.getHintsAttr(), /*l2Read=*/false);
+    else if (auto m = dyn_cast<l3::ModelOp>(op))
+      refused = refuseUnreadHints(op, m.getHintsAttr(), /*l2Read=*/true);
+    if (failed(refused))
+      return failure();
+  }
 
   // The model, the loss the goal minimizes.
   auto model = dyn_cast_or_null<l3::ModelOp>(

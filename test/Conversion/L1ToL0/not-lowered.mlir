@@ -77,3 +77,29 @@ l1.stage @ret on @cpu_0 process(%y: !l1.buf<@gpu_0, tensor<256x1024xf32>>) {
   l1.drop %y : !l1.buf<@gpu_0, tensor<256x1024xf32>>
   l1.end
 }
+
+// -----
+
+// A stage whose body branches (`if batch_full(x) ... else ...`): the step
+// dispatcher has no form for its control flow, so the lowering refuses it
+// rather than running every branch.
+// CHECK: error: lowered {{[0-9]+}} of {{[0-9]+}} ops; not lowered: cf.cond_br at {{.*}}not-lowered.mlir:{{[0-9]+}}:{{[0-9]+}}: a stage's branches are not emitted into the control program; only a straight-line stage (one block) lowers
+l1.system @sys {
+  l1.node @ram_0 memory {capacity = "1GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+l1.stage @st on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
+  %full = l1.batch_full %x : !l1.buf<@ram_0, tensor<4xf32>>
+  // expected-error @+1 {{not lowered: cf.cond_br at}}
+  cf.cond_br %full, ^go, ^skip
+^go:
+  l1.forward @st2(%x) : !l1.buf<@ram_0, tensor<4xf32>>
+^skip:
+  l1.drop %x : !l1.buf<@ram_0, tensor<4xf32>>
+  l1.end
+}
+l1.stage @st2 on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
+  l1.drop %x : !l1.buf<@ram_0, tensor<4xf32>>
+  l1.end
+}

@@ -1,7 +1,8 @@
 // The errors of --synpl-l2-to-l1, each located where the user must fix
-// it: a hatch at its layer, a method at the l2.methods, a binding at its
-// field, a failed placement search at the l2.methods (with a note per
-// check that rejected candidates). The module is left as it was.
+// it: a hatch at its layer (or at the L3 declaration no lowering reads it
+// on), a method at the l2.methods, a binding at its field, a failed
+// placement search at the l2.methods (with a note per check that rejected
+// candidates). The module is left as it was.
 //
 // RUN: synpl-opt %s --synpl-l2-to-l1 -split-input-file -verify-diagnostics
 
@@ -362,6 +363,109 @@ l2.methods @method for @m
         l2.yield %0 : tensor<4x4xf32>
       }
       %p = l2.softmax %d : tensor<4x4xf32>
+      l2.yield %p : tensor<4x4xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
+
+// -----
+
+// A user-supplied kernel on a layer (#[l0::kernel]): refused at the layer,
+// never compiled as if the hatch were not there.
+
+l1.system @single_gpu {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64", cores = 8}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", sm = 84}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l3.data @d {
+  l3.field @x : tensor<8xf32>
+  l3.field @y : tensor<1xui8>
+}
+l3.model @m in @d::@x out !l3.dist<4> properties []
+l3.loss @objective {
+  l3.divergence @ce(@m::@out, @d::@y) weight 1.0
+} combine weighted_sum
+l3.goal minimize(@objective)
+l2.methods @method for @m
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x8xf32>) {
+      // expected-error @+1 {{escape hatch #[l0::kernel("fused_gelu.ptx")] is not lowered: this compiler does not yet replace generated kernels with user-supplied ones}}
+      %h = l2.linear(8, 8) %x as "fc1" hints [#l3.hint<l0::kernel, "\"fused_gelu.ptx\"">] : tensor<4x8xf32>
+      %o = l2.linear(8, 4) %h as "fc2" : tensor<4x8xf32>
+      %p = l2.softmax %o : tensor<4x4xf32>
+      l2.yield %p : tensor<4x4xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
+
+// -----
+
+// A placement hatch on the model: no lowering reads it there.
+
+l1.system @single_gpu {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64", cores = 8}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", sm = 84}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+l3.data @d {
+  l3.field @x : tensor<8xf32>
+  l3.field @y : tensor<1xui8>
+}
+// expected-error @+1 {{escape hatch #[l1::on(gpu_0)] is not lowered: no lowering reads l1 hatches on an l3.model (#[l1::on(<node>)] places a layer: write it on the layer in a methods block)}}
+l3.model @m in @d::@x out !l3.dist<4> properties [] hints [#l3.hint<l1::on, "gpu_0">]
+l3.loss @objective {
+  l3.divergence @ce(@m::@out, @d::@y) weight 1.0
+} combine weighted_sum
+l3.goal minimize(@objective)
+l2.methods @method for @m
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x8xf32>) {
+      %h = l2.linear(8, 8) %x as "fc1" : tensor<4x8xf32>
+      %o = l2.linear(8, 4) %h as "fc2" : tensor<4x8xf32>
+      %p = l2.softmax %o : tensor<4x4xf32>
+      l2.yield %p : tensor<4x4xf32>
+    }
+    backward autodiff<mode = reverse>
+    update sgd<lr = 0.1>
+
+// -----
+
+// Any hatch on a data source.
+
+l1.system @single_gpu {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  l1.node @cpu_0 compute {isa = "x86_64", cores = 8}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", sm = 84}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
+}
+// expected-error @+1 {{escape hatch #[l2::sample(epoch_shuffle(batch: 4))] is not lowered: no lowering reads l2 hatches on an l3.data}}
+l3.data @d hints [#l3.hint<l2::sample, "epoch_shuffle(batch: 4)">] {
+  l3.field @x : tensor<8xf32>
+  l3.field @y : tensor<1xui8>
+}
+l3.model @m in @d::@x out !l3.dist<4> properties []
+l3.loss @objective {
+  l3.divergence @ce(@m::@out, @d::@y) weight 1.0
+} combine weighted_sum
+l3.goal minimize(@objective)
+l2.methods @method for @m
+    sample epoch_shuffle<batch = 4>
+    infer(%x: tensor<4x8xf32>) {
+      %h = l2.linear(8, 8) %x as "fc1" : tensor<4x8xf32>
+      %o = l2.linear(8, 4) %h as "fc2" : tensor<4x8xf32>
+      %p = l2.softmax %o : tensor<4x4xf32>
       l2.yield %p : tensor<4x4xf32>
     }
     backward autodiff<mode = reverse>
