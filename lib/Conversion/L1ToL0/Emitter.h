@@ -31,6 +31,7 @@
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/Runtime/PlanFormat.h"
+#include "synpl/Support/NotLowered.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -139,8 +140,6 @@ struct Group {
   std::optional<Location> loc;
 };
 
-/// `file:line:col` of a location (the first of a fused one).
-std::string locString(Location loc);
 /// A symbol-safe form of `s`.
 std::string sanitize(StringRef s);
 

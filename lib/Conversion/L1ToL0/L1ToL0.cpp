@@ -32,21 +32,6 @@ using namespace mlir;
 using namespace synpl;
 using namespace synpl::l1tol0;
 
-std::string synpl::l1tol0::locString(Location loc) {
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
-            Twine(file.getColumn()))
-        .str();
-  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
-    return locString(fused.getLocations().front());
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return locString(name.getChildLoc());
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  loc.print(os);
-  return s;
-}
-
 std::string synpl::l1tol0::sanitize(StringRef s) {
   std::string out;
   for (char c : s)
@@ -70,9 +55,7 @@ LogicalResult Emitter::fail(Operation *op, const Twine &why) {
     // The ops placed in kernels before the one at fault (every op passed
     // the check up front; this one fails while being placed).
     int64_t lowered = std::min(numLowered(), std::max<int64_t>(totalOps - 1, 0));
-    op->emitError() << "lowered " << lowered << " of " << totalOps
-                    << " ops; not lowered: " << op->getName() << " at "
-                    << locString(op->getLoc()) << ": " << why;
+    reportNotLowered(lowered, totalOps, {NotLowered{op, why.str()}});
   }
   return failure();
 }
@@ -161,14 +144,10 @@ LogicalResult Emitter::checkLowerable(l1::SystemOp system) {
     int64_t badOps = llvm::count_if(bad, [](auto &b) {
       return !isa<l1::TensorGraphOp, l1::StateOp>(b.first);
     });
-    auto diag = bad.front().first->emitError()
-                << "lowered " << (totalOps - badOps) << " of "
-                << totalOps << " ops; not lowered: "
-                << bad.front().first->getName() << " at "
-                << locString(bad.front().first->getLoc()) << ": "
-                << bad.front().second;
-    for (auto &[op, why] : llvm::drop_begin(bad))
-      diag.attachNote(op->getLoc()) << "not lowered either: " << why;
+    SmallVector<NotLowered> failures;
+    for (auto &[op, why] : bad)
+      failures.push_back({op, why});
+    reportNotLowered(totalOps - badOps, totalOps, failures);
     return failure();
   }
 

@@ -83,24 +83,6 @@ synpl::l2tol1::collectTrainableParams(l2::MethodsOp methods) {
 //===----------------------------------------------------------------------===//
 
 
-std::string synpl::l2tol1::detail::formatLoc(Location loc) {
-  std::string out;
-  loc->walk([&](Location l) {
-    if (auto flc = dyn_cast<FileLineColLoc>(l)) {
-      out =
-          (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) + ":" + Twine(flc.getColumn()))
-              .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (out.empty()) {
-    llvm::raw_string_ostream os(out);
-    os << loc;
-  }
-  return out;
-}
-
 std::string synpl::l2tol1::detail::describeOp(Operation *op) {
   if (auto term = dyn_cast<l3::LossTermOpInterface>(op))
     return (op->getName().getStringRef() + " @" + term.getTermName()).str();
@@ -432,18 +414,10 @@ LogicalResult GraphBuilder::validate() {
     return success();
   }
 
-  std::string msg;
-  llvm::raw_string_ostream os(msg);
-  os << "lowered " << (inferOps - inferFailed) << " of " << inferOps << " ops; not lowered: ";
-  llvm::interleave(
-      problems, os,
-      [&](const Problem &p) {
-        os << describeOp(p.op) << " at " << formatLoc(p.op->getLoc()) << ": " << p.why;
-      },
-      "; ");
-  InFlightDiagnostic diag = emitError(problems.front().op->getLoc()) << msg;
-  for (const Problem &p : ArrayRef<Problem>(problems).drop_front())
-    diag.attachNote(p.op->getLoc()) << "not lowered: " << p.why;
+  SmallVector<NotLowered> failures;
+  for (const Problem &p : problems)
+    failures.push_back({p.op, p.why, /*dependent=*/false, describeOp(p.op)});
+  reportNotLowered(inferOps - inferFailed, inferOps, failures);
   return failure();
 }
 

@@ -13,6 +13,7 @@
 #include "AutodiffRules.h"
 
 #include "synpl/Dialect/L2/L2Model.h"
+#include "synpl/Support/NotLowered.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -24,9 +25,6 @@
 namespace synpl::l2tol1::detail {
 using namespace mlir;
 
-/// `file:line:col` of a location (the first file location inside a fused or
-/// named one), else its printed form.
-std::string formatLoc(Location loc);
 /// An op or loss term as a diagnostic names it.
 std::string describeOp(Operation *op);
 
