@@ -12,10 +12,10 @@
 #include "Emitter.h"
 
 #include "synpl/Dialect/L0Ctl/L0CtlDialect.h"
+#include "synpl/Dialect/L0Ctl/L0CtlOps.h"
 #include "synpl/Support/Property.h"
 #include "synpl/Support/Units.h"
 
-#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -304,7 +304,12 @@ LogicalResult Emitter::emitControl(l1::SystemOp system, Block *planBlock, int64_
   // descriptor (when a stage reads batches), counts the step, and pushes a
   // launch descriptor for the runtime: bits 32 and up pick the step's
   // stream (steps rotate over the pipeline_depth streams), the low bits
-  // carry the batch. The conventions are those of examples/mnist/mnist.l0.mlir.
+  // carry the batch. The conventions are those of examples/mnist/mnist.l0.mlir:
+  //
+  //   %batch = l0ctl.queue_pop @batch_queue        (l0ctl.const 0 without)
+  //   step_state[0] += 1
+  //   l0ctl.queue_push @launch_queue, (step_state[8] << 32) | %batch
+  //   step_state[8] = step_state[8] + 1 == depth ? 0 : step_state[8] + 1
   {
     bool readsBatches = false;
     module.walk([&](l1::ReadBatchOp) { readsBatches = true; });
@@ -312,45 +317,54 @@ LogicalResult Emitter::emitControl(l1::SystemOp system, Block *planBlock, int64_
     std::string launchQ = uniqueName("launch_queue");
     std::string stepState = uniqueName("step_state");
     std::string program = uniqueName("step_dispatch");
-    std::string text;
-    llvm::raw_string_ostream os(text);
+    Location loc = module.getLoc();
+    OpBuilder b = OpBuilder::atBlockEnd(planBlock);
+    Type i64 = b.getI64Type();
+    auto region = [&](StringRef name, int64_t size, l0ctl::Access access,
+                      std::optional<int64_t> queue) {
+      l0ctl::RegionOp::create(b, loc, name, size, access, /*alignment=*/8,
+                              queue ? b.getI64IntegerAttr(*queue) : IntegerAttr());
+    };
     if (readsBatches)
-      os << "l0ctl.region @" << batchQ << " size 64 access ro queue 8\n";
-    os << "l0ctl.region @" << launchQ << " size 64 access wo queue 8\n"
-       << "l0ctl.region @" << stepState << " size 16 access rw\n"
-       << "l0ctl.program @" << program << " {\n";
-    if (readsBatches)
-      os << "  %batch = l0ctl.queue_pop @" << batchQ << " : i64\n";
-    else
-      os << "  %batch = l0ctl.const 0 : i64\n";
-    os << "  %step = l0ctl.load @" << stepState << "[0] : i64\n"
-       << "  %one = l0ctl.const 1 : i64\n"
-       << "  %next = l0ctl.arith add %step, %one : i64\n"
-       << "  l0ctl.store @" << stepState << "[0], %next : i64\n"
-       << "  %stream = l0ctl.load @" << stepState << "[8] : i64\n"
-       << "  %c32 = l0ctl.const 32 : i64\n"
-       << "  %tag = l0ctl.arith shl %stream, %c32 : i64\n"
-       << "  %launch = l0ctl.arith or %tag, %batch : i64\n"
-       << "  l0ctl.queue_push @" << launchQ << ", %launch : i64\n"
-       << "  %following = l0ctl.arith add %stream, %one : i64\n"
-       << "  %depth = l0ctl.const " << depth << " : i64\n"
-       << "  %wrap = l0ctl.cmp eq %following, %depth : i64\n"
-       << "  l0ctl.branch %wrap, ^wrap, ^keep\n"
-       << "^wrap:\n"
-       << "  %zero = l0ctl.const 0 : i64\n"
-       << "  l0ctl.store @" << stepState << "[8], %zero : i64\n"
-       << "  l0ctl.terminate\n"
-       << "^keep:\n"
-       << "  l0ctl.store @" << stepState << "[8], %following : i64\n"
-       << "  l0ctl.terminate\n"
-       << "}\n";
-    Block parsed;
-    ParserConfig config(ctx, /*verifyAfterParse=*/false);
-    if (failed(parseSourceString(os.str(), &parsed, config))) {
-      return fail(system, "internal error: the step dispatcher does not parse");
-    }
-    while (!parsed.empty())
-      parsed.front().moveBefore(planBlock, planBlock->end());
+      region(batchQ, 64, l0ctl::Access::ro, 8);
+    region(launchQ, 64, l0ctl::Access::wo, 8);
+    region(stepState, 16, l0ctl::Access::rw, std::nullopt);
+    auto prog = l0ctl::ProgramOp::create(b, loc, program);
+    Block *entry = &prog.getBody().emplaceBlock();
+    Block *wrap = new Block(), *keep = new Block();
+    prog.getBody().push_back(wrap);
+    prog.getBody().push_back(keep);
+    b.setInsertionPointToEnd(entry);
+    auto cst = [&](int64_t v) {
+      return l0ctl::ConstOp::create(b, loc, i64, b.getI64IntegerAttr(v)).getResult();
+    };
+    auto load = [&](int64_t disp) {
+      return l0ctl::LoadOp::create(b, loc, i64, stepState, Value(), disp).getResult();
+    };
+    auto store = [&](int64_t disp, Value v) {
+      l0ctl::StoreOp::create(b, loc, stepState, Value(), disp, v);
+    };
+    auto arith = [&](l0ctl::ArithKind kind, Value x, Value y) {
+      return l0ctl::ArithOp::create(b, loc, kind, x, y).getResult();
+    };
+    Value batch = readsBatches
+                      ? l0ctl::QueuePopOp::create(b, loc, i64, batchQ).getResult()
+                      : cst(0);
+    Value one = cst(1);
+    store(0, arith(l0ctl::ArithKind::add, load(0), one));
+    Value stream = load(8);
+    Value launch = arith(l0ctl::ArithKind::or_,
+                         arith(l0ctl::ArithKind::shl, stream, cst(32)), batch);
+    l0ctl::QueuePushOp::create(b, loc, launchQ, launch);
+    Value following = arith(l0ctl::ArithKind::add, stream, one);
+    Value wraps = l0ctl::CmpOp::create(b, loc, l0ctl::CmpKind::eq, following, cst(depth));
+    l0ctl::BranchOp::create(b, loc, wraps, ValueRange{}, ValueRange{}, wrap, keep);
+    b.setInsertionPointToEnd(wrap);
+    store(8, cst(0));
+    l0ctl::TerminateOp::create(b, loc);
+    b.setInsertionPointToEnd(keep);
+    store(8, following);
+    l0ctl::TerminateOp::create(b, loc);
   }
   return success();
 }
