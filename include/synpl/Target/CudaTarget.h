@@ -101,25 +101,6 @@ std::optional<CudaTarget> makeTarget(llvm::StringRef chip, unsigned smCount = 0,
 /// JIT-compiles PTX ISA `ptxVersion` (70 = 7.0 -> 11000).
 unsigned driverVersionForPtx(unsigned ptxVersion);
 
-/// A CUDA device the driver reports (synplc's default system).
-struct CudaDevice {
-  unsigned ordinal = 0;
-  std::string name;           ///< "NVIDIA H200"
-  unsigned major = 0, minor = 0;
-  unsigned smCount = 0;
-  uint64_t memoryBytes = 0;
-  /// The architecture the sink emits for on it ("sm_90"); empty when the
-  /// device is older than every known one.
-  std::string chip;
-};
-
-/// The devices of this machine, asked of the driver (libcuda.so.1, loaded
-/// with dlopen: a machine without the driver has none). Empty, with `why`
-/// set, when there is no driver or no device, or when the environment sets
-/// SYNPL_CUDA_DETECT=0 (the test suite does, so that a developer's GPU does
-/// not change what the tests place).
-std::vector<CudaDevice> detectDevices(std::string *why = nullptr);
-
 /// The known architecture a device of compute capability major.minor runs
 /// PTX of: the newest known one not newer than it ("" when it is older
 /// than every known one).

@@ -8,7 +8,7 @@
 #ifndef SYNPL_TARGET_HOSTSYSTEM_H
 #define SYNPL_TARGET_HOSTSYSTEM_H
 
-#include "synpl/Target/CudaTarget.h"
+#include "synpl/Target/CudaDevices.h"
 
 #include <cstdint>
 #include <string>

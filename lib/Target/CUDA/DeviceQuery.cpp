@@ -7,7 +7,7 @@
 // header is needed at build time.
 //
 //===----------------------------------------------------------------------===//
-#include "synpl/Target/CudaTarget.h"
+#include "synpl/Target/CudaDevices.h"
 
 #include <cstdlib>
 #include <cstring>
