@@ -34,6 +34,7 @@
 #include "synpl/Dialect/L0Ctl/L0CtlOps.h"
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/InitAll.h"
+#include "synpl/Pipelines/Pipelines.h"
 #include "synpl/Runtime/Runtime.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -212,8 +213,8 @@ int benchKernels(mlir::MLIRContext &ctx, const std::string &path, int runs,
   if (!module)
     return 1;
   mlir::PassManager pm(&ctx);
-  if (mlir::failed(mlir::parsePassPipeline("synpl-l1-to-l0-pipeline", pm)) ||
-      mlir::failed(pm.run(*module))) {
+  synpl::buildL1ToL0Pipeline(pm);
+  if (mlir::failed(pm.run(*module))) {
     std::fprintf(stderr, "--synpl-l1-to-l0-pipeline failed on %s\n", path.c_str());
     return 1;
   }

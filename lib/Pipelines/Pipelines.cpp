@@ -9,6 +9,8 @@
 
 using namespace mlir;
 
+void synpl::buildL1ToL0Pipeline(OpPassManager &pm) { pm.addPass(createL1ToL0()); }
+
 void synpl::buildHostEmissionPipeline(OpPassManager &pm,
                                       const HostPipelineOptions &options) {
   L1ToL0Options emission;
@@ -65,6 +67,9 @@ void synpl::buildCudaKernelPipeline(OpPassManager &pm,
 }
 
 void synpl::registerPipelines() {
+  PassPipelineRegistration<>("synpl-l1-to-l0-pipeline",
+                             "Lower a verified L1 program to one verified l0uop.plan",
+                             buildL1ToL0Pipeline);
   PassPipelineRegistration<CudaKernelPipelineOptions>(
       "synpl-cuda-kernel-pipeline",
       "Lower an L0 plan's device kernels to PTX (launch search, l0uop -> "

@@ -39,6 +39,10 @@ struct HostPipelineOptions : public mlir::PassPipelineOptions<HostPipelineOption
       llvm::cl::init(false)};
 };
 
+/// `synpl-l1-to-l0-pipeline`, the pinned pipeline of the L1 -> L0
+/// boundary: a verified L1 program to one verified l0uop.plan.
+void buildL1ToL0Pipeline(mlir::OpPassManager &pm);
+
 /// `synpl-host-pipeline`: a verified L1 program down to the LLVM dialect for
 /// the host CPU — L1 -> L0 emission (fusion, memory plan, streams),
 /// memory packing, l0ctl -> LLVM, l0uop -> LLVM.

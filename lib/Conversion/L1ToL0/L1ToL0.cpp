@@ -21,7 +21,6 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
-#include "mlir/Pass/PassRegistry.h"
 
 namespace synpl {
 #define GEN_PASS_DEF_L1TOL0
@@ -320,12 +319,5 @@ struct L1ToL0Pass : public synpl::impl::L1ToL0Base<L1ToL0Pass> {
   /// Built once per pass instance (initialize), shared by its copies.
   std::shared_ptr<const EmitPatternSet> patterns;
 };
-
-// The pinned pipeline of the L1 -> L0 boundary (DESIGN.md §5.2): one list,
-// verified after every pass.
-static PassPipelineRegistration<> l1ToL0Pipeline(
-    "synpl-l1-to-l0-pipeline",
-    "Lower a verified L1 program to one verified l0uop.plan",
-    [](OpPassManager &pm) { pm.addPass(createL1ToL0()); });
 
 } // namespace
