@@ -36,6 +36,12 @@ void registerHostCodegen(mlir::DialectRegistry &registry);
 /// NVVM dialects' translations to LLVM IR.
 void registerCudaCodegen(mlir::DialectRegistry &registry);
 
+/// Registers --synpl-to-ptx with the global translation registry (and its
+/// options --synpl-ptx-chip, --synpl-ptx-tune-launch): the PTX of an L0
+/// plan's CUDA kernels (the CUDA kernel pipeline runs first), or of a
+/// module of gpu.module / gpu.binary ops.
+void registerToPtxTranslation();
+
 } // namespace synpl
 
 #endif // SYNPL_INITALL_H

@@ -2,11 +2,11 @@
 //
 // Registers the upstream translations the codegen path needs
 // (--mlir-to-llvmir, --import-llvm) and synplexum's own: --synpl-to-object
-// (the in-process x86-64 backend), --import-syn, and --synpl-to-ptx (the
-// PTX of an L0 plan's CUDA kernels, ToPtx.cpp).
+// (the in-process x86-64 backend, lib/Target/Host), --import-syn
+// (lib/Frontend), and --synpl-to-ptx (the PTX of an L0 plan's CUDA kernels,
+// lib/Registration/ToPtx.cpp).
 //
 //===----------------------------------------------------------------------===//
-#include "ToPtx.h"
 #include "synpl/Frontend/Syn.h"
 #include "synpl/InitAll.h"
 #include "synpl/Target/HostObject.h"

@@ -1,4 +1,4 @@
-//===- ToPtx.cpp - synpl-translate --synpl-to-ptx ---------------------------===//
+//===- ToPtx.cpp - The --synpl-to-ptx translation ---------------------------===//
 //
 // Prints the PTX of a module's CUDA kernels. Input: an L0 module (a plan with
 // device kernels; synpl-cuda-kernel-pipeline runs on it first), a module
@@ -7,10 +7,9 @@
 // by a `// gpu.binary @<name>` line.
 //
 //===----------------------------------------------------------------------===//
-#include "ToPtx.h"
+#include "synpl/InitAll.h"
 
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
-#include "synpl/InitAll.h"
 #include "synpl/Pipelines/Pipelines.h"
 #include "synpl/Target/CudaTarget.h"
 
