@@ -44,7 +44,6 @@ using namespace synpl::syn;
 using namespace synpl::syn::detail;
 namespace sh = synpl::shapes;
 
-
 //===----------------------------------------------------------------------===//
 // Shared pieces: nodes, types, reference lists
 //===----------------------------------------------------------------------===//

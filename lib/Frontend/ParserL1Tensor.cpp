@@ -11,18 +11,9 @@
 
 #include "synpl/Analysis/Shapes.h"
 #include "synpl/Dialect/L1/L1Ops.h"
-#include "synpl/Dialect/L3/L3Ops.h"
 #include "synpl/Support/Property.h"
-#include "synpl/Support/Units.h"
 
-#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
-#include "mlir/IR/SymbolTable.h"
-#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
-
-#include <cmath>
-#include <cstdlib>
 
 using namespace mlir;
 using namespace synpl;

@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "Parser.h"
 #include "ParserUtil.h"
-#include "synpl/Frontend/Syn.h"
 
 #include "synpl/Dialect/L2/L2Dialect.h"
 #include "synpl/Dialect/L2/L2Model.h"
@@ -16,23 +15,12 @@
 #include "synpl/Dialect/L3/L3Ops.h"
 #include "synpl/Dialect/L1/L1Dialect.h"
 #include "synpl/Dialect/L1/L1Ops.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
-#include "synpl/Support/Units.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Tools/mlir-translate/Translation.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/SourceMgr.h"
-
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 
 using namespace mlir;
 using namespace synpl;
