@@ -126,6 +126,9 @@ def L3_HintAttr : L3_Attr<"Hint", "hint"> {
   let extraClassDeclaration = [{
     /// Whether the hint targets a layer below L3 (l2, l1, l0).
     bool targetsLowerLayer() const;
+    /// The hatch as the user writes it: `#[l1::on(gpu_1)]`, `#[l0::x]`
+    /// (no parentheses without arguments).
+    std::string spelled() const;
   }];
 }
 

@@ -318,6 +318,13 @@ bool HintAttr::targetsLowerLayer() const {
   return layer == "l2" || layer == "l1" || layer == "l0";
 }
 
+std::string HintAttr::spelled() const {
+  std::string s = ("#[" + getLayer() + "::" + getDirective()).str();
+  if (!getArgs().empty())
+    s += ("(" + getArgs() + ")").str();
+  return s + "]";
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "synpl/Dialect/L3/L3Attrs.cpp.inc"
 #define GET_TYPEDEF_CLASSES

@@ -131,15 +131,9 @@ LogicalResult Parser::verify(ModuleOp module) {
       if (StringRef(message).contains(text))
         target = hatch.loc;
       // The l2 verifiers name a hatch as written: `#[l2::backward(...)]`.
-      if (auto h = dyn_cast<l3::HintAttr>(hatch.hint)) {
-        std::string written =
-            ("#[" + h.getLayer() + "::" + h.getDirective()).str();
-        if (!h.getArgs().empty())
-          written += ("(" + h.getArgs() + ")").str();
-        written += "]";
-        if (!target && StringRef(message).contains(written))
+      if (auto h = dyn_cast<l3::HintAttr>(hatch.hint))
+        if (!target && StringRef(message).contains(h.spelled()))
           target = hatch.loc;
-      }
     }
     if (auto it = refUses.find(diag.getLocation());
         !target && it != refUses.end())

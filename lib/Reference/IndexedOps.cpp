@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "IndexedOps.h"
+#include "synpl/Analysis/Shapes.h"
 
 #include <cmath>
 
@@ -20,13 +21,6 @@ int64_t rowOf(double v, int64_t rows) {
   return static_cast<int64_t>(v);
 }
 
-std::string shapeText(llvm::ArrayRef<int64_t> s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i)
-    r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + "]";
-}
-
 /// Checks integer `ids` and rows of the ids' shape ++ [width] (`rowsShape`).
 LogicalResult checkIndexed(Operation *op, const Tensor &ids, llvm::ArrayRef<int64_t> rowsShape,
                            int64_t width, StringRef what) {
@@ -35,8 +29,8 @@ LogicalResult checkIndexed(Operation *op, const Tensor &ids, llvm::ArrayRef<int6
   SmallVector<int64_t, 4> want(ids.getShape());
   want.push_back(width);
   if (rowsShape != ArrayRef<int64_t>(want))
-    return op->emitOpError() << what << " shape " << shapeText(rowsShape) << " should be "
-                             << shapeText(want);
+    return op->emitOpError() << what << " shape " << synpl::shapes::formatShape(rowsShape) << " should be "
+                             << synpl::shapes::formatShape(want);
   return success();
 }
 
@@ -61,7 +55,7 @@ FailureOr<Tensor> synpl::ref::detail::oneHot(Operation *op, ElementType type,
 FailureOr<Tensor> synpl::ref::detail::gather(Operation *op, const Tensor &table,
                                              const Tensor &ids) {
   if (table.getShape().size() != 2)
-    return op->emitOpError("table shape ") << shapeText(table.getShape()) << " is not rank 2";
+    return op->emitOpError("table shape ") << synpl::shapes::formatShape(table.getShape()) << " is not rank 2";
   int64_t rows = table.getShape()[0], width = table.getShape()[1];
   SmallVector<int64_t, 4> shape(ids.getShape());
   shape.push_back(width);

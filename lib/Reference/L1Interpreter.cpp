@@ -79,13 +79,6 @@ static int64_t product(ArrayRef<int64_t> shape) {
   return n;
 }
 
-static std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 Tensor::Tensor(ElementType type, ArrayRef<int64_t> shape, double fill)
     : type(type), shape(shape.begin(), shape.end()),
       values(static_cast<size_t>(product(shape)), fill) {}
@@ -132,8 +125,8 @@ Comparison synpl::ref::compare(const Tensor &actual, const Tensor &expected, dou
                                double atol) {
   Comparison c;
   if (actual.getShape() != expected.getShape()) {
-    c.message = "shape " + shapeString(actual.getShape()) + " differs from the expected " +
-                shapeString(expected.getShape());
+    c.message = "shape " + synpl::shapes::formatShape(actual.getShape()) + " differs from the expected " +
+                synpl::shapes::formatShape(expected.getShape());
     c.worstRatio = std::numeric_limits<double>::infinity();
     return c;
   }
@@ -426,7 +419,7 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
         const Tensor &a = *in[0], &s = *in[1];
         if (s.getRank() != 0)
           return op->emitOpError("scalar operand has shape ")
-                 << shapeString(s.getShape()) << ", expected a rank-0 tensor";
+                 << synpl::shapes::formatShape(s.getShape()) << ", expected a rank-0 tensor";
         if (a.getElementType() != s.getElementType())
           return op->emitOpError("element types ")
                  << a.getElementType().str() << " and " << s.getElementType().str()
@@ -449,8 +442,8 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
         synpl::shapes::ShapeResult s =
             synpl::shapes::unfoldShape(input, w.getKernel(), w.getStride(), w.getPadding());
         if (!s || s.shape() != windows)
-          return op->emitOpError("windows ") << shapeString(windows) << " do not match "
-                                             << shapeString(input);
+          return op->emitOpError("windows ") << synpl::shapes::formatShape(windows) << " do not match "
+                                             << synpl::shapes::formatShape(input);
         if constexpr (isUnfold)
           return synpl::ref::detail::unfold(*in[0], w.getKernel(), w.getStride(), w.getPadding(), windows);
         else
@@ -464,8 +457,8 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
           return op->emitOpError("result is not a ranked tensor");
         if (product(rt.getShape()) != in[0]->size())
           return op->emitOpError("cannot reshape ")
-                 << shapeString(in[0]->getShape()) << " to "
-                 << shapeString(rt.getShape()) << ": element counts differ";
+                 << synpl::shapes::formatShape(in[0]->getShape()) << " to "
+                 << synpl::shapes::formatShape(rt.getShape()) << ": element counts differ";
         // Row-major order is kept: the data is reinterpreted as is.
         return Tensor(in[0]->getElementType(), rt.getShape(), in[0]->data());
       })
@@ -480,7 +473,7 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
         const Tensor &a = *in[0], &b = *in[1];
         if (a.getShape() != b.getShape())
           return op->emitOpError("operand shapes ")
-                 << shapeString(a.getShape()) << " and " << shapeString(b.getShape())
+                 << synpl::shapes::formatShape(a.getShape()) << " and " << synpl::shapes::formatShape(b.getShape())
                  << " differ";
         Tensor r(ElementType::i1(), a.getShape());
         l1::CmpPredicate p = c.getPredicate();
@@ -503,8 +496,8 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
         const Tensor &c = *in[0], &a = *in[1], &b = *in[2];
         if (c.getShape() != a.getShape() || a.getShape() != b.getShape())
           return op->emitOpError("condition and operand shapes ")
-                 << shapeString(c.getShape()) << ", " << shapeString(a.getShape())
-                 << ", " << shapeString(b.getShape()) << " differ";
+                 << synpl::shapes::formatShape(c.getShape()) << ", " << synpl::shapes::formatShape(a.getShape())
+                 << ", " << synpl::shapes::formatShape(b.getShape()) << " differ";
         if (a.getElementType() != b.getElementType())
           return op->emitOpError("operand element types differ");
         Tensor r = a;
@@ -575,7 +568,7 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
 FailureOr<Tensor> Evaluator::binary(Operation *op, const Tensor &a, const Tensor &b) {
   if (a.getShape() != b.getShape())
     return op->emitOpError("operand shapes ")
-           << shapeString(a.getShape()) << " and " << shapeString(b.getShape())
+           << synpl::shapes::formatShape(a.getShape()) << " and " << synpl::shapes::formatShape(b.getShape())
            << " differ (broadcasting is explicit)";
   if (a.getElementType() != b.getElementType())
     return op->emitOpError("operand element types ")
@@ -647,7 +640,7 @@ FailureOr<Tensor> Evaluator::matmul(Operation *op, const Tensor &a, const Tensor
   synpl::shapes::ShapeResult shape = synpl::shapes::matmulShape(a.getShape(), b.getShape());
   if (!shape)
     return op->emitOpError("cannot multiply ")
-           << shapeString(a.getShape()) << " by " << shapeString(b.getShape())
+           << synpl::shapes::formatShape(a.getShape()) << " by " << synpl::shapes::formatShape(b.getShape())
            << " (expected [m, k] x [k, n], or batched [b..., m, k] x [b..., k, n])";
   if (!a.getElementType().isFloat() || a.getElementType() != b.getElementType())
     return op->emitOpError("takes floats of one type, got ")
@@ -668,20 +661,20 @@ FailureOr<Tensor> Evaluator::broadcast(l1::BroadcastOp op, const Tensor &a) {
     for (int64_t i = 0; i < a.getRank(); ++i)
       dims.push_back(static_cast<int64_t>(out.size()) - a.getRank() + i);
   if (dims.size() != in.size())
-    return op->emitOpError("dims ") << shapeString(dims) << " do not name one output "
+    return op->emitOpError("dims ") << synpl::shapes::formatShape(dims) << " do not name one output "
                                     << "dimension per input dimension of "
-                                    << shapeString(in);
+                                    << synpl::shapes::formatShape(in);
   SmallVector<int64_t, 4> inStrides = a.strides(), srcStrides(out.size(), 0);
   for (size_t i = 0; i < dims.size(); ++i) {
     int64_t d = dims[i];
     if (d < 0 || d >= static_cast<int64_t>(out.size()) || (i > 0 && d <= dims[i - 1]))
-      return op->emitOpError("dims ") << shapeString(dims) << " are not strictly "
+      return op->emitOpError("dims ") << synpl::shapes::formatShape(dims) << " are not strictly "
                                       << "increasing output dimensions of "
-                                      << shapeString(out);
+                                      << synpl::shapes::formatShape(out);
     if (in[i] != 1 && in[i] != out[d])
       return op->emitOpError("cannot broadcast ")
-             << shapeString(in) << " to " << shapeString(out) << " along dims "
-             << shapeString(dims);
+             << synpl::shapes::formatShape(in) << " to " << synpl::shapes::formatShape(out) << " along dims "
+             << synpl::shapes::formatShape(dims);
     // A dimension of extent 1 repeats: stride 0.
     if (in[i] != 1)
       srcStrides[d] = inStrides[i];
@@ -702,13 +695,13 @@ FailureOr<Tensor> Evaluator::transpose(l1::TransposeOp op, const Tensor &a) {
     for (int64_t i = a.getRank() - 1; i >= 0; --i)
       perm.push_back(i);
   if (perm.size() != in.size())
-    return op->emitOpError("perm ") << shapeString(perm) << " does not match rank "
+    return op->emitOpError("perm ") << synpl::shapes::formatShape(perm) << " does not match rank "
                                     << in.size();
   SmallVector<bool, 4> seen(in.size(), false);
   SmallVector<int64_t, 4> out, inStrides = a.strides(), srcStrides;
   for (int64_t p : perm) {
     if (p < 0 || p >= static_cast<int64_t>(in.size()) || seen[p])
-      return op->emitOpError("perm ") << shapeString(perm) << " is not a permutation";
+      return op->emitOpError("perm ") << synpl::shapes::formatShape(perm) << " is not a permutation";
     seen[p] = true;
     // Output dimension i is input dimension perm[i].
     out.push_back(in[p]);
@@ -734,7 +727,7 @@ FailureOr<Tensor> Evaluator::reduce(Operation *op, std::optional<uint64_t> axisA
     int64_t axis = static_cast<int64_t>(*axisAttr);
     if (axis < 0 || axis >= a.getRank())
       return op->emitOpError("axis ") << axis << " is out of range for shape "
-                                      << shapeString(in);
+                                      << synpl::shapes::formatShape(in);
     outer = product(in.take_front(axis));
     n = in[axis];
     inner = product(in.drop_front(axis + 1));

@@ -429,8 +429,8 @@ void Executor::runKernel(int64_t k, int64_t stream) {
   uint64_t t0 = nowNanos();
   if (kr.grain > 1) {
     // Every chunk repeats a setup (a tiled matmul's packing): one per thread.
-    int64_t threads = std::max<int64_t>(1, workerCount);
-    int64_t chunk = std::max(kr.grain, (kr.iterations + threads - 1) / threads);
+    // (workerCount > 1 here.)
+    int64_t chunk = std::max(kr.grain, (kr.iterations + workerCount - 1) / workerCount);
     synpl_rt_parallel_for_grain(workers, kr.iterations, chunk, runChunk, &call);
   } else {
     synpl_rt_parallel_for(workers, kr.iterations, runChunk, &call);

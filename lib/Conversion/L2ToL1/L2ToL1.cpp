@@ -121,14 +121,6 @@ private:
 
 } // namespace
 
-/// `#[layer::directive(args)]`, as written.
-static std::string spelled(l3::HintAttr hint) {
-  std::string s = ("#[" + hint.getLayer() + "::" + hint.getDirective()).str();
-  if (!hint.getArgs().empty())
-    s += ("(" + hint.getArgs() + ")").str();
-  return s + "]";
-}
-
 /// An escape hatch no lowering honours is an error, never dropped: a
 /// user-supplied kernel (#[l0::...]) on a layer, and any hatch on an L3
 /// declaration that no pass reads (every one on a data source or a loss;
@@ -142,12 +134,12 @@ static LogicalResult refuseUnreadHints(Operation *op, ArrayAttr hints, bool l2Re
     if (!hint || (l2Read && hint.getLayer() == "l2"))
       continue;
     if (hint.getLayer() == "l0")
-      return op->emitError() << "escape hatch " << spelled(hint)
+      return op->emitError() << "escape hatch " << hint.spelled()
                              << " is not lowered: this compiler does not yet replace "
                                 "generated kernels with user-supplied ones (remove the "
                                 "hatch to compile the layer's own kernels)";
     if (isa<l3::DataOp, l3::LossOp, l3::ModelOp>(op))
-      return op->emitError() << "escape hatch " << spelled(hint)
+      return op->emitError() << "escape hatch " << hint.spelled()
                              << " is not lowered: no lowering reads "
                              << hint.getLayer() << " hatches on an l3."
                              << op->getName().stripDialect()
