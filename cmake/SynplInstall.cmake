@@ -3,7 +3,8 @@ include(CMakePackageConfigHelpers)
 get_property(synpl_libs GLOBAL PROPERTY SYNPL_EXPORTED_LIBS)
 install(TARGETS ${synpl_libs} EXPORT SynplexumTargets
         ARCHIVE DESTINATION lib LIBRARY DESTINATION lib)
-install(DIRECTORY ${SYNPL_SOURCE_DIR}/include/synpl DESTINATION include)
+install(DIRECTORY ${SYNPL_SOURCE_DIR}/include/synpl ${SYNPL_SOURCE_DIR}/include/synpl-c
+        DESTINATION include)
 install(EXPORT SynplexumTargets NAMESPACE synpl:: DESTINATION lib/cmake/synplexum)
 configure_package_config_file(${SYNPL_SOURCE_DIR}/cmake/SynplexumConfig.cmake.in
   ${SYNPL_BINARY_DIR}/SynplexumConfig.cmake INSTALL_DESTINATION lib/cmake/synplexum)

@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
 # The main job: builds synplexum, verifies the spec's MNIST programs at every
-# layer (L3 spec, L2 method, L1 placement, L0 machine plan) and prints each
-# one as synpl-opt reads it back; then compiles the spec's L3 program with
-# synplc and trains Fashion-MNIST, then the convolutional workload, then the
-# CUDA build. Fails on the first step that fails.
+# layer (L3 spec, L2 method, L1 placement, L0 machine plan) and summarizes
+# each (its ops by kind); compiles the spec's L3 program with synplc, showing
+# what each search chose, trains Fashion-MNIST with its metrics recorded and
+# draws them with the Python package; then the convolutional workload, the
+# character LM and the CUDA build. Fails on the first step that fails.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/build.sh"
 BUILD_DIR="${SYNPL_BUILD_DIR:-$root/build}"
 opt="$BUILD_DIR/bin/synpl-opt"
+out="$BUILD_DIR/main-job"
+mkdir -p "$out"
+export PYTHONPATH="$BUILD_DIR/python${PYTHONPATH:+:$PYTHONPATH}"
+echo "=== the spec's MNIST programs (examples/mnist), verified, ops by kind:"
 for layer in l3 l2 l1 l0; do
   file="$root/examples/mnist/mnist.$layer.mlir"
   [ -f "$file" ] || continue
-  echo "=== $layer: examples/mnist/mnist.$layer.mlir"
-  "$opt" "$file"
-  echo "=== $layer: verified"
+  "$opt" "$file" --print-op-stats -o /dev/null 2>&1 \
+    | awk -v layer="$layer" '/^ +[a-z_0-9]+\.[a-z_.0-9]+ *, *[0-9]+/ {
+          gsub(/ /, ""); split($0, kv, ","); n += kv[2]
+          d = kv[1]; sub(/\..*/, "", d); if (d != "builtin") by[d] += kv[2]; ops[++k] = kv[1] " " kv[2] }
+        END { printf "  %s: %d ops (", layer, n; sep = ""
+              for (d in by) { printf "%s%s %d", sep, d, by[d]; sep = ", " }
+              printf ")\n    "; for (i = 1; i <= k; i++) printf "%s%s", ops[i], (i < k ? ", " : "\n") }' \
+    | fold -s -w 100 | sed -e '3,$s/^/    /'
 done
 
 # The main job: the spec's L3 MNIST program (examples/fashion_mnist/
@@ -27,17 +37,22 @@ done
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 spec="$root/examples/fashion_mnist/fashion_mnist.syn"
-echo "=== synplc: examples/fashion_mnist/fashion_mnist.syn -> train"
+echo "=== synplc: examples/fashion_mnist/fashion_mnist.syn -> train (the searches' reports)"
 "$BUILD_DIR/bin/synplc" -v --search-report --mlir-print-op-on-diagnostic=false \
   "$spec" -o "$tmp/train" \
   --dump-phases "$tmp/phases" 2>&1 \
-  | sed -e 's/^[^ ]* remark: /  /' -e 's/^synplc: /  /'
-echo "=== the layers it went through ($tmp/phases):"
-wc -l "$tmp/phases"/*.mlir | sed -e "s#$tmp/phases/##"
-echo "=== the method the L3 -> L2 search chose:"
-sed -n '/l2.methods/,$p' "$tmp/phases/fashion_mnist.l2.mlir"
-echo "=== train: ${SYNPL_EPOCHS:-3} epochs on /usr/share/datasets/fashion-mnist"
-"$tmp/train" --epochs "${SYNPL_EPOCHS:-3}" --profile "$@"
+  | sed -e 's/^[^ ]* remark: /  /' -e 's/^synplc: /  /' | grep -v "^  linking:"
+echo "=== the layers it went through (lines of IR; $out/phases):"
+rm -rf "$out/phases" && cp -r "$tmp/phases" "$out/phases"
+for f in "$out"/phases/*.mlir; do
+  printf "  %-28s %6d lines\n" "$(basename "$f")" "$(wc -l < "$f")"
+done
+echo "=== train: ${SYNPL_EPOCHS:-3} epochs on /usr/share/datasets/fashion-mnist (metrics: $out/fashion_mnist.jsonl)"
+rm -f "$out/fashion_mnist.jsonl"
+"$tmp/train" --epochs "${SYNPL_EPOCHS:-3}" --profile --progress 10 \
+  --metrics "$out/fashion_mnist.jsonl" "$@"
+/usr/bin/python3 -m synplexum plot "$out/fashion_mnist.jsonl" "$out/fashion_mnist.png" \
+  --title "Fashion-MNIST, the L3 spec (synplc)" | sed -e 's/^/  /'
 
 # The convolutional workload (examples/fashion_mnist_cnn): the L3 spec under
 # equivariant(translation), whose search picks a conv / pool network, and the
@@ -54,7 +69,10 @@ cnn="$root/examples/fashion_mnist_cnn"
 for variant in fashion_mnist_cnn fashion_mnist_cnn.methods; do
   compile_example fashion_mnist_cnn "$variant"
   echo "=== $variant: ${SYNPL_CNN_EPOCHS:-3} epochs"
-  "$tmp/$variant" --epochs "${SYNPL_CNN_EPOCHS:-3}" --progress 30
+  rm -f "$out/$variant.jsonl"
+  "$tmp/$variant" --epochs "${SYNPL_CNN_EPOCHS:-3}" --progress 30 --metrics "$out/$variant.jsonl"
+  /usr/bin/python3 -m synplexum plot "$out/$variant.jsonl" "$out/$variant.png" --title "$variant" \
+    | sed -e 's/^/  /'
 done
 "$BUILD_DIR/bin/synplc" --target=cuda --cuda-arch=sm_90 --emit=ptx "$cnn/fashion_mnist_cnn.methods.syn" -o "$tmp/cnn.ptx"
 echo "  the CNN for sm_90: $(grep -c '^\.visible \.entry' "$tmp/cnn.ptx") kernels of PTX"
@@ -66,7 +84,10 @@ echo "  the CNN for sm_90: $(grep -c '^\.visible \.entry' "$tmp/cnn.ptx") kernel
 for variant in charlm charlm.methods; do
   compile_example charlm "$variant"
   echo "=== $variant: ${SYNPL_LM_STEPS:-1000} steps"
-  "$tmp/$variant" --steps "${SYNPL_LM_STEPS:-1000}" --progress 30
+  rm -f "$out/$variant.jsonl"
+  "$tmp/$variant" --steps "${SYNPL_LM_STEPS:-1000}" --progress 30 --metrics "$out/$variant.jsonl"
+  /usr/bin/python3 -m synplexum plot "$out/$variant.jsonl" "$out/$variant.png" --title "$variant" \
+    | sed -e 's/^/  /'
 done
 
 # The CUDA sink (docs/cuda.md): the same spec compiled for an H200-class GPU

@@ -49,7 +49,7 @@ def L0UOp_Dialect : Dialect {
     `!l0uop.buf<shape x dtype>`; `INDEX` turns a buffer and indices into a
     `!l0uop.ptr<dtype>` that `LOAD` and `STORE` use.
 
-    Phase-2 verification (read-only; rows of reference/verification-rows.md):
+    Phase-2 verification (read-only; the rows of docs/spec-map.md):
 
     | row  | kind     | where                                      |
     |------|----------|--------------------------------------------|

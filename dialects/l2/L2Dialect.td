@@ -36,7 +36,7 @@ def L2_Dialect : Dialect {
     `#l2.adam<lr = 3.0e-4>`). The infer method is a graph region
     whose SSA def-use edges are the DAG; layer ops infer their result shapes.
 
-    Verification rows (reference/verification-rows.md), each diagnostic
+    Verification rows (docs/spec-map.md), each diagnostic
     tagged with its property kind:
 
     | row  | kind        | checked by |

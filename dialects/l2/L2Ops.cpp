@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L2/L2Ops.h"
 #include "synpl/Dialect/L2/L2Model.h"
-#include "synpl/Dialect/L3/L3Ops.h"
+#include "synpl/Interfaces/SpecInterfaces.h"
 #include "synpl/Support/Property.h"
 
 #include "mlir/IR/Builders.h"
@@ -471,7 +471,7 @@ static FailureOr<RankedTensorType> staticInput(Value value, const ShapeError &er
 LogicalResult synpl::l2::verifyLayerOp(Operation *op) {
   if (auto hints = op->getAttrOfType<ArrayAttr>("hints")) {
     for (Attribute hint : hints) {
-      auto h = dyn_cast<l3::HintAttr>(hint);
+      auto h = dyn_cast<EscapeHatchAttrInterface>(hint);
       if (!h)
         return op->emitOpError("hints must be escape hatches (#l3.hint<...>), got ")
                << hint;

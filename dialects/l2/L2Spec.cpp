@@ -2,13 +2,14 @@
 //
 // L2.2 spec constraint check (depth, width, param_budget, causal, output
 // domain), the data half of L2.5 (infer inputs vs the model's input field)
-// and the latency half of L2.7. They read the l3.model named by `for`, so
-// they run in verifySymbolUses, after every op has verified on its own.
+// and the latency half of L2.7. They read the model named by `for` (an
+// l3.model, through ModelSpecOpInterface, so that this dialect does not link
+// the l3 dialect) and run in verifySymbolUses, after every op has verified on its own.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L2/L2Model.h"
 #include "synpl/Dialect/L2/L2Ops.h"
-#include "synpl/Dialect/L3/L3Ops.h"
+#include "synpl/Interfaces/SpecInterfaces.h"
 #include "synpl/Support/Property.h"
 #include "synpl/Support/Units.h"
 
@@ -20,34 +21,6 @@
 using namespace mlir;
 using namespace synpl;
 using namespace synpl::l2;
-
-namespace {
-/// The tensor view of one example of an L3 domain.
-struct ExampleShape {
-  SmallVector<int64_t> shape;
-  Type elementType;
-};
-} // namespace
-
-/// How one example of `domain` is laid out in an infer input: tensors as
-/// they are, `scalar<dt>` as a 0-d `dt`, `sequence<d, n>` as n examples of d,
-/// `dist<n>` as n probabilities (f32). Tables have no fixed tensor view.
-static std::optional<ExampleShape> exampleShape(Type domain) {
-  if (auto tensor = dyn_cast<RankedTensorType>(domain))
-    return ExampleShape{SmallVector<int64_t>(tensor.getShape()), tensor.getElementType()};
-  if (auto scalar = dyn_cast<l3::ScalarType>(domain))
-    return ExampleShape{{}, scalar.getDtype()};
-  if (auto seq = dyn_cast<l3::SequenceType>(domain)) {
-    std::optional<ExampleShape> inner = exampleShape(seq.getElementDomain());
-    if (!inner)
-      return std::nullopt;
-    inner->shape.insert(inner->shape.begin(), seq.getMaxLen());
-    return inner;
-  }
-  if (auto dist = dyn_cast<l3::DistType>(domain))
-    return ExampleShape{{dist.getNumClasses()}, Float32Type::get(domain.getContext())};
-  return std::nullopt;
-}
 
 /// `%g`: 0.25, 1e-06, 6.99346.
 static std::string fmt(double v) {
@@ -63,12 +36,13 @@ static RankedTensorType batched(const ExampleShape &example, int64_t batch) {
 }
 
 /// L2.5: the infer inputs are batches of the model's input field.
-static LogicalResult checkData(MethodsOp methods, l3::ModelOp model,
+static LogicalResult checkData(MethodsOp methods, ModelSpecOpInterface model,
                                SymbolTableCollection &symbols) {
-  l3::FieldOp field = model.resolveInField(symbols);
-  if (!field)
-    return success(); // the l3.model reports its own dangling `in` (L3.1)
-  std::optional<ExampleShape> example = exampleShape(field.getDomain());
+  Operation *field = model.resolveInputField(symbols);
+  Type domain = model.resolveInDomain(symbols);
+  if (!field || !domain)
+    return success(); // the model reports its own dangling `in` (L3.1)
+  std::optional<ExampleShape> example = exampleShape(domain);
   if (!example)
     return success(); // tables: no fixed tensor view to compare against
   Block &block = methods.getInferBlock();
@@ -83,16 +57,16 @@ static LogicalResult checkData(MethodsOp methods, l3::ModelOp model,
   if (actual != expected) {
     InFlightDiagnostic diag = emitCheckError(methods, Property::Consistency, "L2.5");
     diag << "infer input #0 has type " << actual << ", but a batch of " << batch
-         << " examples of " << model.getInRef() << " (domain " << field.getDomain()
+         << " examples of " << model.getInRef() << " (domain " << domain
          << ") is " << expected;
-    diag.attachNote(field.getLoc()) << "the data field the model reads";
+    diag.attachNote(field->getLoc()) << "the data field the model reads";
     return diag;
   }
   return success();
 }
 
 /// L2.2: the infer DAG stays within the model's declared constraints.
-static LogicalResult checkConstraints(MethodsOp methods, l3::ModelOp model) {
+static LogicalResult checkConstraints(MethodsOp methods, ModelSpecOpInterface model) {
   auto fail = [&](Operation *at) {
     InFlightDiagnostic diag = emitCheckError(at, Property::Consistency, "L2.2");
     diag.attachNote(model.getLoc()) << "the constraints of @" << model.getSymName();
@@ -105,7 +79,8 @@ static LogicalResult checkConstraints(MethodsOp methods, l3::ModelOp model) {
   if (std::optional<ExampleShape> out = exampleShape(model.getOutDomain())) {
     auto actual = cast<RankedTensorType>(yield.getValues()[0].getType());
     RankedTensorType expected = batched(*out, batch);
-    bool isDist = isa<l3::DistType>(model.getOutDomain());
+    auto outDomain = dyn_cast<ExampleDomainTypeInterface>(model.getOutDomain());
+    bool isDist = outDomain && outDomain.isDistribution();
     bool match = yield.getValues().size() == 1 &&
                  actual.getShape() == expected.getShape() &&
                  (isDist ? isa<FloatType>(actual.getElementType())
@@ -260,9 +235,9 @@ static bool matches(StringRef wanted, StringRef actual);
 static bool callMatches(const MethodCall &wanted, const MethodCall &actual) {
   if (wanted.name != actual.name)
     return false;
-  for (auto &[key, value] : wanted.args) {
-    auto it = llvm::find_if(actual.args, [&](auto &a) { return a.first == key; });
-    if (it == actual.args.end() || !matches(value, it->second))
+  for (const auto &arg : wanted.args) {
+    auto it = llvm::find_if(actual.args, [&](auto &a) { return a.first == arg.first; });
+    if (it == actual.args.end() || !matches(arg.second, it->second))
       return false;
   }
   return true;
@@ -285,12 +260,12 @@ static bool matches(StringRef wanted, StringRef actual) {
 /// (`l2::sample`, `l2::backward`, `l2::update`): the method must be the
 /// hinted one, with the hinted arguments. The error points at the hint's
 /// model, as the spec asks of a broken escape hatch.
-static LogicalResult checkHints(MethodsOp methods, l3::ModelOp model) {
+static LogicalResult checkHints(MethodsOp methods, ModelSpecOpInterface model) {
   ArrayAttr hints = model.getHintsAttr();
   if (!hints)
     return success();
   for (Attribute entry : hints) {
-    auto hint = dyn_cast<l3::HintAttr>(entry);
+    auto hint = dyn_cast<EscapeHatchAttrInterface>(entry);
     if (!hint || hint.getLayer() != "l2")
       continue;
     Attribute method = llvm::StringSwitch<Attribute>(hint.getDirective())
@@ -324,7 +299,7 @@ static LogicalResult checkHints(MethodsOp methods, l3::ModelOp model) {
 
 /// L2.7: the forward pass fits the model's latency budget at the reference
 /// throughput.
-static LogicalResult checkLatency(MethodsOp methods, l3::ModelOp model) {
+static LogicalResult checkLatency(MethodsOp methods, ModelSpecOpInterface model) {
   std::optional<double> budget = model.getLatencyBudgetMs();
   if (!budget)
     return success();
@@ -345,12 +320,12 @@ static LogicalResult checkLatency(MethodsOp methods, l3::ModelOp model) {
 
 LogicalResult MethodsOp::verifySymbolUses(SymbolTableCollection &symbols) {
   Operation *target = symbols.lookupNearestSymbolFrom(*this, getModelAttr());
-  auto model = dyn_cast_or_null<l3::ModelOp>(target);
+  auto model = dyn_cast_or_null<ModelSpecOpInterface>(target);
   if (!model) {
     InFlightDiagnostic diag = emitCheckError(*this, Property::Safety, "L3.1");
     diag << "methods for " << getModelAttr() << ": ";
     if (target)
-      diag << "the symbol is a '" << target->getName() << "', not an l3.model";
+      diag << "the symbol is a '" << target->getName() << "', not a model (an op such as l3.model that declares what is trained)";
     else
       diag << "no such model";
     return diag;

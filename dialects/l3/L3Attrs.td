@@ -10,6 +10,7 @@
 
 include "synpl/Dialect/L3/L3Dialect.td"
 include "mlir/IR/EnumAttr.td"
+include "synpl/Interfaces/SpecInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Enums
@@ -109,7 +110,7 @@ def L3_LatencyBudgetAttr : L3_Attr<"LatencyBudget", "latency_budget"> {
 // Escape hatches
 //===----------------------------------------------------------------------===//
 
-def L3_HintAttr : L3_Attr<"Hint", "hint"> {
+def L3_HintAttr : L3_Attr<"Hint", "hint", [Synpl_EscapeHatchAttrInterface]> {
   let summary = "an escape hatch `#[<layer>::<directive>(<args>)]`";
   let description = [{
     `#[l2::backward(evolution(pop: 50))]` on a model is

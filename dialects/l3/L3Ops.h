@@ -9,6 +9,7 @@
 #define SYNPL_DIALECT_L3_OPS_H
 
 #include "synpl/Dialect/L3/L3Dialect.h"
+#include "synpl/Interfaces/SpecInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

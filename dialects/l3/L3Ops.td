@@ -69,7 +69,7 @@ def L3_FieldOp : L3_Op<"field", [Symbol, HasParent<"DataOp">]> {
 
 def L3_ModelOp : L3_Op<"model", [
     Symbol, HasParent<"::mlir::ModuleOp">,
-    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>, Synpl_ModelSpecOpInterface]> {
   let summary = "a model declaration: `model <name> { in, out, properties }`";
   let description = [{
     Declares a model by its input (a data field), its output domain and the
@@ -129,6 +129,10 @@ def L3_ModelOp : L3_Op<"model", [
     std::optional<::llvm::StringRef> getEquivariantGroup();
     /// The data field `in` names, or null if it does not resolve.
     FieldOp resolveInField(::mlir::SymbolTableCollection &symbols);
+    /// resolveInField as ModelSpecOpInterface asks for it.
+    ::mlir::Operation *resolveInputField(::mlir::SymbolTableCollection &symbols) {
+      return resolveInField(symbols);
+    }
     /// The input domain: the restated `in` domain if there is one, else the
     /// domain of the field `in` names; null if neither is known.
     ::mlir::Type resolveInDomain(::mlir::SymbolTableCollection &symbols);

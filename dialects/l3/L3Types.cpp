@@ -340,3 +340,25 @@ void L3Dialect::registerTypesAndAttributes() {
 #include "synpl/Dialect/L3/L3Attrs.cpp.inc"
       >();
 }
+
+//===----------------------------------------------------------------------===//
+// ExampleDomainTypeInterface: one example of a domain as a tensor
+//===----------------------------------------------------------------------===//
+
+FailureOr<ExampleShape> ScalarType::getExampleShape() const {
+  return ExampleShape{{}, getDtype()};
+}
+
+FailureOr<ExampleShape> SequenceType::getExampleShape() const {
+  std::optional<ExampleShape> inner = exampleShape(getElementDomain());
+  if (!inner)
+    return failure();
+  inner->shape.insert(inner->shape.begin(), getMaxLen());
+  return *inner;
+}
+
+FailureOr<ExampleShape> DistType::getExampleShape() const {
+  return ExampleShape{{getNumClasses()}, Float32Type::get(getContext())};
+}
+
+bool DistType::isDistribution() const { return true; }

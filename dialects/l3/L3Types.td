@@ -11,8 +11,10 @@
 
 include "synpl/Dialect/L3/L3Dialect.td"
 include "mlir/IR/BuiltinTypeInterfaces.td"
+include "synpl/Interfaces/SpecInterfaces.td"
 
-def L3_DistType : L3_Type<"Dist", "dist"> {
+def L3_DistType : L3_Type<"Dist", "dist", [
+    DeclareTypeInterfaceMethods<Synpl_ExampleDomainTypeInterface, ["isDistribution"]>]> {
   let summary = "a probability distribution over n classes: `dist(n)`";
   let description = [{
     `!l3.dist<10>` is the spec's `dist(10)`: a categorical distribution over
@@ -25,7 +27,8 @@ def L3_DistType : L3_Type<"Dist", "dist"> {
   let assemblyFormat = "`<` $numClasses `>`";
 }
 
-def L3_ScalarType : L3_Type<"Scalar", "scalar"> {
+def L3_ScalarType : L3_Type<"Scalar", "scalar", [
+    DeclareTypeInterfaceMethods<Synpl_ExampleDomainTypeInterface>]> {
   let summary = "a single value: `scalar(dtype)`";
   let description = [{
     `!l3.scalar<f32>` is the spec's `scalar(f32)`. The dtype is a builtin
@@ -36,7 +39,8 @@ def L3_ScalarType : L3_Type<"Scalar", "scalar"> {
   let genVerifyDecl = 1;
 }
 
-def L3_SequenceType : L3_Type<"Sequence", "sequence"> {
+def L3_SequenceType : L3_Type<"Sequence", "sequence", [
+    DeclareTypeInterfaceMethods<Synpl_ExampleDomainTypeInterface>]> {
   let summary = "a variable-length, bounded sequence: `sequence(domain, max_len)`";
   let description = [{
     `!l3.sequence<!l3.scalar<i32>, 512>` holds up to 512 elements of its

@@ -1,29 +1,22 @@
 //===- InitAll.h - Register synplexum with an MLIR context -------*- C++ -*-===//
 //
-// For embedders: another MLIR-based compiler takes the synplexum dialects and
-// passes with these two calls (or any subset, through the per-dialect
-// libraries SynplL3, SynplL2, ... and their dialect classes).
+// What synplexum's own tools register beyond the dialects and passes
+// (InitAllDialects.h, InitAllPasses.h, both header-only): the translations
+// the host and CUDA code generators need, and --synpl-to-ptx. Library
+// synpl::SynplRegistration.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_INITALL_H
 #define SYNPL_INITALL_H
+
+#include "synpl/InitAllDialects.h"
+#include "synpl/InitAllPasses.h"
 
 namespace mlir {
 class DialectRegistry;
 } // namespace mlir
 
 namespace synpl {
-
-/// Inserts the l3, l2, l1, l0ctl and l0uop dialects into `registry`.
-void registerAllDialects(mlir::DialectRegistry &registry);
-
-/// Inserts the upstream dialects synplexum programs use alongside its own
-/// (func, arith, cf for stage bodies; llvm for codegen).
-void registerUpstreamDialects(mlir::DialectRegistry &registry);
-
-/// Registers every synplexum pass and pass pipeline with the global registry,
-/// so that `synpl-opt` (or an embedder's opt tool) can name them.
-void registerAllPasses();
 
 /// What a tool or test that JIT-compiles or translates host code needs in
 /// one registry: every synplexum dialect, the upstream dialects, and the

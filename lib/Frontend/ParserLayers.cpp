@@ -404,28 +404,6 @@ FailureOr<Value> Parser::buildRegionLayer(const SynValue &layer, Value x) {
   return op.getResult();
 }
 
-/// How one example of an L3 domain is laid out in an infer input (as the
-/// l2.methods verifier reads it, row L2.5): tensors as they are, scalar<dt>
-/// as 0-d, sequence<d, n> as n examples of d, dist<n> as n f32.
-static std::optional<std::pair<SmallVector<int64_t>, Type>>
-exampleShape(Type domain) {
-  if (auto tensor = dyn_cast<RankedTensorType>(domain))
-    return std::make_pair(SmallVector<int64_t>(tensor.getShape()),
-                          tensor.getElementType());
-  if (auto scalar = dyn_cast<l3::ScalarType>(domain))
-    return std::make_pair(SmallVector<int64_t>(), scalar.getDtype());
-  if (auto seq = dyn_cast<l3::SequenceType>(domain)) {
-    auto inner = exampleShape(seq.getElementDomain());
-    if (inner)
-      inner->first.insert(inner->first.begin(), seq.getMaxLen());
-    return inner;
-  }
-  if (auto dist = dyn_cast<l3::DistType>(domain))
-    return std::make_pair(SmallVector<int64_t>{dist.getNumClasses()},
-                          Type(Float32Type::get(domain.getContext())));
-  return std::nullopt;
-}
-
 /// methods ::= 'methods' 'for' ident '{' { 'sample' ':' method
 ///                                       | 'infer' ':' layer
 ///                                       | 'backward' ':' method
@@ -607,8 +585,8 @@ ParseResult Parser::parseMethods() {
   }
   int64_t batch = l2::sampleBatch(*sampleAttr);
   SmallVector<int64_t> shape{batch};
-  shape.append(example->first);
-  auto inputType = RankedTensorType::get(shape, example->second);
+  shape.append(example->shape);
+  auto inputType = RankedTensorType::get(shape, example->elementType);
 
   std::string symName = (inRef.getRootReference().getValue() + "_method").str();
   for (unsigned k = 2; SymbolTable::lookupSymbolIn(module, symName); ++k)

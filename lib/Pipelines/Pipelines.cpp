@@ -2,6 +2,7 @@
 #include "synpl/Pipelines/Pipelines.h"
 
 #include "synpl/Conversion/Passes.h"
+#include "synpl/Target/Passes.h"
 #include "synpl/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -30,9 +31,12 @@ void synpl::buildHostCodegenPipeline(OpPassManager &pm,
   uop.keepPlan = !options.llvmOnly;
   pm.addPass(createConvertL0UOpToLLVM(uop));
   if (options.executable && !options.llvmOnly) {
-    ConvertL0PlanToLLVMOptions plan;
-    plan.ptxas = options.ptxas;
-    pm.addPass(createConvertL0PlanToLLVM(plan));
+    if (!options.ptxas.empty()) {
+      AssembleCudaBinariesOptions assemble;
+      assemble.ptxas = options.ptxas;
+      pm.addPass(createAssembleCudaBinaries(assemble));
+    }
+    pm.addPass(createConvertL0PlanToLLVM());
   }
 }
 

@@ -609,6 +609,7 @@ int32_t Executor::retireOne() {
   }
   if (t.progress)
     synpl_rt_progress_step(t.progress, (uint64_t)(t.stepBase + n), found ? loss : NAN);
+  metrics.step(t.stepBase + n, t.epoch, found ? loss : NAN);
   return SYNPL_RT_OK;
 }
 
@@ -834,6 +835,11 @@ int Executor::run() {
   fillPlannedSteps(steps * o.epochs);
   int64_t killAfter = killAfterSteps();
   int64_t samplesPerStep = ingests.empty() ? 1 : ingests[0].desc->batch;
+  if (!o.metricsPath.empty())
+    if (int32_t st = metrics.open(o.metricsPath, samplesPerStep)) {
+      synpl_rt_check(st);
+      return 1;
+    }
   if (!o.quiet && o.evaluate && !canEval)
     std::fprintf(stderr, "synpl: note: no evaluation (%s%s%s); test_accuracy=nan\n",
                  correctReport < 0 ? "the program reports no `correct`" : "no ",
@@ -869,6 +875,7 @@ int Executor::run() {
       lossCount = resumed.lossCount;
     }
     uint64_t t0 = nowNanos();
+    metrics.beginEpoch(globalStep);
     // Each step's reports are read when it is retired: at once on the host,
     // later on a GPU whose next step is already on its way (runStep).
     Tally train;
@@ -923,9 +930,12 @@ int Executor::run() {
         return abandon(st);
       accuracy = seen ? eval.correct / (double)seen : NAN;
     }
+    double epochLoss = lossCount ? lossSum / lossCount : NAN;
+    double samplesPerS =
+        trainSeconds > 0 ? (steps - firstBatch) * samplesPerStep / trainSeconds : 0.0;
     std::printf("epoch=%" PRId64 " loss=%.6f test_accuracy=%.4f samples_per_s=%.1f\n",
-                epoch, lossCount ? lossSum / lossCount : NAN, accuracy,
-                trainSeconds > 0 ? (steps - firstBatch) * samplesPerStep / trainSeconds : 0.0);
+                epoch, epochLoss, accuracy, samplesPerS);
+    metrics.epoch(epoch, globalStep, epochLoss, accuracy, samplesPerS);
     std::fflush(stdout);
     if (!o.checkpointPath.empty())
       if (int32_t st = saveCheckpoint(o.checkpointPath, epoch, 0, globalStep, steps, 0, 0))

@@ -17,6 +17,7 @@
 #include "synpl/Runtime/PlanFormat.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <memory>
 #include <string>
@@ -92,6 +93,44 @@ struct Options {
   int64_t checkpointEvery = -1;    // --checkpoint-every; -1: the plan's
   std::string resumePath;          // --resume
   std::string saveWeightsPath;     // --save-weights
+  std::string metricsPath;         // --metrics; "": none
+};
+
+//===----------------------------------------------------------------------===//
+// Metrics: --metrics FILE, one JSON object per line
+//===----------------------------------------------------------------------===//
+
+/// The run's numbers for programs that read them (the Python package's
+/// training iterator, plots): a line per update step, evaluation, epoch and
+/// the end of a text run, each flushed when written so a reader can follow
+/// the file while the program trains. NaN is written as null.
+class MetricsLog {
+public:
+  MetricsLog() = default;
+  MetricsLog(const MetricsLog &) = delete;
+  MetricsLog &operator=(const MetricsLog &) = delete;
+  ~MetricsLog();
+  /// Opens `path` for appending; SYNPL_RT_ERR_IO when it cannot.
+  int32_t open(const std::string &path, int64_t samplesPerStep);
+  bool enabled() const { return file != nullptr; }
+  /// The epoch's throughput counts from here.
+  void beginEpoch(int64_t firstStep);
+  /// `{"kind":"step","step":S,"epoch":E,"loss":L,"samples_per_s":R,"time_s":T}`
+  void step(int64_t step, int64_t epoch, double loss);
+  /// `{"kind":"epoch","epoch":E,"step":S,"loss":L,"test_accuracy":A,"samples_per_s":R,"time_s":T}`
+  void epoch(int64_t epoch, int64_t step, double loss, double accuracy,
+             double samplesPerS);
+  /// A text program's validation: `{"kind":"eval","step":S,"loss":L,"val_loss":V,"tokens_per_s":R,"time_s":T}`
+  void eval(int64_t step, double loss, double valLoss, double tokensPerS);
+  /// A text program's end: `{"kind":"done","step":S,"val_loss":V,"val_bits_per_byte":B,"tokens_per_s":R,"time_s":T}`
+  void done(int64_t steps, double valLoss, double tokensPerS);
+
+private:
+  void line(const char *text);
+  std::FILE *file = nullptr;
+  int64_t samplesPerStep = 1;
+  uint64_t startNs = 0, epochNs = 0;
+  int64_t epochFirstStep = 0;
 };
 
 /// Options.cpp: `--help` for the program `argv0` (with the plan's defaults
@@ -344,6 +383,8 @@ private:
   };
   std::deque<InFlight> inFlight;
   Tally *tally = nullptr;
+  /// --metrics FILE (disabled without it).
+  MetricsLog metrics;
   bool overlap = false;
   /// With `overlap`, the GPU still runs steps one after the other: each
   /// step's stream waits for the previous step's `stepDone` event (on top

@@ -65,6 +65,10 @@ void usage(const char *argv0, const Plan *p) {
       "                    same data, same --steps; at the exact next batch\n"
       "  --save-weights FILE  at the end, write the final state (the checkpoint\n"
       "                    format; --resume reads it)\n"
+      "  --metrics FILE    append the run's metrics to FILE as JSON lines, one\n"
+      "                    per update step, evaluation and epoch, flushed as\n"
+      "                    written (fields: kind, step, epoch, loss,\n"
+      "                    test_accuracy / val_loss, samples_per_s, time_s)\n"
       "  --help            this text\n"
       "\nThe compiled train loop: %" PRId64 " epoch(s), %s%s%s.\n"
       "Testing aid: SYNPL_RT_KILL_AFTER_STEPS=N makes the program SIGKILL itself\n"
@@ -140,11 +144,13 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
       o.epochsGiven = true;
     } else if (name == "--checkpoint-every")
       ok = value(v) && parseInt(v, o.checkpointEvery);
-    else if (name == "--checkpoint" || name == "--resume" || name == "--save-weights") {
+    else if (name == "--checkpoint" || name == "--resume" || name == "--save-weights" ||
+             name == "--metrics") {
       ok = value(v) && *v;
       if (ok)
         (name == "--checkpoint" ? o.checkpointPath
          : name == "--resume"   ? o.resumePath
+         : name == "--metrics"  ? o.metricsPath
                                 : o.saveWeightsPath) = v;
     }
     else if (name == "--data") {
@@ -174,7 +180,7 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
     }
     if (!ok) {
       bool path = name == "--data" || name == "--checkpoint" ||
-                  name == "--resume" || name == "--save-weights";
+                  name == "--resume" || name == "--save-weights" || name == "--metrics";
       std::fprintf(stderr, "%s: error: option '%s' needs a %s value\n",
                    argv[0], name.c_str(),
                    path ? "non-empty"

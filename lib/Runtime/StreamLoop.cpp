@@ -77,6 +77,11 @@ int Executor::runStream() {
   }
   fillPlannedSteps(steps);
   int64_t killAfter = killAfterSteps();
+  if (!o.metricsPath.empty())
+    if (int32_t st = metrics.open(o.metricsPath, batch)) {
+      synpl_rt_check(st);
+      return 1;
+    }
 
   Tally train;
   train.epoch = 1;
@@ -146,8 +151,10 @@ int Executor::runStream() {
                       : NAN;
     lastSum = train.lossSum;
     lastCount = train.lossCount;
+    double tokensPerS = trainSeconds > 0 ? (s + 1) * tokensPerStep / trainSeconds : 0.0;
     std::printf("step=%" PRId64 " loss=%.4f val_loss=%.4f tokens_per_s=%.0f\n", s + 1, loss,
-                val, trainSeconds > 0 ? (s + 1) * tokensPerStep / trainSeconds : 0.0);
+                val, tokensPerS);
+    metrics.eval(s + 1, loss, val, tokensPerS);
     std::fflush(stdout);
     t0 = nowNanos();
   }
@@ -165,6 +172,8 @@ int Executor::runStream() {
               tps);
   std::printf("done steps=%" PRId64 " val_loss=%.4f val_bits_per_byte=%.3f tokens_per_s=%.0f\n",
               steps, val, val / std::log(2.0), tps);
+  metrics.eval(steps, loss, val, tps);
+  metrics.done(steps, val, tps);
   std::fflush(stdout);
   // The run's end: the state after its last step (epoch 1 of 1 done).
   if (!o.checkpointPath.empty())

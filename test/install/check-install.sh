@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # ctest `install-tree`: installs the build into a scratch prefix, then builds
-# and runs test/install (an embedder using find_package(Synplexum)).
+# and runs test/install (an embedder using find_package(Synplexum)): its
+# embed-opt, which holds only l1 + l0uop + l0ctl and --synpl-l1-to-l0, lowers
+# the program to an L0 plan and must link no other synplexum library.
 # With a training program, the installed synplc must compile it against the
 # installed runtime (found next to itself, in ../lib) into an executable
 # that runs a step; that happens first, so a failure leaves the embedder's
@@ -20,4 +22,13 @@ cmake -S "$(dirname "$0")" -B "$scratch/embedder" -G Ninja \
   -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir > "$scratch/configure.log"
 cmake --build "$scratch/embedder" > "$scratch/build.log"
 if [ -n "$program" ] && [ ! -f "$program" ]; then program=""; fi
+if [ -n "$program" ]; then
+  "$scratch/embedder/embed-opt" "$program" --synpl-l1-to-l0 > "$scratch/embed-opt.mlir"
+  grep -q "l0uop.plan @" "$scratch/embed-opt.mlir" || { echo "embed-opt: no l0uop.plan"; exit 1; }
+  links="$(cd "$scratch/embedder" && ninja -t commands embed-opt | tail -1)"
+  for lib in SynplL3 SynplL2 SynplL0ToLLVM SynplRegistration SynplPipelines SynplTargetCUDA; do
+    case "$links" in *"lib$lib.a"*) echo "embed-opt links $lib"; exit 1;; esac
+  done
+  echo "embed-opt: lowered $(basename "$program") to an L0 plan with l1 + l0uop + l0ctl only"
+fi
 "$scratch/embedder/embedder" $program

@@ -1,6 +1,7 @@
-// Embeds the synplexum dialects in another MLIR tool: registers them, parses
-// a program of each layer's dialect namespace and verifies it.
-#include "synpl/InitAll.h"
+// Embeds the synplexum dialects in another MLIR tool: registers them
+// (header-only, linking the dialect libraries alone), parses a program of
+// each layer's dialect namespace and verifies it.
+#include "synpl/InitAllDialects.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -17,6 +18,8 @@ int main(int argc, char **argv) {
   synpl::registerUpstreamDialects(registry);
   synpl::registerCudaCodegen(registry);
   synpl::registerAllPasses();
+  // Upstream's op census: --print-op-stats (the main job's layer summaries).
+  mlir::registerPrintOpStatsPass();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv,
       "synplexum optimizer driver\n\n"

@@ -372,20 +372,16 @@ def ConvertL0PlanToLLVM : Pass<"synpl-convert-l0-plan-to-llvm", "mlir::ModuleOp"
     the kernels' PTX (`#gpu.object<#nvvm.target<chip = "sm_80">, assembly
     = "...">`); it becomes a read-only global the descriptor points at,
     with its size, and the header records the chip's compute capability
-    and the driver version its PTX needs (`CudaTarget.h`). With
-    `ptxas=<path>`, that ptxas assembles the PTX for the chip (`-arch`) and
-    the cubin is embedded too (the runtime loads it first, the PTX being
-    the fallback for other GPUs); a ptxas failure fails the pass with
-    ptxas's message. The gpu.binary ops and `gpu.container_module` are
+    and the driver version its PTX needs (`CudaTarget.h`). When the
+    binary also holds a cubin for the chip (`--synpl-cuda-assemble` adds
+    one), it is embedded too: the runtime loads it first, the PTX being the
+    fallback for other GPUs. The gpu.binary ops and `gpu.container_module` are
     erased, so the module translates to LLVM IR. Every device entry must
     be an `.entry` of the PTX.
   }];
   let options = [
     Option<"defineMain", "main", "bool", /*default=*/"true",
            "define main(argc, argv) calling the runtime's synpl_rt_main">,
-    Option<"ptxas", "ptxas", "std::string", /*default=*/"\"\"",
-           "assemble the CUDA kernels' PTX with this ptxas and embed the "
-           "cubin too (default: PTX only)">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

@@ -24,7 +24,7 @@ llvm::StringRef propertyTag(Property kind);
 
 /// Emits `[<kind>] <rowId>: ` at `loc` and returns the diagnostic so that the
 /// caller streams the rest of the message. `rowId` is the row's id in
-/// reference/verification-rows.md (e.g. "L1.7").
+/// docs/spec-map.md (e.g. "L1.7").
 mlir::InFlightDiagnostic emitCheckError(mlir::Location loc, Property kind,
                                         llvm::StringRef rowId);
 

@@ -1,6 +1,6 @@
 //===- CudaTarget.h - Facts of the NVIDIA GPUs the CUDA sink targets -*- C++ -*-===//
 //
-// One definition per hardware fact (DESIGN.md, "Target/"): the compute
+// One definition per hardware fact (plain data; docs/architecture.md): the compute
 // capabilities synplexum emits PTX for, with the limits the kernel lowering
 // checks against and the throughput figures the launch-config and tiling
 // cost models score with. A system's GPU node (`l1.node @gpu_0 compute

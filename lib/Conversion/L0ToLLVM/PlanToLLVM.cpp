@@ -9,8 +9,8 @@
 // `main` calling the runtime's executor, and erases the plan.
 //
 // CUDA kernels (`device_entry`, from --synpl-convert-l0uop-to-nvvm) are
-// records with their launch; the gpu.binary's PTX (and, with `ptxas=`, the
-// cubin ptxas assembles from it) become the spec's "kernel cubins" in
+// records with their launch; the gpu.binary's PTX (and the cubin
+// --synpl-cuda-assemble adds next to it) become the spec's "kernel cubins" in
 // .rodata.
 //
 //===----------------------------------------------------------------------===//
@@ -30,9 +30,6 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Program.h"
 
 #include <cstring>
 
@@ -156,60 +153,8 @@ struct DeviceModule {
   std::string chip;
   const cuda::CudaArch *arch = nullptr;
   std::string ptx;   ///< assembly; empty when the object is a cubin/fatbin
-  std::string cubin; ///< a binary object, or what ptxas made of the PTX
+  std::string cubin; ///< a binary object (cubin or fatbin); empty without one
 };
-
-/// Runs `ptxas -arch=<chip>` on `ptx`; the cubin, or the failure with
-/// ptxas's own message.
-FailureOr<std::string> assemble(StringRef ptxas, StringRef chip, StringRef ptx,
-                                Operation *at) {
-  SmallString<128> ptxPath, cubinPath, logPath;
-  int fd;
-  auto cleanup = [&] {
-    for (StringRef p : {ptxPath.str(), cubinPath.str(), logPath.str()})
-      if (!p.empty())
-        llvm::sys::fs::remove(p);
-  };
-  if (llvm::sys::fs::createTemporaryFile("synpl-kernels", "ptx", fd, ptxPath) ||
-      llvm::sys::fs::createTemporaryFile("synpl-kernels", "cubin", cubinPath) ||
-      llvm::sys::fs::createTemporaryFile("synpl-ptxas", "log", logPath)) {
-    cleanup();
-    return at->emitError("ptxas: cannot create temporary files");
-  }
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << ptx;
-  }
-  std::string arch = ("-arch=" + chip).str();
-  SmallVector<StringRef> args = {ptxas, arch, "-o", cubinPath, ptxPath};
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
-                                          StringRef(logPath)};
-  std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
-                                     &execError);
-  std::string log;
-  if (auto buf = llvm::MemoryBuffer::getFile(logPath))
-    log = StringRef((*buf)->getBuffer()).trim().str();
-  if (rc != 0) {
-    cleanup();
-    InFlightDiagnostic diag = at->emitError()
-                              << "ptxas (" << ptxas << " " << arch
-                              << ") failed on the CUDA kernels: ";
-    if (!log.empty())
-      diag << log;
-    else if (!execError.empty())
-      diag << execError;
-    else
-      diag << "exit status " << rc;
-    return failure();
-  }
-  auto cubin = llvm::MemoryBuffer::getFile(cubinPath, /*IsText=*/false,
-                                           /*RequiresNullTerminator=*/false);
-  cleanup();
-  if (!cubin || (*cubin)->getBufferSize() == 0)
-    return at->emitError() << "ptxas (" << ptxas << ") wrote no cubin";
-  return (*cubin)->getBuffer().str();
-}
 
 struct ConvertL0PlanToLLVM
     : public synpl::impl::ConvertL0PlanToLLVMBase<ConvertL0PlanToLLVM> {
@@ -686,8 +631,7 @@ struct ConvertL0PlanToLLVM
   }
 
   /// The gpu.binary holding the plan's CUDA kernels: `@<plan>_cuda`, else
-  /// the module's only one; its first NVVM object. With `ptxas`, the PTX
-  /// is assembled too.
+  /// the module's only one; its objects for the first NVVM target.
   FailureOr<DeviceModule> deviceModule(ModuleOp module, l0uop::PlanOp plan) {
     for (auto gm : module.getOps<gpu::GPUModuleOp>())
       return (gm.emitError() << "gpu.module @" << gm.getSymName()
@@ -711,16 +655,41 @@ struct ConvertL0PlanToLLVM
                 "gpu-module-to-binary first)";
     DeviceModule dm;
     dm.binary = binary;
-    gpu::ObjectAttr object;
+    // The first NVVM object picks the chip; for it, the PTX (assembly) and
+    // the cubin (binary or fatbin; --synpl-cuda-assemble adds one) are
+    // embedded, whichever the binary holds.
     NVVM::NVVMTargetAttr target;
     for (Attribute a : binary.getObjects()) {
       auto o = dyn_cast<gpu::ObjectAttr>(a);
-      if (o && (target = dyn_cast<NVVM::NVVMTargetAttr>(o.getTarget()))) {
-        object = o;
+      auto t = o ? dyn_cast<NVVM::NVVMTargetAttr>(o.getTarget()) : NVVM::NVVMTargetAttr();
+      if (!t)
+        continue;
+      if (!target)
+        target = t;
+      if (t != target)
+        continue;
+      switch (o.getFormat()) {
+      case gpu::CompilationTarget::Assembly:
+        if (dm.ptx.empty()) {
+          dm.ptx = o.getObject().getValue().str();
+          // The printed form may carry the trailing NUL the NVPTX backend adds.
+          while (!dm.ptx.empty() && dm.ptx.back() == '\0')
+            dm.ptx.pop_back();
+        }
         break;
+      case gpu::CompilationTarget::Binary:
+      case gpu::CompilationTarget::Fatbin:
+        if (dm.cubin.empty())
+          dm.cubin = o.getObject().getValue().str();
+        break;
+      default:
+        return binary.emitError()
+               << "gpu.binary @" << binary.getSymName()
+               << ": an offload (LLVM bitcode) object cannot be loaded by the "
+                  "CUDA driver; use gpu-module-to-binary{format=isa}";
       }
     }
-    if (!object)
+    if (!target)
       return binary.emitError()
              << "gpu.binary @" << binary.getSymName()
              << " holds no object for an #nvvm.target";
@@ -729,39 +698,6 @@ struct ConvertL0PlanToLLVM
     if (!dm.arch)
       return binary.emitError() << "unknown CUDA chip '" << dm.chip
                                 << "' (known: " << cuda::knownArchList() << ")";
-    switch (object.getFormat()) {
-    case gpu::CompilationTarget::Assembly:
-      dm.ptx = object.getObject().getValue().str();
-      // The printed form may carry the trailing NUL the NVPTX backend adds.
-      while (!dm.ptx.empty() && dm.ptx.back() == '\0')
-        dm.ptx.pop_back();
-      break;
-    case gpu::CompilationTarget::Binary:
-    case gpu::CompilationTarget::Fatbin:
-      dm.cubin = object.getObject().getValue().str();
-      break;
-    default:
-      return binary.emitError()
-             << "gpu.binary @" << binary.getSymName()
-             << ": an offload (LLVM bitcode) object cannot be loaded by the "
-                "CUDA driver; use gpu-module-to-binary{format=isa}";
-    }
-    if (!ptxas.empty() && !dm.ptx.empty()) {
-      // A bare name (`ptxas=ptxas`) is looked up on PATH.
-      std::string tool = ptxas;
-      if (!StringRef(tool).contains('/'))
-        if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(tool))
-          tool = *found;
-      if (!llvm::sys::fs::can_execute(tool))
-        return binary.emitError()
-               << "ptxas=" << ptxas.getValue()
-               << ": no such program (the CUDA toolkit's ptxas assembles the "
-                  "PTX into a cubin; leave the option out to embed the PTX only)";
-      FailureOr<std::string> cubin = assemble(tool, dm.chip, dm.ptx, binary);
-      if (failed(cubin))
-        return failure();
-      dm.cubin = std::move(*cubin);
-    }
     return dm;
   }
 };

@@ -10,8 +10,8 @@ l1.system @s {
 // -----
 
 l1.system @s {
-  // expected-error @+1 {{unknown CUDA arch 'sm_75' (known: sm_80, sm_86, sm_89, sm_90, sm_90a)}}
-  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", arch = "sm_75"}
+  // expected-error @+1 {{arch 'ampere' is not a CUDA architecture name like sm_90 or sm_90a}}
+  l1.node @gpu_0 compute {isa = "cuda", vram = "24GB", arch = "ampere"}
 }
 
 // -----

@@ -565,7 +565,7 @@ l3.data @mnist {
 }
 
 // [safety] L3.1: `for` must name an l3.model.
-// expected-error@+1 {{[safety] L3.1: methods for @mnist: the symbol is a 'l3.data', not an l3.model}}
+// expected-error@+1 {{[safety] L3.1: methods for @mnist: the symbol is a 'l3.data', not a model (an op such as l3.model that declares what is trained)}}
 l2.methods @m for @mnist
     sample epoch_shuffle<batch = 4>
     infer(%x: tensor<4x28x28xf32>) {

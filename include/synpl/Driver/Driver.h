@@ -1,0 +1,117 @@
+//===- Driver.h - Compile a training program end to end ----------*- C++ -*-===//
+//
+// What synplc does, as a library (synpl::SynplDriver) that synplc, the C API
+// and the Python package share: read a .syn spec or an MLIR program, run the
+// phases (synpl/Pipelines/Phases.h) from where it is to where it is asked
+// to stop, deciding on the way what the phases cannot (the system to place
+// on, whether the kernels run on a GPU and for which chip), then write the
+// PTX, LLVM IR, an object or a linked executable.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_DRIVER_DRIVER_H
+#define SYNPL_DRIVER_DRIVER_H
+
+#include "synpl/Pipelines/Phases.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+class MLIRContext;
+class PassManager;
+} // namespace mlir
+
+namespace synpl::driver {
+
+/// Where the kernels run: `Auto` is CUDA when the placed program puts an
+/// actor or a tensor graph on an isa = "cuda" node.
+enum class TargetChoice { Auto, Host, Cuda };
+
+struct CompileOptions {
+  /// The phase the input is at; none: detected (detectPhase).
+  std::optional<Phase> from;
+  /// The phase to stop after.
+  Phase to = Phase::LLVM;
+  TargetChoice target = TargetChoice::Auto;
+  /// The GPU architecture; empty: the GPU node's arch, else the default.
+  std::string cudaArch;
+  /// ptxas for a cubin next to the PTX; empty: the CUDA toolkit's or PATH's
+  /// when present; "none": the PTX only.
+  std::string ptxas;
+  /// A .syn or .mlir file whose system replaces the program's; empty: the
+  /// program's own, else this machine's.
+  std::string systemFile;
+  /// Extra passes on the L0 plan after memory packing (a pipeline string).
+  std::string l0Passes;
+  /// With CUDA: also compile the device kernels for the host.
+  bool hostKernels = false;
+  /// Remark the plan summary.
+  bool summary = false;
+  /// Write the program at every layer it passes to <dumpDir>/<dumpStem>.<phase>.mlir.
+  std::string dumpDir, dumpStem;
+  /// Receives one line per step ("L3 -> L2 (method search)", the target, ...).
+  std::function<void(llvm::StringRef)> progress;
+  /// Receives an error that has no location in the program (a missing
+  /// file, a target the placement does not allow); unset: reported as a
+  /// diagnostic at the module.
+  std::function<void(const llvm::Twine &)> error;
+  /// Configures each phase's pass manager (the MLIR command-line flags,
+  /// timing); may fail.
+  std::function<mlir::LogicalResult(mlir::PassManager &, llvm::StringRef phase)>
+      configure;
+};
+
+/// Inserts every dialect and translation a compile needs.
+void registerDialects(mlir::DialectRegistry &registry);
+
+/// Parses `sourceMgr`'s main buffer: a .syn spec when `filename` ends in
+/// .syn, else MLIR; verified. Null after reporting the error.
+mlir::OwningOpRef<mlir::ModuleOp> parseInput(llvm::SourceMgr &sourceMgr,
+                                             mlir::MLIRContext *context,
+                                             llvm::StringRef filename);
+
+/// Runs the phases on `module` from `options.from` (or where it is) to
+/// `options.to`. Errors are reported through the context's diagnostics.
+mlir::LogicalResult compile(mlir::ModuleOp module, const CompileOptions &options);
+
+/// The PTX of the module's gpu.binary ops (after the device phase).
+void printPtx(mlir::ModuleOp module, llvm::raw_ostream &os);
+
+struct LinkOptions {
+  std::string cpu = "native"; ///< target CPU and features
+  unsigned optLevel = 3;
+  /// The host runtime archive; empty: found (findRuntime).
+  std::string runtimeLib;
+  /// The C++ driver that links; empty: found (findLinker).
+  std::string linkerDriver;
+  std::function<void(llvm::StringRef)> progress;
+  /// As CompileOptions::error.
+  std::function<void(const llvm::Twine &)> error;
+};
+
+/// The module (at the llvm phase) as an x86-64 ELF object at `path`.
+mlir::LogicalResult writeObject(mlir::ModuleOp module, llvm::StringRef path,
+                                const LinkOptions &options);
+
+/// The module (at the llvm phase, executable) linked with the host runtime
+/// into the executable `path`.
+mlir::LogicalResult writeExecutable(mlir::ModuleOp module, llvm::StringRef path,
+                                    const LinkOptions &options);
+
+/// The host runtime archive: next to the running program (../lib), in the
+/// install prefix, else in the build tree; empty when none exists.
+std::string findRuntime();
+
+/// A C++ compiler driver to link with: the one synplexum was built with,
+/// else clang++ or g++ on PATH; empty when none exists.
+std::string findLinker();
+
+} // namespace synpl::driver
+
+#endif // SYNPL_DRIVER_DRIVER_H

@@ -1,0 +1,328 @@
+//===- Compile.cpp - Run the phases, deciding what they cannot ------------===//
+//
+// The phases are pass pipelines; around them the driver decides what the IR
+// alone does not say: the system to place an L2 program on (a --system
+// file, the program's own, else this machine, with a nominal GPU for a CUDA
+// build on a machine without one) and, once placed, whether the kernels run
+// on a GPU and for which chip.
+//
+//===----------------------------------------------------------------------===//
+#include "synpl/Driver/Driver.h"
+
+#include "synpl/Dialect/L1/L1Ops.h"
+#include "synpl/Frontend/Syn.h"
+#include "synpl/InitAll.h"
+#include "synpl/Target/CudaTarget.h"
+#include "synpl/Target/HostSystem.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using namespace synpl;
+using namespace synpl::driver;
+
+void synpl::driver::registerDialects(DialectRegistry &registry) {
+  registerHostCodegen(registry);
+  registerCudaCodegen(registry);
+}
+
+OwningOpRef<ModuleOp> synpl::driver::parseInput(llvm::SourceMgr &sourceMgr,
+                                                MLIRContext *context,
+                                                llvm::StringRef filename) {
+  OwningOpRef<ModuleOp> module = filename.ends_with(".syn")
+                                     ? parseSyn(sourceMgr, context)
+                                     : parseSourceFile<ModuleOp>(sourceMgr, context);
+  if (!module || failed(verify(*module)))
+    return {};
+  return module;
+}
+
+void synpl::driver::printPtx(ModuleOp module, llvm::raw_ostream &os) {
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute a : binary.getObjects())
+      if (auto object = dyn_cast<gpu::ObjectAttr>(a);
+          object && object.getFormat() == gpu::CompilationTarget::Assembly)
+        os << object.getObject().getValue();
+}
+
+namespace {
+
+/// One compile: the options, the module, and the error and progress sinks.
+struct Compilation {
+  ModuleOp module;
+  const CompileOptions &options;
+
+  LogicalResult fail(const llvm::Twine &message) {
+    if (options.error)
+      options.error(message);
+    else
+      emitError(module.getLoc()) << message.str();
+    return failure();
+  }
+  void progress(const llvm::Twine &line) {
+    if (options.progress)
+      options.progress(line.str());
+  }
+
+  LogicalResult runPipeline(llvm::StringRef name, Phase from, Phase to,
+                            KernelTarget target, const PhaseOptions &phaseOptions) {
+    PassManager pm(module.getContext());
+    if (options.configure && failed(options.configure(pm, name)))
+      return failure();
+    std::string error;
+    if (failed(buildPhasePipeline(pm, from, to, target, phaseOptions, error)))
+      return fail(error);
+    progress(name);
+    return pm.run(module);
+  }
+
+  /// Writes the module to <dumpDir>/<dumpStem>.<phase>.mlir.
+  LogicalResult dump(llvm::StringRef phase) {
+    if (options.dumpDir.empty())
+      return success();
+    if (std::error_code ec = llvm::sys::fs::create_directories(options.dumpDir))
+      return fail("cannot create " + options.dumpDir + ": " + ec.message());
+    llvm::SmallString<256> path(options.dumpDir);
+    llvm::sys::path::append(path, options.dumpStem + "." + phase + ".mlir");
+    std::string error;
+    auto file = openOutputFile(path, &error);
+    if (!file)
+      return fail(error);
+    module.print(file->os());
+    file->os() << "\n";
+    file->keep();
+    return success();
+  }
+
+  LogicalResult loadSystem(llvm::StringRef path);
+  LogicalResult addHostSystem(const cuda::CudaArch *nominalGpu);
+  SmallVector<l1::NodeOp> usedCudaNodes();
+  LogicalResult run();
+};
+
+/// Reads the l1.system of `path` (.syn or .mlir) into the module, replacing
+/// any system it has.
+LogicalResult Compilation::loadSystem(llvm::StringRef path) {
+  MLIRContext *context = module.getContext();
+  std::string error;
+  auto buffer = openInputFile(path, &error);
+  if (!buffer)
+    return fail(error);
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(*sourceMgr, context);
+  OwningOpRef<ModuleOp> systemModule =
+      path.ends_with(".syn") ? parseSyn(*sourceMgr, context)
+                             : parseSourceFile<ModuleOp>(*sourceMgr, context);
+  if (!systemModule)
+    return failure();
+  SmallVector<l1::SystemOp> systems(systemModule->getBody()->getOps<l1::SystemOp>());
+  if (systems.size() != 1)
+    return fail(path + ": --system needs a file with exactly one system "
+                       "(l1.system), found " +
+                llvm::Twine(systems.size()));
+  for (auto old : llvm::make_early_inc_range(module.getBody()->getOps<l1::SystemOp>()))
+    old.erase();
+  module.getBody()->push_front(systems.front()->clone());
+  return success();
+}
+
+/// Adds this machine's system unless the module has one. With `nominalGpu`,
+/// a machine without a GPU gets one of that architecture (to compile here
+/// for a GPU machine).
+LogicalResult Compilation::addHostSystem(const cuda::CudaArch *nominalGpu) {
+  if (!module.getBody()->getOps<l1::SystemOp>().empty())
+    return success();
+  host::HostFacts facts = host::detectHostFacts();
+  for (const cuda::CudaDevice &d : facts.gpus)
+    progress("found GPU " + llvm::Twine(d.ordinal) + ": " + d.name +
+             " (compute capability " + llvm::Twine(d.major) + "." +
+             llvm::Twine(d.minor) + ", " + llvm::Twine(d.smCount) + " SMs, " +
+             llvm::Twine(d.memoryBytes >> 20) + " MiB): arch " + d.chip);
+  if (facts.gpus.empty())
+    progress("no GPU: " + facts.noGpuReason);
+  if (facts.gpus.empty() && nominalGpu) {
+    facts.gpus.push_back(host::nominalDevice(*nominalGpu));
+    progress("--target=cuda: placing on a nominal " + nominalGpu->name + " GPU (" +
+             nominalGpu->part + ")");
+  }
+  std::string text = host::hostSystemText(facts);
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(text, module.getContext());
+  if (!parsed)
+    return failure();
+  auto system = *parsed->getBody()->getOps<l1::SystemOp>().begin();
+  module.getBody()->push_front(system->clone());
+  return success();
+}
+
+/// The CUDA nodes of the placed program's system that hold an actor, a
+/// stage or a tensor graph (in system order).
+SmallVector<l1::NodeOp> Compilation::usedCudaNodes() {
+  SmallVector<l1::NodeOp> used;
+  for (auto system : module.getBody()->getOps<l1::SystemOp>())
+    for (auto node : system.getBody().front().getOps<l1::NodeOp>()) {
+      if (node.getIsa() != "cuda")
+        continue;
+      bool holds = false;
+      for (Operation &op : module.getBody()->getOperations())
+        if (auto ref = op.getAttrOfType<FlatSymbolRefAttr>("node"))
+          holds |= isa<l1::ActorOp, l1::StageOp, l1::TensorGraphOp>(op) &&
+                   ref.getValue() == node.getSymName();
+      if (holds)
+        used.push_back(node);
+    }
+  return used;
+}
+
+LogicalResult Compilation::run() {
+  Phase from = options.from ? *options.from : detectPhase(module);
+  Phase to = options.to;
+  if (to < from)
+    return fail("the program is at " + phaseName(from) + ", past " + phaseName(to));
+  if (!options.cudaArch.empty() && !cuda::lookupArch(options.cudaArch))
+    return fail("unknown --cuda-arch " + options.cudaArch + " (known: " +
+                cuda::knownArchList() + ")");
+  // --target=cuda on a machine without a GPU places on a nominal one.
+  const cuda::CudaArch *nominalGpu = nullptr;
+  if (options.target == TargetChoice::Cuda)
+    nominalGpu = cuda::lookupArch(options.cudaArch.empty()
+                                      ? cuda::defaultChip()
+                                      : llvm::StringRef(options.cudaArch));
+  if (!options.systemFile.empty() && from >= Phase::L1)
+    return fail("--system places a program above L1; this one is already placed "
+                "(it is at " + phaseName(from) + ")");
+
+  PhaseOptions phaseOptions;
+  phaseOptions.summary = options.summary;
+  auto step = [&](llvm::StringRef name, Phase next, KernelTarget target) {
+    if (failed(runPipeline(name, from, next, target, phaseOptions)) ||
+        failed(dump(phaseName(next))))
+      return failure();
+    from = next;
+    return success();
+  };
+  if (failed(dump(phaseName(from))))
+    return failure();
+  if (from == Phase::L3 && to >= Phase::L2 &&
+      failed(step("L3 -> L2 (method search)", Phase::L2, KernelTarget::Host)))
+    return failure();
+  if (from == Phase::L2 && to >= Phase::L1) {
+    // The hardware: --system, else the program's own, else this machine.
+    if (!options.systemFile.empty() ? failed(loadSystem(options.systemFile))
+                                    : failed(addHostSystem(nominalGpu)))
+      return failure();
+    if (failed(step("L2 -> L1 (placement search)", Phase::L1, KernelTarget::Host)))
+      return failure();
+  }
+  if (from == to)
+    return success();
+
+  // The target: what the placement used, or what was asked for. (Read
+  // now: L1 -> L0 replaces the L1 ops.)
+  KernelTarget target = KernelTarget::Host;
+  if (from == Phase::L1) {
+    SmallVector<l1::NodeOp> gpus = usedCudaNodes();
+    bool useCuda = options.target == TargetChoice::Cuda ||
+                   (options.target == TargetChoice::Auto && !gpus.empty());
+    if (useCuda) {
+      if (gpus.empty()) {
+        std::string node;
+        for (auto system : module.getBody()->getOps<l1::SystemOp>())
+          for (auto n : system.getBody().front().getOps<l1::NodeOp>())
+            if (n.getIsa() == "cuda" && node.empty())
+              node = n.getSymName().str();
+        return fail(node.empty()
+                        ? "--target=cuda: the system has no isa = \"cuda\" node"
+                        : "--target=cuda: nothing is placed on @" + node +
+                              " (the L2 -> L1 placement search rejected it; "
+                              "--search-report says which check)");
+      }
+      if (gpus.size() > 1)
+        return fail("the placed program uses " + llvm::Twine(gpus.size()) +
+                    " GPU nodes; the CUDA sink runs one device per program");
+      std::string chip = !options.cudaArch.empty() ? options.cudaArch
+                         : gpus.front().getArch()  ? gpus.front().getArch()->str()
+                                                   : cuda::defaultChip().str();
+      if (!cuda::lookupArch(chip))
+        return gpus.front().emitError()
+               << "unknown CUDA arch '" << chip << "' (the CUDA sink emits for "
+               << cuda::knownArchList() << ")";
+      phaseOptions.chip = chip;
+      if (std::optional<int64_t> sm = gpus.front().getSm())
+        phaseOptions.smCount = (unsigned)*sm;
+      target = KernelTarget::Cuda;
+      progress("target cuda: @" + gpus.front().getSymName() + ", PTX for " + chip);
+    }
+  } else if (options.target == TargetChoice::Cuda) {
+    // Below L1 the placement is gone: the chip is what was asked for.
+    target = KernelTarget::Cuda;
+    phaseOptions.chip =
+        options.cudaArch.empty() ? cuda::defaultChip().str() : options.cudaArch;
+  }
+  phaseOptions.hostKernels = options.hostKernels;
+
+  if (from == Phase::L1 &&
+      failed(step("L1 -> L0 (emission, memory packing)", Phase::L0, target)))
+    return failure();
+  if (from == Phase::L0 && !options.l0Passes.empty()) {
+    PassManager pm(module.getContext());
+    if (options.configure && failed(options.configure(pm, "L0 -> L0 (--l0-passes)")))
+      return failure();
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (failed(parsePassPipeline(options.l0Passes, pm, os)))
+      return fail("--l0-passes: " + error);
+    progress("L0 -> L0 (--l0-passes)");
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  if (from == Phase::L0 && failed(dump("l0")))
+    return failure();
+  if (to == Phase::L0)
+    return success();
+  if (from == Phase::L0) {
+    if (target == KernelTarget::Cuda) {
+      if (failed(step("L0 -> PTX (device kernels for " + phaseOptions.chip + ")",
+                      Phase::Device, target)))
+        return failure();
+    } else {
+      from = Phase::Device; // no device kernels to compile
+    }
+  }
+  if (to == Phase::Device)
+    return success();
+
+  if (target == KernelTarget::Cuda && options.ptxas != "none") {
+    // The cubin next to the PTX, when a ptxas is at hand.
+    std::string ptxas = options.ptxas;
+    if (ptxas.empty()) {
+      if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+        ptxas = "/usr/local/cuda/bin/ptxas";
+      else if (llvm::ErrorOr<std::string> p = llvm::sys::findProgramByName("ptxas"))
+        ptxas = *p;
+    } else if (!llvm::sys::fs::can_execute(ptxas)) {
+      return fail("--ptxas " + ptxas + ": not an executable");
+    }
+    phaseOptions.ptxas = ptxas;
+    progress(ptxas.empty() ? "no ptxas: embedding the PTX only"
+                           : "assembling a cubin with " + ptxas);
+  }
+  return step("L0 -> LLVM (kernels, control, tables)", Phase::LLVM, target);
+}
+
+} // namespace
+
+LogicalResult synpl::driver::compile(ModuleOp module, const CompileOptions &options) {
+  Compilation c{module, options};
+  return c.run();
+}

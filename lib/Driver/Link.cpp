@@ -1,0 +1,133 @@
+//===- Link.cpp - An object or an executable from the llvm phase ----------===//
+#include "synpl/Driver/Driver.h"
+
+#include "synpl/Target/HostObject.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <dlfcn.h>
+
+#ifndef SYNPL_RUNTIME_BUILD_LIB
+#define SYNPL_RUNTIME_BUILD_LIB ""
+#endif
+#ifndef SYNPL_RUNTIME_INSTALL_LIB
+#define SYNPL_RUNTIME_INSTALL_LIB ""
+#endif
+#ifndef SYNPL_DEFAULT_LINKER_DRIVER
+#define SYNPL_DEFAULT_LINKER_DRIVER "clang++"
+#endif
+
+using namespace mlir;
+using namespace synpl::driver;
+
+static LogicalResult fail(const LinkOptions &options, ModuleOp module,
+                          const llvm::Twine &message) {
+  if (options.error)
+    options.error(message);
+  else
+    emitError(module.getLoc()) << message.str();
+  return failure();
+}
+
+/// The file holding this code: the running executable, or the shared
+/// object (the Python extension) it is linked into.
+static std::string thisBinary() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&thisBinary), &info) && info.dli_fname)
+    return info.dli_fname;
+  return "";
+}
+
+std::string synpl::driver::findRuntime() {
+  llvm::SmallVector<std::string, 3> candidates;
+  std::string self = thisBinary();
+  if (!self.empty()) {
+    // <prefix>/bin/synplc or <prefix>/lib/.../module.so next to <prefix>/lib.
+    llvm::SmallString<256> dir(llvm::sys::path::parent_path(self));
+    for (int up = 0; up < 3 && !dir.empty(); ++up) {
+      llvm::SmallString<256> candidate(dir);
+      llvm::sys::path::append(candidate, "lib", "libSynplRuntime.a");
+      candidates.push_back(candidate.str().str());
+      dir = llvm::sys::path::parent_path(dir);
+    }
+  }
+  candidates.push_back(SYNPL_RUNTIME_INSTALL_LIB);
+  candidates.push_back(SYNPL_RUNTIME_BUILD_LIB);
+  for (const std::string &c : candidates)
+    if (!c.empty() && llvm::sys::fs::exists(c))
+      return c;
+  return "";
+}
+
+std::string synpl::driver::findLinker() {
+  if (llvm::sys::fs::can_execute(SYNPL_DEFAULT_LINKER_DRIVER))
+    return SYNPL_DEFAULT_LINKER_DRIVER;
+  for (const char *name : {"clang++-22", "clang++", "c++", "g++"})
+    if (llvm::ErrorOr<std::string> p = llvm::sys::findProgramByName(name))
+      return *p;
+  return "";
+}
+
+LogicalResult synpl::driver::writeObject(ModuleOp module, llvm::StringRef path,
+                                         const LinkOptions &options) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return fail(options, module, "cannot write " + path + ": " + ec.message());
+  if (options.progress)
+    options.progress(("writing the object " + path).str());
+  host::ObjectOptions objectOptions;
+  objectOptions.cpu = options.cpu;
+  objectOptions.optLevel = std::min(options.optLevel, 3u);
+  return host::emitObject(module, os, objectOptions);
+}
+
+LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef path,
+                                             const LinkOptions &options) {
+  std::string runtime = options.runtimeLib.empty() ? findRuntime() : options.runtimeLib;
+  if (runtime.empty() || !llvm::sys::fs::exists(runtime))
+    return fail(options, module,
+                "cannot find the host runtime libSynplRuntime.a (looked next to "
+                "the compiler, in the install prefix and in the build tree); "
+                "pass --runtime-lib");
+  std::string linker =
+      options.linkerDriver.empty() ? findLinker() : options.linkerDriver;
+  if (linker.empty())
+    return fail(options, module,
+                "no C++ linker driver found (clang++, c++ or g++); pass "
+                "--linker-driver");
+  llvm::SmallString<128> objectPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("synplc", "o", objectPath))
+    return fail(options, module,
+                "cannot create a temporary object file: " + ec.message());
+  if (failed(writeObject(module, objectPath, options))) {
+    llvm::sys::fs::remove(objectPath);
+    return failure();
+  }
+  // -ldl: the runtime opens the CUDA driver with dlopen.
+  SmallVector<std::string> linkArgs = {linker,      objectPath.str().str(),
+                                       runtime,     "-lz",
+                                       "-lpthread", "-ldl",
+                                       "-lmvec",    "-lm",
+                                       "-o",        path.str()};
+  if (llvm::StringRef(linker).contains("clang"))
+    linkArgs.insert(linkArgs.begin() + 1, "-fuse-ld=lld");
+  SmallVector<llvm::StringRef> argRefs(linkArgs.begin(), linkArgs.end());
+  if (options.progress) {
+    std::string line = "linking:";
+    for (llvm::StringRef a : argRefs)
+      line += " " + a.str();
+    options.progress(line);
+  }
+  std::string linkError;
+  int rc = llvm::sys::ExecuteAndWait(linker, argRefs, std::nullopt, {}, 0, 0, &linkError);
+  llvm::sys::fs::remove(objectPath);
+  if (rc != 0)
+    return fail(options, module,
+                "linking " + path + " failed" +
+                    (linkError.empty() ? "" : ": " + linkError));
+  return success();
+}

@@ -1,0 +1,120 @@
+"""The synplexum package: parsing, the phases, compiling a spec, training
+with metrics, the search reports and the plot."""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+import synplexum
+
+
+def test_phases():
+    assert synplexum.phases() == ["l3", "l2", "l1", "l0", "device", "llvm"]
+
+
+def test_parse_and_phase(src_root):
+    module = synplexum.parse(os.path.join(src_root, "examples/mnist/mnist.l3.mlir"))
+    assert module.phase == "l3"
+    assert "l3.model @" in str(module)
+    l1 = synplexum.parse(os.path.join(src_root, "examples/fashion_mnist/fashion_mnist.l1.mlir"))
+    assert l1.phase == "l1"
+
+
+def test_verifier_errors_are_located():
+    context = synplexum.Context()
+    bad = 'l1.system @s {\n  l1.node @ram_0 memory {capcity = "32GB"}\n}\n'
+    with pytest.raises(synplexum.CompileError) as err:
+        context.parse_string(bad, "bad.mlir")
+    assert "bad.mlir:2:3: error: 'l1.node' op unknown node property 'capcity'" in str(err.value)
+
+
+def test_syn_errors_are_located(tmp_path):
+    spec = tmp_path / "bad.syn"
+    spec.write_text("data mnist {\n    images tensor(f32, [28, 28])\n}\n")
+    with pytest.raises(synplexum.CompileError) as err:
+        synplexum.parse(spec)
+    assert "bad.syn:2:" in str(err.value)
+
+
+def test_phases_one_at_a_time(src_root):
+    module = synplexum.parse(os.path.join(src_root, "examples/fashion_mnist/fashion_mnist.l1.mlir"))
+    module.compile(to="l0")
+    assert module.phase == "l0"
+    assert "l0uop.plan @single_cpu" in str(module)
+    module.compile(to="llvm")
+    text = str(module)
+    assert "llvm.func @main(" in text and "l0uop." not in text
+    with pytest.raises(synplexum.CompileError, match="past l1"):
+        module.compile(to="l1", from_="llvm")
+    with pytest.raises(ValueError):
+        module.compile(to="l9")
+
+
+def test_compile_reports_the_choices(trained):
+    program, _, _ = trained
+    assert os.access(program.path, os.X_OK)
+    assert program.method.startswith("l2.methods @")
+    assert "l1.system @" in program.placement
+    boundaries = [r.boundary for r in program.reports]
+    assert any("L3" in b for b in boundaries) and any("L1" in b for b in boundaries)
+    for report in program.reports:
+        assert report.enumerated >= report.survivors >= 1
+        assert report.winner
+
+
+def test_metrics_while_training(trained):
+    program, run, records = trained
+    steps = [r for r in records if r.kind == "step"]
+    epochs = [r for r in records if r.kind == "epoch"]
+    assert [r.step for r in steps] == [1, 2, 3, 4, 5, 6]
+    assert all(math.isfinite(r.loss) and r.loss > 0 for r in steps)
+    assert len(epochs) == 1 and epochs[0].step == 6
+    # The epoch's loss is the mean of its steps' losses, and the same number
+    # the program prints on stdout.
+    mean = sum(r.loss for r in steps) / len(steps)
+    assert epochs[0].loss == pytest.approx(mean, rel=1e-4)
+    line = [l for l in run.output.splitlines() if l.startswith("epoch=1 ")][0]
+    printed = dict(kv.split("=") for kv in line.split())
+    assert float(printed["loss"]) == pytest.approx(epochs[0].loss, abs=1e-6)
+    assert float(printed["test_accuracy"]) == pytest.approx(epochs[0].test_accuracy, abs=1e-4)
+    assert 0.0 <= epochs[0].test_accuracy <= 1.0
+
+
+def test_metrics_file_is_json_lines(trained, tmp_path):
+    program, _, _ = trained
+    path = tmp_path / "m.jsonl"
+    run = program.train(epochs=1, steps=2, no_eval=True, metrics=str(path))
+    run.wait()
+    lines = path.read_text().splitlines()
+    assert [json.loads(l)["kind"] for l in lines] == ["step", "step", "epoch"]
+    assert json.loads(lines[-1])["test_accuracy"] is None  # NaN is null
+    assert synplexum.read_metrics(str(path))[0].step == 1
+
+
+def test_a_failing_run_raises(trained):
+    program, _, _ = trained
+    with pytest.raises(RuntimeError, match="unknown option '--frobnicate'"):
+        program.train(frobnicate=1).wait()
+
+
+def test_plot_writes_a_png(trained, tmp_path):
+    pytest.importorskip("matplotlib")
+    _, _, records = trained
+    png = tmp_path / "curves.png"
+    synplexum.plot(records, str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_command(trained, tmp_path):
+    pytest.importorskip("matplotlib")
+    program, _, _ = trained
+    metrics = tmp_path / "m.jsonl"
+    program.train(epochs=1, steps=3, eval_batches=1, metrics=str(metrics)).wait()
+    png = tmp_path / "cli.png"
+    done = subprocess.run([sys.executable, "-m", "synplexum", "plot", str(metrics), str(png)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert png.read_bytes()[:4] == b"\x89PNG"
