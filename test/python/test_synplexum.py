@@ -1,6 +1,7 @@
 """The synplexum package: parsing, the phases, compiling a spec, training
 with metrics, the search reports and the plot."""
 import json
+import re
 import math
 import os
 import subprocess
@@ -118,3 +119,23 @@ def test_plot_command(trained, tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_docs_example_runs_as_written(src_root, tmp_path):
+    """The example of docs/python.md, run as written from a copy of the
+    repository's layout (examples/ linked in)."""
+    text = open(os.path.join(src_root, "docs/python.md"), encoding="utf-8").read()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks, "docs/python.md has no python example"
+    os.symlink(os.path.join(src_root, "examples"), tmp_path / "examples")
+    env = dict(os.environ)
+    done = subprocess.run([sys.executable, "-c", blocks[0]], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "l2.methods @classify_method for @classify" in done.stdout
+    assert re.search(r"L3->L2 @classify: \d+ candidates", done.stdout)
+    assert re.search(r"^step 100: loss \d", done.stdout, re.M)
+    assert re.search(r"^epoch 1: loss [0-9.]+, test accuracy 0\.\d+", done.stdout, re.M)
+    if "matplotlib" in done.stderr:
+        pytest.skip("no matplotlib")
+    assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
