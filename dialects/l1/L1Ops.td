@@ -832,6 +832,34 @@ def L1_ScatterAddOp : L1_TensorOp<"scatter_add"> {
   }];
 }
 
+def L1_KernelCallOp : L1_TensorOp<"kernel_call"> {
+  let summary = "a user-supplied kernel: the escape hatch `#[l0::kernel(\"file\")]`";
+  let description = [{
+    ```mlir
+    %y = l1.kernel_call "relu" from "relu.ll" (%x) : (tensor<128x256xf32>) -> tensor<128x256xf32>
+    ```
+    The result is what the function `symbol` of `file` computes from the
+    inputs: an LLVM IR (`.ll`, `.bc`) or object (`.o`) file for the host, PTX
+    (`.ptx`) for a CUDA device. A relative path is relative to the directory
+    of the file the op's location names. The op is opaque: the L1 -> L0
+    lowering gives it a kernel of its own, never fused, with its inputs and
+    its result in dense row-major buffers, and checks the kernel's typed
+    boundary (the file's `synpl.kernel` line: argument count, element types,
+    shapes) against the op's types (row L0.1, docs/kernels.md); `boundary`
+    states it instead for a file that cannot (an object or bitcode file),
+    in the same form (`relu(f32[128,256]) -> f32[128,256]`). The L2 -> L1
+    lowering makes one for a layer with the hatch; the layer's backward is
+    still derived from the layer's own rule, so the kernel must compute the
+    layer's function.
+  }];
+  let arguments = (ins StrAttr:$symbol, StrAttr:$file, OptionalAttr<StrAttr>:$boundary,
+                       Variadic<AnyStaticShapeTensor>:$inputs);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $symbol `from` $file `(` $inputs `)` attr-dict `:` functional-type($inputs, $result)
+  }];
+}
+
 def L1_RandomOp : L1_TensorOp<"random"> {
   let summary = "counter-based uniform random numbers in [0, 1)";
   let description = [{

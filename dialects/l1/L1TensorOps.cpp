@@ -226,6 +226,14 @@ LogicalResult ScatterAddOp::verify() {
                            getSrc().getType(), "source");
 }
 
+LogicalResult KernelCallOp::verify() {
+  if (getSymbol().empty() || getFile().empty())
+    return emitOpError("names a kernel by a function and a file, both non-empty");
+  // Only the form is the dialect's to check: what the file holds is checked
+  // where it is read (the L1 -> L0 lowering, row L0.1).
+  return success();
+}
+
 LogicalResult RandomOp::verify() {
   auto counter = tt(getCounter().getType()), res = tt(getResult().getType());
   if (counter.getRank() != 0 || !counter.getElementType().isF32())

@@ -113,6 +113,9 @@ LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef pa
                                        "-lpthread", "-ldl",
                                        "-lmvec",    "-lm",
                                        "-o",        path.str()};
+  // The object files of user kernels (#[l0::kernel("k.o")]).
+  for (const std::string &object : host::linkedObjects(module))
+    linkArgs.insert(linkArgs.begin() + 2, object);
   if (llvm::StringRef(linker).contains("clang"))
     linkArgs.insert(linkArgs.begin() + 1, "-fuse-ld=lld");
   SmallVector<llvm::StringRef> argRefs(linkArgs.begin(), linkArgs.end());

@@ -13,6 +13,7 @@
 #include "synpl/Driver/Driver.h"
 #include "synpl/InitAll.h"
 #include "synpl/Search/Search.h"
+#include "synpl/Target/HostObject.h"
 
 #include "mlir/Debug/CLOptionsSetup.h"
 #include "mlir/IR/AsmState.h"
@@ -22,7 +23,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
-#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -321,7 +321,7 @@ int main(int argc, char **argv) {
     // --emit=obj then optimizes and compiles).
     llvm::LLVMContext llvmContext;
     std::unique_ptr<llvm::Module> llvmModule =
-        translateModuleToLLVMIR(*module, llvmContext, "synpl");
+        synpl::host::translateToLLVMIR(*module, llvmContext);
     if (!llvmModule)
       return 1;
     return writeText([&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -17,6 +18,7 @@
 #include <string>
 
 namespace llvm {
+class LLVMContext;
 class Module;
 class TargetMachine;
 } // namespace llvm
@@ -55,6 +57,16 @@ createHostTargetMachine(const ObjectOptions &options = {},
 /// the code the object holds.
 llvm::Error optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine,
                             const ObjectOptions &options = {});
+
+/// `module` (LLVM dialect only) as LLVM IR, with the LLVM IR and bitcode
+/// files of its user kernels (the module's `synpl.link_ir`) linked in. Null
+/// after an error at the module.
+std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
+                                                llvm::LLVMContext &context);
+
+/// The object files of `module`'s user kernels (its `synpl.link_objects`),
+/// which the program must be linked with.
+llvm::SmallVector<std::string> linkedObjects(mlir::ModuleOp module);
 
 /// Writes `module` (LLVM dialect only) as an object file. Errors are
 /// emitted as diagnostics at the module.

@@ -543,6 +543,12 @@ void synpl::l0tollvm::buildKernelLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+namespace synpl::l0tollvm {
+LogicalResult lowerCustomKernel(ModuleOp module, ModuleOp scratch, KernelOp kernel,
+                                StringRef name, SmallVectorImpl<NotLowered> &failures,
+                                llvm::StringMap<std::string> &imported);
+} // namespace synpl::l0tollvm
+
 namespace {
 
 struct ConvertL0UOpToLLVMPass
@@ -564,10 +570,18 @@ struct ConvertL0UOpToLLVMPass
 
     // Kernels already lowered (host_entry set, no UOps) are skipped: the
     // pass is idempotent on its own output.
-    SmallVector<std::pair<PlanOp, KernelOp>> kernels;
+    SmallVector<std::pair<PlanOp, KernelOp>> kernels, custom;
     module.walk([&](KernelOp kernel) {
       if (kernel->hasAttr("host_entry"))
         return;
+      // A user kernel (no UOps): its own lowering (CustomKernel.cpp), unless
+      // it is a device kernel already.
+      if (kernel->hasAttr("custom_kernel")) {
+        if (!kernel->hasAttr("device_entry"))
+          if (auto plan = kernel->getParentOfType<PlanOp>())
+            custom.push_back({plan, kernel});
+        return;
+      }
       // A CUDA kernel lowered without keep-uops has no UOps left.
       if (kernel.getBody().front().empty())
         return;
@@ -595,6 +609,25 @@ struct ConvertL0UOpToLLVMPass
       SplitInfo split = builder.build(*scratch);
       built.push_back({kernel, split});
     }
+    llvm::StringMap<std::string> imported;
+    bool customFailed = false;
+    for (auto [plan, kernel] : custom) {
+      ++total;
+      std::string name = (plan.getSymName() + "_" + kernel.getSymName()).str();
+      if (moduleSymbols.lookup(name) || !names.insert(name).second) {
+        failures.push_back({kernel, "symbol @" + name + " already exists in the module"});
+        continue;
+      }
+      if (failed(l0tollvm::lowerCustomKernel(module, *scratch, kernel, name, failures,
+                                             imported))) {
+        customFailed = true;
+        continue;
+      }
+      built.push_back({kernel, SplitInfo{RangeOp(), /*iterations=*/1, /*grain=*/1}});
+    }
+    // A user kernel that broke its boundary is reported as row L0.1 already.
+    if (customFailed && failures.empty())
+      return signalPassFailure();
     // An l0ctl.program left in a plan that is about to be erased.
     if (!keepPlan)
       module.walk([&](l0ctl::ProgramOp program) {

@@ -62,6 +62,10 @@ enum class OpKind {
   /// gets the lane index and returns no value); its consumers read the
   /// result from memory.
   Scatter,
+  /// A user-supplied kernel (l1.kernel_call): a kernel of its own, with its
+  /// operands and result in dense buffers and no UOps (EmitPattern::emit is
+  /// never called); nothing fuses with it.
+  Custom,
 };
 
 /// The builder of one kernel body: what emission patterns build UOps with.
@@ -245,6 +249,7 @@ void populateMatmulEmitPatterns(EmitPatternSet &patterns);
 void populateReduceEmitPatterns(EmitPatternSet &patterns);
 void populateWindowEmitPatterns(EmitPatternSet &patterns);
 void populateRandomEmitPatterns(EmitPatternSet &patterns);
+void populateCustomEmitPatterns(EmitPatternSet &patterns);
 /// Every pattern of the L1 -> L0 lowering.
 void populateL1ToL0EmitPatterns(EmitPatternSet &patterns);
 

@@ -128,6 +128,10 @@ struct Group {
   /// A scatter's kernel: its one op stores the whole result itself, lanes
   /// over the result's last dimension; no other op joins it.
   bool scatter = false;
+  /// A user kernel's (l1.kernel_call): its one op, no other joins it.
+  bool custom = false;
+  /// No other op may join the kernel.
+  bool sealed() const { return scatter || custom; }
   SmallVector<Operation *> ops;
   llvm::SetVector<unsigned> deps; // groups that must run first
   std::string name;
@@ -161,8 +165,9 @@ private:
   /// operands from memory.
   bool opensKernel(Operation *op) const {
     return patterns.is(op, OpKind::Reduction) || patterns.is(op, OpKind::Gather) ||
-           isScatter(op);
+           isScatter(op) || isCustom(op);
   }
+  bool isCustom(Operation *op) const { return patterns.is(op, OpKind::Custom); }
   bool isScatter(Operation *op) const { return patterns.is(op, OpKind::Scatter); }
   bool isView(Operation *op) const { return patterns.is(op, OpKind::Movement); }
   bool isCompute(Operation *op) const { return isElementwise(op) || opensKernel(op); }
@@ -214,6 +219,9 @@ private:
 
   // Phase 3: emission.
   LogicalResult emitKernel(OpBuilder &b, Group &g, Launch &launch);
+  /// A user kernel's l0uop.kernel: its buffers, no body, the file and
+  /// function, after checking the file's typed boundary (row L0.1).
+  LogicalResult emitCustomKernel(OpBuilder &b, Group &g, Launch &launch);
   /// The plan: kernels, then memory (lifetimes, offsets, capacities),
   /// transfers, ingests, streams, inits and the control program.
   LogicalResult emitPlan(l1::SystemOp system,

@@ -334,6 +334,22 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     // columns (the kernel's lanes) are not the last axis of what it views:
     // its loads depend on the row (the batch index), so the tilings cannot
     // pack it once per kernel, and every row would gather its lanes.
+    // A user kernel reads each operand as one dense buffer: one seen
+    // through a view, or computed inline into its readers, is stored first.
+    if (isCustom(op))
+      for (Value operand : op->getOperands()) {
+        bool view = false;
+        Value base = baseOf(operand, view);
+        Operation *def = base.getDefiningOp();
+        if (!view && !(def && (inlined.contains(def) || isa<l1::ConstOp>(def))))
+          continue;
+        if (storedViews.count(operand))
+          continue;
+        Slot *dst = newSlot(owner + ".arg" + std::to_string(storedViews.size()),
+                            arenaOf.lookup(region), tensorOf(operand));
+        storedViews[operand] = addCopyKernel(operand, dst, op->getLoc());
+        slotOf[operand] = dst;
+      }
     if (isa<l1::MatmulOp>(op))
       for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
         auto t = operand.getDefiningOp<l1::TransposeOp>();
@@ -375,14 +391,14 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     if (!opensKernel(op)) {
       for (Value v : op->getOperands()) {
         std::optional<unsigned> g = groupOfValue(v);
-        if (g && !groups[*g].scatter && llvm::equal(groups[*g].space, shape) &&
+        if (g && !groups[*g].sealed() && llvm::equal(groups[*g].space, shape) &&
             canJoin(op, *g)) {
           chosen = g;
           break;
         }
       }
       for (unsigned k = mine.size(); !chosen && k-- > 0;)
-        if (!groups[mine[k]].scatter && llvm::equal(groups[mine[k]].space, shape) &&
+        if (!groups[mine[k]].sealed() && llvm::equal(groups[mine[k]].space, shape) &&
             canJoin(op, mine[k]))
           chosen = mine[k];
     }
@@ -392,6 +408,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
       g.space.assign(shape.begin(), shape.end());
       g.flatRows = (isa<l1::MatmulOp>(op) && shape.size() > 2) || isColumnReduction(op);
       g.scatter = isScatter(op);
+      g.custom = isCustom(op);
       g.region = region;
       groups.push_back(std::move(g));
       mine.push_back(groups.back().id);
@@ -401,8 +418,9 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     groups[g].ops.push_back(op);
     groups[g].buffers.insert(opBuffers.begin(), opBuffers.end());
     groupOf[op] = g;
-    // A scatter's result is complete only when its kernel ends.
-    if (groups[g].scatter)
+    // A scatter's (or a user kernel's) result is complete only when its
+    // kernel ends.
+    if (groups[g].sealed())
       materialized.insert(op->getResult(0));
 
     // What it reads: registers when computed in this kernel at the same

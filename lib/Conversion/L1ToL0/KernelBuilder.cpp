@@ -60,6 +60,7 @@ void synpl::l1tol0::populateL1ToL0EmitPatterns(EmitPatternSet &patterns) {
   populateReduceEmitPatterns(patterns);
   populateWindowEmitPatterns(patterns);
   populateRandomEmitPatterns(patterns);
+  populateCustomEmitPatterns(patterns);
 }
 
 //===----------------------------------------------------------------------===//
@@ -258,6 +259,8 @@ void KernelBuilder::endLoop(Value range) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
+  if (g.custom)
+    return emitCustomKernel(b, g, launch);
   // Slots it reads and writes.
   llvm::SetVector<Slot *> outs, ins;
   for (Operation *op : g.ops)

@@ -439,6 +439,13 @@ void GraphBuilder::recordInstance(Instance inst) {
 
 LogicalResult GraphBuilder::lowerOp(Operation *op) {
   auto lookup = [&](Value v) { return mapped.lookup(v); };
+  FailureOr<std::optional<UserKernelHint>> userKernel = userKernelHint(op);
+  if (failed(userKernel))
+    return failure();
+  if (*userKernel && isa<l2::RecurrentOp, l2::GraphOp, l2::MixtureOp>(op))
+    return op->emitError() << "#[l0::kernel] replaces one layer's kernel; this "
+                           << op->getName() << " holds several: put the hatch on a "
+                              "layer inside it";
   if (auto rec = dyn_cast<l2::RecurrentOp>(op)) {
     // Unrolled: the cell's ops once per step, reading the same weights.
     Block &cell = rec.getCell().front();
@@ -510,6 +517,17 @@ LogicalResult GraphBuilder::lowerOp(Operation *op) {
     inst.stream = nextStream++;
   }
   lowerForward(e, inst);
+  if (*userKernel) {
+    // The user's kernel computes the output; the backward reads it there.
+    SmallVector<Value> operands(inst.inputs.begin(), inst.inputs.end());
+    operands.append(inst.params.begin(), inst.params.end());
+    e.setLoc(op->getLoc());
+    Value out = emitUserKernel(e, **userKernel, operands, inst.output.getType());
+    for (Value &saved : inst.saved)
+      if (saved == inst.output)
+        saved = out;
+    inst.output = out;
+  }
   mapped[op->getResult(0)] = inst.output;
   recordInstance(std::move(inst));
   return success();

@@ -137,6 +137,20 @@ struct Instance {
   int64_t stream = 0;
 };
 
+/// `#[l0::kernel("file"[, "function" | "function(types) -> type"])]` on a
+/// layer (UserKernel.cpp).
+struct UserKernelHint {
+  std::string file, symbol;
+  std::optional<std::string> boundary;
+};
+/// The layer's user-kernel hatch, if it has one; failure (reported) for a
+/// malformed one.
+mlir::FailureOr<std::optional<UserKernelHint>> userKernelHint(mlir::Operation *layer);
+/// An l1.kernel_call of the hatch's function on `operands` (the layer's
+/// inputs, then its parameters), at the emitter's location.
+mlir::Value emitUserKernel(Emitter &e, const UserKernelHint &hint, mlir::ValueRange operands,
+                           mlir::Type result);
+
 /// The seed of every draw of a training graph (streams tell layers apart).
 inline constexpr int64_t kRandomSeed = 0;
 

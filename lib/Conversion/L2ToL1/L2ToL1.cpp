@@ -133,11 +133,18 @@ static LogicalResult refuseUnreadHints(Operation *op, ArrayAttr hints, bool l2Re
     auto hint = dyn_cast<l3::HintAttr>(a);
     if (!hint || (l2Read && hint.getLayer() == "l2"))
       continue;
+    // #[l0::kernel] on a layer is read by backward expansion (UserKernel.cpp).
+    if (hint.getLayer() == "l0" && hint.getDirective() == "kernel" && l2Read &&
+        op->getDialect() && op->getDialect()->getNamespace() == "l2")
+      continue;
     if (hint.getLayer() == "l0")
       return op->emitError() << "escape hatch " << hint.spelled()
-                             << " is not lowered: this compiler does not yet replace "
-                                "generated kernels with user-supplied ones (remove the "
-                                "hatch to compile the layer's own kernels)";
+                             << " is not lowered: "
+                             << (hint.getDirective() == "kernel"
+                                     ? "#[l0::kernel] replaces a layer's kernel; put it on "
+                                       "a layer of the infer DAG"
+                                     : "the L0 hatch this compiler reads is "
+                                       "#[l0::kernel(\"file\")] on a layer");
     if (isa<l3::DataOp, l3::LossOp, l3::ModelOp>(op))
       return op->emitError() << "escape hatch " << hint.spelled()
                              << " is not lowered: no lowering reads "

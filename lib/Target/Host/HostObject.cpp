@@ -13,6 +13,9 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
@@ -140,6 +143,49 @@ createHostTargetMachine(const ObjectOptions &options, std::string *cpuOut,
   return std::move(tm);
 }
 
+std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
+                                                llvm::LLVMContext &llvmContext) {
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "synpl");
+  if (!llvmModule) {
+    module.emitError() << "translation to LLVM IR failed";
+    return nullptr;
+  }
+  SmallVector<StringAttr> files;
+  if (auto list = module->getAttrOfType<ArrayAttr>("synpl.link_ir"))
+    files.assign(list.getAsRange<StringAttr>().begin(), list.getAsRange<StringAttr>().end());
+  for (StringAttr file : files) {
+    llvm::SMDiagnostic error;
+    std::unique_ptr<llvm::Module> user = llvm::parseIRFile(file.getValue(), error, llvmContext);
+    if (!user) {
+      module.emitError() << "user kernel " << file.getValue() << ": line "
+                         << error.getLineNo() << ": " << error.getMessage();
+      return nullptr;
+    }
+    // The program's target, whatever the file was written for.
+    user->setTargetTriple(llvmModule->getTargetTriple());
+    user->setDataLayout(llvmModule->getDataLayout());
+    if (llvm::Linker::linkModules(*llvmModule, std::move(user))) {
+      module.emitError() << "user kernel " << file.getValue()
+                         << ": linking it into the program failed (a symbol defined twice?)";
+      return nullptr;
+    }
+  }
+  return llvmModule;
+}
+
+llvm::SmallVector<std::string> linkedObjects(ModuleOp module) {
+  llvm::SmallVector<std::string> paths;
+  if (auto files = module->getAttrOfType<ArrayAttr>("synpl.link_objects"))
+    for (auto file : files.getAsRange<StringAttr>())
+      paths.push_back(file.getValue().str());
+  return paths;
+}
+
 LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
                          const ObjectOptions &options) {
   std::string cpu, features;
@@ -149,16 +195,10 @@ LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
   std::unique_ptr<llvm::TargetMachine> tm = std::move(*created);
   const llvm::Triple &triple = tm->getTargetTriple();
 
-  DialectRegistry registry;
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  module.getContext()->appendDialectRegistry(registry);
-
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, "synpl");
+  std::unique_ptr<llvm::Module> llvmModule = translateToLLVMIR(module, llvmContext);
   if (!llvmModule)
-    return module.emitError() << "translation to LLVM IR failed";
+    return failure();
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(tm->createDataLayout());
   // The CPU and features on every function, so the optimizer's cost model

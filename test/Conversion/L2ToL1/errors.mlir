@@ -370,8 +370,8 @@ l2.methods @method for @m
 
 // -----
 
-// A user-supplied kernel on a layer (#[l0::kernel]): refused at the layer,
-// never compiled as if the hatch were not there.
+// A user-supplied kernel hatch (#[l0::kernel]) written wrong: refused at the
+// layer, never compiled as if the hatch were not there.
 
 l1.system @single_gpu {
   l1.node @ssd_0 storage
@@ -394,8 +394,8 @@ l3.goal minimize(@objective)
 l2.methods @method for @m
     sample epoch_shuffle<batch = 4>
     infer(%x: tensor<4x8xf32>) {
-      // expected-error @+1 {{escape hatch #[l0::kernel("fused_gelu.ptx")] is not lowered: this compiler does not yet replace generated kernels with user-supplied ones}}
-      %h = l2.linear(8, 8) %x as "fc1" hints [#l3.hint<l0::kernel, "\"fused_gelu.ptx\"">] : tensor<4x8xf32>
+      // expected-error @+1 {{escape hatch #[l0::kernel("a.ptx", "b", "c")]: write #[l0::kernel("file")], #[l0::kernel("file", "function")] or #[l0::kernel("file", "function(types) -> type")]}}
+      %h = l2.linear(8, 8) %x as "fc1" hints [#l3.hint<l0::kernel, "\"a.ptx\", \"b\", \"c\"">] : tensor<4x8xf32>
       %o = l2.linear(8, 4) %h as "fc2" : tensor<4x8xf32>
       %p = l2.softmax %o : tensor<4x4xf32>
       l2.yield %p : tensor<4x4xf32>
