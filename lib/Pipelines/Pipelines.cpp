@@ -67,6 +67,9 @@ void synpl::buildCudaKernelPipeline(OpPassManager &pm,
     GpuModuleToBinaryPassOptions binary;
     binary.compilationTarget = "isa";
     pm.addPass(createGpuModuleToBinaryPass(binary));
+    LinkCudaUserKernelsOptions user;
+    user.chip = options.chip;
+    pm.addPass(createLinkCudaUserKernels(user));
   }
 }
 

@@ -30,4 +30,24 @@ def AssembleCudaBinaries : Pass<"synpl-cuda-assemble", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect"];
 }
 
+def LinkCudaUserKernels : Pass<"synpl-cuda-link-user-kernels", "mlir::ModuleOp"> {
+  let summary = "Add the PTX of user kernels (#[l0::kernel(\"k.ptx\")]) to the plan's gpu.binary";
+  let description = [{
+    For each device kernel of a plan that is a user kernel
+    (`custom_format = "ptx"`, `device_entry` set by
+    `--synpl-convert-l0uop-to-nvvm`), reads its file, checks that it defines
+    `.entry <symbol>` with one `.param` per buffer (row L0.1 at the kernel
+    otherwise), and appends the file's PTX, without its `.version`,
+    `.target` and `.address_size` lines, to the assembly object of the
+    plan's `gpu.binary @<plan>_cuda` (made, for `chip`, when no generated
+    kernel needed one). Each file is added once. Runs after
+    `gpu-module-to-binary`, before `--synpl-cuda-assemble`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "the GPU architecture of a binary this pass makes">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect"];
+}
+
 #endif // SYNPL_TARGET_PASSES_TD

@@ -94,6 +94,42 @@ struct ConvertL0UOpToNVVMPass
     SmallVector<std::pair<PlanOp, OwningOpRef<ModuleOp>>> scratches;
     SmallVector<SmallVector<Built>> builtPerPlan;
     SymbolTable moduleSymbols(module);
+    // User kernels on the device (#[l0::kernel("k.ptx")]): no UOps to
+    // lower; their entry is the file's (--synpl-cuda-link-user-kernels adds
+    // the PTX to the binary). Host code cannot run there.
+    SmallVector<KernelOp> userDeviceKernels;
+    for (PlanOp plan : module.getOps<PlanOp>()) {
+      SymbolTable planSymbols(plan);
+      for (KernelOp kernel : plan.getOps<KernelOp>()) {
+        auto format = kernel->getAttrOfType<StringAttr>("custom_format");
+        if (!format || kernel->hasAttr("device_entry") || kernel->hasAttr("host_entry") ||
+            !kernel.isDeviceKernel(planSymbols))
+          continue;
+        ++total;
+        if (format.getValue() != "ptx") {
+          failures.push_back({kernel, "its user kernel is host code (" +
+                                          format.getValue().str() +
+                                          ") but its buffers are in device memory; give "
+                                          "a PTX kernel (.ptx) for a CUDA placement"});
+          continue;
+        }
+        const cuda::CudaArch &arch = *target->arch;
+        ArrayRef<int64_t> grid = kernel.getGrid(), block = kernel.getBlock();
+        if (block[0] * block[1] * block[2] > int64_t(arch.maxThreadsPerBlock) ||
+            grid[0] > int64_t(arch.maxGridX) || grid[1] > int64_t(arch.maxGridYZ) ||
+            grid[2] > int64_t(arch.maxGridYZ)) {
+          failures.push_back({kernel, "its user kernel's launch exceeds " + chip +
+                                          "'s limits (" +
+                                          std::to_string(arch.maxThreadsPerBlock) +
+                                          " threads per block, grid (" +
+                                          std::to_string(arch.maxGridX) + ", " +
+                                          std::to_string(arch.maxGridYZ) + ", " +
+                                          std::to_string(arch.maxGridYZ) + "))"});
+          continue;
+        }
+        userDeviceKernels.push_back(kernel);
+      }
+    }
     for (PlanOp plan : module.getOps<PlanOp>()) {
       SymbolTable planSymbols(plan);
       SmallVector<KernelOp> kernels;
@@ -219,6 +255,8 @@ struct ConvertL0UOpToNVVMPass
 
     // Commit: one gpu.module per plan, then the kernels' launch attributes.
     OpBuilder b(ctx);
+    for (KernelOp kernel : userDeviceKernels)
+      kernel->setAttr("device_entry", kernel->getAttr("custom_kernel"));
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
     auto nvvmTarget = NVVM::NVVMTargetAttr::get(

@@ -22,6 +22,7 @@
 #include "synpl/Support/Property.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -77,6 +78,8 @@ LogicalResult Emitter::emitCustomKernel(OpBuilder &b, Group &g, Launch &launch) 
       llvm::sys::path::append(dir, path);
       path = dir;
     }
+    llvm::sys::fs::make_absolute(path);
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
   }
   KernelFileFormat format = kernelFileFormat(path);
   if (format == KernelFileFormat::Unknown) {
