@@ -20,7 +20,7 @@ for layer in l3 l2 l1 l0; do
   "$opt" "$file" --print-op-stats -o /dev/null 2>&1 \
     | awk -v layer="$layer" '/^ +[a-z_0-9]+\.[a-z_.0-9]+ *, *[0-9]+/ {
           gsub(/ /, ""); split($0, kv, ","); n += kv[2]
-          d = kv[1]; sub(/\..*/, "", d); if (d != "builtin") by[d] += kv[2]; ops[++k] = kv[1] " " kv[2] }
+          d = kv[1]; sub(/\..*/, "", d); if (d != "builtin") by[d] += kv[2]; ops[++k] = kv[1] ":" kv[2] }
         END { printf "  %s: %d ops (", layer, n; sep = ""
               for (d in by) { printf "%s%s %d", sep, d, by[d]; sep = ", " }
               printf ")\n    "; for (i = 1; i <= k; i++) printf "%s%s", ops[i], (i < k ? ", " : "\n") }' \
@@ -49,7 +49,7 @@ for f in "$out"/phases/*.mlir; do
 done
 echo "=== train: ${SYNPL_EPOCHS:-3} epochs on /usr/share/datasets/fashion-mnist (metrics: $out/fashion_mnist.jsonl)"
 rm -f "$out/fashion_mnist.jsonl"
-"$tmp/train" --epochs "${SYNPL_EPOCHS:-3}" --profile --progress 10 \
+"$tmp/train" --epochs "${SYNPL_EPOCHS:-3}" --progress 10 \
   --metrics "$out/fashion_mnist.jsonl" "$@"
 /usr/bin/python3 -m synplexum plot "$out/fashion_mnist.jsonl" "$out/fashion_mnist.png" \
   --title "Fashion-MNIST, the L3 spec (synplc)" | sed -e 's/^/  /'

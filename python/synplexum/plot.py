@@ -40,6 +40,8 @@ def plot(metrics: Iterable, path: Optional[str] = None, title: str = "training")
         acc_axis = axes[0][1]
         acc_axis.plot([e for e, _ in epochs], [a for _, a in epochs], "o-")
         acc_axis.set_xlabel("epoch")
+        from matplotlib.ticker import MaxNLocator
+        acc_axis.xaxis.set_major_locator(MaxNLocator(integer=True))
         acc_axis.set_ylabel("test accuracy")
         acc_axis.set_title("test accuracy")
     fig.tight_layout()
