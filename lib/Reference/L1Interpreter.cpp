@@ -560,6 +560,12 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
                  << actor << "::@" << s.getField() << ", which the state has no value for";
         return *t;
       })
+      .Case<l1::KernelCallOp>([&](l1::KernelCallOp call) -> FailureOr<Tensor> {
+        return call.emitOpError("calls the user kernel ")
+               << call.getSymbol() << " of " << call.getFile()
+               << ", which the reference interpreter cannot run: it evaluates each op "
+                  "by its definition, and a user kernel has none but its file";
+      })
       .Default([&](Operation *) -> FailureOr<Tensor> {
         return op->emitOpError("is not an op the reference interpreter knows");
       });

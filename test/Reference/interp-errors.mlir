@@ -9,6 +9,8 @@
 // RUN:   --arg='dense<1.0> : tensor<2xf32>' 2>&1 | FileCheck %s --check-prefix=CYCLE
 // RUN: not synpl-interp %s --no-verify --graph=window 2>&1 | FileCheck %s --check-prefix=STATE
 // RUN: not synpl-interp %s --no-verify --graph=nothing 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not synpl-interp %s --no-verify --graph=user_kernel \
+// RUN:   --arg='dense<1.0> : tensor<2xf32>' 2>&1 | FileCheck %s --check-prefix=USER
 
 // ARITY: :[[@LINE+3]]:1: error: 'l1.tensor_graph' op takes 1 arguments, the interpreter got 0
 // TYPE: :[[@LINE+2]]:1: error: 'l1.tensor_graph' op argument #0 is tensor<3xf32>, expected 'tensor<2xf32>'
@@ -22,6 +24,12 @@ l1.tensor_graph @to_byte on @gpu_0 compute(%a: tensor<2xf32>) {
 l1.tensor_graph @unknown on @gpu_0 compute() {
   %c = arith.constant dense<1.0> : tensor<2xf32>
   l1.return %c : tensor<2xf32>
+}
+
+// USER: :[[@LINE+2]]:8: error: 'l1.kernel_call' op calls the user kernel relu of relu.ll, which the reference interpreter cannot run: it evaluates each op by its definition, and a user kernel has none but its file
+l1.tensor_graph @user_kernel on @gpu_0 compute(%a: tensor<2xf32>) {
+  %r = l1.kernel_call "relu" from "relu.ll"(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  l1.return %r : tensor<2xf32>
 }
 
 // CYCLE: :[[@LINE+2]]:8: error: 'l1.add' op lies on a def-use cycle
