@@ -102,8 +102,9 @@ struct CudaKernelPipelineOptions
 
 /// `synpl-cuda-kernel-pipeline`: an L0 plan's device kernels to PTX --
 /// (block-reduce) + (tune-launch) + --synpl-convert-l0uop-to-nvvm + upstream
-/// gpu-module-to-binary{format=isa}. Host kernels and the rest of the plan
-/// are left for the host codegen.
+/// gpu-module-to-binary{format=isa} + --synpl-cuda-link-user-kernels (the
+/// PTX of #[l0::kernel] kernels). Host kernels and the rest of the plan are
+/// left for the host codegen.
 void buildCudaKernelPipeline(mlir::OpPassManager &pm,
                              const CudaKernelPipelineOptions &options);
 
