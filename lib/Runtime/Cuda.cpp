@@ -13,7 +13,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
+#include <string>
 #include <dlfcn.h>
 
 using namespace synpl::rt;
@@ -132,28 +134,42 @@ int32_t CudaDevice::open(int64_t deviceArch, int64_t minDriver) {
 
 int32_t CudaDevice::loadModule(const void *cubin, int64_t cubinSize,
                                const char *ptx) {
-  CUresult r = cu::ERROR_NO_BINARY_FOR_GPU;
+  // The cubin first; on any failure, the PTX when there is one (a cubin
+  // for another architecture, or one the driver refuses for any reason).
+  CUresult cubinResult = cu::SUCCESS;
   if (cubin && cubinSize > 0) {
-    r = cuModuleLoadData(&module, cubin);
-    // A cubin for another architecture: JIT the PTX instead.
-    if (r != cu::SUCCESS && r != cu::ERROR_NO_BINARY_FOR_GPU &&
-        r != cu::ERROR_INVALID_IMAGE)
-      return check(r, "cannot load the program's kernels (cubin) on %s", name);
-  }
-  if (r != cu::SUCCESS) {
+    cubinResult = cuModuleLoadData(&module, cubin);
+    if (cubinResult == cu::SUCCESS)
+      return SYNPL_RT_OK;
     if (!ptx)
-      return check(r, "the program's kernels were compiled for another GPU "
-                      "than %s (compute capability %d.%d) and carry no PTX",
-                   name, ccMajor, ccMinor);
-    r = cuModuleLoadData(&module, ptx);
-    if (r == cu::ERROR_UNSUPPORTED_PTX_VERSION)
-      return check(r, "the driver (CUDA %s) cannot compile this program's "
-                      "PTX (update the NVIDIA driver)",
-                   Version(driverVersion).text);
-    if (int32_t st = check(r, "cannot load the program's kernels (PTX) on %s", name))
-      return st;
+      return check(cubinResult, "cannot load the program's kernels (cubin) on %s and "
+                                "the program carries no PTX to compile instead",
+                   name);
   }
-  return SYNPL_RT_OK;
+  if (!ptx)
+    return fail(SYNPL_RT_ERR_DEVICE, "the program carries no kernels for %s", name);
+  // The PTX through the driver's JIT, with its error log kept for the
+  // message.
+  char errorLog[4096] = {0};
+  int options[] = {cu::JIT_ERROR_LOG_BUFFER, cu::JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {errorLog, reinterpret_cast<void *>(uintptr_t(sizeof(errorLog)))};
+  CUresult r = cuModuleLoadDataEx(&module, ptx, 2, options, values);
+  if (r == cu::SUCCESS)
+    return SYNPL_RT_OK;
+  errorLog[sizeof(errorLog) - 1] = 0;
+  std::string log(errorLog);
+  while (!log.empty() && (log.back() == '\n' || log.back() == ' '))
+    log.pop_back();
+  std::string cubinNote =
+      cubinResult != cu::SUCCESS
+          ? std::string(" (its cubin failed first: ") + errorName(cubinResult) + ")"
+          : "";
+  if (r == cu::ERROR_UNSUPPORTED_PTX_VERSION)
+    return check(r, "the driver (CUDA %s) cannot compile this program's "
+                    "PTX (update the NVIDIA driver)%s",
+                 Version(driverVersion).text, cubinNote.c_str());
+  return check(r, "cannot load the program's kernels (PTX) on %s%s%s%s", name,
+               cubinNote.c_str(), log.empty() ? "" : "; the JIT says: ", log.c_str());
 }
 
 int32_t CudaDevice::function(const char *entry, const char *kernel,

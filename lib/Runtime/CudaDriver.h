@@ -58,6 +58,14 @@ enum : CUresult {
   ERROR_UNKNOWN = 999,
 };
 
+// CUjit_option values (cuda.h): the PTX JIT's logs.
+enum : int {
+  JIT_INFO_LOG_BUFFER = 3,
+  JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+  JIT_ERROR_LOG_BUFFER = 5,
+  JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+};
+
 // CUdevice_attribute.
 enum : int {
   DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
@@ -116,6 +124,8 @@ enum : unsigned {
   X(cuEventDestroy, "cuEventDestroy_v2", CUresult, (CUevent))                  \
   X(cuEventRecord, "cuEventRecord", CUresult, (CUevent, CUstream))             \
   X(cuModuleLoadData, "cuModuleLoadData", CUresult, (CUmodule *, const void *)) \
+  X(cuModuleLoadDataEx, "cuModuleLoadDataEx", CUresult,                        \
+    (CUmodule *, const void *, unsigned, int *, void **))                      \
   X(cuModuleUnload, "cuModuleUnload", CUresult, (CUmodule))                    \
   X(cuModuleGetFunction, "cuModuleGetFunction", CUresult,                      \
     (CUfunction *, CUmodule, const char *))                                    \

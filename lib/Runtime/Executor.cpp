@@ -203,12 +203,31 @@ int32_t Executor::allocatePools() {
       // Whole pages (the region is a page-aligned mapping), as older
       // drivers require.
       uint64_t bytes = (synpl_rt_region_capacity(r) + 4095) & ~(uint64_t)4095;
-      if (int32_t st = cuda->check(
-              cuda->cuMemHostRegister(base, bytes, cu::MEMHOSTREGISTER_PORTABLE),
-              "cannot pin %llu bytes of host pool %s", (unsigned long long)bytes,
-              p.str(pool.name)))
-        return st;
-      pinnedHost.push_back(base);
+      CUresult pinned = cuda->cuMemHostRegister(base, bytes, cu::MEMHOSTREGISTER_PORTABLE);
+      if (pinned == cu::SUCCESS) {
+        pinnedHost.push_back(base);
+      } else {
+        // Not fatal: the pool stays pageable. Its copies are staged by the
+        // driver, and a stream that copies to or from it is not captured
+        // (a graph cannot hold a copy from pageable memory).
+        if (!o.quiet)
+          std::fprintf(stderr,
+                       "synpl: note: cannot pin %llu bytes of host pool %s (%s); it "
+                       "stays pageable, and the streams that copy it run without "
+                       "CUDA graphs\n",
+                       (unsigned long long)bytes, p.str(pool.name), cuda->errorName(pinned));
+        for (int64_t s = 0; s < p.streams.size && s < (int64_t)graphable.size(); ++s) {
+          const synpl_plan_stream &sr = p.streams[s];
+          for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e) {
+            const synpl_plan_entry &en = p.entries[e];
+            if (en.kind == SYNPL_PLAN_ENTRY_KERNEL)
+              continue;
+            const synpl_plan_transfer &t = p.transfers[en.index];
+            if (p.slots[t.src].pool == i || p.slots[t.dst].pool == i)
+              graphable[s] = false;
+          }
+        }
+      }
     }
     if (pool.kind == SYNPL_PLAN_POOL_ARENA) {
       // Transient memory starts as NaN bytes, so a kernel reading a slot

@@ -36,6 +36,9 @@
 //                   late or never, and the numbers change
 //   no-capture      every operation issued into a stream capture fails
 //                   with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+//   cubin-error=<r> a cubin load fails with CUresult r (default 209,
+//                   CUDA_ERROR_NO_BINARY_FOR_GPU)
+//   fail-pin        cuMemHostRegister fails with CUDA_ERROR_NOT_SUPPORTED
 //   log=<file>      one line per driver call (handles numbered in creation
 //                   order, no addresses), for tests to check
 //
@@ -74,6 +77,7 @@ enum : CUresult {
   ERROR_NOT_FOUND = 500,
   ERROR_ILLEGAL_ADDRESS = 700,
   ERROR_LAUNCH_FAILED = 719,
+  ERROR_NOT_SUPPORTED = 801,
   ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
 };
 
@@ -93,6 +97,7 @@ const char *errorName(CUresult r) {
   case ERROR_NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
   case ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
   case ERROR_LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
+  case ERROR_NOT_SUPPORTED: return "CUDA_ERROR_NOT_SUPPORTED";
   case ERROR_STREAM_CAPTURE_UNSUPPORTED: return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
   default: return nullptr;
   }
@@ -138,6 +143,8 @@ struct Fake {
   bool async = false;
   bool noCapture = false;
   FILE *log = nullptr;
+  int cubinError = 209; // CUDA_ERROR_NO_BINARY_FOR_GPU
+  bool failPin = false;
   int streams = 0, events = 0, graphs = 0;
   std::map<std::string, HostKernelFn> hostKernels;
   std::map<CUdeviceptr, size_t> memory;
@@ -174,6 +181,10 @@ struct Fake {
         failCopy = std::atol(value.c_str());
       else if (key == "log")
         log = std::fopen(value.c_str(), "w");
+      else if (key == "cubin-error")
+        cubinError = std::atoi(value.c_str());
+      else if (key == "fail-pin")
+        failPin = true;
       else
         std::fprintf(stderr, "fake libcuda: unknown SYNPL_FAKE_CUDA option '%s'\n",
                      opt.c_str());
@@ -427,6 +438,10 @@ EXPORT CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) {
 }
 
 EXPORT CUresult cuMemHostRegister_v2(void *, size_t bytes, unsigned flags) {
+  if (fake().failPin) {
+    fake().say("cuMemHostRegister %zu flags=%u: CUDA_ERROR_NOT_SUPPORTED", bytes, flags);
+    return ERROR_NOT_SUPPORTED;
+  }
   fake().say("cuMemHostRegister %zu flags=%u", bytes, flags);
   return SUCCESS;
 }
@@ -592,33 +607,57 @@ EXPORT CUresult cuGraphDestroy(Graph *graph) {
   return SUCCESS;
 }
 
-EXPORT CUresult cuModuleLoadData(Module **m, const void *image) {
+/// cuModuleLoadData and cuModuleLoadDataEx: `log` (the JIT's error log
+/// buffer, when given) receives a line on a PTX error.
+static CUresult loadModule(const char *call, Module **m, const void *image, char *log,
+                           size_t logSize) {
   Fake &f = fake();
   if (CUresult r = ready())
     return r;
   const char *bytes = static_cast<const char *>(image);
   if (!std::memcmp(bytes, "\x7f" "ELF", 4)) {
-    // A cubin is for one architecture; say it is not this GPU's.
-    f.say("cuModuleLoadData cubin: CUDA_ERROR_NO_BINARY_FOR_GPU");
-    return ERROR_NO_BINARY_FOR_GPU;
+    // A cubin is for one architecture; say it is not this GPU's (or what
+    // cubin-error says).
+    const char *n = errorName(f.cubinError);
+    f.say("%s cubin: %s", call, n ? n : "CUDA_ERROR_?");
+    return f.cubinError;
   }
   Module *mod = new Module;
   int version = 0;
   if (!parsePtx(bytes, *mod, version) || mod->entries.empty()) {
     delete mod;
-    f.say("cuModuleLoadData ptx: CUDA_ERROR_INVALID_PTX");
+    f.say("%s ptx: CUDA_ERROR_INVALID_PTX", call);
+    if (log && logSize)
+      std::snprintf(log, logSize, "ptxas fatal   : fake driver: no .entry in the PTX\n");
     return ERROR_INVALID_PTX;
   }
   if (version && driverForPtx(version) > f.driver) {
     delete mod;
-    f.say("cuModuleLoadData ptx %d.%d: CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
-          version / 10, version % 10);
+    f.say("%s ptx %d.%d: CUDA_ERROR_UNSUPPORTED_PTX_VERSION", call, version / 10,
+          version % 10);
     return ERROR_UNSUPPORTED_PTX_VERSION;
   }
-  f.say("cuModuleLoadData ptx %d.%d (%zu entries)", version / 10, version % 10,
+  f.say("%s ptx %d.%d (%zu entries)", call, version / 10, version % 10,
         mod->entries.size());
   *m = mod;
   return SUCCESS;
+}
+
+EXPORT CUresult cuModuleLoadData(Module **m, const void *image) {
+  return loadModule("cuModuleLoadData", m, image, nullptr, 0);
+}
+
+EXPORT CUresult cuModuleLoadDataEx(Module **m, const void *image, unsigned numOptions,
+                                   int *options, void **values) {
+  char *log = nullptr;
+  size_t logSize = 0;
+  for (unsigned i = 0; i < numOptions; ++i) {
+    if (options[i] == 5) // CU_JIT_ERROR_LOG_BUFFER
+      log = static_cast<char *>(values[i]);
+    if (options[i] == 6) // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+      logSize = reinterpret_cast<uintptr_t>(values[i]);
+  }
+  return loadModule("cuModuleLoadDataEx", m, image, log, logSize);
 }
 
 EXPORT CUresult cuModuleUnload(Module *m) {
