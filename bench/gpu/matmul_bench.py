@@ -40,7 +40,15 @@ class Driver:
     def load(self, ptx, entry, shared):
         module = ctypes.c_void_p()
         data = ctypes.create_string_buffer(ptx.encode() + b"\0")
-        self.check(self.lib.cuModuleLoadData(ctypes.byref(module), data), "cuModuleLoadData")
+        # The JIT's error log (CU_JIT_ERROR_LOG_BUFFER = 5, its size = 6), so
+        # a PTX the driver rejects says why.
+        log = ctypes.create_string_buffer(8192)
+        options = (ctypes.c_int * 2)(5, 6)
+        values = (ctypes.c_void_p * 2)(ctypes.cast(log, ctypes.c_void_p), ctypes.c_void_p(len(log)))
+        rc = self.lib.cuModuleLoadDataEx(ctypes.byref(module), data, 2, options, values)
+        if rc != 0:
+            self.check(rc, "cuModuleLoadDataEx " + entry + ": " +
+                       log.value.decode(errors="replace").strip())
         func = ctypes.c_void_p()
         self.check(self.lib.cuModuleGetFunction(ctypes.byref(func), module, entry.encode()),
                    "cuModuleGetFunction " + entry)

@@ -143,6 +143,9 @@ private:
   const CudaOptions &options;
   /// Tile values on the tensor cores -> their role; empty: per-thread form.
   llvm::DenseMap<Value, Frag> frags;
+  /// The k of the WMMAs an accumulator tile meets (8: tf32, 16: f16/bf16):
+  /// its loads and stores take the same m16n16k<k> shape.
+  llvm::DenseMap<Value, int64_t> accK;
   bool tensorTiles = false;
   /// Refusals found by planTiles, reported when the op is reached.
   llvm::DenseMap<Operation *, std::string> tileRefusals;

@@ -18,11 +18,63 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <numeric>
+
 namespace synpl::l0tonvvm {
 
 //===----------------------------------------------------------------------===//
 // Tensor cores
 //===----------------------------------------------------------------------===//
+
+/// A number `v` is known to be a multiple of (1 when nothing is known): a
+/// RANGE's lower bound and step, constants, and sums and products of those.
+static int64_t knownDivisor(Value v, int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
+    return 1;
+  if (auto r = dyn_cast<RangeOp>(def))
+    return std::gcd(r.getLower(), r.getStep());
+  if (auto c = dyn_cast<ConstOp>(def)) {
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue())) {
+      int64_t n = std::abs(i.getInt());
+      return n == 0 ? int64_t(1) << 20 : n;
+    }
+    return 1;
+  }
+  if (isa<AddOp>(def) && def->getNumOperands() == 2)
+    return std::gcd(knownDivisor(def->getOperand(0), depth + 1),
+                    knownDivisor(def->getOperand(1), depth + 1));
+  if (isa<MulOp>(def) && def->getNumOperands() == 2)
+    return std::min<int64_t>(int64_t(1) << 20,
+                             knownDivisor(def->getOperand(0), depth + 1) *
+                                 knownDivisor(def->getOperand(1), depth + 1));
+  return 1;
+}
+
+/// Whether a tile load or store meets WMMA's alignment: a row stride that
+/// is a multiple of 16 bytes and an address that is provably a multiple of
+/// 32 bytes (the buffer's pool alignment, the row index times the stride,
+/// the column index).
+static bool tileAligned(CustomOp c, KernelOp kernel, SymbolTable &planSymbols) {
+  ValueRange src = c.getSrc();
+  auto buf = src.size() >= 3 ? dyn_cast<BufType>(src[0].getType()) : BufType();
+  auto arg = src.empty() ? BlockArgument() : dyn_cast<BlockArgument>(src[0]);
+  if (!buf || buf.getRank() != 2 || !arg)
+    return false;
+  int64_t bytes = std::max<int64_t>(1, buf.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t rowBytes = buf.getShape()[1] * bytes;
+  if (rowBytes % 16)
+    return false;
+  int64_t base = 0;
+  if (FlatSymbolRefAttr ref = kernel.getSlotOf(arg))
+    if (auto slot = planSymbols.lookup<SlotOp>(ref.getValue()))
+      if (auto pool = planSymbols.lookup<PoolOp>(slot.getPool()))
+        base = pool.getAlignment();
+  if (base % 32)
+    return false;
+  return (knownDivisor(src[1]) * rowBytes) % 32 == 0 &&
+         (knownDivisor(src[2]) * bytes) % 32 == 0;
+}
 
 void CudaKernelBuilder::planTiles() {
   Block &body = kernel.getBody().front();
@@ -44,6 +96,13 @@ void CudaKernelBuilder::planTiles() {
     if (!ce.isF32() || (!half && !tf32))
       return;
   }
+  // WMMA loads and stores need a 16-byte row stride and a 32-byte aligned
+  // address; a tile not provably so keeps the whole kernel per-thread.
+  for (Operation &op : body)
+    if (auto c = dyn_cast<CustomOp>(op);
+        c && (c.getCallee() == kTileLoad || c.getCallee() == kTileStore) &&
+        !tileAligned(c, kernel, planSymbols))
+      return;
   tensorTiles = true;
   // Values that vary within a warp: anything depending on a RANGE mapped
   // onto threads (global_*, local_*).
@@ -113,6 +172,13 @@ void CudaKernelBuilder::planTiles() {
       setRole(w.getB(), Frag::B, &op);
       setRole(w.getC(), Frag::C, &op);
       setRole(w.getResult(), Frag::C, &op);
+      int64_t k = cast<VectorType>(w.getA().getType()).getDimSize(1);
+      for (Value acc : {w.getC(), w.getResult()}) {
+        auto [it, inserted] = accK.try_emplace(acc, k);
+        if (!inserted && it->second != k)
+          refuse(&op, "an accumulator tile meets WMMAs of two shapes (m16n16k8 "
+                      "tf32 and m16n16k16): load and store it once per shape");
+      }
       continue;
     }
     if (auto c = dyn_cast<CustomOp>(op); c && c.getCallee() == kTileStore) {
@@ -236,8 +302,11 @@ LogicalResult CudaKernelBuilder::lowerTileOp(Operation *op, std::string &why) {
   int rows = vt.getDimSize(0), cols = vt.getDimSize(1);
   // m, n, k of the instruction this fragment belongs to.
   int m = 16, n = 16, k = f == Frag::A ? cols : f == Frag::B ? rows : 16;
-  if (f == Frag::C && vt.getElementType().isF32())
-    k = 16; // f32 accumulators are the same for k = 8 (tf32) and 16
+  if (f == Frag::C) {
+    // The accumulator's shape is its WMMAs': m16n16k8 for tf32, k16 else.
+    auto it = accK.find(tile);
+    k = it != accK.end() ? it->second : 16;
+  }
   std::optional<NVVM::MMATypes> t = mmaType(vt.getElementType(), f != Frag::C);
   if (!t || (f == Frag::C && !vt.getElementType().isF32())) {
     why = "tensor-core tiles are f16/bf16 (A, B) or f32 (tf32 A, B; C)";
