@@ -72,34 +72,31 @@ st=$?
 if [ $st -eq 0 ] && [ -n "$gpu" ]; then verdict gpu "ok ($(echo "$gpu" | head -1))"
 else verdict gpu "FAILED ($(why $st 10)): $(echo "$gpu" | head -1)"; fi
 
-say ""
-say "## smoke: 50 steps, synchronous, no graphs, against the host build"
-rm -f "$out/smoke.jsonl"
-SYNPL_CUDA_SYNC=1 SYNPL_CUDA_GRAPHS=0 SYNPL_CUDA_OVERLAP=0 \
-  run 45 "$bundle/train_cuda" --data "$bundle/data" --epochs 1 --steps 50 --no-eval \
-  --progress 0 --metrics "$out/smoke.jsonl" >"$out/smoke.out"
-st=$?
-if [ $st -ne 0 ]; then
-  verdict smoke "FAILED ($(why $st 45)): $(grep -m1 'error' "$out/smoke.out" || tail -1 "$out/smoke.out")"
-elif [ -f "$bundle/host_smoke.jsonl" ]; then
-  verdict smoke "$(compare "$out/smoke.jsonl" "$bundle/host_smoke.jsonl")"
-else
-  verdict smoke "ok (ran; no host reference in the bundle to compare with)"
-fi
+# steps STAGE [ENV=VALUE...]: 50 steps of the compiled program under the
+# environment given, their losses against the host build's.
+steps() {
+  local stage="$1"; shift
+  rm -f "$out/$stage.jsonl"
+  env "$@" timeout -k 5 45 "$bundle/train_cuda" --data "$bundle/data" --epochs 1 --steps 50 \
+    --no-eval --progress 0 --metrics "$out/$stage.jsonl" >"$out/$stage.out" 2>&1
+  local st=$?
+  echo "+ $* train_cuda --steps 50 (exit $st)" >>"$log"
+  cat "$out/$stage.out" >>"$log"
+  if [ $st -ne 0 ]; then
+    verdict "$stage" "FAILED ($(why $st 45)): $(grep -m1 'error' "$out/$stage.out" || tail -1 "$out/$stage.out")"
+  elif [ -f "$bundle/host_smoke.jsonl" ]; then
+    verdict "$stage" "$(compare "$out/$stage.jsonl" "$bundle/host_smoke.jsonl")"
+  else
+    verdict "$stage" "ok (ran; no host reference in the bundle to compare with)"
+  fi
+}
 
 say ""
+say "## smoke: 50 steps, synchronous, no graphs, against the host build"
+steps smoke SYNPL_CUDA_SYNC=1 SYNPL_CUDA_GRAPHS=0 SYNPL_CUDA_OVERLAP=0
+say ""
 say "## graphs: the same 50 steps with CUDA graphs and overlap"
-rm -f "$out/graphs.jsonl"
-run 45 "$bundle/train_cuda" --data "$bundle/data" --epochs 1 --steps 50 --no-eval --quiet \
-  --metrics "$out/graphs.jsonl" >"$out/graphs.out"
-st=$?
-if [ $st -ne 0 ]; then
-  verdict graphs "FAILED ($(why $st 45)): $(grep -m1 'error' "$out/graphs.out" || tail -1 "$out/graphs.out")"
-elif [ -f "$bundle/host_smoke.jsonl" ]; then
-  verdict graphs "$(compare "$out/graphs.jsonl" "$bundle/host_smoke.jsonl")"
-else
-  verdict graphs "ok (ran)"
-fi
+steps graphs SYNPL_CUDA_GRAPHS=1
 
 say ""
 say "## train: Fashion-MNIST, compiled (--target=cuda), 3 epochs"
