@@ -205,8 +205,9 @@ LogicalResult Emitter::planBuffers() {
         }
       WalkResult r = stage.walk([&](Operation *op) -> WalkResult {
         if (auto rb = dyn_cast<l1::ReadBatchOp>(op)) {
-          IngestItem ingest{uniqueName(owner + ".read" + std::to_string(ingests.size())),
-                            rb, {}, {}};
+          IngestItem ingest;
+          ingest.name = uniqueName(owner + ".read" + std::to_string(ingests.size()));
+          ingest.op = rb;
           auto data = SymbolTable::lookupNearestSymbolFrom<l1::DataOp>(
               rb, rb.getSourceAttr());
           for (auto [i, res] : llvm::enumerate(rb.getResults())) {

@@ -240,7 +240,8 @@ std::string callText(const HintValue &call, int64_t outWidth, std::string &error
       args.push_back({key, argText(key, value, outWidth, error)});
   } else {
     const Signature &sig = it->second;
-    for (auto &[key, value] : call.args) {
+    for (auto &arg : call.args) {
+      const std::string &key = arg.first;
       if (llvm::none_of(sig, [&](auto &param) { return param.first == key; })) {
         std::string known;
         for (auto &param : sig)
@@ -249,7 +250,9 @@ std::string callText(const HintValue &call, int64_t outWidth, std::string &error
           error = call.text + " has no argument '" + key + "'; its arguments are " + known;
       }
     }
-    for (auto &[param, fallback] : sig) {
+    for (auto &entry : sig) {
+      const auto &param = entry.first;
+      const auto &fallback = entry.second;
       auto given = llvm::find_if(call.args, [&](auto &a) { return a.first == param; });
       if (given != call.args.end()) {
         args.push_back({param, argText(param, given->second, outWidth, error)});

@@ -499,7 +499,8 @@ EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n,
 EXPORT CUresult cuStreamCreate(Stream **s, unsigned flags) {
   if (CUresult r = ready())
     return r;
-  *s = new Stream{++fake().streams};
+  *s = new Stream();
+  (*s)->id = ++fake().streams;
   fake().say("cuStreamCreate stream%d flags=%u", (*s)->id, flags);
   return SUCCESS;
 }
