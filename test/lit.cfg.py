@@ -31,6 +31,9 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # must not change what the tests place. Tests of the detection set it to 1
 # (with the fake driver of test/lib/FakeCuda on LD_LIBRARY_PATH).
 config.environment["SYNPL_CUDA_DETECT"] = "0"
+# The object cache of the executables tests compile: the build tree's, not
+# the user's (~/.cache/synpl).
+config.environment["SYNPL_CACHE_DIR"] = os.path.join(config.test_exec_root, "object-cache")
 
 # The real Fashion-MNIST files (Debian's datasets path); tests that train on
 # them say `REQUIRES: fashion-mnist` and are UNSUPPORTED where they are missing.

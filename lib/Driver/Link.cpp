@@ -99,23 +99,40 @@ LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef pa
     return fail(options, module,
                 "no C++ linker driver found (clang++, c++ or g++); pass "
                 "--linker-driver");
-  llvm::SmallString<128> objectPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("synplc", "o", objectPath))
-    return fail(options, module,
-                "cannot create a temporary object file: " + ec.message());
-  if (failed(writeObject(module, objectPath, options))) {
-    llvm::sys::fs::remove(objectPath);
+  // The objects: the program split into parts compiled in parallel, each
+  // from the cache when an identical part was compiled before.
+  llvm::SmallString<128> scratch;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("synplc", scratch))
+    return fail(options, module, "cannot create a temporary folder: " + ec.message());
+  auto cleanup = [&] { llvm::sys::fs::remove_directories(scratch); };
+  host::ObjectOptions objectOptions;
+  objectOptions.cpu = options.cpu;
+  objectOptions.optLevel = std::min(options.optLevel, 3u);
+  host::ObjectCache cache;
+  if (options.cache)
+    cache.dir = options.cacheDir.empty() ? host::ObjectCache::defaultDir() : options.cacheDir;
+  FailureOr<host::ObjectParts> parts =
+      host::emitObjectParts(module, scratch, objectOptions, cache);
+  if (failed(parts)) {
+    cleanup();
     return failure();
   }
+  if (options.progress)
+    options.progress(("objects: " + llvm::Twine(parts->paths.size()) + " parts, " +
+                      llvm::Twine(parts->reused) + " from the cache" +
+                      (cache.dir.empty() ? "" : " (" + cache.dir + ")") + ", " +
+                      llvm::Twine(parts->compiled) + " compiled")
+                         .str());
   // -ldl: the runtime opens the CUDA driver with dlopen.
-  SmallVector<std::string> linkArgs = {linker,      objectPath.str().str(),
-                                       runtime,     "-lz",
-                                       "-lpthread", "-ldl",
-                                       "-lmvec",    "-lm",
-                                       "-o",        path.str()};
+  SmallVector<std::string> linkArgs = {linker};
+  linkArgs.append(parts->paths.begin(), parts->paths.end());
+  for (const char *arg : {"-lz", "-lpthread", "-ldl", "-lmvec", "-lm", "-o"})
+    linkArgs.push_back(arg);
+  linkArgs.push_back(path.str());
+  linkArgs.insert(linkArgs.begin() + 1 + parts->paths.size(), runtime);
   // The object files of user kernels (#[l0::kernel("k.o")]).
   for (const std::string &object : host::linkedObjects(module))
-    linkArgs.insert(linkArgs.begin() + 2, object);
+    linkArgs.insert(linkArgs.begin() + 1, object);
   if (llvm::StringRef(linker).contains("clang"))
     linkArgs.insert(linkArgs.begin() + 1, "-fuse-ld=lld");
   SmallVector<llvm::StringRef> argRefs(linkArgs.begin(), linkArgs.end());
@@ -127,7 +144,7 @@ LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef pa
   }
   std::string linkError;
   int rc = llvm::sys::ExecuteAndWait(linker, argRefs, std::nullopt, {}, 0, 0, &linkError);
-  llvm::sys::fs::remove(objectPath);
+  cleanup();
   if (rc != 0)
     return fail(options, module,
                 "linking " + path + " failed" +

@@ -141,6 +141,12 @@ cl::opt<bool> cudaHostKernels(
              "fake driver of test/lib/FakeCuda runs them, so a CUDA build "
              "trains without a GPU)"),
     cl::Hidden, cl::cat(category));
+cl::opt<bool> noCache(
+    "no-cache",
+    cl::desc("compile every part of the executable and keep nothing (by "
+             "default parts compiled before with the same IR and options come "
+             "from the object cache, $SYNPL_CACHE_DIR or ~/.cache/synpl)"),
+    cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("print each stage, the plan summary and the "
                                     "link command"),
                       cl::cat(category));
@@ -333,6 +339,7 @@ int main(int argc, char **argv) {
     link.optLevel = optLevel;
     link.runtimeLib = runtimeLib;
     link.linkerDriver = linkerDriver;
+    link.cache = !noCache;
     link.progress = options.progress;
     link.error = options.error;
     if (output == Emit::Object)

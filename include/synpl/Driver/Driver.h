@@ -90,6 +90,12 @@ struct LinkOptions {
   std::string runtimeLib;
   /// The C++ driver that links; empty: found (findLinker).
   std::string linkerDriver;
+  /// An executable's objects come from the object cache (parts compiled
+  /// before with the same IR and options), the rest are compiled in
+  /// parallel and added to it. False: compile every part, keep nothing.
+  bool cache = true;
+  /// The cache's folder; empty: host::ObjectCache::defaultDir().
+  std::string cacheDir;
   std::function<void(llvm::StringRef)> progress;
   /// As CompileOptions::error.
   std::function<void(const llvm::Twine &)> error;

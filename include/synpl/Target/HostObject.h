@@ -73,6 +73,32 @@ llvm::SmallVector<std::string> linkedObjects(mlir::ModuleOp module);
 mlir::LogicalResult emitObject(mlir::ModuleOp module, llvm::raw_pwrite_stream &os,
                                const ObjectOptions &options = {});
 
+/// Where compiled objects are kept between compiles, keyed by the content
+/// of what they were compiled from (ObjectParts.cpp).
+struct ObjectCache {
+  /// The folder; empty: no cache (every part is compiled).
+  std::string dir;
+  /// $SYNPL_CACHE_DIR, else $XDG_CACHE_HOME/synpl, else ~/.cache/synpl.
+  static std::string defaultDir();
+};
+
+/// The objects emitObjectParts wrote or found, to be linked together.
+struct ObjectParts {
+  llvm::SmallVector<std::string> paths;
+  unsigned reused = 0, compiled = 0;
+};
+
+/// `module` (LLVM dialect only) as several objects: its LLVM IR is split
+/// into `parts` modules (0: four per hardware thread, at least 8; functions
+/// that share internal globals stay together), each optimized and compiled
+/// on its own thread, or taken from `cache` when an identical part (the same
+/// IR, target, CPU, features and options) was compiled before. New objects
+/// go to the cache, or to `scratchDir` without one. Errors are emitted as
+/// diagnostics at the module.
+mlir::FailureOr<ObjectParts> emitObjectParts(mlir::ModuleOp module, llvm::StringRef scratchDir,
+                                             const ObjectOptions &options,
+                                             const ObjectCache &cache, unsigned parts = 0);
+
 /// Registers `--synpl-to-object` with mlir-translate's registry.
 void registerToObjectTranslation();
 

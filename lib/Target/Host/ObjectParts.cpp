@@ -1,0 +1,195 @@
+//===- ObjectParts.cpp - The program as cached objects, compiled in parallel ===//
+//
+// What makes a compile fast: the module's LLVM IR is split into parts
+// (llvm::SplitModule, which keeps functions that share internal globals
+// together), each part is keyed by the SHA-256 of its bitcode and of every
+// option that changes its object, and only the parts the cache does not hold
+// are optimized and compiled, each on its own thread with its own LLVM
+// context and target machine. A change to one kernel (or to a learning rate,
+// which lives in one kernel or the plan's tables) recompiles only the parts
+// it touches.
+//
+//===----------------------------------------------------------------------===//
+#include "synpl/Target/HostObject.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
+
+#include <cstdlib>
+#include <mutex>
+
+using namespace mlir;
+
+namespace synpl::host {
+
+std::string ObjectCache::defaultDir() {
+  if (const char *dir = std::getenv("SYNPL_CACHE_DIR"); dir && *dir)
+    return dir;
+  llvm::SmallString<256> path;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    path = xdg;
+  } else if (const char *home = std::getenv("HOME"); home && *home) {
+    path = home;
+    llvm::sys::path::append(path, ".cache");
+  } else {
+    return "";
+  }
+  llvm::sys::path::append(path, "synpl");
+  return path.str().str();
+}
+
+namespace {
+
+std::string hex(llvm::ArrayRef<uint8_t> bytes) {
+  static const char *digits = "0123456789abcdef";
+  std::string s;
+  for (uint8_t b : bytes) {
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
+  return s;
+}
+
+/// The object of one part's bitcode, compiled in a fresh context.
+llvm::Expected<std::string> compilePart(llvm::StringRef bitcode, const ObjectOptions &options) {
+  llvm::LLVMContext context;
+  auto module = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "part"), context);
+  if (!module)
+    return module.takeError();
+  auto tm = createHostTargetMachine(options);
+  if (!tm)
+    return tm.takeError();
+  if (llvm::Error err = optimizeForHost(**module, **tm, options))
+    return std::move(err);
+  llvm::SmallString<0> object;
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager codegen;
+  if ((*tm)->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the backend cannot emit object files");
+  codegen.run(**module);
+  return std::string(object.str());
+}
+
+/// Writes `bytes` to `path` whole or not at all (a temporary, then rename).
+bool writeAtomically(llvm::StringRef path, llvm::StringRef bytes) {
+  llvm::SmallString<256> tmp;
+  int fd;
+  if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, tmp))
+    return false;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << bytes;
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(tmp);
+      return false;
+    }
+  }
+  if (llvm::sys::fs::rename(tmp, path)) {
+    llvm::sys::fs::remove(tmp);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchDir,
+                                       const ObjectOptions &options, const ObjectCache &cache,
+                                       unsigned parts) {
+  std::string cpu, features;
+  auto created = createHostTargetMachine(options, &cpu, &features);
+  if (!created)
+    return module.emitError() << llvm::toString(created.takeError());
+  std::unique_ptr<llvm::TargetMachine> tm = std::move(*created);
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translateToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return failure();
+  llvmModule->setTargetTriple(tm->getTargetTriple());
+  llvmModule->setDataLayout(tm->createDataLayout());
+  for (llvm::Function &f : *llvmModule) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", cpu);
+    if (!features.empty())
+      f.addFnAttr("target-features", features);
+  }
+
+  unsigned threads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+  if (parts == 0)
+    parts = std::max(8u, 4 * threads);
+  std::vector<std::string> bitcodes;
+  llvm::SplitModule(*llvmModule, parts, [&](std::unique_ptr<llvm::Module> part) {
+    std::string bc;
+    llvm::raw_string_ostream os(bc);
+    llvm::WriteBitcodeToFile(*part, os);
+    bitcodes.push_back(std::move(bc));
+  });
+
+  // Each part's key: its bitcode and everything else its object depends on.
+  std::string salt = "synpl-objects-v1|" LLVM_VERSION_STRING "|" +
+                     tm->getTargetTriple().str() + "|" + cpu + "|" + features + "|O" +
+                     std::to_string(options.optLevel) + "|" +
+                     std::to_string(options.useLibmvec) + std::to_string(options.reassociate);
+  if (!cache.dir.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(cache.dir))
+      return module.emitError() << "cannot create the object cache " << cache.dir << ": "
+                                << ec.message() << " (--no-cache compiles without it)";
+  ObjectParts result;
+  std::vector<std::string> paths(bitcodes.size());
+  std::vector<size_t> toCompile;
+  for (size_t i = 0; i < bitcodes.size(); ++i) {
+    llvm::SHA256 hash;
+    hash.update(salt);
+    hash.update(bitcodes[i]);
+    std::string key = hex(hash.final());
+    llvm::SmallString<256> path(cache.dir.empty() ? scratchDir : llvm::StringRef(cache.dir));
+    llvm::sys::path::append(path, key + ".o");
+    paths[i] = path.str().str();
+    if (!cache.dir.empty() && llvm::sys::fs::exists(paths[i]))
+      ++result.reused;
+    else
+      toCompile.push_back(i);
+  }
+
+  std::vector<std::string> objects(bitcodes.size()), errors(bitcodes.size());
+  {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
+    for (size_t i : toCompile)
+      pool.async([&, i] {
+        llvm::Expected<std::string> object = compilePart(bitcodes[i], options);
+        if (object)
+          objects[i] = std::move(*object);
+        else
+          errors[i] = llvm::toString(object.takeError());
+      });
+    pool.wait();
+  }
+  for (size_t i : toCompile) {
+    if (!errors[i].empty())
+      return module.emitError() << "compiling part " << i << " of the program: " << errors[i];
+    if (!writeAtomically(paths[i], objects[i]))
+      return module.emitError() << "cannot write " << paths[i];
+    ++result.compiled;
+  }
+  result.paths.assign(paths.begin(), paths.end());
+  return result;
+}
+
+} // namespace synpl::host
