@@ -68,6 +68,12 @@ std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
 /// which the program must be linked with.
 llvm::SmallVector<std::string> linkedObjects(mlir::ModuleOp module);
 
+/// Gives `llvmModule` the target machine's triple and data layout, and its
+/// functions the CPU and features (so that the optimizer's cost model and
+/// the vectorizer see the real target).
+void setHostTarget(llvm::Module &llvmModule, llvm::TargetMachine &tm, llvm::StringRef cpu,
+                   llvm::StringRef features);
+
 /// Writes `module` (LLVM dialect only) as an object file. Errors are
 /// emitted as diagnostics at the module.
 mlir::LogicalResult emitObject(mlir::ModuleOp module, llvm::raw_pwrite_stream &os,

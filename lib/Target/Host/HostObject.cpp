@@ -186,6 +186,21 @@ llvm::SmallVector<std::string> linkedObjects(ModuleOp module) {
   return paths;
 }
 
+void setHostTarget(llvm::Module &llvmModule, llvm::TargetMachine &tm, llvm::StringRef cpu,
+                   llvm::StringRef features) {
+  llvmModule.setTargetTriple(tm.getTargetTriple());
+  llvmModule.setDataLayout(tm.createDataLayout());
+  // The CPU and features on every function, so the optimizer's cost model
+  // and the vectorizer see the real target.
+  for (llvm::Function &f : llvmModule) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", cpu);
+    if (!features.empty())
+      f.addFnAttr("target-features", features);
+  }
+}
+
 LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
                          const ObjectOptions &options) {
   std::string cpu, features;
@@ -199,17 +214,7 @@ LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
   std::unique_ptr<llvm::Module> llvmModule = translateToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return failure();
-  llvmModule->setTargetTriple(triple);
-  llvmModule->setDataLayout(tm->createDataLayout());
-  // The CPU and features on every function, so the optimizer's cost model
-  // and the vectorizer see the real target.
-  for (llvm::Function &f : *llvmModule) {
-    if (f.isDeclaration())
-      continue;
-    f.addFnAttr("target-cpu", cpu);
-    if (!features.empty())
-      f.addFnAttr("target-features", features);
-  }
+  setHostTarget(*llvmModule, *tm, cpu, features);
 
   if (llvm::Error err = optimizeForHost(*llvmModule, *tm, options))
     return module.emitError() << "LLVM optimization failed: "

@@ -121,15 +121,7 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
   std::unique_ptr<llvm::Module> llvmModule = translateToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return failure();
-  llvmModule->setTargetTriple(tm->getTargetTriple());
-  llvmModule->setDataLayout(tm->createDataLayout());
-  for (llvm::Function &f : *llvmModule) {
-    if (f.isDeclaration())
-      continue;
-    f.addFnAttr("target-cpu", cpu);
-    if (!features.empty())
-      f.addFnAttr("target-features", features);
-  }
+  setHostTarget(*llvmModule, *tm, cpu, features);
 
   unsigned threads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   if (parts == 0)
