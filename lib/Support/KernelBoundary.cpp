@@ -1,5 +1,6 @@
 //===- KernelBoundary.cpp - The typed boundary of a user kernel -----------===//
 #include "synpl/Support/KernelBoundary.h"
+#include "synpl/Support/Property.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
@@ -208,4 +209,10 @@ StringRef synpl::kernelFileFormatName(KernelFileFormat format) {
     return "unknown";
   }
   return "unknown";
+}
+
+mlir::InFlightDiagnostic synpl::emitUserKernelError(mlir::Operation *op, StringRef symbol,
+                                                   StringRef file) {
+  return emitCheckError(op, Property::Safety, "L0.1")
+         << "the user kernel " << symbol << " from " << file << ": ";
 }

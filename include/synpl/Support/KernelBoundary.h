@@ -14,6 +14,7 @@
 #ifndef SYNPL_SUPPORT_KERNELBOUNDARY_H
 #define SYNPL_SUPPORT_KERNELBOUNDARY_H
 
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -49,6 +50,12 @@ std::optional<KernelBoundary> parseKernelBoundary(llvm::StringRef text, std::str
 /// `symbol`'s boundary; none when no line does.
 std::optional<std::string> findKernelBoundaryLine(llvm::StringRef fileText,
                                                   llvm::StringRef symbol);
+
+/// The error of a user kernel that breaks its contract, at `op` (the hatch's
+/// layer or its kernel): `[safety] L0.1: the user kernel <symbol> from
+/// <file>: `, the caller streaming the rest.
+mlir::InFlightDiagnostic emitUserKernelError(mlir::Operation *op, llvm::StringRef symbol,
+                                             llvm::StringRef file);
 
 /// What a kernel file holds, by its extension.
 enum class KernelFileFormat { LLVMIR, Bitcode, Object, PTX, Unknown };

@@ -68,6 +68,11 @@ std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
 /// which the program must be linked with.
 llvm::SmallVector<std::string> linkedObjects(mlir::ModuleOp module);
 
+/// optimizeForHost, then the target's code generator: `llvmModule` (already
+/// given the target, setHostTarget) as an object file on `os`.
+llvm::Error compileForHost(llvm::Module &llvmModule, llvm::TargetMachine &tm,
+                           const ObjectOptions &options, llvm::raw_pwrite_stream &os);
+
 /// Gives `llvmModule` the target machine's triple and data layout, and its
 /// functions the CPU and features (so that the optimizer's cost model and
 /// the vectorizer see the real target).

@@ -20,7 +20,7 @@
 #include "Lowering.h"
 
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
-#include "synpl/Support/Property.h"
+#include "synpl/Support/KernelBoundary.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -43,9 +43,9 @@ LogicalResult lowerCustomKernel(ModuleOp module, ModuleOp scratch, l0uop::Kernel
 namespace {
 
 InFlightDiagnostic boundaryError(l0uop::KernelOp kernel) {
-  return emitCheckError(kernel, Property::Safety, "L0.1")
-         << "the user kernel " << kernel->getAttrOfType<StringAttr>("custom_kernel").getValue()
-         << " from " << kernel->getAttrOfType<StringAttr>("custom_file").getValue() << ": ";
+  return emitUserKernelError(kernel,
+                             kernel->getAttrOfType<StringAttr>("custom_kernel").getValue(),
+                             kernel->getAttrOfType<StringAttr>("custom_file").getValue());
 }
 
 /// Checks that `path` (LLVM IR or bitcode) defines `symbol` as

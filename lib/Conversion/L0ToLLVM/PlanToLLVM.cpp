@@ -671,10 +671,8 @@ struct ConvertL0PlanToLLVM
       switch (o.getFormat()) {
       case gpu::CompilationTarget::Assembly:
         if (dm.ptx.empty()) {
-          dm.ptx = o.getObject().getValue().str();
           // The printed form may carry the trailing NUL the NVPTX backend adds.
-          while (!dm.ptx.empty() && dm.ptx.back() == '\0')
-            dm.ptx.pop_back();
+          dm.ptx = o.getObject().getValue().rtrim('\0').str();
         }
         break;
       case gpu::CompilationTarget::Binary:

@@ -19,7 +19,6 @@
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/Support/KernelBoundary.h"
-#include "synpl/Support/Property.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -65,8 +64,7 @@ LogicalResult Emitter::emitCustomKernel(OpBuilder &b, Group &g, Launch &launch) 
   auto call = cast<l1::KernelCallOp>(g.ops.front());
   auto boundaryError = [&]() {
     hasFailed = true;
-    return emitCheckError(call, Property::Safety, "L0.1")
-           << "the user kernel " << call.getSymbol() << " from " << call.getFile() << ": ";
+    return emitUserKernelError(call, call.getSymbol(), call.getFile());
   };
 
   // The file, relative to the source that wrote the hatch.

@@ -186,6 +186,19 @@ llvm::SmallVector<std::string> linkedObjects(ModuleOp module) {
   return paths;
 }
 
+llvm::Error compileForHost(llvm::Module &llvmModule, llvm::TargetMachine &tm,
+                          const ObjectOptions &options, llvm::raw_pwrite_stream &os) {
+  if (llvm::Error err = optimizeForHost(llvmModule, tm, options))
+    return llvm::createStringError("LLVM optimization failed: " +
+                                   llvm::toString(std::move(err)));
+  llvm::legacy::PassManager codegen;
+  if (tm.addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the " + tm.getTargetTriple().str() +
+                                   " backend cannot emit object files");
+  codegen.run(llvmModule);
+  return llvm::Error::success();
+}
+
 void setHostTarget(llvm::Module &llvmModule, llvm::TargetMachine &tm, llvm::StringRef cpu,
                    llvm::StringRef features) {
   llvmModule.setTargetTriple(tm.getTargetTriple());
@@ -208,24 +221,14 @@ LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
   if (!created)
     return module.emitError() << llvm::toString(created.takeError());
   std::unique_ptr<llvm::TargetMachine> tm = std::move(*created);
-  const llvm::Triple &triple = tm->getTargetTriple();
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule = translateToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return failure();
   setHostTarget(*llvmModule, *tm, cpu, features);
-
-  if (llvm::Error err = optimizeForHost(*llvmModule, *tm, options))
-    return module.emitError() << "LLVM optimization failed: "
-                              << llvm::toString(std::move(err));
-
-  llvm::legacy::PassManager codegen;
-  if (tm->addPassesToEmitFile(codegen, os, nullptr,
-                              llvm::CodeGenFileType::ObjectFile))
-    return module.emitError() << "the " << triple.str()
-                              << " backend cannot emit object files";
-  codegen.run(*llvmModule);
+  if (llvm::Error err = compileForHost(*llvmModule, *tm, options, os))
+    return module.emitError() << llvm::toString(std::move(err));
   return success();
 }
 

@@ -17,7 +17,6 @@
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -73,37 +72,11 @@ llvm::Expected<std::string> compilePart(llvm::StringRef bitcode, const ObjectOpt
   auto tm = createHostTargetMachine(options);
   if (!tm)
     return tm.takeError();
-  if (llvm::Error err = optimizeForHost(**module, **tm, options))
-    return std::move(err);
   llvm::SmallString<0> object;
   llvm::raw_svector_ostream os(object);
-  llvm::legacy::PassManager codegen;
-  if ((*tm)->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-    return llvm::createStringError("the backend cannot emit object files");
-  codegen.run(**module);
+  if (llvm::Error err = compileForHost(**module, **tm, options, os))
+    return std::move(err);
   return std::string(object.str());
-}
-
-/// Writes `bytes` to `path` whole or not at all (a temporary, then rename).
-bool writeAtomically(llvm::StringRef path, llvm::StringRef bytes) {
-  llvm::SmallString<256> tmp;
-  int fd;
-  if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, tmp))
-    return false;
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << bytes;
-    if (os.has_error()) {
-      os.clear_error();
-      llvm::sys::fs::remove(tmp);
-      return false;
-    }
-  }
-  if (llvm::sys::fs::rename(tmp, path)) {
-    llvm::sys::fs::remove(tmp);
-    return false;
-  }
-  return true;
 }
 
 } // namespace
@@ -176,8 +149,14 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
   for (size_t i : toCompile) {
     if (!errors[i].empty())
       return module.emitError() << "compiling part " << i << " of the program: " << errors[i];
-    if (!writeAtomically(paths[i], objects[i]))
-      return module.emitError() << "cannot write " << paths[i];
+    // Whole or not at all (a temporary, then rename): a concurrent compile
+    // never reads half an object from the cache.
+    if (llvm::Error err = llvm::writeToOutput(paths[i], [&](llvm::raw_ostream &os) {
+          os << objects[i];
+          return llvm::Error::success();
+        }))
+      return module.emitError() << "cannot write " << paths[i] << ": "
+                                << llvm::toString(std::move(err));
     ++result.compiled;
   }
   result.paths.assign(paths.begin(), paths.end());

@@ -114,10 +114,8 @@ struct AssembleCudaBinaries
                                   << ")";
       if (tool.empty() && failed(findTool(binary, tool)))
         return failure();
-      std::string ptx = object.getObject().getValue().str();
       // The printed form may carry the trailing NUL the NVPTX backend adds.
-      while (!ptx.empty() && ptx.back() == '\0')
-        ptx.pop_back();
+      StringRef ptx = object.getObject().getValue().rtrim('\0');
       FailureOr<std::string> cubin = runPtxas(tool, target.getChip(), ptx, binary);
       if (failed(cubin))
         return failure();

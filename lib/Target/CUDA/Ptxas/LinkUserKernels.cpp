@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
-#include "synpl/Support/Property.h"
+#include "synpl/Support/KernelBoundary.h"
 #include "synpl/Target/CudaTarget.h"
 #include "synpl/Target/Passes.h"
 
@@ -82,10 +82,7 @@ struct LinkCudaUserKernels
         continue;
       StringRef symbol = kernel->getAttrOfType<StringAttr>("custom_kernel").getValue();
       StringRef path = kernel->getAttrOfType<StringAttr>("custom_file").getValue();
-      auto error = [&]() {
-        return emitCheckError(kernel, Property::Safety, "L0.1")
-               << "the user kernel " << symbol << " from " << path << ": ";
-      };
+      auto error = [&]() { return emitUserKernelError(kernel, symbol, path); };
       auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
       if (!buffer)
         return error() << "cannot read it: " << buffer.getError().message();
@@ -136,9 +133,8 @@ struct LinkCudaUserKernels
       auto o = dyn_cast<gpu::ObjectAttr>(a);
       if (!o || o.getFormat() != gpu::CompilationTarget::Assembly)
         continue;
-      std::string ptx = o.getObject().getValue().str();
-      while (!ptx.empty() && ptx.back() == '\0')
-        ptx.pop_back();
+      // (Without the trailing NUL the NVPTX backend may leave.)
+      std::string ptx = o.getObject().getValue().rtrim('\0').str();
       a = gpu::ObjectAttr::get(ctx, o.getTarget(), o.getFormat(),
                                b.getStringAttr(ptx + text), o.getProperties(),
                                o.getKernels());
