@@ -9,8 +9,16 @@ L1 program of the same model (everything after the searches). Runs alternate
 (ours, peer, ours, ...) and the medians are reported, with their ratio: what
 compiling from the spec adds. Then one run with --search-report=json gives
 each search's own time, and one with --mlir-timing the time of every phase.
+Every timed compile is cold (--no-cache): the object cache would otherwise
+answer all but the first.
 
-  python3 bench/compile_time.py [--build DIR] [--runs N]
+Then the scaling with depth: the MNIST MLP with D repeated identical blocks
+`linear(256, 256), norm(layer), gelu` between its first and last layers, for
+each D of --depths, compiled cold; per depth the time, the kernels of its L0
+plan and the host functions they compile to (kernels with the same code
+share one function), and the time each block added over the previous depth.
+
+  python3 bench/compile_time.py [--build DIR] [--runs N] [--depths 2,4,8,16,32]
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -30,6 +38,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--build', default=os.path.join(ROOT, 'build'))
     ap.add_argument('--runs', type=int, default=5)
+    ap.add_argument('--depths', default='2,4,8,16,32',
+                    help='repeated-block depths to compile (empty: skip)')
     args = ap.parse_args()
     synplc = os.path.join(args.build, 'bin', 'synplc')
     spec = os.path.join(ROOT, 'examples', 'fashion_mnist', 'fashion_mnist.syn')
@@ -38,11 +48,11 @@ def main():
         exe = os.path.join(tmp, 'train')
         ours, peer = [], []
         for i in range(args.runs):
-            ours.append(timed([synplc, spec, '-o', exe]))
-            peer.append(timed([synplc, placed, '-o', exe]))
+            ours.append(timed([synplc, spec, '-o', exe, '--no-cache']))
+            peer.append(timed([synplc, placed, '-o', exe, '--no-cache']))
             print('run %d/%d: .syn %.2f s, .l1.mlir %.2f s' % (i + 1, args.runs, ours[-1], peer[-1]),
                   file=sys.stderr)
-        r = subprocess.run([synplc, spec, '-o', exe, '--search-report=json'],
+        r = subprocess.run([synplc, spec, '-o', exe, '--no-cache', '--search-report=json'],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         searches = []
         for line in r.stderr.splitlines():
@@ -52,7 +62,7 @@ def main():
                 continue
             if isinstance(rep, dict) and 'boundary' in rep:
                 searches.append(rep)
-        r = subprocess.run([synplc, spec, '-o', exe, '--mlir-timing'],
+        r = subprocess.run([synplc, spec, '-o', exe, '--no-cache', '--mlir-timing'],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         timing = [l for l in r.stderr.splitlines() if '(' in l and '%' in l]
     mo, mp = statistics.median(ours), statistics.median(peer)
@@ -72,6 +82,62 @@ def main():
         print('phases (--mlir-timing, one run):')
         for l in timing[:24]:
             print('  ' + l.strip())
+    if args.depths:
+        depth_sweep(synplc, [int(d) for d in args.depths.split(',')], args.runs)
+
+
+DEPTH_SPEC = """data mnist {
+    images : tensor(f32, [28, 28])
+    labels : tensor(u8, [1])
+}
+model classify {
+    in:  mnist.images
+    out: dist(10)
+}
+loss objective {
+    ce: divergence(classify.out, mnist.labels), weight: 1.0
+    combine: weighted_sum
+}
+goal: minimize(objective)
+methods for classify {
+    sample: epoch_shuffle(batch: 128)
+    infer: sequential [
+        linear(784, 256), norm(layer), gelu,
+%s
+        linear(256, 10), softmax
+    ]
+    backward: autodiff(mode: reverse)
+    update: schedule(warmup: 1000, decay: cosine, inner: adam(lr: 3e-4))
+}
+"""
+
+
+def depth_sweep(synplc, depths, runs):
+    """Cold compile time of D repeated identical blocks, for each D."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for d in depths:
+            spec = os.path.join(tmp, 'depth%d.syn' % d)
+            with open(spec, 'w') as f:
+                f.write(DEPTH_SPEC % '\n'.join(
+                    ['        linear(256, 256), norm(layer), gelu,'] * d))
+            exe = os.path.join(tmp, 'depth%d' % d)
+            times = sorted(timed([synplc, spec, '-o', exe, '--no-cache']) for _ in range(runs))
+            l0 = subprocess.run([synplc, spec, '--compile-to=l0'], capture_output=True, text=True)
+            kernels = l0.stdout.count('l0uop.kernel @')
+            llvm = subprocess.run([synplc, spec, '--compile-to=llvm'], capture_output=True,
+                                  text=True)
+            functions = sum(1 for l in llvm.stdout.splitlines()
+                            if l.lstrip().startswith('llvm.func') and 'synpl.iterations' in l)
+            rows.append((d, statistics.median(times), kernels, functions))
+            print('depth %d: %.2f s' % (d, rows[-1][1]), file=sys.stderr)
+    print('compile time against repeated identical blocks (cold, median of %d)' % runs)
+    print('  %5s %9s %8s %10s %14s' % ('depth', 'seconds', 'kernels', 'functions', 'ms per block'))
+    prev = None
+    for d, t, k, fn in rows:
+        per = '' if prev is None else '%.1f' % ((t - prev[1]) * 1000.0 / (d - prev[0]))
+        print('  %5d %9.2f %8d %10d %14s' % (d, t, k, fn, per))
+        prev = (d, t)
 
 
 if __name__ == '__main__':

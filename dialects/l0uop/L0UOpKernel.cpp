@@ -371,3 +371,61 @@ bool KernelOp::isDeviceKernel(SymbolTable &planSymbols) {
   }
   return true;
 }
+
+//===----------------------------------------------------------------------===//
+// Kernels with the same code
+//===----------------------------------------------------------------------===//
+
+/// The attributes a kernel's code depends on: all but its name and bindings.
+static SmallVector<NamedAttribute> codeAttributes(KernelOp kernel) {
+  SmallVector<NamedAttribute> attrs;
+  for (NamedAttribute attr : kernel->getAttrs())
+    if (attr.getName() != kernel.getSymNameAttrName() &&
+        attr.getName() != kernel.getInputsAttrName() &&
+        attr.getName() != kernel.getOutputsAttrName())
+      attrs.push_back(attr);
+  return attrs;
+}
+
+llvm::hash_code KernelOp::hashCode() {
+  llvm::hash_code hash = llvm::hash_combine(getNumInputs(), getNumOutputs());
+  for (NamedAttribute attr : codeAttributes(*this))
+    hash = llvm::hash_combine(hash, attr.getName(), attr.getValue());
+  for (BlockArgument arg : getBody().front().getArguments())
+    hash = llvm::hash_combine(hash, arg.getType());
+  getBody().walk([&](Operation *op) {
+    hash = llvm::hash_combine(
+        hash, OperationEquivalence::computeHash(
+                  op, OperationEquivalence::ignoreHashValue,
+                  OperationEquivalence::ignoreHashValue,
+                  OperationEquivalence::IgnoreLocations));
+  });
+  return hash;
+}
+
+bool KernelOp::hasSameCode(KernelOp other, SymbolTable &planSymbols,
+                           SymbolTable &otherPlanSymbols) {
+  if (getNumInputs() != other.getNumInputs() ||
+      getNumOutputs() != other.getNumOutputs() ||
+      codeAttributes(*this) != codeAttributes(other))
+    return false;
+  // The bindings: the same kind of pool per buffer. (No kernel binds a
+  // slot twice: the verifier refuses it, so nothing aliases.)
+  Block &body = getBody().front(), &otherBody = other.getBody().front();
+  unsigned n = getNumInputs() + getNumOutputs();
+  for (unsigned a = 0; a < n; ++a) {
+    FlatSymbolRefAttr slotA = getSlotOf(body.getArgument(a));
+    FlatSymbolRefAttr slotB = other.getSlotOf(otherBody.getArgument(a));
+    auto slotOpA = planSymbols.lookup<SlotOp>(slotA.getValue());
+    auto slotOpB = otherPlanSymbols.lookup<SlotOp>(slotB.getValue());
+    if (!slotOpA || !slotOpB)
+      return false;
+    auto poolA = planSymbols.lookup<PoolOp>(slotOpA.getPool());
+    auto poolB = otherPlanSymbols.lookup<PoolOp>(slotOpB.getPool());
+    if (!poolA || !poolB || poolA.getSpace() != poolB.getSpace() ||
+        poolA.getAlignment() != poolB.getAlignment())
+      return false;
+  }
+  return OperationEquivalence::isRegionEquivalentTo(
+      &getBody(), &other.getBody(), OperationEquivalence::IgnoreLocations);
+}

@@ -244,6 +244,19 @@ def L0UOp_KernelOp : L0UOp_PlanItem<"kernel", [
     /// and every slot it binds lives in a pool `on device` (`planSymbols`:
     /// the symbol table of its plan).
     bool isDeviceKernel(::mlir::SymbolTable &planSymbols);
+    /// A hash of what the kernel's code depends on: its body (up to value
+    /// names and locations), launch shape, shared memory, buffer types and
+    /// attributes; not its name or the slots it binds. Kernels with equal
+    /// code (`hasSameCode`) have equal hashes.
+    ::llvm::hash_code hashCode();
+    /// Whether `other` compiles to the same code as this kernel: equal
+    /// bodies, launch shapes, shared memory and attributes (but for the name
+    /// and the bindings), and bindings alike in what code generation reads
+    /// of them: each buffer's pool, its memory space and alignment (a
+    /// kernel binds each slot once). `planSymbols` and `otherPlanSymbols` are
+    /// the symbol tables of the two kernels' plans.
+    bool hasSameCode(KernelOp other, ::mlir::SymbolTable &planSymbols,
+                     ::mlir::SymbolTable &otherPlanSymbols);
   }];
 }
 

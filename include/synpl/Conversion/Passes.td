@@ -280,16 +280,35 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     erases the plans instead (for `synpl-translate --mlir-to-llvmir` of the
     kernels alone); it refuses while a plan still holds an `l0ctl.program`
     (run `--synpl-convert-l0ctl-to-llvm` first).
+
+    **Shared code.** Kernels that compile to the same code -- equal bodies
+    up to value names and locations, equal launch shapes, shared memory,
+    buffer types and attributes, each buffer in a pool of the same space
+    and alignment -- are lowered once:
+    the first in program order gives the function its name and the others'
+    `host_entry` names it too (the `shared-kernels` statistic counts
+    them). The repeated blocks of a deep model (the same layer, norm and
+    activation at the same shapes) cost one function each, not one per
+    copy. `share-kernels=false` lowers every kernel on its own.
   }];
   let options = [
     Option<"keepPlan", "keep-plan", "bool", /*default=*/"true",
            "keep the l0uop.plan ops (kernels reduced to their host entry) "
            "as data for the runtime">,
+    Option<"shareKernels", "share-kernels", "bool", /*default=*/"true",
+           "lower kernels with the same code once and point every such "
+           "kernel's host_entry at the one function">,
     Option<"tileLanes", "tile-lanes", "unsigned", /*default=*/"16",
            "lanes of the vectorised RANGE in a tiled kernel (0: no tiling)">,
     Option<"tileRows", "tile-rows", "unsigned", /*default=*/"6",
            "rows of the register block of a tiled kernel (at most; fewer "
            "when it carries several REDUCEs)">,
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "kernels lowered to a function">,
+    Statistic<"numShared", "shared-kernels",
+              "kernels that share the function of an earlier kernel with "
+              "the same code">,
   ];
   let dependentDialects = [
     "mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect",
@@ -451,6 +470,11 @@ def ConvertL0UOpToNVVM : Pass<"synpl-convert-l0uop-to-nvvm", "mlir::ModuleOp"> {
     are no longer f32's, so it is opt-in). Anything else not lowerable fails the pass with
     `lowered N of M ops; not lowered: <op> at <loc>: <why>`, leaving the
     module untouched. See docs/cuda-codegen.md.
+
+    Kernels of a plan with the same code (`l0uop.kernel`'s `hasSameCode`:
+    equal bodies, launches, shared memory, buffer types and pools) are
+    lowered once; each gets the first one's `device_entry`.
+    `share-kernels=false` lowers each on its own.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
@@ -461,6 +485,9 @@ def ConvertL0UOpToNVVM : Pass<"synpl-convert-l0uop-to-nvvm", "mlir::ModuleOp"> {
            "WMMA and tiled matmuls on the tensor cores">,
     Option<"keepUops", "keep-uops", "bool", /*default=*/"false",
            "keep each lowered kernel's UOps (for a host fallback)">,
+    Option<"shareKernels", "share-kernels", "bool", /*default=*/"true",
+           "lower the kernels of a plan with the same code once; each such "
+           "kernel's device_entry names the one entry">,
     Option<"tf32", "tf32", "bool", /*default=*/"false",
            "f32 matmuls on the tf32 tensor cores (rounds the operands to a "
            "10-bit mantissa)">,

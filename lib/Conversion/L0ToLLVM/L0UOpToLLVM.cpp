@@ -40,6 +40,9 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <memory>
+#include <unordered_map>
+
 namespace synpl {
 #define GEN_PASS_DEF_CONVERTL0UOPTOLLVM
 #include "synpl/Conversion/Passes.h.inc"
@@ -592,7 +595,22 @@ struct ConvertL0UOpToLLVMPass
     OwningOpRef<ModuleOp> scratch = ModuleOp::create(module.getLoc());
     SymbolTable moduleSymbols(module);
     llvm::StringSet<> names;
-    SmallVector<std::pair<KernelOp, SplitInfo>> built;
+    // The kernels lowered so far, by the hash of their code; each built
+    // kernel with the function it got (its own, or an earlier kernel's).
+    struct Lowered {
+      KernelOp kernel;
+      std::string entry;
+      SplitInfo split;
+    };
+    llvm::DenseMap<PlanOp, std::unique_ptr<SymbolTable>> planTables;
+    auto planTable = [&](PlanOp plan) -> SymbolTable & {
+      std::unique_ptr<SymbolTable> &table = planTables[plan];
+      if (!table)
+        table = std::make_unique<SymbolTable>(plan);
+      return *table;
+    };
+    std::unordered_map<size_t, SmallVector<size_t, 1>> byCode;
+    SmallVector<Lowered> built;
     for (auto [plan, kernel] : kernels) {
       total += kernel.getBody().front().getOperations().size() + 1;
       std::string name = (plan.getSymName() + "_" + kernel.getSymName()).str();
@@ -603,11 +621,31 @@ struct ConvertL0UOpToLLVMPass
           failures.push_back({&op, "its kernel is not lowered", true});
         continue;
       }
-      SymbolTable planSymbols(plan);
+      SymbolTable &planSymbols = planTable(plan);
+      size_t hash = shareKernels ? static_cast<size_t>(kernel.hashCode()) : 0;
+      const Lowered *same = nullptr;
+      if (shareKernels)
+        for (size_t index : byCode[hash]) {
+          Lowered &earlier = built[index];
+          if (earlier.kernel.hasSameCode(
+                  kernel, planTable(earlier.kernel->getParentOfType<PlanOp>()),
+                  planSymbols)) {
+            same = &earlier;
+            break;
+          }
+        }
+      if (same) {
+        built.push_back({kernel, same->entry, same->split});
+        ++numShared;
+        continue;
+      }
       KernelBuilder builder(kernel, name, planSymbols, failures, tileLanes,
                             tileRows);
       SplitInfo split = builder.build(*scratch);
-      built.push_back({kernel, split});
+      if (shareKernels)
+        byCode[hash].push_back(built.size());
+      built.push_back({kernel, name, split});
+      ++numKernels;
     }
     llvm::StringMap<std::string> imported;
     bool customFailed = false;
@@ -623,7 +661,8 @@ struct ConvertL0UOpToLLVMPass
         customFailed = true;
         continue;
       }
-      built.push_back({kernel, SplitInfo{RangeOp(), /*iterations=*/1, /*grain=*/1}});
+      built.push_back({kernel, name, SplitInfo{RangeOp(), /*iterations=*/1, /*grain=*/1}});
+      ++numKernels;
     }
     // A user kernel that broke its boundary is reported as row L0.1 already.
     if (customFailed && failures.empty())
@@ -667,9 +706,7 @@ struct ConvertL0UOpToLLVMPass
     for (Operation &op : llvm::make_early_inc_range(*scratch->getBody()))
       op.moveBefore(dest, dest->end());
     Builder builder(ctx);
-    for (auto [kernel, split] : built) {
-      auto plan = kernel->getParentOfType<PlanOp>();
-      std::string name = (plan.getSymName() + "_" + kernel.getSymName()).str();
+    for (auto &[kernel, name, split] : built) {
       Block &body = kernel.getBody().front();
       for (Operation &op : body)
         op.dropAllReferences();

@@ -29,9 +29,11 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <cstring>
+#include <map>
 
 namespace synpl {
 #define GEN_PASS_DEF_CONVERTL0PLANTOLLVM
@@ -514,16 +516,30 @@ struct ConvertL0PlanToLLVM
     // The runtime calls every kernel through one ABI,
     //   void <fn>.packed(ptr args, i64 begin, i64 end),
     // args being the kernel's buffer pointers in order.
+    // Kernels that share a function (the same code) share its wrapper.
+    // (A CUDA kernel's fallback clamps to its own range: one wrapper per
+    // function and clamp.)
     SmallVector<std::string> packedFns;
+    std::map<std::pair<std::string, int64_t>, std::string> wrapped;
+    llvm::StringMap<unsigned> wrappersOf;
     for (auto [name, clamp] : llvm::zip_equal(kernelFns, kernelClamp)) {
       if (name.empty()) { // a CUDA kernel without a host fallback
         packedFns.push_back("");
         continue;
       }
+      auto [it, inserted] = wrapped.try_emplace({name, clamp});
+      if (!inserted) {
+        packedFns.push_back(it->second);
+        continue;
+      }
+      unsigned nth = wrappersOf[name]++;
+      std::string packedName =
+          name + ".packed" + (nth ? "." + std::to_string(nth) : std::string());
+      it->second = packedName;
+      packedFns.push_back(packedName);
       auto kernelFn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
       auto packedTy = LLVM::LLVMFunctionType::get(
           LLVM::LLVMVoidType::get(ctx), {ptrTy, i64, i64});
-      std::string packedName = name + ".packed";
       auto packed = LLVM::LLVMFuncOp::create(b, loc, packedName, packedTy,
                                              LLVM::Linkage::Internal);
       OpBuilder::InsertionGuard guard(b);
@@ -551,7 +567,6 @@ struct ConvertL0PlanToLLVM
       callArgs.push_back(end);
       LLVM::CallOp::create(b, loc, kernelFn, callArgs);
       LLVM::ReturnOp::create(b, loc, ValueRange{});
-      packedFns.push_back(packedName);
     }
     pointerArray("synpl_plan_kernels", packedFns);
     pointerArray("synpl_plan_programs", programFns);

@@ -34,6 +34,8 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <unordered_map>
+
 namespace synpl {
 #define GEN_PASS_DEF_CONVERTL0UOPTONVVM
 #include "synpl/Conversion/Passes.h.inc"
@@ -150,8 +152,26 @@ struct ConvertL0UOpToNVVMPass
       bool anyShared = false;
       llvm::StringSet<> names;
       SmallVector<Built> built;
+      // Kernels with the same code share one entry (lowered once).
+      std::unordered_map<size_t, SmallVector<size_t, 1>> byCode;
       for (KernelOp kernel : kernels) {
         total += kernel.getBody().front().getOperations().size() + 1;
+        size_t hash = shareKernels ? static_cast<size_t>(kernel.hashCode()) : 0;
+        std::optional<size_t> same;
+        if (shareKernels)
+          for (size_t index : byCode[hash])
+            if (built[index].kernel.hasSameCode(kernel, planSymbols, planSymbols)) {
+              same = index;
+              break;
+            }
+        if (same) {
+          Built copy = built[*same];
+          copy.kernel = kernel;
+          built.push_back(std::move(copy));
+          continue;
+        }
+        if (shareKernels)
+          byCode[hash].push_back(built.size());
         std::string base = entryName(plan.getSymName(), kernel.getSymName());
         std::string name = base;
         for (unsigned n = 1; !names.insert(name).second; ++n)
