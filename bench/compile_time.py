@@ -128,7 +128,7 @@ def depth_sweep(synplc, depths, runs):
             llvm = subprocess.run([synplc, spec, '--compile-to=llvm'], capture_output=True,
                                   text=True)
             functions = sum(1 for l in llvm.stdout.splitlines()
-                            if l.lstrip().startswith('llvm.func') and 'synpl.iterations' in l)
+                            if l.lstrip().startswith('llvm.func') and '.packed(' in l)
             rows.append((d, statistics.median(times), kernels, functions))
             print('depth %d: %.2f s' % (d, rows[-1][1]), file=sys.stderr)
     print('compile time against repeated identical blocks (cold, median of %d)' % runs)

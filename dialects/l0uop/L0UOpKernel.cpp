@@ -14,6 +14,7 @@
 #include "synpl/Support/Units.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -428,4 +429,66 @@ bool KernelOp::hasSameCode(KernelOp other, SymbolTable &planSymbols,
   }
   return OperationEquivalence::isRegionEquivalentTo(
       &getBody(), &other.getBody(), OperationEquivalence::IgnoreLocations);
+}
+
+//===----------------------------------------------------------------------===//
+// The work of a kernel
+//===----------------------------------------------------------------------===//
+
+KernelWork synpl::l0uop::computeKernelWork(KernelOp kernel) {
+  KernelWork work;
+  // A user kernel's code is not UOps.
+  if (kernel->hasAttr("custom_kernel"))
+    work.complete = false;
+  Block &body = kernel.getBody().front();
+  for (unsigned a = 0, e = kernel.getNumInputs() + kernel.getNumOutputs(); a < e; ++a)
+    if (auto buf = dyn_cast<BufType>(body.getArgument(a).getType()))
+      work.bytesTouched += double(buf.getSizeInBytes());
+  auto lanes = [](Type t) {
+    auto v = dyn_cast<VectorType>(t);
+    return v ? double(v.getNumElements()) : 1.0;
+  };
+  auto isFloat = [](Type t) { return isa<FloatType>(getElementTypeOrSelf(t)); };
+  auto bytesOf = [&](Type t) {
+    Type e = getElementTypeOrSelf(t);
+    return lanes(t) * (e.isIntOrFloat() ? double((e.getIntOrFloatBitWidth() + 7) / 8) : 8.0);
+  };
+  // Iterations of the RANGEs open around the current UOp, and each RANGE's.
+  SmallVector<double> trips{1.0};
+  llvm::DenseMap<Value, double> tripsInside;
+  for (Operation &op : body) {
+    double n = trips.back();
+    if (auto range = dyn_cast<RangeOp>(op)) {
+      trips.push_back(n * double(std::max<int64_t>(1, range.getTripCount())));
+      tripsInside[range.getResult()] = trips.back();
+    } else if (isa<EndOp>(op)) {
+      if (trips.size() > 1)
+        trips.pop_back();
+    } else if (auto load = dyn_cast<LoadOp>(op)) {
+      work.bytesAccessed += n * bytesOf(load.getType());
+    } else if (auto store = dyn_cast<StoreOp>(op)) {
+      work.bytesAccessed += n * bytesOf(store->getOperand(1).getType());
+    } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      if (isFloat(reduce.getType()))
+        work.flops += tripsInside.lookup(reduce.getRange()) * lanes(reduce.getType());
+    } else if (isa<MulAccOp>(op)) {
+      work.flops += 2 * n * lanes(op.getResult(0).getType());
+    } else if (auto wmma = dyn_cast<WmmaOp>(op)) {
+      // a: MxK, b: KxN.
+      auto a = dyn_cast<VectorType>(wmma.getA().getType());
+      auto b = dyn_cast<VectorType>(wmma.getB().getType());
+      if (a && b && a.getRank() == 2 && b.getRank() == 2)
+        work.flops += 2 * n * double(a.getDimSize(0)) * double(a.getDimSize(1)) *
+                      double(b.getDimSize(1));
+      else
+        work.complete = false;
+    } else if (isa<AddOp, MulOp, NegOp, ReciprocalOp, MaxOp, DivOp, Exp2Op, Log2Op,
+                   SinOp, SqrtOp>(op)) {
+      if (isFloat(op.getResult(0).getType()))
+        work.flops += n * lanes(op.getResult(0).getType());
+    } else if (isa<CustomOp>(op)) {
+      work.complete = false;
+    }
+  }
+  return work;
 }

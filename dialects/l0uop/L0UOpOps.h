@@ -21,6 +21,24 @@
 #include "synpl/Dialect/L0UOp/L0UOpOps.h.inc"
 
 namespace synpl::l0uop {
+/// The work a kernel does, counted statically over its UOps: each UOp
+/// times the trip counts of the RANGEs around it (both branches of an IF
+/// counted as taken).
+struct KernelWork {
+  /// Float arithmetic, per lane: ADD MUL NEG RECIPROCAL MAX DIV EXP2 LOG2
+  /// SIN SQRT one flop, MULACC two, a float REDUCE one per iteration of its
+  /// RANGE, WMMA 2*M*N*K.
+  double flops = 0;
+  /// Bytes of the buffers the kernel binds (inputs and outputs): what it
+  /// must move at least, each once.
+  double bytesTouched = 0;
+  /// Bytes every LOAD and STORE moves, with no reuse.
+  double bytesAccessed = 0;
+  /// False when a CUSTOM UOp's work is not counted.
+  bool complete = true;
+};
+KernelWork computeKernelWork(KernelOp kernel);
+
 /// Whether `op`, a DIV or MOD, divides by a non-zero integer constant: it
 /// cannot trap, so the tiled lowerings may evaluate it on masked-off lanes
 /// too (a random draw's half swap, an index split).

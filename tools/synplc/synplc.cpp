@@ -32,6 +32,8 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <deque>
+
 using namespace mlir;
 using namespace synpl::driver;
 using synpl::Phase;
@@ -295,13 +297,20 @@ int main(int argc, char **argv) {
   // pass manager flags (--mlir-print-ir-after-all, ...).
   DefaultTimingManager tm;
   applyDefaultTimingManagerCLOptions(tm);
+  // One scope per phase, stopped when the next starts (a pass manager keeps
+  // a reference to its scope: a deque never moves them).
   TimingScope timing = tm.getRootScope();
-  llvm::SmallVector<TimingScope> phaseTimers;
+  std::deque<TimingScope> phaseTimers;
+  auto startPhase = [&](llvm::StringRef phase) -> TimingScope & {
+    if (!phaseTimers.empty())
+      phaseTimers.back().stop();
+    phaseTimers.push_back(timing.nest(phase));
+    return phaseTimers.back();
+  };
   options.configure = [&](PassManager &pm, llvm::StringRef phase) {
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
-    phaseTimers.push_back(timing.nest(phase));
-    pm.enableTiming(phaseTimers.back());
+    pm.enableTiming(startPhase(phase));
     return success();
   };
   if (searchReport != synpl::search::ReportFormat::None)
@@ -334,6 +343,8 @@ int main(int argc, char **argv) {
   }
   case Emit::Object:
   case Emit::Executable: {
+    TimingScope &codegen = startPhase("LLVM optimization, code generation and link");
+    (void)codegen;
     LinkOptions link;
     link.cpu = cpu;
     link.optLevel = optLevel;

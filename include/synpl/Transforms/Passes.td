@@ -115,4 +115,35 @@ def L2ResourceReport : Pass<"synpl-l2-resource-report", "mlir::ModuleOp"> {
   }];
 }
 
+def L0KernelWork : Pass<"synpl-l0-kernel-work", "mlir::ModuleOp"> {
+  let summary = "Report the work of every l0uop.kernel: flops, bytes, intensity";
+  let description = [{
+    Emits, as a remark at each `l0uop.kernel` with UOps, the work counted
+    statically over its body (each UOp times the trip counts of the RANGEs
+    around it, an IF counted as taken):
+
+    ```
+    remark: kernel @fwd.k0_matmul: 51380224 flop, 1118208 B touched,
+            102760448 B accessed, 45.95 flop/B
+    ```
+
+    * flop: float arithmetic per lane (ADD MUL NEG RECIPROCAL MAX DIV EXP2
+      LOG2 SIN SQRT one, MULACC two, a float REDUCE one per iteration of
+      its RANGE, WMMA 2·M·N·K);
+    * B touched: the bytes of the buffers the kernel binds, what it moves
+      at least (each once);
+    * B accessed: what its LOADs and STOREs move with no reuse;
+    * flop/B: flop over B touched, the arithmetic intensity a roofline
+      places the kernel by (`bench/roofline.py` compares each kernel's
+      measured time with it).
+
+    A kernel with CUSTOM UOps, or a user kernel, is marked `(partial: user
+    code not counted)`. Read-only.
+
+    ```
+    synpl-opt examples/mnist/mnist.l0.mlir --synpl-l0-kernel-work -o /dev/null
+    ```
+  }];
+}
+
 #endif // SYNPL_TRANSFORMS_PASSES_TD
