@@ -149,9 +149,13 @@ struct Field {
   std::string path;
   synpl_rt_idx idx{};
   int64_t sampleBytes = 0;
-  /// The samples in the slot's element type when the file's differs (bytes
-  /// read into a float field); empty when `idx.data` is used as is.
-  std::vector<float> converted;
+  /// How a float field's samples are made from the file's integers, one
+  /// batch at a time as they are gathered (None: copied as they are):
+  /// unsigned bytes scale to [0, 1] (x / 255), other integers keep their
+  /// value (docs/data-binding.md).
+  enum class Convert { None, U8Unit, I8, I32 } convert = Convert::None;
+  /// Bytes of one sample in the file when converted.
+  int64_t sourceSampleBytes = 0;
   /// A text field: the split's bytes; sample k starts at byte
   /// k * sampleStep + shift of them.
   std::vector<uint8_t> text;
@@ -160,10 +164,13 @@ struct Field {
   const uint8_t *samples() const {
     if (!text.empty())
       return text.data() + shift;
-    return converted.empty() ? idx.data
-                             : reinterpret_cast<const uint8_t *>(converted.data());
+    return idx.data;
   }
-  int64_t step() const { return sampleStep ? sampleStep : sampleBytes; }
+  int64_t step() const {
+    if (convert != Convert::None)
+      return sourceSampleBytes;
+    return sampleStep ? sampleStep : sampleBytes;
+  }
 };
 
 struct Split {

@@ -238,12 +238,16 @@ int32_t synpl_rt_idx_load_expect(const char *path, uint32_t expected_magic,
   if (!out)
     return fail(SYNPL_RT_ERR_INVALID, "idx load: null output");
   std::memset(out, 0, sizeof(*out));
+  // Decoded by an earlier run? (DataCache.cpp: gzip'd files only.)
+  if (dataCacheLoad(path, expected_magic, out))
+    return SYNPL_RT_OK;
   synpl_rt_buffer file;
   if (int32_t st = synpl_rt_file_read(path, &file))
     return st;
+  bool gzipped = file.size >= 2 && file.data[0] == 0x1f && file.data[1] == 0x8b;
   Bytes raw;
   int32_t st = SYNPL_RT_OK;
-  if (file.size >= 2 && file.data[0] == 0x1f && file.data[1] == 0x8b) {
+  if (gzipped) {
     st = gunzip(path, file.data, file.size, raw);
     synpl_rt_buffer_release(&file);
   } else {
@@ -256,6 +260,8 @@ int32_t synpl_rt_idx_load_expect(const char *path, uint32_t expected_magic,
     st = decode(path, raw, expected_magic, out);
   if (st != SYNPL_RT_OK)
     std::memset(out, 0, sizeof(*out));
+  else if (gzipped)
+    dataCacheStore(path, *out);
   return st;
 }
 
@@ -266,7 +272,10 @@ int32_t synpl_rt_idx_load(const char *path, synpl_rt_idx *out) {
 void synpl_rt_idx_free(synpl_rt_idx *idx) {
   if (!idx)
     return;
-  alignedFree(idx->data);
+  if (idx->mapped)
+    dataCacheRelease(idx);
+  else
+    alignedFree(idx->data);
   std::memset(idx, 0, sizeof(*idx));
 }
 

@@ -174,26 +174,29 @@ std::string testPathOf(const std::string &trainPath, const std::string &prefix) 
 }
 
 
-/// The samples of an integer IDX file read into a float field: unsigned
-/// bytes (pixels) are scaled to [0, 1] (x / 255), other integers keep their
-/// value. This is the data-binding rule of docs/data-binding.md.
-void convertToFloat(Field &field) {
-  const synpl_rt_idx &idx = field.idx;
-  field.converted.resize(idx.elements);
-  for (uint64_t i = 0; i < idx.elements; ++i) {
-    switch (idx.type) {
-    case SYNPL_RT_IDX_U8:
-      field.converted[i] = (float)idx.data[i] * (1.0f / 255.0f);
-      break;
-    case SYNPL_RT_IDX_I8:
-      field.converted[i] = (float)(int8_t)idx.data[i];
-      break;
-    default: {
+/// Sample `src` of an integer IDX file as the floats of a float field
+/// (`n` of them): the data-binding rule of docs/data-binding.md. The
+/// whole file is never converted: each batch converts what it gathers.
+void convertSample(Field::Convert convert, const uint8_t *src, float *dst, int64_t n) {
+  switch (convert) {
+  case Field::Convert::U8Unit:
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = (float)src[i] * (1.0f / 255.0f);
+    break;
+  case Field::Convert::I8:
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = (float)(int8_t)src[i];
+    break;
+  case Field::Convert::I32:
+    for (int64_t i = 0; i < n; ++i) {
       int32_t v;
-      std::memcpy(&v, idx.data + 4 * i, 4);
-      field.converted[i] = (float)v;
+      std::memcpy(&v, src + 4 * i, 4);
+      dst[i] = (float)v;
     }
-    }
+    break;
+  case Field::Convert::None:
+    std::memcpy(dst, src, n * sizeof(float));
+    break;
   }
 }
 
@@ -258,14 +261,19 @@ int32_t openSplit(const Plan &p, const synpl_plan_ingest &g,
                     perSample ? i / perSample : i, fd.classes);
           break;
         }
-    if (!st && floatSlot && field.idx.type != SYNPL_RT_IDX_F32)
-      convertToFloat(field);
+    if (!st && floatSlot && field.idx.type != SYNPL_RT_IDX_F32) {
+      field.convert = field.idx.type == SYNPL_RT_IDX_U8   ? Field::Convert::U8Unit
+                      : field.idx.type == SYNPL_RT_IDX_I8 ? Field::Convert::I8
+                                                          : Field::Convert::I32;
+      field.sourceSampleBytes =
+          perSample * (field.idx.type == SYNPL_RT_IDX_I32 ? 4 : 1);
+    }
     if (st) {
       synpl_rt_idx_free(&field.idx);
       return st;
     }
     split.samples = count;
-    split.fields.push_back(field);
+    split.fields.push_back(std::move(field));
   }
   if (split.samples > UINT32_MAX)
     return fail(SYNPL_RT_ERR_FORMAT, "%s: too many samples", split.fields[0].path.c_str());
@@ -294,7 +302,11 @@ void gather(const Split &s, int64_t batch, int64_t b,
     uint8_t *dst = addr[f];
     for (int64_t r = 0; r < batch; ++r) {
       int64_t i = b * batch + r;
-      if (i < s.samples)
+      if (i < s.samples && fd.convert != Field::Convert::None)
+        convertSample(fd.convert, fd.samples() + (uint64_t)s.order[i] * fd.step(),
+                      reinterpret_cast<float *>(dst + r * fd.sampleBytes),
+                      fd.sampleBytes / (int64_t)sizeof(float));
+      else if (i < s.samples)
         std::memcpy(dst + r * fd.sampleBytes,
                     fd.samples() + (uint64_t)s.order[i] * fd.step(),
                     fd.sampleBytes);

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -30,6 +31,14 @@ int32_t failErrno(const char *path, const char *what, int err);
 
 /// 64-byte (or larger power-of-two) aligned heap memory; nullptr on failure.
 void *alignedAlloc(uint64_t bytes, uint64_t alignment = SYNPL_RT_ALIGNMENT);
+
+/// The decoded-data cache of gzip'd IDX files (DataCache.cpp): load maps
+/// the entry of `path` when one matches the file as it is now (false
+/// otherwise; `out` untouched), store keeps a decoded file (best effort;
+/// small files are not kept), release unmaps what load mapped.
+bool dataCacheLoad(const char *path, uint32_t expectedMagic, synpl_rt_idx *out);
+void dataCacheStore(const char *path, const synpl_rt_idx &idx);
+void dataCacheRelease(synpl_rt_idx *idx);
 void alignedFree(void *p);
 
 constexpr uint64_t kAlign = SYNPL_RT_ALIGNMENT;

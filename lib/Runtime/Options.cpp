@@ -71,6 +71,9 @@ void usage(const char *argv0, const Plan *p) {
       "                    test_accuracy / val_loss, samples_per_s, time_s)\n"
       "  --help            this text\n"
       "\nThe compiled train loop: %" PRId64 " epoch(s), %s%s%s.\n"
+      "Data: a gzip'd IDX file is decoded once and kept, decoded, in\n"
+      "$SYNPL_CACHE_DIR/data (default ~/.cache/synpl/data); later runs map it\n"
+      "while the file is unchanged. SYNPL_DATA_CACHE=0 turns this off.\n"
       "Testing aid: SYNPL_RT_KILL_AFTER_STEPS=N makes the program SIGKILL itself\n"
       "after update step N (after that step's checkpoint, if any).\n",
       argv0, p ? " (plan @" : "", p ? p->str(p->header->name) : "",

@@ -564,3 +564,84 @@ TEST_CASE("runtime dataset: Debian's Fashion-MNIST decodes",
     synpl_rt_dataset_destroy(ds);
   }
 }
+
+TEST_CASE("runtime idx: a gzip'd file is decoded once, then mapped from the data cache",
+          "[runtime][idx][cache]") {
+  TempDir dir;
+  std::string cache = dir.file("cache");
+  const char *saved = std::getenv("SYNPL_CACHE_DIR");
+  std::string savedValue = saved ? saved : "";
+  setenv("SYNPL_CACHE_DIR", cache.c_str(), 1);
+  unsetenv("SYNPL_DATA_CACHE");
+  auto entries = [&] {
+    std::string cmd = "ls '" + cache + "/data' 2>/dev/null | grep -c '\\.idx$' > '" +
+                      dir.file("count") + "'";
+    (void)std::system(cmd.c_str());
+    Bytes n = readAll(dir.file("count"));
+    return std::atoi(std::string(n.begin(), n.end()).c_str());
+  };
+
+  // 1400 images of 28x28: 1.1 MB decoded, above the cache's 1 MiB floor.
+  SmallSet set(1400, 28, 28, 10);
+  std::string images = dir.file("img.gz");
+  writeGz(images, set.imagesIdx());
+  synpl_rt_idx idx;
+  REQUIRE(synpl_rt_idx_load(images.c_str(), &idx) == SYNPL_RT_OK);
+  CHECK(idx.mapped == 0);
+  synpl_rt_idx_free(&idx);
+  CHECK(entries() == 1);
+
+  // The second load maps the entry: same header, same bytes, aligned.
+  REQUIRE(synpl_rt_idx_load_expect(images.c_str(), SYNPL_RT_IDX_MAGIC_IMAGES, &idx) ==
+          SYNPL_RT_OK);
+  CHECK(idx.mapped == 1);
+  CHECK((idx.ndims == 3 && idx.dims[0] == 1400 && idx.dims[1] == 28 && idx.dims[2] == 28));
+  CHECK(idx.magic == SYNPL_RT_IDX_MAGIC_IMAGES);
+  CHECK((reinterpret_cast<uintptr_t>(idx.data) & 63) == 0);
+  CHECK(Bytes(idx.data, idx.data + idx.bytes) == set.pixels);
+  synpl_rt_idx_free(&idx);
+  // An entry is never taken for another magic: the file's own error stands.
+  CHECK(synpl_rt_idx_load_expect(images.c_str(), SYNPL_RT_IDX_MAGIC_LABELS, &idx) ==
+        SYNPL_RT_ERR_FORMAT);
+
+  // The file rewritten (same name, same size, other pixels): the old entry
+  // no longer matches; the new contents are read, and kept.
+  SmallSet other(1400, 28, 28, 10);
+  for (uint8_t &p : other.pixels)
+    p = uint8_t(255 - p);
+  writeGz(images, other.imagesIdx());
+  REQUIRE(synpl_rt_idx_load(images.c_str(), &idx) == SYNPL_RT_OK);
+  CHECK(idx.mapped == 0);
+  CHECK(Bytes(idx.data, idx.data + idx.bytes) == other.pixels);
+  synpl_rt_idx_free(&idx);
+  CHECK(entries() == 2);
+
+  // A damaged entry (cut short) is ignored: the file is decoded again.
+  std::string cmd = "for f in '" + cache + "'/data/*.idx; do truncate -s 5000 \"$f\"; done";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  REQUIRE(synpl_rt_idx_load(images.c_str(), &idx) == SYNPL_RT_OK);
+  CHECK(idx.mapped == 0);
+  CHECK(Bytes(idx.data, idx.data + idx.bytes) == other.pixels);
+  synpl_rt_idx_free(&idx);
+
+  // SYNPL_DATA_CACHE=0: neither read nor written.
+  setenv("SYNPL_DATA_CACHE", "0", 1);
+  REQUIRE(synpl_rt_idx_load(images.c_str(), &idx) == SYNPL_RT_OK);
+  CHECK(idx.mapped == 0);
+  synpl_rt_idx_free(&idx);
+  unsetenv("SYNPL_DATA_CACHE");
+
+  // Small files are not kept.
+  SmallSet small(5, 3, 4, 10);
+  std::string few = dir.file("few.gz");
+  writeGz(few, small.imagesIdx());
+  int before = entries();
+  REQUIRE(synpl_rt_idx_load(few.c_str(), &idx) == SYNPL_RT_OK);
+  synpl_rt_idx_free(&idx);
+  CHECK(entries() == before);
+
+  if (saved)
+    setenv("SYNPL_CACHE_DIR", savedValue.c_str(), 1);
+  else
+    unsetenv("SYNPL_CACHE_DIR");
+}

@@ -211,13 +211,17 @@ void synpl_rt_parallel_for_grain(synpl_rt_workers *workers, int64_t n,
 #define SYNPL_RT_IDX_MAGIC_LABELS 0x00000801u /* u8 [n] */
 
 typedef struct synpl_rt_idx {
-  uint8_t *data;      /* host byte order, 64-byte aligned, owned */
+  uint8_t *data;      /* host byte order, 64-byte aligned, owned (read-only
+                         when `mapped`) */
   uint64_t elements;  /* product of dims */
   uint64_t bytes;     /* elements x element size */
   uint32_t magic;     /* as read, e.g. 0x00000803 */
   uint32_t type;      /* SYNPL_RT_IDX_* */
   uint32_t ndims;
   uint32_t dims[SYNPL_RT_IDX_MAX_DIMS];
+  /* 1: `data` lies in a mapping of a decoded-data cache entry (a gzip'd
+     file inflated by an earlier run, see docs/data-binding.md). */
+  uint32_t mapped;
 } synpl_rt_idx;
 
 /* Decodes a whole IDX file. On failure `out` is zeroed. */
