@@ -81,7 +81,14 @@ def run(cmd):
 
 
 def ceilings(threads):
-    return [float(v) for v in run(["/usr/bin/python3", "-c", CEILINGS, str(threads)]).stdout.split()]
+    # torch.set_num_threads sizes PyTorch's own pool; OpenBLAS (under
+    # torch.mm) sizes its pool from the environment.
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    out = subprocess.run(["/usr/bin/python3", "-c", CEILINGS, str(threads)], capture_output=True,
+                         text=True, env=env)
+    if out.returncode != 0:
+        sys.exit("measuring the ceilings failed:\n" + out.stderr)
+    return [float(v) for v in out.stdout.split()]
 
 
 def main():
