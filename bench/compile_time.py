@@ -13,14 +13,15 @@ Every timed compile is cold (--no-cache): the object cache would otherwise
 answer all but the first.
 
 Then the scaling with depth: the MNIST MLP with D repeated identical blocks
-`linear(256, 256), norm(layer), gelu` between its first and last layers, for
+`linear(256, 256), norm(layer), gelu` between its first and last layers
+(examples/mnist/mnist.l2.syn, its infer list extended), for
 each D of --depths, compiled cold; per depth the time, the kernels of its L0
 plan and the host functions they compile to (kernels with the same code
 share one function), and the time each block added over the previous depth.
 
   python3 bench/compile_time.py [--build DIR] [--runs N] [--depths 2,4,8,16,32]
 """
-import argparse, json, os, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, re, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -86,30 +87,16 @@ def main():
         depth_sweep(synplc, [int(d) for d in args.depths.split(',')], args.runs)
 
 
-DEPTH_SPEC = """data mnist {
-    images : tensor(f32, [28, 28])
-    labels : tensor(u8, [1])
-}
-model classify {
-    in:  mnist.images
-    out: dist(10)
-}
-loss objective {
-    ce: divergence(classify.out, mnist.labels), weight: 1.0
-    combine: weighted_sum
-}
-goal: minimize(objective)
-methods for classify {
-    sample: epoch_shuffle(batch: 128)
-    infer: sequential [
-        linear(784, 256), norm(layer), gelu,
-%s
-        linear(256, 10), softmax
-    ]
-    backward: autodiff(mode: reverse)
-    update: schedule(warmup: 1000, decay: cosine, inner: adam(lr: 3e-4))
-}
-"""
+def depth_spec(depth):
+    """examples/mnist/mnist.l2.syn with `depth` repeated hidden blocks (and
+    without its model properties, which fix the depth)."""
+    with open(os.path.join(ROOT, 'examples', 'mnist', 'mnist.l2.syn')) as f:
+        spec = f.read()
+    spec = re.sub(r'\n\s*properties: \[[^\]]*\]', '', spec)
+    blocks = '\n'.join(['        linear(256, 256), norm(layer), gelu,'] * depth)
+    infer = ('infer: sequential [\n        linear(784, 256), norm(layer), gelu,\n%s\n'
+             '        linear(256, 10), softmax\n    ]' % blocks)
+    return re.sub(r'infer: sequential \[.*?\n    \]', infer, spec, count=1, flags=re.S)
 
 
 def depth_sweep(synplc, depths, runs):
@@ -119,8 +106,7 @@ def depth_sweep(synplc, depths, runs):
         for d in depths:
             spec = os.path.join(tmp, 'depth%d.syn' % d)
             with open(spec, 'w') as f:
-                f.write(DEPTH_SPEC % '\n'.join(
-                    ['        linear(256, 256), norm(layer), gelu,'] * d))
+                f.write(depth_spec(d))
             exe = os.path.join(tmp, 'depth%d' % d)
             times = sorted(timed([synplc, spec, '-o', exe, '--no-cache']) for _ in range(runs))
             l0 = subprocess.run([synplc, spec, '--compile-to=l0'], capture_output=True, text=True)

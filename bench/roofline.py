@@ -120,7 +120,12 @@ def main():
         after = ceilings(a.threads)
     peak, cache_bw, dram_bw = (max(x, y) for x, y in zip(before, after))
     llc = last_level_cache()
-    bandwidth = lambda touched: cache_bw if touched <= llc / 2 else dram_bw
+
+    def roofline(flops, touched):
+        """The kernel's time at its ceiling, and which ceiling binds."""
+        compute = flops / (peak * 1e9)
+        memory = touched / ((cache_bw if touched <= llc / 2 else dram_bw) * 1e9)
+        return max(compute, memory), "compute" if compute >= memory else "memory"
 
     header = re.search(r"(\d+) training steps in ([0-9.]+) s", prof.stderr)
     steps, seconds = int(header.group(1)), float(header.group(2))
@@ -132,8 +137,8 @@ def main():
         calls, total = int(calls), float(total_ms) / 1e3
         flops, touched, partial = work[name]
         per_call = total / calls
-        roof = max(flops / (peak * 1e9), touched / (bandwidth(touched) * 1e9))
-        rows.append((name, calls, total, flops, touched, per_call, roof, partial))
+        roof, bound = roofline(flops, touched)
+        rows.append((name, calls, total, flops, touched, per_call, roof, bound, partial))
     rows.sort(key=lambda r: -r[2])
     kernels_s = sum(r[2] for r in rows)
     roof_s = sum(r[6] * r[1] for r in rows)
@@ -145,8 +150,7 @@ def main():
           f"{dram_bw:.1f} GB/s from main memory (64 MiB copy)")
     print(f"\n  {'kernel':<40} {'us/call':>9} {'step %':>7} {'GFLOP/s':>8} {'GB/s':>7} "
           f"{'flop/B':>7} {'bound':>7} {'roofline':>9}")
-    for name, calls, total, flops, touched, per_call, roof, partial in rows[:a.top]:
-        bound = "compute" if flops / (peak * 1e9) >= touched / (bandwidth(touched) * 1e9) else "memory"
+    for name, calls, total, flops, touched, per_call, roof, bound, partial in rows[:a.top]:
         print(f"  {name[-40:]:<40} {per_call * 1e6:>9.1f} {100 * total / seconds:>6.1f}% "
               f"{flops / per_call / 1e9:>8.1f} {touched / per_call / 1e9:>7.1f} "
               f"{flops / touched if touched else 0:>7.2f} {bound:>7} {100 * roof / per_call:>8.1f}%"
