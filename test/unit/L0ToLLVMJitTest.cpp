@@ -33,6 +33,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -775,4 +776,69 @@ TEST_CASE("a refused conversion says why and leaves the module untouched",
   std::string after;
   llvm::raw_string_ostream(after) << *module;
   CHECK(after == before);
+}
+
+// EXP2 of f32 is an inline polynomial (Cephes' exp2f, see the pass): over
+// [-126, 128) within 2 units in the last place of the exact 2^x (computed
+// in double), 0 below -126 (subnormal results flush, as on the GPUs), +inf
+// from 128 on, NaN for NaN. 8192 inputs in the vectorised kernel: a dense
+// sweep of [-130, 130] and the edges.
+static const char *const kExp2 = R"mlir(
+l0uop.plan @e pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @x pool @dev offset 0 size 32768 lifetime(0, 0) : !l0uop.buf<32x256xf32>
+  l0uop.slot @o pool @dev offset 32768 size 32768 lifetime(0, 0) : !l0uop.buf<32x256xf32>
+  l0uop.kernel @exp2 inputs(%x = @x : !l0uop.buf<32x256xf32>)
+      outputs(%o = @o : !l0uop.buf<32x256xf32>) grid(32, 1, 1) block(256, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 32 over group_x : index
+    %j = l0uop.range 0 to 256 over local_x : index
+    %px = l0uop.index %x[%i, %j] : !l0uop.buf<32x256xf32>
+    %a = l0uop.load %px : f32
+    %e = l0uop.exp2 %a : f32
+    %po = l0uop.index %o[%i, %j] : !l0uop.buf<32x256xf32>
+    l0uop.store %po, %e : f32
+    l0uop.end %j
+    l0uop.end %i
+  }
+  l0uop.stream @s [@exp2]
+}
+)mlir";
+
+TEST_CASE("EXP2 of f32 is within 2 ulp of 2^x and keeps its edges", "[l0tollvm][jit]") {
+  Context c;
+  std::unique_ptr<Jit> jit = Jit::fromSource(c.ctx, kExp2);
+  REQUIRE(jit->module);
+  REQUIRE(jit->compile(queueStubs()));
+  const int n = 32 * 256;
+  Buffer<float> x(n), o(n, 0.0f);
+  const float edges[] = {NAN, INFINITY, -INFINITY, -126.0f, -126.4f, -125.6f, -125.5f,
+                         -0.0f, 0.0f, 0.5f, -0.5f, 1e-8f, 127.0f, 127.5f, 127.99f,
+                         128.0f, 128.5f, -126.0001f, 200.0f, -200.0f};
+  const int numEdges = int(sizeof(edges) / sizeof(edges[0]));
+  for (int i = 0; i < n; ++i)
+    x[i] = i < numEdges ? edges[i] : -130.0f + 260.0f * float(i - numEdges) / float(n - numEdges);
+  REQUIRE(jit->runKernel("e_exp2", x.data, o.data));
+  size_t bad = 0, first = 0;
+  for (int i = 0; i < n; ++i) {
+    float a = x[i], got = o[i];
+    bool ok;
+    if (std::isnan(a))
+      ok = std::isnan(got);
+    else if (a < -126.0f)
+      ok = got == 0.0f;
+    else if (a >= 128.0f)
+      ok = std::isinf(got) && got > 0;
+    else {
+      double want = std::exp2(double(a));
+      int e;
+      std::frexp(want, &e);
+      double ulp = std::ldexp(1.0, e - 24);
+      ok = std::isfinite(got) ? std::fabs(double(got) - want) <= 2 * ulp : want > FLT_MAX;
+    }
+    if (!ok && bad++ == 0)
+      first = size_t(i);
+  }
+  INFO("first miss: exp2(" << x[first] << ") = " << o[first] << ", exactly "
+                           << std::exp2(double(x[first])));
+  CHECK(bad == 0);
 }

@@ -206,7 +206,11 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     `scf.if`, a REDUCE to a loop-carried accumulator of its range's loop;
     then the upstream conversions (scf→cf, arith/math/vector/cf/ub→llvm,
     reconcile-unrealized-casts) finish the job. MULACC is `llvm.intr.fma`,
-    EXP2/LOG2/SIN/SQRT the LLVM intrinsics, WMMA an unrolled tile
+    LOG2/SIN/SQRT the LLVM intrinsics, EXP2 of f32 an inline polynomial
+    (`inline-exp2`: n = roundeven(x), 2^(x-n) by Cephes' degree-6 exp2f
+    polynomial, relative error below 2e-7, 2^n in the exponent bits; no
+    call, so a vectorised loop keeps its registers) and of other types the
+    intrinsic; results below the smallest normal are 0. WMMA an unrolled tile
     multiply-accumulate, VECTORIZE/GEP LLVM vector ops. Integer MAX, CMPLT
     and CAST are signed (an i1 source casts unsigned), MOD is the C
     remainder, float MAX is `llvm.intr.maximum`, CMPNE on floats is
@@ -298,6 +302,9 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     Option<"shareKernels", "share-kernels", "bool", /*default=*/"true",
            "lower kernels with the same code once and point every such "
            "kernel's host_entry at the one function">,
+    Option<"inlineExp2", "inline-exp2", "bool", /*default=*/"true",
+           "EXP2 of f32 as an inline polynomial (false: the math library's "
+           "exp2f, through libmvec when vectorised)">,
     Option<"tileLanes", "tile-lanes", "unsigned", /*default=*/"16",
            "lanes of the vectorised RANGE in a tiled kernel (0: no tiling)">,
     Option<"tileRows", "tile-rows", "unsigned", /*default=*/"6",

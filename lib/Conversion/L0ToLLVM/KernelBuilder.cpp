@@ -56,9 +56,46 @@ Value KernelBuilder::exp2FlushingSubnormals(Location loc, Value x) {
   auto ft = cast<FloatType>(elementOf(x.getType()));
   double lowest = APFloat::semanticsMinExponent(ft.getFloatSemantics());
   Value lo = constLike(loc, x.getType(), lowest, 0);
-  Value e = math::Exp2Op::create(b, loc, arith::MaximumFOp::create(b, loc, x, lo));
+  Value clamped = arith::MaximumFOp::create(b, loc, x, lo);
+  Value e = inlineExp2 && ft.isF32() ? inlineExp2F32(loc, clamped)
+                                     : Value(math::Exp2Op::create(b, loc, clamped));
   Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, lo);
   return arith::SelectOp::create(b, loc, below, constLike(loc, x.getType(), 0.0, 0), e);
+}
+
+Value KernelBuilder::inlineExp2F32(Location loc, Value x) {
+  Type ft = x.getType();
+  Type it = b.getI32Type();
+  if (auto v = dyn_cast<VectorType>(ft))
+    it = VectorType::get(v.getShape(), it);
+  auto f32 = [&](double v) { return constLike(loc, ft, v, 0); };
+  auto i32 = [&](int64_t v) { return constLike(loc, it, 0.0, v); };
+  Value xc = arith::MinimumFOp::create(b, loc, x, f32(128.0));
+  Value n = math::RoundEvenOp::create(b, loc, xc);
+  Value f = arith::SubFOp::create(b, loc, xc, n);
+  // 2^f = 1 + f * P(f) on [-1/2, 1/2] (Cephes exp2f).
+  static const double kP[] = {1.535336188319500e-4, 1.339887440266574e-3,
+                              9.618437357674640e-3, 5.550332471162809e-2,
+                              2.402264791363012e-1, 6.931472028550421e-1};
+  Value p = f32(kP[0]);
+  for (double c : ArrayRef<double>(kP).drop_front())
+    p = math::FmaOp::create(b, loc, p, f, f32(c));
+  p = math::FmaOp::create(b, loc, p, f, f32(1.0));
+  // 2^n = 2^h * 2^(n - h), h = n >> 1: both halves are normal for n in
+  // [-126, 128].
+  Value ni = arith::FPToSIOp::create(b, loc, it, n);
+  Value h = arith::ShRSIOp::create(b, loc, ni, i32(1));
+  Value rest = arith::SubIOp::create(b, loc, ni, h);
+  auto pow2 = [&](Value e) -> Value {
+    Value biased = arith::AddIOp::create(b, loc, e, i32(127));
+    return arith::BitcastOp::create(
+        b, loc, ft, arith::ShLIOp::create(b, loc, biased, i32(23)));
+  };
+  Value r = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, p, pow2(h)),
+                                  pow2(rest));
+  // NaN: fptosi gave poison; keep the NaN instead.
+  Value nan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  return arith::SelectOp::create(b, loc, nan, x, r);
 }
 
 Value KernelBuilder::combine(Location loc, ReduceKind kind, Value a, Value c) {

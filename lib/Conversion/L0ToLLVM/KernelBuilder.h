@@ -155,6 +155,9 @@ public:
         tileRows(tileRows) {}
   virtual ~KernelBuilder() = default;
 
+  /// EXP2 of f32 as inlineExp2F32 (true) or a math library call (false).
+  bool inlineExp2 = true;
+
   /// Builds the host function at the end of `target`'s body; returns its
   /// split.
   SplitInfo build(ModuleOp target);
@@ -246,6 +249,13 @@ protected:
   /// stays on its fast path (a masked score, -inf, would otherwise send its
   /// whole vector through the scalar fallback), and lanes below it select 0.
   Value exp2FlushingSubnormals(Location loc, Value x);
+  /// 2^x of an f32 scalar or vector x in [-126, +inf] or NaN, without a
+  /// call: x = n + f with n = roundeven(min(x, 128)) and |f| <= 1/2, 2^f by
+  /// a degree-6 polynomial (Cephes' exp2f, relative error below 2e-7), and
+  /// 2^n as two powers of two built in the exponent bits (each a normal
+  /// number, so results near 2^-126 round once into the subnormals and
+  /// 2^127.9 does not overflow early). NaN stays NaN, +inf gives +inf.
+  Value inlineExp2F32(Location loc, Value x);
   Value identity(Location loc, ReduceKind kind, Type t);
   FailureOr<Value> castValue(Location loc, Value v, Type from, Type to);
   /// The address of element `indices` of a kernel buffer.

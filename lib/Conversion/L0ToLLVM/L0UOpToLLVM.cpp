@@ -641,6 +641,7 @@ struct ConvertL0UOpToLLVMPass
       }
       KernelBuilder builder(kernel, name, planSymbols, failures, tileLanes,
                             tileRows);
+      builder.inlineExp2 = inlineExp2;
       SplitInfo split = builder.build(*scratch);
       if (shareKernels)
         byCode[hash].push_back(built.size());

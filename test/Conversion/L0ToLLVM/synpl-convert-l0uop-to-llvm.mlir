@@ -1,5 +1,6 @@
 // RUN: synpl-opt %s -split-input-file -verify-diagnostics --synpl-convert-l0uop-to-llvm | FileCheck %s
 // RUN: synpl-opt %s -split-input-file -verify-diagnostics --synpl-convert-l0uop-to-llvm=keep-plan=false | synpl-translate -split-input-file --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
+// RUN: synpl-opt %s -split-input-file -verify-diagnostics --synpl-convert-l0uop-to-llvm=inline-exp2=false | FileCheck %s --check-prefix=LIBM
 // Idempotent on its own output.
 // RUN: synpl-opt %s -split-input-file -verify-diagnostics --synpl-convert-l0uop-to-llvm | synpl-opt -split-input-file --synpl-convert-l0uop-to-llvm | FileCheck %s
 
@@ -32,7 +33,7 @@
 // CHECK-DAG: llvm.fcmp "olt"
 // CHECK-DAG: llvm.fcmp "une"
 // CHECK-DAG: llvm.select
-// CHECK-DAG: llvm.intr.exp2
+// CHECK-DAG: llvm.intr.roundeven
 // CHECK-DAG: llvm.intr.log2
 // CHECK-DAG: llvm.intr.sin
 // CHECK-DAG: llvm.intr.sqrt
@@ -40,7 +41,7 @@
 
 // LLVMIR-LABEL: define void @p_ew(ptr noalias align 64 %0, ptr noalias align 16 %1, ptr noalias align 64 %2, i64 %3, i64 %4)
 // LLVMIR: call float @llvm.fma.f32
-// LLVMIR: call float @llvm.exp2.f32
+// LLVMIR: call float @llvm.roundeven.f32
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 1MiB
   l0uop.pool @stage freelist on host capacity 1MiB align 16
@@ -358,16 +359,31 @@ l0uop.plan @u pipeline_depth 1 {
 // -----
 
 // EXP2 flushes results below the smallest normal to zero: its input is
-// clamped at -126 (so the vector math library keeps to its fast path, even
-// for a masked score of -inf) and the lanes below select 0.
+// clamped at -126 (so the vector math library, with inline-exp2=false, keeps
+// to its fast path, even for a masked score of -inf) and the lanes below
+// select 0. By default 2^x is inline: n = roundeven(min(x, 128)), a
+// degree-6 polynomial in x - n (six FMAs), 2^n as two exponent-bit powers,
+// NaN passed through.
 // CHECK-LABEL: llvm.func @p_e(
 // CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
 // CHECK-DAG: %[[LO:.*]] = llvm.mlir.constant(-1.260000e+02 : f32) : f32
 // CHECK: %[[X:.*]] = llvm.load
 // CHECK: %[[C:.*]] = llvm.intr.maximum(%[[X]], %[[LO]])
-// CHECK: %[[E:.*]] = llvm.intr.exp2(%[[C]])
+// CHECK: %[[M:.*]] = llvm.intr.minimum(%[[C]], %{{.*}})
+// CHECK: %[[N:.*]] = llvm.intr.roundeven(%[[M]])
+// CHECK: llvm.fsub %[[M]], %[[N]]
+// CHECK-COUNT-6: llvm.intr.fma
+// CHECK: llvm.fptosi %[[N]]
+// CHECK: llvm.shl
+// CHECK: llvm.bitcast
+// CHECK: %[[NAN:.*]] = llvm.fcmp "uno" %[[C]], %[[C]]
+// CHECK: %[[E:.*]] = llvm.select %[[NAN]], %[[C]], %{{.*}}
 // CHECK: %[[BELOW:.*]] = llvm.fcmp "olt" %[[X]], %[[LO]]
 // CHECK: llvm.select %[[BELOW]], %[[ZERO]], %[[E]]
+// LIBM-LABEL: llvm.func @p_e(
+// LIBM: %[[C:.*]] = llvm.intr.maximum
+// LIBM: llvm.intr.exp2(%[[C]])
+// LIBM-NOT: llvm.intr.roundeven
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 1MiB
   l0uop.slot @x pool @dev offset 0 size 256 lifetime(0, 0) : !l0uop.buf<64xf32>
