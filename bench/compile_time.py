@@ -14,6 +14,7 @@ answer all but the first.
 
 Then the scaling with depth: the MNIST MLP with D repeated identical blocks
 `linear(256, 256), norm(layer), gelu` between its first and last layers
+(and again with D distinct blocks, each 8 units wider than the last)
 (examples/mnist/mnist.l2.syn, its infer list extended), for
 each D of --depths, compiled cold; per depth the time, the kernels of its L0
 plan and the host functions they compile to (kernels with the same code
@@ -87,26 +88,36 @@ def main():
         depth_sweep(synplc, [int(d) for d in args.depths.split(',')], args.runs)
 
 
-def depth_spec(depth):
-    """examples/mnist/mnist.l2.syn with `depth` repeated hidden blocks (and
-    without its model properties, which fix the depth)."""
+def depth_spec(depth, distinct=False):
+    """examples/mnist/mnist.l2.syn with `depth` hidden blocks (and without
+    its model properties, which fix the depth): identical 256-wide blocks,
+    or with `distinct` each block 8 units wider than the one before (no two
+    share a kernel)."""
     with open(os.path.join(ROOT, 'examples', 'mnist', 'mnist.l2.syn')) as f:
         spec = f.read()
     spec = re.sub(r'\n\s*properties: \[[^\]]*\]', '', spec)
-    blocks = '\n'.join(['        linear(256, 256), norm(layer), gelu,'] * depth)
+    widths = [256 + (8 * k if distinct else 0) for k in range(depth + 1)]
+    blocks = '\n'.join('        linear(%d, %d), norm(layer), gelu,' % (widths[k], widths[k + 1])
+                       for k in range(depth))
     infer = ('infer: sequential [\n        linear(784, 256), norm(layer), gelu,\n%s\n'
-             '        linear(256, 10), softmax\n    ]' % blocks)
+             '        linear(%d, 10), softmax\n    ]' % (blocks, widths[-1]))
     return re.sub(r'infer: sequential \[.*?\n    \]', infer, spec, count=1, flags=re.S)
 
 
 def depth_sweep(synplc, depths, runs):
-    """Cold compile time of D repeated identical blocks, for each D."""
+    """Cold compile time of D identical blocks, and of D distinct ones, for
+    each D."""
+    for distinct in (False, True):
+        sweep(synplc, depths, runs, distinct)
+
+
+def sweep(synplc, depths, runs, distinct):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for d in depths:
             spec = os.path.join(tmp, 'depth%d.syn' % d)
             with open(spec, 'w') as f:
-                f.write(depth_spec(d))
+                f.write(depth_spec(d, distinct))
             exe = os.path.join(tmp, 'depth%d' % d)
             times = sorted(timed([synplc, spec, '-o', exe, '--no-cache']) for _ in range(runs))
             l0 = subprocess.run([synplc, spec, '--compile-to=l0'], capture_output=True, text=True)
@@ -117,7 +128,8 @@ def depth_sweep(synplc, depths, runs):
                             if l.lstrip().startswith('llvm.func') and '.packed(' in l)
             rows.append((d, statistics.median(times), kernels, functions))
             print('depth %d: %.2f s' % (d, rows[-1][1]), file=sys.stderr)
-    print('compile time against repeated identical blocks (cold, median of %d)' % runs)
+    print('compile time against %s (cold, median of %d)' % (
+        'distinct blocks, each 8 units wider' if distinct else 'repeated identical blocks', runs))
     print('  %5s %9s %8s %10s %14s' % ('depth', 'seconds', 'kernels', 'functions', 'ms per block'))
     prev = None
     for d, t, k, fn in rows:
