@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -69,15 +70,23 @@ std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
 llvm::SmallVector<std::string> linkedObjects(mlir::ModuleOp module);
 
 /// optimizeForHost, then the target's code generator: `llvmModule` (already
-/// given the target, setHostTarget) as an object file on `os`.
+/// given the target, translateForHost) as an object file on `os`.
 llvm::Error compileForHost(llvm::Module &llvmModule, llvm::TargetMachine &tm,
                            const ObjectOptions &options, llvm::raw_pwrite_stream &os);
 
-/// Gives `llvmModule` the target machine's triple and data layout, and its
-/// functions the CPU and features (so that the optimizer's cost model and
-/// the vectorizer see the real target).
-void setHostTarget(llvm::Module &llvmModule, llvm::TargetMachine &tm, llvm::StringRef cpu,
-                   llvm::StringRef features);
+/// `module` ready for compileForHost: the target machine
+/// (createHostTargetMachine, with the CPU name and features it chose) and
+/// the module as LLVM IR (translateToLLVMIR) given that target -- its
+/// triple and data layout, and on every function the CPU and features, so
+/// that the optimizer's cost model and the vectorizer see the real target.
+struct HostModule {
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+  std::string cpu, features;
+};
+/// Failure after an error emitted at `module`.
+mlir::FailureOr<HostModule> translateForHost(mlir::ModuleOp module, const ObjectOptions &options,
+                                             llvm::LLVMContext &context);
 
 /// Writes `module` (LLVM dialect only) as an object file. Errors are
 /// emitted as diagnostics at the module.

@@ -199,35 +199,35 @@ llvm::Error compileForHost(llvm::Module &llvmModule, llvm::TargetMachine &tm,
   return llvm::Error::success();
 }
 
-void setHostTarget(llvm::Module &llvmModule, llvm::TargetMachine &tm, llvm::StringRef cpu,
-                   llvm::StringRef features) {
-  llvmModule.setTargetTriple(tm.getTargetTriple());
-  llvmModule.setDataLayout(tm.createDataLayout());
-  // The CPU and features on every function, so the optimizer's cost model
-  // and the vectorizer see the real target.
-  for (llvm::Function &f : llvmModule) {
+FailureOr<HostModule> translateForHost(ModuleOp module, const ObjectOptions &options,
+                                       llvm::LLVMContext &context) {
+  HostModule host;
+  auto created = createHostTargetMachine(options, &host.cpu, &host.features);
+  if (!created)
+    return module.emitError() << llvm::toString(created.takeError());
+  host.machine = std::move(*created);
+  host.module = translateToLLVMIR(module, context);
+  if (!host.module)
+    return failure();
+  host.module->setTargetTriple(host.machine->getTargetTriple());
+  host.module->setDataLayout(host.machine->createDataLayout());
+  for (llvm::Function &f : *host.module) {
     if (f.isDeclaration())
       continue;
-    f.addFnAttr("target-cpu", cpu);
-    if (!features.empty())
-      f.addFnAttr("target-features", features);
+    f.addFnAttr("target-cpu", host.cpu);
+    if (!host.features.empty())
+      f.addFnAttr("target-features", host.features);
   }
+  return host;
 }
 
 LogicalResult emitObject(ModuleOp module, llvm::raw_pwrite_stream &os,
                          const ObjectOptions &options) {
-  std::string cpu, features;
-  auto created = createHostTargetMachine(options, &cpu, &features);
-  if (!created)
-    return module.emitError() << llvm::toString(created.takeError());
-  std::unique_ptr<llvm::TargetMachine> tm = std::move(*created);
-
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule = translateToLLVMIR(module, llvmContext);
-  if (!llvmModule)
+  FailureOr<HostModule> host = translateForHost(module, options, llvmContext);
+  if (failed(host))
     return failure();
-  setHostTarget(*llvmModule, *tm, cpu, features);
-  if (llvm::Error err = compileForHost(*llvmModule, *tm, options, os))
+  if (llvm::Error err = compileForHost(*host->module, *host->machine, options, os))
     return module.emitError() << llvm::toString(std::move(err));
   return success();
 }

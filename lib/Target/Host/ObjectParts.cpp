@@ -84,23 +84,17 @@ llvm::Expected<std::string> compilePart(llvm::StringRef bitcode, const ObjectOpt
 FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchDir,
                                        const ObjectOptions &options, const ObjectCache &cache,
                                        unsigned parts) {
-  std::string cpu, features;
-  auto created = createHostTargetMachine(options, &cpu, &features);
-  if (!created)
-    return module.emitError() << llvm::toString(created.takeError());
-  std::unique_ptr<llvm::TargetMachine> tm = std::move(*created);
-
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule = translateToLLVMIR(module, llvmContext);
-  if (!llvmModule)
+  FailureOr<HostModule> host = translateForHost(module, options, llvmContext);
+  if (failed(host))
     return failure();
-  setHostTarget(*llvmModule, *tm, cpu, features);
+  llvm::Module &llvmModule = *host->module;
 
   unsigned threads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   if (parts == 0)
     parts = std::max(8u, 4 * threads);
   std::vector<std::string> bitcodes;
-  llvm::SplitModule(*llvmModule, parts, [&](std::unique_ptr<llvm::Module> part) {
+  llvm::SplitModule(llvmModule, parts, [&](std::unique_ptr<llvm::Module> part) {
     std::string bc;
     llvm::raw_string_ostream os(bc);
     llvm::WriteBitcodeToFile(*part, os);
@@ -109,7 +103,7 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
 
   // Each part's key: its bitcode and everything else its object depends on.
   std::string salt = "synpl-objects-v1|" LLVM_VERSION_STRING "|" +
-                     tm->getTargetTriple().str() + "|" + cpu + "|" + features + "|O" +
+                     host->machine->getTargetTriple().str() + "|" + host->cpu + "|" + host->features + "|O" +
                      std::to_string(options.optLevel) + "|" +
                      std::to_string(options.useLibmvec) + std::to_string(options.reassociate);
   if (!cache.dir.empty())
