@@ -431,6 +431,16 @@ bool KernelOp::hasSameCode(KernelOp other, SymbolTable &planSymbols,
       &getBody(), &other.getBody(), OperationEquivalence::IgnoreLocations);
 }
 
+std::optional<size_t> KernelsByCode::findOrAdd(KernelOp kernel, SymbolTable &planSymbols,
+                                               size_t value) {
+  SmallVector<Entry, 1> &bucket = byHash[static_cast<size_t>(kernel.hashCode())];
+  for (Entry &earlier : bucket)
+    if (earlier.kernel.hasSameCode(kernel, *earlier.planSymbols, planSymbols))
+      return earlier.value;
+  bucket.push_back({kernel, &planSymbols, value});
+  return std::nullopt;
+}
+
 //===----------------------------------------------------------------------===//
 // The work of a kernel
 //===----------------------------------------------------------------------===//

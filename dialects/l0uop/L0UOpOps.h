@@ -12,6 +12,9 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+#include <unordered_map>
+
 #include "synpl/Dialect/L0UOp/L0UOpEnums.h.inc"
 #define GET_ATTRDEF_CLASSES
 #include "synpl/Dialect/L0UOp/L0UOpAttrs.h.inc"
@@ -38,6 +41,26 @@ struct KernelWork {
   bool complete = true;
 };
 KernelWork computeKernelWork(KernelOp kernel);
+
+/// The kernels seen so far, by the hash of their code: finds an earlier
+/// kernel with the same code (KernelOp::hasSameCode), for lowerings that
+/// compile such kernels once.
+class KernelsByCode {
+public:
+  /// The value recorded with an earlier kernel that has `kernel`'s code;
+  /// when there is none, records `kernel` with `value` and returns nothing.
+  /// `planSymbols` (the symbol table of `kernel`'s plan) must outlive this.
+  std::optional<size_t> findOrAdd(KernelOp kernel, mlir::SymbolTable &planSymbols,
+                                  size_t value);
+
+private:
+  struct Entry {
+    KernelOp kernel;
+    mlir::SymbolTable *planSymbols;
+    size_t value;
+  };
+  std::unordered_map<size_t, llvm::SmallVector<Entry, 1>> byHash;
+};
 
 /// Whether `op`, a DIV or MOD, divides by a non-zero integer constant: it
 /// cannot trap, so the tiled lowerings may evaluate it on masked-off lanes

@@ -41,7 +41,6 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <memory>
-#include <unordered_map>
 
 namespace synpl {
 #define GEN_PASS_DEF_CONVERTL0UOPTOLLVM
@@ -603,13 +602,7 @@ struct ConvertL0UOpToLLVMPass
       SplitInfo split;
     };
     llvm::DenseMap<PlanOp, std::unique_ptr<SymbolTable>> planTables;
-    auto planTable = [&](PlanOp plan) -> SymbolTable & {
-      std::unique_ptr<SymbolTable> &table = planTables[plan];
-      if (!table)
-        table = std::make_unique<SymbolTable>(plan);
-      return *table;
-    };
-    std::unordered_map<size_t, SmallVector<size_t, 1>> byCode;
+    KernelsByCode byCode;
     SmallVector<Lowered> built;
     for (auto [plan, kernel] : kernels) {
       total += kernel.getBody().front().getOperations().size() + 1;
@@ -621,30 +614,21 @@ struct ConvertL0UOpToLLVMPass
           failures.push_back({&op, "its kernel is not lowered", true});
         continue;
       }
-      SymbolTable &planSymbols = planTable(plan);
-      size_t hash = shareKernels ? static_cast<size_t>(kernel.hashCode()) : 0;
-      const Lowered *same = nullptr;
-      if (shareKernels)
-        for (size_t index : byCode[hash]) {
-          Lowered &earlier = built[index];
-          if (earlier.kernel.hasSameCode(
-                  kernel, planTable(earlier.kernel->getParentOfType<PlanOp>()),
-                  planSymbols)) {
-            same = &earlier;
-            break;
-          }
-        }
-      if (same) {
-        built.push_back({kernel, same->entry, same->split});
+      std::unique_ptr<SymbolTable> &planSymbols = planTables[plan];
+      if (!planSymbols)
+        planSymbols = std::make_unique<SymbolTable>(plan);
+      if (std::optional<size_t> same =
+              shareKernels ? byCode.findOrAdd(kernel, *planSymbols, built.size())
+                           : std::nullopt) {
+        Lowered earlier = built[*same];
+        built.push_back({kernel, earlier.entry, earlier.split});
         ++numShared;
         continue;
       }
-      KernelBuilder builder(kernel, name, planSymbols, failures, tileLanes,
+      KernelBuilder builder(kernel, name, *planSymbols, failures, tileLanes,
                             tileRows);
       builder.inlineExp2 = inlineExp2;
       SplitInfo split = builder.build(*scratch);
-      if (shareKernels)
-        byCode[hash].push_back(built.size());
       built.push_back({kernel, name, split});
       ++numKernels;
     }

@@ -34,8 +34,6 @@
 
 #include "llvm/Support/MathExtras.h"
 
-#include <unordered_map>
-
 namespace synpl {
 #define GEN_PASS_DEF_CONVERTL0UOPTONVVM
 #include "synpl/Conversion/Passes.h.inc"
@@ -153,25 +151,17 @@ struct ConvertL0UOpToNVVMPass
       llvm::StringSet<> names;
       SmallVector<Built> built;
       // Kernels with the same code share one entry (lowered once).
-      std::unordered_map<size_t, SmallVector<size_t, 1>> byCode;
+      KernelsByCode byCode;
       for (KernelOp kernel : kernels) {
         total += kernel.getBody().front().getOperations().size() + 1;
-        size_t hash = shareKernels ? static_cast<size_t>(kernel.hashCode()) : 0;
-        std::optional<size_t> same;
-        if (shareKernels)
-          for (size_t index : byCode[hash])
-            if (built[index].kernel.hasSameCode(kernel, planSymbols, planSymbols)) {
-              same = index;
-              break;
-            }
-        if (same) {
+        if (std::optional<size_t> same =
+                shareKernels ? byCode.findOrAdd(kernel, planSymbols, built.size())
+                             : std::nullopt) {
           Built copy = built[*same];
           copy.kernel = kernel;
           built.push_back(std::move(copy));
           continue;
         }
-        if (shareKernels)
-          byCode[hash].push_back(built.size());
         std::string base = entryName(plan.getSymName(), kernel.getSymName());
         std::string name = base;
         for (unsigned n = 1; !names.insert(name).second; ++n)
