@@ -74,20 +74,6 @@ struct Reader {
   }
 };
 
-int32_t writeAll(int fd, const uint8_t *p, uint64_t n) {
-  while (n) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR)
-        continue;
-      return errno;
-    }
-    p += w;
-    n -= (uint64_t)w;
-  }
-  return 0;
-}
-
 std::string directoryOf(const std::string &path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos)

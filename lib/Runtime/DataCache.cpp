@@ -42,8 +42,10 @@ constexpr uint64_t kMinBytes = 1 << 20;
 constexpr uint64_t kDataOffset = 4096;
 constexpr char kMagic[16] = "synpl-data-v1";
 
+} // namespace
+
 /// What identifies a source file's contents, and what an entry records.
-struct Header {
+struct DataCacheSource::Header {
   char magic[16];
   uint64_t dev, ino, size, mtimeNs, ctimeNs;
   uint8_t trailer[8];
@@ -53,7 +55,11 @@ struct Header {
   uint64_t elements, bytes;
   char path[3072]; // longer paths are not cached
 };
-static_assert(sizeof(Header) <= kDataOffset, "the entry header fits before the data");
+static_assert(sizeof(DataCacheSource::Header) <= kDataOffset,
+              "the entry header fits before the data");
+
+namespace {
+using Header = DataCacheSource::Header;
 
 uint64_t hashBytes(const void *data, uint64_t n) {
   const auto *p = static_cast<const uint8_t *>(data);
@@ -141,19 +147,26 @@ std::string entryOf(const std::string &dir, const Header &h) {
 
 } // namespace
 
-bool dataCacheLoad(const char *path, uint32_t expectedMagic, synpl_rt_idx *out) {
-  std::string dir = cacheFolder();
-  Header now;
-  if (dir.empty() || !identify(path, now))
+DataCacheSource::DataCacheSource(const char *path) : folder(cacheFolder()) {
+  auto now = std::make_unique<Header>();
+  if (folder.empty() || !identify(path, *now))
+    return;
+  entry = entryOf(folder, *now);
+  identity = std::move(now);
+}
+
+DataCacheSource::~DataCacheSource() = default;
+
+bool DataCacheSource::load(uint32_t expectedMagic, synpl_rt_idx *out) const {
+  if (!identity)
     return false;
-  std::string entry = entryOf(dir, now);
   int fd = open(entry.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return false;
   Header h;
   struct stat st;
   bool ok = fstat(fd, &st) == 0 && pread(fd, &h, sizeof(h), 0) == ssize_t(sizeof(h)) &&
-            sameSource(h, now) && h.ndims >= 1 && h.ndims <= SYNPL_RT_IDX_MAX_DIMS &&
+            sameSource(h, *identity) && h.ndims >= 1 && h.ndims <= SYNPL_RT_IDX_MAX_DIMS &&
             h.bytes > 0 && uint64_t(st.st_size) == kDataOffset + h.bytes &&
             (!expectedMagic || h.idxMagic == expectedMagic);
   uint64_t elements = 1;
@@ -178,36 +191,25 @@ bool dataCacheLoad(const char *path, uint32_t expectedMagic, synpl_rt_idx *out) 
   return true;
 }
 
-void dataCacheStore(const char *path, const synpl_rt_idx &idx) {
-  std::string dir = cacheFolder();
-  Header h;
-  if (idx.bytes < kMinBytes || dir.empty() || !identify(path, h) || !makeFolders(dir))
+void DataCacheSource::store(const synpl_rt_idx &idx) const {
+  if (!identity || idx.bytes < kMinBytes || !makeFolders(folder))
     return;
+  Header h = *identity;
   h.idxMagic = idx.magic;
   h.type = idx.type;
   h.ndims = idx.ndims;
   std::memcpy(h.dims, idx.dims, sizeof(h.dims));
   h.elements = idx.elements;
   h.bytes = idx.bytes;
-  std::string entry = entryOf(dir, h);
+  // The header, padded to the data's page.
+  std::vector<uint8_t> head(kDataOffset, 0);
+  std::memcpy(head.data(), &h, sizeof(h));
   std::string tmp = entry + ".tmp." + std::to_string(getpid());
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return;
-  auto writeAll = [&](const void *data, uint64_t size, uint64_t at) {
-    const auto *p = static_cast<const uint8_t *>(data);
-    uint64_t done = 0;
-    while (done < size) {
-      ssize_t n = pwrite(fd, p + done, size - done, off_t(at + done));
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return false;
-      done += uint64_t(n);
-    }
-    return true;
-  };
-  bool ok = writeAll(&h, sizeof(h), 0) && writeAll(idx.data, idx.bytes, kDataOffset);
+  bool ok = writeAll(fd, head.data(), head.size()) == 0 &&
+            writeAll(fd, idx.data, idx.bytes) == 0;
   ok = close(fd) == 0 && ok;
   if (!ok || rename(tmp.c_str(), entry.c_str()) != 0)
     unlink(tmp.c_str());

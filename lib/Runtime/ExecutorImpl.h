@@ -152,10 +152,9 @@ struct Field {
   /// How a float field's samples are made from the file's integers, one
   /// batch at a time as they are gathered (None: copied as they are):
   /// unsigned bytes scale to [0, 1] (x / 255), other integers keep their
-  /// value (docs/data-binding.md).
+  /// value (docs/data-binding.md). A converted field's sampleStep is the
+  /// size of a sample in the file.
   enum class Convert { None, U8Unit, I8, I32 } convert = Convert::None;
-  /// Bytes of one sample in the file when converted.
-  int64_t sourceSampleBytes = 0;
   /// A text field: the split's bytes; sample k starts at byte
   /// k * sampleStep + shift of them.
   std::vector<uint8_t> text;
@@ -166,11 +165,7 @@ struct Field {
       return text.data() + shift;
     return idx.data;
   }
-  int64_t step() const {
-    if (convert != Convert::None)
-      return sourceSampleBytes;
-    return sampleStep ? sampleStep : sampleBytes;
-  }
+  int64_t step() const { return sampleStep ? sampleStep : sampleBytes; }
 };
 
 struct Split {

@@ -66,6 +66,20 @@ int32_t preadAll(int fd, const char *path, uint64_t offset, uint8_t *dst,
 
 } // namespace
 
+int synpl::rt::writeAll(int fd, const uint8_t *p, uint64_t n) {
+  while (n) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return errno;
+    }
+    p += w;
+    n -= (uint64_t)w;
+  }
+  return 0;
+}
+
 extern "C" {
 
 int32_t synpl_rt_file_size(const char *path, uint64_t *size) {

@@ -239,7 +239,8 @@ int32_t synpl_rt_idx_load_expect(const char *path, uint32_t expected_magic,
     return fail(SYNPL_RT_ERR_INVALID, "idx load: null output");
   std::memset(out, 0, sizeof(*out));
   // Decoded by an earlier run? (DataCache.cpp: gzip'd files only.)
-  if (dataCacheLoad(path, expected_magic, out))
+  DataCacheSource cache(path);
+  if (cache.load(expected_magic, out))
     return SYNPL_RT_OK;
   synpl_rt_buffer file;
   if (int32_t st = synpl_rt_file_read(path, &file))
@@ -261,7 +262,7 @@ int32_t synpl_rt_idx_load_expect(const char *path, uint32_t expected_magic,
   if (st != SYNPL_RT_OK)
     std::memset(out, 0, sizeof(*out));
   else if (gzipped)
-    dataCacheStore(path, *out);
+    cache.store(*out);
   return st;
 }
 

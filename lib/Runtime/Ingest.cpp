@@ -174,11 +174,14 @@ std::string testPathOf(const std::string &trainPath, const std::string &prefix) 
 }
 
 
-/// Sample `src` of an integer IDX file as the floats of a float field
-/// (`n` of them): the data-binding rule of docs/data-binding.md. The
-/// whole file is never converted: each batch converts what it gathers.
-void convertSample(Field::Convert convert, const uint8_t *src, float *dst, int64_t n) {
-  switch (convert) {
+/// Sample `src` of field `fd`'s file into `dst` as the slot holds it:
+/// copied, or an integer file's sample converted to the floats of a float
+/// field (the data-binding rule of docs/data-binding.md). The whole file is
+/// never converted: each batch converts what it gathers.
+void copySample(const Field &fd, const uint8_t *src, uint8_t *out) {
+  auto *dst = reinterpret_cast<float *>(out);
+  int64_t n = fd.sampleBytes / (int64_t)sizeof(float);
+  switch (fd.convert) {
   case Field::Convert::U8Unit:
     for (int64_t i = 0; i < n; ++i)
       dst[i] = (float)src[i] * (1.0f / 255.0f);
@@ -195,7 +198,7 @@ void convertSample(Field::Convert convert, const uint8_t *src, float *dst, int64
     }
     break;
   case Field::Convert::None:
-    std::memcpy(dst, src, n * sizeof(float));
+    std::memcpy(out, src, fd.sampleBytes);
     break;
   }
 }
@@ -265,8 +268,7 @@ int32_t openSplit(const Plan &p, const synpl_plan_ingest &g,
       field.convert = field.idx.type == SYNPL_RT_IDX_U8   ? Field::Convert::U8Unit
                       : field.idx.type == SYNPL_RT_IDX_I8 ? Field::Convert::I8
                                                           : Field::Convert::I32;
-      field.sourceSampleBytes =
-          perSample * (field.idx.type == SYNPL_RT_IDX_I32 ? 4 : 1);
+      field.sampleStep = perSample * (field.idx.type == SYNPL_RT_IDX_I32 ? 4 : 1);
     }
     if (st) {
       synpl_rt_idx_free(&field.idx);
@@ -302,14 +304,9 @@ void gather(const Split &s, int64_t batch, int64_t b,
     uint8_t *dst = addr[f];
     for (int64_t r = 0; r < batch; ++r) {
       int64_t i = b * batch + r;
-      if (i < s.samples && fd.convert != Field::Convert::None)
-        convertSample(fd.convert, fd.samples() + (uint64_t)s.order[i] * fd.step(),
-                      reinterpret_cast<float *>(dst + r * fd.sampleBytes),
-                      fd.sampleBytes / (int64_t)sizeof(float));
-      else if (i < s.samples)
-        std::memcpy(dst + r * fd.sampleBytes,
-                    fd.samples() + (uint64_t)s.order[i] * fd.step(),
-                    fd.sampleBytes);
+      if (i < s.samples)
+        copySample(fd, fd.samples() + (uint64_t)s.order[i] * fd.step(),
+                   dst + r * fd.sampleBytes);
       else
         std::memset(dst + r * fd.sampleBytes, fd.sampleBytes == 1 ? 0xFF : 0,
                     fd.sampleBytes);

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,14 +33,32 @@ int32_t failErrno(const char *path, const char *what, int err);
 /// 64-byte (or larger power-of-two) aligned heap memory; nullptr on failure.
 void *alignedAlloc(uint64_t bytes, uint64_t alignment = SYNPL_RT_ALIGNMENT);
 
-/// The decoded-data cache of gzip'd IDX files (DataCache.cpp): load maps
-/// the entry of `path` when one matches the file as it is now (false
-/// otherwise; `out` untouched), store keeps a decoded file (best effort;
-/// small files are not kept), release unmaps what load mapped.
-bool dataCacheLoad(const char *path, uint32_t expectedMagic, synpl_rt_idx *out);
-void dataCacheStore(const char *path, const synpl_rt_idx &idx);
-void dataCacheRelease(synpl_rt_idx *idx);
 void alignedFree(void *p);
+
+/// Writes all `n` bytes to `fd`; 0, or the errno of the write that failed.
+int writeAll(int fd, const uint8_t *p, uint64_t n);
+
+/// The decoded-data cache (DataCache.cpp) for one gzip'd IDX file, made
+/// with the file's identity as it is when the file is opened: load maps the
+/// entry that matches it (false otherwise; `out` untouched), store keeps
+/// the decoded file under it (best effort; small files are not kept). A
+/// file that cannot be cached (not gzip'd, the cache off) does neither.
+class DataCacheSource {
+public:
+  explicit DataCacheSource(const char *path);
+  ~DataCacheSource();
+  bool load(uint32_t expectedMagic, synpl_rt_idx *out) const;
+  void store(const synpl_rt_idx &idx) const;
+
+  /// An entry's header: the file's identity, then the decoded IDX's shape.
+  struct Header;
+
+private:
+  std::unique_ptr<Header> identity; ///< null: not cacheable
+  std::string folder, entry;
+};
+/// Unmaps what DataCacheSource::load mapped.
+void dataCacheRelease(synpl_rt_idx *idx);
 
 constexpr uint64_t kAlign = SYNPL_RT_ALIGNMENT;
 constexpr uint64_t kCacheLine = 64;
