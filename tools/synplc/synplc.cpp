@@ -343,8 +343,7 @@ int main(int argc, char **argv) {
   }
   case Emit::Object:
   case Emit::Executable: {
-    TimingScope &codegen = startPhase("LLVM optimization, code generation and link");
-    (void)codegen;
+    startPhase("LLVM optimization, code generation and link");
     LinkOptions link;
     link.cpu = cpu;
     link.optLevel = optLevel;
