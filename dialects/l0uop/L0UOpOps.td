@@ -205,12 +205,25 @@ def L0UOp_KernelOp : L0UOp_PlanItem<"kernel", [
         grid(4, 1, 1) block(16, 1, 1) shared_mem 1024
         shared(%tile : !l0uop.buf<16x16xf32>) { ... }
     ```
+
+    `opt_level` (0 to 3, optional) is the optimization effort the host code
+    generator spends on the kernel (LLVM's O0 to O3, capped by the
+    compiler's own level); without it the kernel gets the compiler's level.
+    `--synpl-l0-kernel-effort` sets it from each kernel's share of the
+    step's work. It is a host code generation hint: the CUDA lowering
+    refuses a device kernel that carries one.
+
+    ```mlir
+    l0uop.kernel @bias inputs(...) outputs(...) grid(1, 1, 1) block(1, 1, 1)
+        shared_mem 0 attributes {opt_level = 1 : i32} { ... }
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        FlatSymbolRefArrayAttr:$inputs,
                        FlatSymbolRefArrayAttr:$outputs,
                        DenseI64ArrayAttr:$grid, DenseI64ArrayAttr:$block,
-                       L0UOp_I64Attr:$shared_mem);
+                       L0UOp_I64Attr:$shared_mem,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<3>]>>:$opt_level);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

@@ -204,6 +204,8 @@ LogicalResult Compilation::run() {
 
   PhaseOptions phaseOptions;
   phaseOptions.summary = options.summary;
+  phaseOptions.hotShare = options.hotKernelShare;
+  phaseOptions.lightLevel = options.lightOptLevel;
   auto step = [&](llvm::StringRef name, Phase next, KernelTarget target) {
     if (failed(runPipeline(name, from, next, target, phaseOptions)) ||
         failed(dump(phaseName(next))))

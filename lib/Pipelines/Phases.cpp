@@ -88,6 +88,8 @@ LogicalResult synpl::buildPhasePipeline(OpPassManager &pm, Phase from, Phase to,
     pm.addPass(createL2ToL1());
   HostPipelineOptions host;
   host.summary = options.summary.getValue();
+  host.hotShare = options.hotShare.getValue();
+  host.lightLevel = options.lightLevel.getValue();
   host.executable = options.executable.getValue();
   if (crosses(Phase::L0))
     buildHostEmissionPipeline(pm, host);

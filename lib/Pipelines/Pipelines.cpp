@@ -22,6 +22,12 @@ void synpl::buildHostEmissionPipeline(OpPassManager &pm,
 
 void synpl::buildHostCodegenPipeline(OpPassManager &pm,
                                      const HostPipelineOptions &options) {
+  if (options.hotShare != 1.0) {
+    L0KernelEffortOptions effort;
+    effort.hotShare = options.hotShare;
+    effort.lightLevel = options.lightLevel;
+    pm.addPass(createL0KernelEffort(effort));
+  }
   // The control programs first: the plan can only be erased once no
   // l0ctl.program is left inside it.
   ConvertL0CtlToLLVMOptions ctl;

@@ -73,6 +73,17 @@ cl::opt<std::string> cpu("cpu", cl::desc("target CPU (default: native, this host
                          cl::init("native"), cl::cat(category));
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level 0-3 (default 3)"),
                            cl::Prefix, cl::init(3), cl::cat(category));
+cl::opt<double> hotKernelShare(
+    "hot-kernel-share",
+    cl::desc("the host kernels that take this share of a training step's estimated "
+             "time are optimized at -O, the others at --light-opt-level (default 0.99; "
+             "1: every kernel at -O)"),
+    cl::init(0.99), cl::cat(category));
+cl::opt<unsigned> lightOptLevel(
+    "light-opt-level",
+    cl::desc("optimization level 0-3 of the host kernels outside --hot-kernel-share "
+             "(default 1; capped by -O)"),
+    cl::init(1), cl::cat(category));
 cl::opt<std::string> runtimeLib(
     "runtime-lib",
     cl::desc("the host runtime archive to link (default: ../lib/libSynplRuntime.a "
@@ -283,6 +294,8 @@ int main(int argc, char **argv) {
   options.l0Passes = l0Passes;
   options.hostKernels = cudaHostKernels;
   options.summary = verbose;
+  options.hotKernelShare = hotKernelShare;
+  options.lightOptLevel = lightOptLevel;
   options.dumpDir = dumpPhases;
   // --dump-phases DIR: DIR/<name>.<phase>.mlir, <name> the input's file
   // name without its extensions (fashion_mnist.l1.mlir -> fashion_mnist).

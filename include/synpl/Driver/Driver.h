@@ -53,6 +53,11 @@ struct CompileOptions {
   bool hostKernels = false;
   /// Remark the plan summary.
   bool summary = false;
+  /// The host kernels that take this share of a step's estimated time are
+  /// optimized at the full level, the rest at lightOptLevel
+  /// (--synpl-l0-kernel-effort); 1: every kernel at the full level.
+  double hotKernelShare = 0.99;
+  unsigned lightOptLevel = 1;
   /// Write the program at every layer it passes to <dumpDir>/<dumpStem>.<phase>.mlir.
   std::string dumpDir, dumpStem;
   /// Receives one line per step ("L3 -> L2 (method search)", the target, ...).

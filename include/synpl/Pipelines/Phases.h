@@ -93,6 +93,16 @@ struct PhaseOptions : public mlir::PassPipelineOptions<PhaseOptions> {
       *this, "summary",
       llvm::cl::desc("Remark the L0 plan's kernel, slot and pool counts"),
       llvm::cl::init(false)};
+  Option<double> hotShare{
+      *this, "hot-share",
+      llvm::cl::desc("In the llvm phase, the host kernels that take this share of the "
+                     "step's estimated time get the full optimization level, the rest "
+                     "light-level (--synpl-l0-kernel-effort; 1: all full)"),
+      llvm::cl::init(0.99)};
+  Option<unsigned> lightLevel{
+      *this, "light-level",
+      llvm::cl::desc("The optimization level (0-3) of the host kernels outside hot-share"),
+      llvm::cl::init(1)};
 };
 
 /// Adds to `pm` the passes that take a program at phase `from` to phase

@@ -32,6 +32,17 @@ struct HostPipelineOptions : public mlir::PassPipelineOptions<HostPipelineOption
       llvm::cl::desc("With executable: assemble the CUDA kernels' PTX with this "
                      "ptxas and embed the cubin next to it (empty: PTX only)"),
       llvm::cl::init("")};
+  Option<double> hotShare{
+      *this, "hot-share",
+      llvm::cl::desc("Before the kernels' LLVM lowering, --synpl-l0-kernel-effort: the "
+                     "kernels that take this share of the step's estimated time are "
+                     "optimized at the full level, the rest at light-level (1: all at "
+                     "the full level)"),
+      llvm::cl::init(0.99)};
+  Option<unsigned> lightLevel{
+      *this, "light-level",
+      llvm::cl::desc("The optimization level (0-3) of the kernels outside hot-share"),
+      llvm::cl::init(1)};
   Option<bool> summary{
       *this, "summary",
       llvm::cl::desc("Remark the L0 plan's kernel, slot and pool counts after "

@@ -11,14 +11,17 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "mlir/Support/LogicalResult.h"
+#include "synpl/Support/OptLevel.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
+class Function;
 class LLVMContext;
 class Module;
 class TargetMachine;
@@ -43,6 +46,27 @@ struct ObjectOptions {
   bool reassociate = true;
 };
 
+/// The level `f` is optimized at: its synpl::kOptLevelAttr (Support/OptLevel.h)
+/// capped by `cap`, else
+/// `cap`. An error when the attribute is not "0" to "3".
+llvm::Expected<unsigned> functionOptLevel(const llvm::Function &f, unsigned cap);
+
+/// One level's share of a program (splitByOptLevel).
+struct LevelModule {
+  unsigned level;
+  std::unique_ptr<llvm::Module> module;
+};
+
+/// `module` as one module per optimization level its functions ask for
+/// (functionOptLevel), ordered by level: each function and global variable
+/// is defined in one of them (a global variable with the functions that
+/// use it when they share a level, else at `cap`) and declared in the
+/// others; a local symbol used across them becomes hidden, external and
+/// uniquely named. A module whose functions share one level comes back
+/// whole. The attribute is removed.
+llvm::Expected<std::vector<LevelModule>>
+splitByOptLevel(std::unique_ptr<llvm::Module> module, unsigned cap);
+
 /// The target machine emitObject uses: the options' triple (default: the
 /// host's) and CPU ("native": the host CPU and its features). Reports the
 /// CPU name and feature string it chose when asked.
@@ -54,8 +78,11 @@ createHostTargetMachine(const ObjectOptions &options = {},
 /// The optimization emitObject applies to the translated module: float
 /// add/sub/mul reassociable and contractible (kernel reductions have no
 /// fixed order), then the O-level pipeline for `machine` with glibc's libmvec
-/// known to the vectorizer. Exposed so that JIT users (tests) run exactly
-/// the code the object holds.
+/// known to the vectorizer. Functions that ask for their own level
+/// (kOptLevelAttr) are optimized at it: the module is split by level
+/// (splitByOptLevel), each part optimized, and the parts linked back into
+/// `module`. Exposed so that JIT users (tests) run exactly the code the
+/// object holds.
 llvm::Error optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine,
                             const ObjectOptions &options = {});
 
@@ -109,8 +136,10 @@ struct ObjectParts {
 };
 
 /// `module` (LLVM dialect only) as several objects: its LLVM IR is split
-/// into `parts` modules (0: four per hardware thread, at least 8; functions
-/// that share internal globals stay together), each optimized and compiled
+/// by the optimization level its functions ask for (splitByOptLevel), then
+/// into `parts` modules in all (0: four per hardware thread, at least 8;
+/// shared among the levels by their size; functions that share internal
+/// globals stay together), each optimized and compiled at its level
 /// on its own thread, or taken from `cache` when an identical part (the same
 /// IR, target, CPU, features and options) was compiled before. New objects
 /// go to the cache, or to `scratchDir` without one. Errors are emitted as

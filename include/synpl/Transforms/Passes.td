@@ -146,4 +146,47 @@ def L0KernelWork : Pass<"synpl-l0-kernel-work", "mlir::ModuleOp"> {
   }];
 }
 
+def L0KernelEffort : Pass<"synpl-l0-kernel-effort", "mlir::ModuleOp"> {
+  let summary = "Choose each host kernel's optimization effort from its share of the work";
+  let description = [{
+    Sets `opt_level` on the host kernels of every `l0uop.plan`: the kernels
+    that together take `hot-share` of the plan's estimated time get
+    `hot-level`, the rest `light-level`. A kernel's time is estimated from
+    its work (`--synpl-l0-kernel-work`) as max(flop, `balance` × B touched)
+    flop-equivalents per launch: a matmul is bound by its arithmetic, an
+    elementwise kernel by the bytes it moves.
+
+    Kernels with an `opt_level` already (set by hand), device kernels (the
+    level is a host code generation hint) and user kernels (compiled as
+    their file says) are left as they are. Kernels are ranked by their
+    estimate, the largest first; ties keep the plan's order. With
+    `hot-share=1` every kernel is hot, with `hot-share=0` every kernel light.
+
+    ```
+    synpl-opt plan.l0.mlir --synpl-l0-kernel-effort='hot-share=0.9 light-level=1'
+    ```
+
+    LLVM's O1 does not vectorize loops, so an elementwise kernel at O1 or
+    O0 can run several times slower than at O2/O3: `light-level` is for
+    kernels whose time does not matter.
+  }];
+  let options = [
+    Option<"hotLevel", "hot-level", "unsigned", /*default=*/"3",
+           "The level of the kernels that take hot-share of the time (0-3)">,
+    Option<"lightLevel", "light-level", "unsigned", /*default=*/"1",
+           "The level of the others (0-3)">,
+    Option<"hotShare", "hot-share", "double", /*default=*/"0.99",
+           "The share of the plan's estimated time (0 to 1) that the hot "
+           "kernels take together">,
+    Option<"balance", "balance", "double", /*default=*/"4.0",
+           "Flop per byte at which a kernel turns from memory- to "
+           "compute-bound (the machine's balance)">,
+  ];
+  let statistics = [
+    Statistic<"numHot", "hot-kernels", "Kernels given the hot level">,
+    Statistic<"numLight", "light-kernels", "Kernels given the light level">,
+  ];
+  let dependentDialects = ["synpl::l0uop::L0UOpDialect"];
+}
+
 #endif // SYNPL_TRANSFORMS_PASSES_TD

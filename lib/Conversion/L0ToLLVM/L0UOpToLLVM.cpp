@@ -16,6 +16,7 @@
 #include "KernelBuilder.h"
 #include "synpl/Dialect/L0Ctl/L0CtlOps.h"
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
+#include "synpl/Support/OptLevel.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -641,6 +642,11 @@ struct ConvertL0UOpToLLVMPass
         failures.push_back({kernel, "symbol @" + name + " already exists in the module"});
         continue;
       }
+      if (kernel.getOptLevel()) {
+        failures.push_back({kernel, "a user kernel is compiled as its file says: opt_level "
+                                    "applies to kernels with UOps"});
+        continue;
+      }
       if (failed(l0tollvm::lowerCustomKernel(module, *scratch, kernel, name, failures,
                                              imported))) {
         customFailed = true;
@@ -686,11 +692,24 @@ struct ConvertL0UOpToLLVMPass
       return signalPassFailure();
     }
 
+    // A kernel's optimization effort travels to its function as the
+    // attribute the host backend splits the module by.
+    Builder builder(ctx);
+    for (Lowered &lowered : built)
+      if (std::optional<uint32_t> level = lowered.kernel.getOptLevel())
+        if (auto fn = scratch->lookupSymbol<LLVM::LLVMFuncOp>(lowered.entry)) {
+          SmallVector<Attribute> passthrough;
+          if (ArrayAttr old = fn.getPassthroughAttr())
+            passthrough.assign(old.begin(), old.end());
+          passthrough.push_back(builder.getStrArrayAttr(
+              {kOptLevelAttr, std::to_string(*level)}));
+          fn.setPassthroughAttr(builder.getArrayAttr(passthrough));
+        }
+
     // Commit: move the functions over, then reduce or drop the plans.
     Block *dest = module.getBody();
     for (Operation &op : llvm::make_early_inc_range(*scratch->getBody()))
       op.moveBefore(dest, dest->end());
-    Builder builder(ctx);
     for (auto &[kernel, name, split] : built) {
       Block &body = kernel.getBody().front();
       for (Operation &op : body)

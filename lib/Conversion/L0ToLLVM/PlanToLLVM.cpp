@@ -565,7 +565,10 @@ struct ConvertL0PlanToLLVM
         end = LLVM::SelectOp::create(b, loc, over, range, end);
       }
       callArgs.push_back(end);
-      LLVM::CallOp::create(b, loc, kernelFn, callArgs);
+      // Not inlined: the kernel is external (its host entry), so an inlined
+      // copy would compile and link its code twice.
+      auto call = LLVM::CallOp::create(b, loc, kernelFn, callArgs);
+      call.setNoInline(true);
       LLVM::ReturnOp::create(b, loc, ValueRange{});
     }
     pointerArray("synpl_plan_kernels", packedFns);

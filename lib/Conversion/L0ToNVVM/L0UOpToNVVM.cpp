@@ -136,8 +136,15 @@ struct ConvertL0UOpToNVVMPass
       for (KernelOp kernel : plan.getOps<KernelOp>())
         if (!kernel->hasAttr("device_entry") && !kernel->hasAttr("host_entry") &&
             !kernel.getBody().front().empty() &&
-            kernel.isDeviceKernel(planSymbols))
+            kernel.isDeviceKernel(planSymbols)) {
+          if (kernel.getOptLevel()) {
+            ++total;
+            failures.push_back({kernel, "opt_level is a host code generation hint; the "
+                                        "device kernels are compiled at one level"});
+            continue;
+          }
           kernels.push_back(kernel);
+        }
       if (kernels.empty())
         continue;
       std::string moduleName = (plan.getSymName() + "_cuda").str();

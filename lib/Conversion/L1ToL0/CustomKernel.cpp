@@ -172,7 +172,7 @@ LogicalResult Emitter::emitCustomKernel(OpBuilder &b, Group &g, Launch &launch) 
   Location loc = call.getLoc();
   auto kernel = l0uop::KernelOp::create(b, loc, g.name, b.getArrayAttr(inRefs),
                                         b.getArrayAttr(outRefs), ArrayRef<int64_t>(grid),
-                                        ArrayRef<int64_t>(block), 0);
+                                        ArrayRef<int64_t>(block), 0, IntegerAttr());
   Block *body = new Block();
   kernel.getBody().push_back(body);
   for (Slot *s : ins)

@@ -339,7 +339,7 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
   Location loc = g.loc ? *g.loc : g.ops.front()->getLoc();
   auto kernel = l0uop::KernelOp::create(b, 
       loc, g.name, b.getArrayAttr(inRefs), b.getArrayAttr(outRefs),
-      ArrayRef<int64_t>(grid, 3), ArrayRef<int64_t>(block, 3), 0);
+      ArrayRef<int64_t>(grid, 3), ArrayRef<int64_t>(block, 3), 0, IntegerAttr());
   Block *body = new Block();
   kernel.getBody().push_back(body);
   llvm::DenseMap<Slot *, Value> args;

@@ -21,6 +21,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Triple.h"
@@ -38,24 +39,11 @@ static std::string hostFeatures() {
   return features.getString();
 }
 
-llvm::Error optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine,
-                            const ObjectOptions &options) {
+/// The O`level` pipeline over the whole of `module`.
+static void optimizeAtLevel(llvm::Module &module, llvm::TargetMachine &machine,
+                            const ObjectOptions &options, unsigned level) {
   llvm::Module *llvmModule = &module;
   const llvm::Triple &triple = machine.getTargetTriple();
-  // Kernel reductions have no fixed order (a GPU reduces in a tree): their
-  // float adds and multiplies may be reassociated and contracted into FMAs,
-  // which lets the vectorizer split a reduction over lanes.
-  if (options.reassociate)
-    for (llvm::Function &f : *llvmModule)
-      for (llvm::BasicBlock &bb : f)
-        for (llvm::Instruction &inst : bb)
-          if (inst.getOpcode() == llvm::Instruction::FAdd ||
-              inst.getOpcode() == llvm::Instruction::FSub ||
-              inst.getOpcode() == llvm::Instruction::FMul) {
-            inst.setHasAllowReassoc(true);
-            inst.setHasAllowContract(true);
-          }
-
   // The O-level pipeline, with glibc's vector math library (libmvec) known
   // to the vectorizer, so that loops calling exp2/log2/sin vectorize.
   llvm::LoopAnalysisManager lam;
@@ -63,8 +51,8 @@ llvm::Error optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine,
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = options.optLevel > 1;
-  tuning.SLPVectorization = options.optLevel > 1;
+  tuning.LoopVectorization = level > 1;
+  tuning.SLPVectorization = level > 1;
   llvm::PassBuilder pb(&machine, tuning);
   llvm::TargetLibraryInfoImpl tlii(triple);
   if (options.useLibmvec) {
@@ -90,7 +78,7 @@ llvm::Error optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine,
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::OptimizationLevel optimization = llvm::OptimizationLevel::O0;
-  switch (std::min(options.optLevel, 3u)) {
+  switch (std::min(level, 3u)) {
   case 1:
     optimization = llvm::OptimizationLevel::O1;
     break;
@@ -106,6 +94,65 @@ llvm::Error optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine,
           ? pb.buildO0DefaultPipeline(optimization)
           : pb.buildPerModuleDefaultPipeline(optimization);
   mpm.run(*llvmModule, mam);
+}
+
+llvm::Error optimizeForHost(llvm::Module &module, llvm::TargetMachine &machine,
+                            const ObjectOptions &options) {
+  llvm::Module *llvmModule = &module;
+  // Kernel reductions have no fixed order (a GPU reduces in a tree): their
+  // float adds and multiplies may be reassociated and contracted into FMAs,
+  // which lets the vectorizer split a reduction over lanes.
+  if (options.reassociate)
+    for (llvm::Function &f : *llvmModule)
+      for (llvm::BasicBlock &bb : f)
+        for (llvm::Instruction &inst : bb)
+          if (inst.getOpcode() == llvm::Instruction::FAdd ||
+              inst.getOpcode() == llvm::Instruction::FSub ||
+              inst.getOpcode() == llvm::Instruction::FMul) {
+            inst.setHasAllowReassoc(true);
+            inst.setHasAllowContract(true);
+          }
+
+  unsigned cap = std::min(options.optLevel, 3u);
+  std::optional<unsigned> uniform;
+  bool mixed = false;
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration())
+      continue;
+    llvm::Expected<unsigned> level = functionOptLevel(f, cap);
+    if (!level)
+      return level.takeError();
+    mixed |= uniform && *uniform != *level;
+    uniform = *level;
+  }
+  if (!mixed) {
+    for (llvm::Function &f : module)
+      f.removeFnAttr(kOptLevelAttr);
+    optimizeAtLevel(module, machine, options, uniform.value_or(cap));
+    return llvm::Error::success();
+  }
+  // One module per level, each optimized at its level, linked back.
+  llvm::Expected<std::vector<LevelModule>> parts =
+      splitByOptLevel(llvm::CloneModule(module), cap);
+  if (!parts)
+    return parts.takeError();
+  module.dropAllReferences();
+  while (!module.ifunc_empty())
+    module.ifunc_begin()->eraseFromParent();
+  while (!module.alias_empty())
+    module.alias_begin()->eraseFromParent();
+  while (!module.empty())
+    module.begin()->eraseFromParent();
+  while (!module.global_empty())
+    module.global_begin()->eraseFromParent();
+  while (!module.named_metadata_empty())
+    module.named_metadata_begin()->eraseFromParent();
+  for (LevelModule &part : *parts) {
+    optimizeAtLevel(*part.module, machine, options, part.level);
+    if (llvm::Linker::linkModules(module, std::move(part.module)))
+      return llvm::createStringError("linking the O" + std::to_string(part.level) +
+                                     " functions back into the program failed");
+  }
   return llvm::Error::success();
 }
 

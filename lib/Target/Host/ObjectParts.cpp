@@ -1,13 +1,15 @@
 //===- ObjectParts.cpp - The program as cached objects, compiled in parallel ===//
 //
-// What makes a compile fast: the module's LLVM IR is split into parts
-// (llvm::SplitModule, which keeps functions that share internal globals
-// together), each part is keyed by the SHA-256 of its bitcode and of every
-// option that changes its object, and only the parts the cache does not hold
-// are optimized and compiled, each on its own thread with its own LLVM
-// context and target machine. A change to one kernel (or to a learning rate,
-// which lives in one kernel or the plan's tables) recompiles only the parts
-// it touches.
+// What makes a compile fast: the module's LLVM IR is split by the
+// optimization level its functions ask for (OptLevels.cpp: the hot kernels
+// at O3, the rest lighter), each level into parts (llvm::SplitModule, which
+// keeps functions that share internal globals together), each part is
+// keyed by the SHA-256 of its bitcode and of every option that changes its
+// object, and only the parts the cache does not hold are optimized and
+// compiled at their level, each on its own thread with its own LLVM context
+// and target machine. A change to one kernel (or to a learning rate, which
+// lives in one kernel or the plan's tables) recompiles only the parts it
+// touches.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Target/HostObject.h"
@@ -88,24 +90,46 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
   FailureOr<HostModule> host = translateForHost(module, options, llvmContext);
   if (failed(host))
     return failure();
-  llvm::Module &llvmModule = *host->module;
+  unsigned cap = std::min(options.optLevel, 3u);
+  llvm::Expected<std::vector<LevelModule>> levels =
+      splitByOptLevel(std::move(host->module), cap);
+  if (!levels)
+    return module.emitError() << llvm::toString(levels.takeError());
 
   unsigned threads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   if (parts == 0)
     parts = std::max(8u, 4 * threads);
+  // The parts are shared among the levels by their instruction counts, at
+  // least one each.
+  auto size = [](const llvm::Module &m) {
+    size_t n = 0;
+    for (const llvm::Function &f : m)
+      n += f.getInstructionCount();
+    return n;
+  };
+  size_t total = 0;
+  for (LevelModule &level : *levels)
+    total += size(*level.module);
   std::vector<std::string> bitcodes;
-  llvm::SplitModule(llvmModule, parts, [&](std::unique_ptr<llvm::Module> part) {
-    std::string bc;
-    llvm::raw_string_ostream os(bc);
-    llvm::WriteBitcodeToFile(*part, os);
-    bitcodes.push_back(std::move(bc));
-  });
+  std::vector<unsigned> levelOf;
+  for (LevelModule &level : *levels) {
+    unsigned share = total == 0 ? 1
+                                : std::max<unsigned>(
+                                      1, (size(*level.module) * parts + total / 2) / total);
+    llvm::SplitModule(*level.module, share, [&](std::unique_ptr<llvm::Module> part) {
+      std::string bc;
+      llvm::raw_string_ostream os(bc);
+      llvm::WriteBitcodeToFile(*part, os);
+      bitcodes.push_back(std::move(bc));
+      levelOf.push_back(level.level);
+    });
+  }
 
   // Each part's key: its bitcode and everything else its object depends on.
   std::string salt = "synpl-objects-v1|" LLVM_VERSION_STRING "|" +
-                     host->machine->getTargetTriple().str() + "|" + host->cpu + "|" + host->features + "|O" +
-                     std::to_string(options.optLevel) + "|" +
-                     std::to_string(options.useLibmvec) + std::to_string(options.reassociate);
+                     host->machine->getTargetTriple().str() + "|" + host->cpu + "|" + host->features + "|" +
+                     std::to_string(options.useLibmvec) + std::to_string(options.reassociate) +
+                     "|O";
   if (!cache.dir.empty())
     if (std::error_code ec = llvm::sys::fs::create_directories(cache.dir))
       return module.emitError() << "cannot create the object cache " << cache.dir << ": "
@@ -115,7 +139,7 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
   std::vector<size_t> toCompile;
   for (size_t i = 0; i < bitcodes.size(); ++i) {
     llvm::SHA256 hash;
-    hash.update(salt);
+    hash.update(salt + std::to_string(levelOf[i]) + "|");
     hash.update(bitcodes[i]);
     std::string key = hex(hash.final());
     llvm::SmallString<256> path(cache.dir.empty() ? scratchDir : llvm::StringRef(cache.dir));
@@ -132,7 +156,9 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
     for (size_t i : toCompile)
       pool.async([&, i] {
-        llvm::Expected<std::string> object = compilePart(bitcodes[i], options);
+        ObjectOptions partOptions = options;
+        partOptions.optLevel = levelOf[i];
+        llvm::Expected<std::string> object = compilePart(bitcodes[i], partOptions);
         if (object)
           objects[i] = std::move(*object);
         else

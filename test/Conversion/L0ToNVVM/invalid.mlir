@@ -251,3 +251,21 @@ l0uop.plan @p pipeline_depth 1 {
     l0uop.end %i
   }
 }
+
+// -----
+
+// opt_level is a host code generation hint: a device kernel with one is
+// refused, not compiled at some other level.
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @x pool @dev offset 0 size 1024 lifetime(0, 1) : !l0uop.buf<256xf32>
+  // expected-error-re @+1 {{lowered 0 of 1 ops; not lowered: l0uop.kernel at {{.*}}invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: opt_level is a host code generation hint; the device kernels are compiled at one level}}
+  l0uop.kernel @k inputs() outputs(%x = @x : !l0uop.buf<256xf32>)
+      grid(1, 1, 1) block(256, 1, 1) shared_mem 0 attributes {opt_level = 1 : i32} {
+    %i = l0uop.range 0 to 256 over local_x : index
+    %p = l0uop.index %x[%i] : !l0uop.buf<256xf32>
+    %v = l0uop.const 1.0 : f32
+    l0uop.store %p, %v : f32
+    l0uop.end %i
+  }
+}

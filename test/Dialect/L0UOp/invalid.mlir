@@ -292,3 +292,12 @@ l0uop.plan @p pipeline_depth 1 {
   // expected-error @+1 {{reports f32 values; slot @a holds '!l0uop.buf<4xui8>'}}
   l0uop.report "loss" @a
 }
+
+// -----
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @m arena on host capacity 1KiB
+  l0uop.slot @a pool @m offset 0 size 16 lifetime(0, 1) : !l0uop.buf<4xf32>
+  // expected-error @+1 {{attribute 'opt_level' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 3}}
+  l0uop.kernel @k inputs(%a = @a : !l0uop.buf<4xf32>) outputs() grid(1, 1, 1) block(1, 1, 1) shared_mem 0 attributes {opt_level = 4 : i32} {}
+}
