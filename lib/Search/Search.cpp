@@ -9,6 +9,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace synpl;
 using namespace synpl::search;
@@ -149,9 +150,15 @@ bool detail::SearchState::admitSpaceSize(std::optional<uint64_t> count) {
   failure.boundary = report.boundary;
   failure.count = *count;
   failure.cap = report.options.candidateCap;
-  failure.reason = llvm::formatv("{0} candidates exceed the cap of {1}",
-                                 *count, failure.cap)
-                       .str();
+  // A count that saturated is a lower bound.
+  failure.reason = *count == std::numeric_limits<uint64_t>::max()
+                       ? llvm::formatv("more than {0} candidates (the count saturated) "
+                                       "exceed the cap of {1}",
+                                       *count - 1, failure.cap)
+                             .str()
+                       : llvm::formatv("{0} candidates exceed the cap of {1}", *count,
+                                       failure.cap)
+                             .str();
   report.failure = std::move(failure);
   return false;
 }
@@ -358,7 +365,9 @@ static std::string termsString(llvm::ArrayRef<CostTerm> terms) {
 void SearchReport::print(llvm::raw_ostream &os) const {
   os << "search " << boundary << ": " << enumerated << " enumerated";
   if (spaceSize)
-    os << " (space " << *spaceSize << ")";
+    os << " (space " << (*spaceSize == std::numeric_limits<uint64_t>::max() ? "more than " : "")
+       << (*spaceSize == std::numeric_limits<uint64_t>::max() ? *spaceSize - 1 : *spaceSize)
+       << ")";
   os << ", " << rejected() << " rejected, " << survivors << " survived";
   if (const ScoredSummary *best = winner())
     os << "; winner: " << best->description;

@@ -65,7 +65,7 @@ TEST_CASE("a diamond has two paths", "[cfgpaths]") {
                                             "^bb0 -> ^bb2 -> ^bb3"});
 }
 
-TEST_CASE("a chain has one path; branch operands are handed on", "[cfgpaths]") {
+TEST_CASE("a chain has one path, and branch operands are handed on", "[cfgpaths]") {
   Fixture f(R"(
     func.func @f(%a: i32) {
       cf.br ^bb1(%a : i32)

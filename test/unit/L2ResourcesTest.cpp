@@ -87,7 +87,7 @@ TEST_CASE("reverse-mode autodiff with sgd, counted by hand", "[l2]") {
   CHECK(est->forwardLatencyMs() == Approx(108 / kReferenceFlopsPerSecond * 1e3));
 }
 
-TEST_CASE("adam keeps two moments per parameter; ema a third copy", "[l2]") {
+TEST_CASE("adam keeps two moments per parameter, ema a third copy", "[l2]") {
   Program p(kMlp, "autodiff<mode = reverse>",
             "ema<decay = 0.99, inner = adam<lr = 1.0e-3>>");
   REQUIRE(p.module);

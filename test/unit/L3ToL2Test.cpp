@@ -16,6 +16,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <set>
 #include <string>
 
@@ -59,7 +60,7 @@ struct Context {
 } // namespace
 
 TEST_CASE("the grammar's count is what it enumerates", "[l3tol2]") {
-  for (int64_t depth : {1, 2, 3, 4, 5})
+  for (int64_t depth : {1, 2, 3, 4, 5, 6, 7})
     for (int64_t width : {1, 8, 100, 512, 4096}) {
       Problem p = tensorProblem(depth, width);
       std::set<std::string> seen;
@@ -100,6 +101,33 @@ TEST_CASE("the enumeration stops when told", "[l3tol2]") {
   int calls = 0;
   enumerateArchitectures(p, [&](const Architecture &) { return ++calls < 7; });
   CHECK(calls == 7);
+}
+
+TEST_CASE("any depth bound is counted at once, saturating", "[l3tol2]") {
+  // The count is in closed form: a depth bound of 10^10 or 2^62 costs no
+  // more than depth(3), grows with the bound, and saturates instead of
+  // wrapping. (The enumeration only runs under the cap.)
+  const uint64_t saturated = std::numeric_limits<uint64_t>::max();
+  for (int64_t width : {1, 8, 512}) {
+    uint64_t previous = 0;
+    for (int64_t depth : {int64_t(8), int64_t(1000), int64_t(10000000000), int64_t(1) << 62}) {
+      Problem p = tensorProblem(depth, width);
+      uint64_t n = countArchitectures(p);
+      INFO("depth " << depth << " width " << width);
+      CHECK((n > previous || n == saturated));
+      previous = n;
+      Problem s = p;
+      s.sequence = true;
+      s.inShape = {16, 32};
+      s.inFeatures = 32;
+      CHECK((countArchitectures(s) > n || n == saturated));
+    }
+    CHECK(previous > 10000);
+  }
+  CHECK(countArchitectures(tensorProblem(int64_t(1) << 62, 512)) == saturated);
+  // Width 0 leaves only the one-stage chain, at any depth.
+  CHECK(countArchitectures(tensorProblem(int64_t(10000000000), 0)) == 1);
+  CHECK(enumerated(tensorProblem(int64_t(10000000000), 0)) == 1);
 }
 
 TEST_CASE("a loose program counts far past the cap", "[l3tol2]") {

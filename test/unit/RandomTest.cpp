@@ -41,7 +41,7 @@ using synpl::ref::ElementType;
 using synpl::ref::Tensor;
 
 TEST_CASE("the counter-based generator's keys and draws", "[random]") {
-  SECTION("keys: each half is 8 distinct non-zero hex digits; streams differ") {
+  SECTION("keys: each half is 8 distinct non-zero hex digits, and streams differ") {
     std::set<uint64_t> keys;
     for (uint64_t seed = 0; seed < 8; ++seed)
       for (uint64_t stream = 0; stream < 64; ++stream) {

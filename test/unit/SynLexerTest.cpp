@@ -336,7 +336,7 @@ TEST_CASE("syn parser: prefixes and corruptions fail with a located error",
   }
 }
 
-TEST_CASE("syn parser: the MNIST L2 trace parses; its prefixes and "
+TEST_CASE("syn parser: the MNIST L2 trace parses -- its prefixes and "
           "corruptions fail with a located error",
           "[syn]") {
   std::string l3(kTrace);
@@ -391,7 +391,7 @@ TEST_CASE("syn lexer: arrows, bindings, signs and rates", "[syn]") {
   CHECK(less[4].kind == Token::LessEqual);
 }
 
-TEST_CASE("syn parser: an L1 program parses and verifies; its prefixes and "
+TEST_CASE("syn parser: an L1 program parses and verifies -- its prefixes and "
           "corruptions fail with a located error",
           "[syn]") {
   std::string trace(kL1Trace);

@@ -315,7 +315,7 @@ TEST_CASE("update rules: lion", "[l2tol1][update]") {
   requireClose(h.get("m_w"), m);
 }
 
-TEST_CASE("update rules: muon (wide and tall matrices; vectors by Adam)", "[l2tol1][update]") {
+TEST_CASE("update rules: muon (wide and tall matrices, vectors by Adam)", "[l2tol1][update]") {
   std::vector<P> ps{{"wide", {3, 5}}, {"tall", {6, 2}}, {"bias", {2}}};
   Harness h(ps, "#l2.muon<lr = 0.02, ns_steps = 5>");
   REQUIRE(h.hasState("m_wide"));

@@ -128,24 +128,36 @@ static uint64_t binomial(uint64_t n, uint64_t k) {
   return static_cast<uint64_t>(r + 0.5L);
 }
 
+/// Chains of depth 1 to D = chainDepth: one of depth 1; for each deeper d,
+/// m = d - 1 hidden widths, a non-increasing sequence of the k width steps
+/// (C(k + m - 1, m) multisets), those with an equal neighbour pair again
+/// with a residual block, each with 4 activation/normalization choices, and
+/// for a sequence input from d = 3 on, 8 uniform-attention variants per
+/// width. In closed form (so that depth(10^10) costs no more than
+/// depth(3)), by the hockey-stick identity
+///   sum_{m=1..M} C(k + m - 1, m) = C(k + M, M) - 1,   M = D - 1.
 static uint64_t countChains(const Problem &p) {
+  int64_t depth = p.chainDepth();
+  if (depth < 1)
+    return 0;
   uint64_t k = widthSteps(p).size();
-  uint64_t total = 0;
-  for (int64_t d = 1; d <= p.chainDepth(); ++d) {
-    if (d == 1) {
-      total = saturatingAdd(total, 1);
-      continue;
-    }
-    uint64_t m = d - 1;
-    // Non-increasing sequences of m widths out of k: multisets.
-    uint64_t seqs = k ? binomial(k + m - 1, m) : 0;
-    // Those with an equal neighbour pair (a residual block fits).
-    uint64_t withPair = m >= 2 ? seqs - binomial(k, m) : 0;
-    uint64_t archs = saturatingMul(saturatingAdd(seqs, withPair), 4);
-    if (p.sequence && d >= 3)
-      archs = saturatingAdd(archs, saturatingMul(k, 8)); // uniform attn: x residual
-    total = saturatingAdd(total, archs);
-  }
+  uint64_t total = 1; // depth 1
+  if (depth == 1 || k == 0)
+    return total;
+  uint64_t m = static_cast<uint64_t>(depth - 1);
+  // All non-increasing sequences over m = 1..M, and those of m >= 2.
+  uint64_t seqs = binomial(k + m, k);
+  seqs = seqs == std::numeric_limits<uint64_t>::max() ? seqs : seqs - 1;
+  uint64_t seqsFrom2 = seqs == std::numeric_limits<uint64_t>::max() ? seqs : seqs - k;
+  // Of those, the strictly decreasing ones (no equal pair): C(k, m).
+  uint64_t strict = 0;
+  for (uint64_t i = 2; i <= std::min(m, k); ++i)
+    strict = saturatingAdd(strict, binomial(k, i));
+  uint64_t withPair =
+      seqsFrom2 == std::numeric_limits<uint64_t>::max() ? seqsFrom2 : seqsFrom2 - strict;
+  total = saturatingAdd(total, saturatingMul(saturatingAdd(seqs, withPair), 4));
+  if (p.sequence && m >= 2)
+    total = saturatingAdd(total, saturatingMul(saturatingMul(k, 8), m - 1));
   return total;
 }
 
@@ -225,6 +237,8 @@ struct ArchEnumerator {
           return;
         continue;
       }
+      if (widths.empty()) // nothing deeper than one stage, at any depth bound
+        return;
       if (!widthsFrom(d - 1, 0))
         return;
       if (p.sequence && d >= 3) {

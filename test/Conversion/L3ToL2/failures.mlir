@@ -36,6 +36,17 @@ l3.model @classify in @mnist::@images out !l3.dist<10> properties []
 
 // -----
 
+// Any depth bound is counted at once (in closed form), and a count past
+// 2^64 saturates instead of wrapping.
+l3.data @mnist {
+  l3.field @images : tensor<28x28xf32>
+}
+// expected-error @below {{search L3->L2 @classify: too many candidates: more than 18446744073709551614 candidates (the count saturated) exceed the cap of 10000}}
+l3.model @classify in @mnist::@images out !l3.dist<10>
+    properties [depth(10000000000), width(512)]
+
+// -----
+
 // A looser width alone is enough to pass the cap at depth(5).
 l3.data @mnist {
   l3.field @images : tensor<28x28xf32>

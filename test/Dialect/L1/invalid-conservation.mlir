@@ -47,14 +47,14 @@ l1.system @s {
   l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
   l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
 }
-l1.stage @s on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
+l1.stage @st on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
   %full = l1.batch_full %x : !l1.buf<@ram_0, tensor<4xf32>>
   cf.cond_br %full, ^bb1, ^bb2
 ^bb1:
   l1.drop %x : !l1.buf<@ram_0, tensor<4xf32>>
   l1.end
 ^bb2:
-  // expected-error @+1 {{[liveness] L1.7: buffer %arg0 (argument 0 of ^bb0) is live at the end of path ^bb0 -> ^bb2 in stage @s}}
+  // expected-error @+1 {{[liveness] L1.7: buffer %arg0 (argument 0 of ^bb0) is live at the end of path ^bb0 -> ^bb2 in stage @st}}
   l1.end
 }
 
@@ -95,11 +95,11 @@ l1.system @s {
   l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
   l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
 }
-l1.stage @s on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
+l1.stage @st on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
   l1.drop %x : !l1.buf<@ram_0, tensor<4xf32>>
   cf.br ^bb1
 ^bb1:
-  // expected-error @+1 {{[liveness] L1.7: buffer %arg0 (argument 0 of ^bb0) is consumed twice on path ^bb0 -> ^bb1 in stage @s}}
+  // expected-error @+1 {{[liveness] L1.7: buffer %arg0 (argument 0 of ^bb0) is consumed twice on path ^bb0 -> ^bb1 in stage @st}}
   l1.drop %x : !l1.buf<@ram_0, tensor<4xf32>>
   l1.end
 }
@@ -116,8 +116,8 @@ l1.system @s {
   l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
   l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
 }
-l1.stage @s on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
-  // expected-error @+1 {{[liveness] L1.7: buffer %arg0 (argument 0 of ^bb0) is consumed twice on path ^bb0 in stage @s}}
+l1.stage @st on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
+  // expected-error @+1 {{[liveness] L1.7: buffer %arg0 (argument 0 of ^bb0) is consumed twice on path ^bb0 in stage @st}}
   cf.br ^bb1(%x, %x : !l1.buf<@ram_0, tensor<4xf32>>, !l1.buf<@ram_0, tensor<4xf32>>)
 ^bb1(%a: !l1.buf<@ram_0, tensor<4xf32>>, %b: !l1.buf<@ram_0, tensor<4xf32>>):
   l1.drop %a : !l1.buf<@ram_0, tensor<4xf32>>
@@ -137,9 +137,9 @@ l1.system @s {
   l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
   l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
 }
-l1.stage @s on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<f32>>) {
+l1.stage @st on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<f32>>) {
   %g = l1.transfer %x : !l1.buf<@ram_0, tensor<f32>> -> !l1.buf<@gpu_0, tensor<f32>>
-  // expected-error @+1 {{[liveness] L1.7: buffer %arg0 (argument 0 of ^bb0) is used after it was consumed on path ^bb0 in stage @s}}
+  // expected-error @+1 {{[liveness] L1.7: buffer %arg0 (argument 0 of ^bb0) is used after it was consumed on path ^bb0 in stage @st}}
   l1.report "loss", %x : !l1.buf<@ram_0, tensor<f32>>
   l1.drop %g : !l1.buf<@gpu_0, tensor<f32>>
   l1.end
@@ -158,7 +158,7 @@ l1.system @s {
   l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
   l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
 }
-l1.stage @s on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
+l1.stage @st on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
   %full = l1.batch_full %x : !l1.buf<@ram_0, tensor<4xf32>>
   cf.cond_br %full, ^bb1(%x : !l1.buf<@ram_0, tensor<4xf32>>), ^bb2(%x : !l1.buf<@ram_0, tensor<4xf32>>)
 ^bb1(%a: !l1.buf<@ram_0, tensor<4xf32>>):
@@ -167,7 +167,7 @@ l1.stage @s on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
 ^bb2(%b: !l1.buf<@ram_0, tensor<4xf32>>):
   cf.br ^bb3
 ^bb3:
-  // expected-error @+1 {{[liveness] L1.7: buffer %2 (argument 0 of ^bb2) is live at the end of path ^bb0 -> ^bb2 -> ^bb3 in stage @s}}
+  // expected-error @+1 {{[liveness] L1.7: buffer %2 (argument 0 of ^bb2) is live at the end of path ^bb0 -> ^bb2 -> ^bb3 in stage @st}}
   l1.end
 }
 

@@ -101,8 +101,8 @@ l1.system @s {
   l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
   l1.edge @cpu_0 <-> @gpu_0 bandwidth "32GB/s"
 }
-// expected-error @+1 {{[resource] L1.10: stage @s has a control-flow cycle ^bb1 -> ^bb2 -> ^bb1 (stages are loop-free: a loop is unbounded execution)}}
-l1.stage @s on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
+// expected-error @+1 {{[resource] L1.10: stage @st has a control-flow cycle ^bb1 -> ^bb2 -> ^bb1 (stages are loop-free: a loop is unbounded execution)}}
+l1.stage @st on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4xf32>>) {
   cf.br ^bb1(%x : !l1.buf<@ram_0, tensor<4xf32>>)
 ^bb1(%b: !l1.buf<@ram_0, tensor<4xf32>>):
   %full = l1.batch_full %b : !l1.buf<@ram_0, tensor<4xf32>>
