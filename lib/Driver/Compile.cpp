@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Driver/Driver.h"
+#include "synpl/Support/DeepInput.h"
 
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/Frontend/Syn.h"
@@ -36,9 +37,25 @@ void synpl::driver::registerDialects(DialectRegistry &registry) {
   registerCudaCodegen(registry);
 }
 
+/// False after a located error when the main buffer of `sourceMgr` nests
+/// deeper than the parsers may recurse (synpl/Support/DeepInput.h).
+static bool refuseDeepInput(llvm::SourceMgr &sourceMgr, MLIRContext *context) {
+  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  std::optional<size_t> at = findDeepNesting(buffer->getBuffer());
+  if (!at)
+    return true;
+  auto [line, column] =
+      sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(buffer->getBufferStart() + *at));
+  emitError(FileLineColLoc::get(context, buffer->getBufferIdentifier(), line, column))
+      << deepNestingMessage();
+  return false;
+}
+
 OwningOpRef<ModuleOp> synpl::driver::parseInput(llvm::SourceMgr &sourceMgr,
                                                 MLIRContext *context,
                                                 llvm::StringRef filename) {
+  if (!refuseDeepInput(sourceMgr, context))
+    return {};
   OwningOpRef<ModuleOp> module = filename.ends_with(".syn")
                                      ? parseSyn(sourceMgr, context)
                                      : parseSourceFile<ModuleOp>(sourceMgr, context);
@@ -121,6 +138,8 @@ LogicalResult Compilation::loadSystem(llvm::StringRef path) {
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
   sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(*sourceMgr, context);
+  if (!refuseDeepInput(*sourceMgr, context))
+    return failure();
   OwningOpRef<ModuleOp> systemModule =
       path.ends_with(".syn") ? parseSyn(*sourceMgr, context)
                              : parseSourceFile<ModuleOp>(*sourceMgr, context);

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/InitAll.h"
+#include "synpl/Support/DeepInput.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/LogicalResult.h"
@@ -15,5 +16,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   synpl::registerAllDialects(registry);
   synpl::registerUpstreamDialects(registry);
-  return mlir::failed(mlir::MlirLspServerMain(argc, argv, registry));
+  // The parser recurses once per nesting level of what an editor holds: the
+  // server runs on a large stack (synpl/Support/DeepInput.h).
+  return synpl::runWithLargeStack(
+      [&] { return mlir::failed(mlir::MlirLspServerMain(argc, argv, registry)); });
 }

@@ -9,18 +9,51 @@
 //===----------------------------------------------------------------------===//
 #include "synpl/Frontend/Syn.h"
 #include "synpl/InitAll.h"
+#include "synpl/Support/DeepInput.h"
 #include "synpl/Target/HostObject.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllTranslations.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+/// The input file mlirTranslateMain will read: its one positional argument
+/// (every other argument is an option, and only -o takes its value apart).
+/// Empty for standard input.
+static llvm::StringRef inputArgument(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "-o") {
+      ++i;
+      continue;
+    }
+    if (arg == "--")
+      return i + 1 < argc ? llvm::StringRef(argv[i + 1]) : llvm::StringRef();
+    if (!arg.starts_with("-"))
+      return arg;
+  }
+  return {};
+}
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
   mlir::registerToLLVMIRTranslation();
   mlir::registerFromLLVMIRTranslation();
   synpl::host::registerToObjectTranslation();
   synpl::registerImportSynTranslation();
   synpl::registerToPtxTranslation();
-  return mlir::failed(mlir::mlirTranslateMain(
-      argc, argv, "synplexum translation driver\n"));
+  // Every translation's parser recurses per nesting level: a large stack,
+  // and an input file nesting deeper than synpl::kMaxInputNesting is
+  // refused, located, before it is read. (Standard input gets the large
+  // stack alone.)
+  llvm::StringRef input = inputArgument(argc, argv);
+  if (!input.empty()) {
+    if (auto buffer = llvm::MemoryBuffer::getFile(input, /*IsText=*/true))
+      if (!synpl::checkNesting((*buffer)->getBuffer(), input))
+        return 1;
+  }
+  return synpl::runWithLargeStack([&] {
+    return mlir::failed(mlir::mlirTranslateMain(argc, argv, "synplexum translation driver\n"));
+  });
 }

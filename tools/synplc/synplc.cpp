@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Driver/Driver.h"
+#include "synpl/Support/DeepInput.h"
 #include "synpl/InitAll.h"
 #include "synpl/Search/Search.h"
 #include "synpl/Target/HostObject.h"
@@ -200,8 +201,7 @@ Phase lastPhase(Emit e) {
 
 } // namespace
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+static int synplcMain(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
@@ -372,4 +372,11 @@ int main(int argc, char **argv) {
   default:
     return writeText([&](llvm::raw_ostream &os) { module->print(os); os << "\n"; });
   }
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  // The parsers recurse per nesting level: a large stack, and input deeper
+  // than synpl::kMaxInputNesting is refused before it is parsed.
+  return synpl::runWithLargeStack([&] { return synplcMain(argc, argv); });
 }
