@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache git
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22
+  libclang-rt-22-dev libfuzzer-22-dev
   catch2 zlib1g-dev libzstd-dev libedit-dev libxml2-dev
   python3 python3-dev python3-numpy pybind11-dev python3-pytest python3-matplotlib
   libopenblas0-pthread

@@ -135,6 +135,10 @@ LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef pa
     linkArgs.insert(linkArgs.begin() + 1, object);
   if (llvm::StringRef(linker).contains("clang"))
     linkArgs.insert(linkArgs.begin() + 1, "-fuse-ld=lld");
+#ifdef SYNPL_RUNTIME_SANITIZERS
+  // This compiler's runtime was built with sanitizers: so is every program.
+  linkArgs.insert(linkArgs.begin() + 1, "-fsanitize=" SYNPL_RUNTIME_SANITIZERS);
+#endif
   SmallVector<llvm::StringRef> argRefs(linkArgs.begin(), linkArgs.end());
   if (options.progress) {
     std::string line = "linking:";

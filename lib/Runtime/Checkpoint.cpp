@@ -15,7 +15,13 @@
 //   blob count m, then m times (id, byte size, bytes padded to 8),
 //   FNV-1a 64 of every byte before it.
 // The trailing checksum makes a truncated or damaged file an error, never
-// state silently half restored.
+// state silently half restored. It cannot tell a file edited (or written
+// by a broken runtime) with its checksum recomputed, so the fields are also
+// checked against each other: the steps per epoch are positive, the batch
+// lies inside the epoch, the global step is epoch * steps per epoch + batch,
+// the loss count is at most the batch (one loss per batch of the epoch
+// trained) and the loss sum is finite. The executor checks the rest against
+// the program (ExecutorCheckpoint.cpp).
 //
 // Writing is atomic: FILE.tmp is written and fsync'd, renamed over FILE,
 // and the directory fsync'd, so a crash (or SIGKILL) at any point leaves
@@ -26,6 +32,7 @@
 
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -79,6 +86,38 @@ std::string directoryOf(const std::string &path) {
   if (slash == std::string::npos)
     return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+/// The position and the loss fields, checked against each other (the
+/// epoch printed 1-based, as the resume line says it).
+int32_t checkFields(const char *path, const Checkpoint &c) {
+  if (c.stepsPerEpoch < 1)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "%s: inconsistent checkpoint: steps per epoch is %" PRId64 ", not positive", path,
+                c.stepsPerEpoch);
+  if (c.batch >= c.stepsPerEpoch)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "%s: inconsistent checkpoint: batch %" PRId64
+                " is past the end of its epoch of %" PRId64 " steps (steps per epoch)",
+                path, c.batch, c.stepsPerEpoch);
+  __int128 step = (__int128)c.epoch * c.stepsPerEpoch + c.batch;
+  if (step != c.globalStep)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "%s: inconsistent checkpoint: global step %" PRId64
+                " disagrees with epoch %" PRId64 ", batch %" PRId64 " at %" PRId64
+                " steps per epoch (step %s)",
+                path, c.globalStep, c.epoch + 1, c.batch, c.stepsPerEpoch,
+                step <= INT64_MAX ? std::to_string((int64_t)step).c_str() : "past 2^63");
+  if (c.lossCount < 0 || c.lossCount > c.batch)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "%s: inconsistent checkpoint: loss count %" PRId64 " disagrees with batch %" PRId64
+                " (one loss per batch of the epoch trained, at most %" PRId64 ")",
+                path, c.lossCount, c.batch, c.batch);
+  if (!std::isfinite(c.lossSum))
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "%s: inconsistent checkpoint: loss sum is %g, not a finite number", path,
+                c.lossSum);
+  return SYNPL_RT_OK;
 }
 
 } // namespace
@@ -168,7 +207,7 @@ int32_t synpl::rt::decodeCheckpoint(const char *path, const uint8_t *bytes,
   if (!ok || r.at != r.size || c.epoch < 0 || c.batch < 0 || c.globalStep < 0)
     return fail(SYNPL_RT_ERR_FORMAT, "%s: malformed checkpoint (fields disagree with its size)",
                 path);
-  return SYNPL_RT_OK;
+  return checkFields(path, c);
 }
 
 int32_t synpl::rt::writeCheckpoint(const char *path, const Checkpoint &c) {

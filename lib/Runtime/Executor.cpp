@@ -24,7 +24,10 @@
 // forward pass, not the backward pass or the handler's update. The test
 // split's files are the training files' names with the prefix `train`
 // replaced by `t10k` (the IDX naming of MNIST and Fashion-MNIST), in the
-// same folder (the plan's `evaluate` prefix replaces `t10k`).
+// same folder (the plan's `evaluate` prefix replaces `t10k`). A run that is
+// to evaluate and finds no test files stops before training, naming them
+// (Ingest.cpp's openData); without evaluation (--no-eval) the epoch line
+// says test_accuracy=none.
 //
 // A plan with CUDA kernels (header `device_arch` > 0) runs them on a GPU
 // through the driver API (Cuda.cpp, loaded only then): device pools are
@@ -76,6 +79,17 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Control-code ABI
 //===----------------------------------------------------------------------===//
+
+/// A number of the epoch line, or `none` where the epoch has none (no
+/// evaluation: --no-eval, the split `none`, no `correct` report; no `loss`
+/// report): the line never says nan.
+std::string orNone(double v, const char *format) {
+  if (std::isnan(v))
+    return "none";
+  char text[64];
+  std::snprintf(text, sizeof text, format, v);
+  return text;
+}
 
 /// A queue region's first 8 bytes hold its synpl_rt_queue handle.
 synpl_rt_queue *queueOf(void *region) {
@@ -270,52 +284,6 @@ int32_t Executor::allocateRegions() {
     for (int64_t r = 0; r < pr.num_regions; ++r)
       args.push_back(regionMem[p.programRegions[pr.first_region + r].region]);
     programArgs.push_back(args);
-  }
-  return SYNPL_RT_OK;
-}
-
-int32_t Executor::openData() {
-  for (int64_t i = 0; i < p.ingests.size; ++i) {
-    const synpl_plan_ingest &g = p.ingests[i];
-    Ingest in;
-    in.desc = &g;
-    std::vector<std::string> trainPaths, testPaths;
-    bool test = o.evaluate;
-    if (g.format == SYNPL_PLAN_FORMAT_TEXT) {
-      // One file holds both splits; it is named at compile time.
-      std::string path = resolve(p.str(p.ingestFields[g.first_field].path), o.dataDir);
-      int32_t st = openTextSplit(p, g, path, /*validation=*/false, in.train);
-      if (!st && test) {
-        st = openTextSplit(p, g, path, /*validation=*/true, in.test);
-        in.hasTest = !st;
-      }
-      ingests.push_back(std::move(in));
-      if (st)
-        return st;
-      continue;
-    }
-    for (int64_t f = 0; f < g.num_fields; ++f) {
-      std::string compiled = p.str(p.ingestFields[g.first_field + f].path);
-      if (needsDataDir(compiled, o.dataDir))
-        return fail(SYNPL_RT_ERR_INVALID,
-                    "%s: a data field compiled without a path is bound when "
-                    "the program runs: pass --data DIR, a folder holding this "
-                    "file (or %s.gz), and t10k-* for evaluation",
-                    compiled.c_str(), compiled.c_str());
-      std::string path = resolve(compiled, o.dataDir);
-      trainPaths.push_back(path);
-      std::string t = testPathOf(path, o.testPrefix);
-      test = test && !t.empty() && fileExists(t);
-      testPaths.push_back(t);
-    }
-    int32_t st = openSplit(p, g, trainPaths, in.train);
-    if (!st && test) {
-      st = openSplit(p, g, testPaths, in.test);
-      in.hasTest = !st;
-    }
-    ingests.push_back(std::move(in));
-    if (st)
-      return st;
   }
   return SYNPL_RT_OK;
 }
@@ -826,12 +794,8 @@ int Executor::run() {
     }
   }
   if (trainBatches < 0)
-    trainBatches = 1; // no data: one step per epoch
-  if (trainBatches == 0) {
-    std::fprintf(stderr, "synpl: error: %s: fewer samples than one batch\n",
-                 ingests[0].train.fields[0].path.c_str());
-    return 1;
-  }
+    trainBatches = 1; // no data: one step per epoch (openData refused a split
+                      // of fewer samples than one batch)
   int64_t steps = o.maxSteps > 0 ? std::min(o.maxSteps, trainBatches) : trainBatches;
   if (o.evalBatches > 0 && testBatches > 0)
     testBatches = std::min(testBatches, o.evalBatches);
@@ -859,11 +823,12 @@ int Executor::run() {
       synpl_rt_check(st);
       return 1;
     }
+  // (A program that reports `correct` but lacks its test files stopped in
+  // openData.)
   if (!o.quiet && o.evaluate && !canEval)
-    std::fprintf(stderr, "synpl: note: no evaluation (%s%s%s); test_accuracy=nan\n",
-                 correctReport < 0 ? "the program reports no `correct`" : "no ",
-                 correctReport < 0 ? "" : o.testPrefix.c_str(),
-                 correctReport < 0 ? "" : "-* test files next to the training data");
+    std::fprintf(stderr, "synpl: note: no evaluation (%s); test_accuracy=none\n",
+                 correctReport < 0 ? "the program reports no `correct`"
+                                   : "the program reads no data");
 
   synpl_rt_progress *progress =
       o.quiet ? nullptr
@@ -952,8 +917,9 @@ int Executor::run() {
     double epochLoss = lossCount ? lossSum / lossCount : NAN;
     double samplesPerS =
         trainSeconds > 0 ? (steps - firstBatch) * samplesPerStep / trainSeconds : 0.0;
-    std::printf("epoch=%" PRId64 " loss=%.6f test_accuracy=%.4f samples_per_s=%.1f\n",
-                epoch, epochLoss, accuracy, samplesPerS);
+    std::printf("epoch=%" PRId64 " loss=%s test_accuracy=%s samples_per_s=%.1f\n", epoch,
+                orNone(epochLoss, "%.6f").c_str(), orNone(accuracy, "%.4f").c_str(),
+                samplesPerS);
     metrics.epoch(epoch, globalStep, epochLoss, accuracy, samplesPerS);
     std::fflush(stdout);
     if (!o.checkpointPath.empty())

@@ -3,14 +3,19 @@
 // The executor's checkpoints (the file format is Checkpoint.cpp's): the
 // plan's fingerprint, so that a checkpoint only resumes the program that
 // wrote it, and saving and restoring the persistent slots with the
-// position in the run.
+// position in the run. A resumed checkpoint is checked whole before any of
+// it is restored: the program, the data, the run's steps per epoch and
+// epochs, then every block (one per actor-state slot and control region,
+// each once, of the slot's size; float state finite).
 //
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
 #include "Internal.h"
 #include "synpl/Runtime/PlanFormat.h"
 
+#include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -79,6 +84,48 @@ int32_t Executor::saveCheckpoint(const std::string &path, int64_t epoch0,
   return writeCheckpoint(path.c_str(), c);
 }
 
+namespace {
+
+/// A float slot's saved bytes hold no NaN or infinity: such state only
+/// trains on to NaN (and a run stops at its first non-finite loss, so a
+/// checkpoint that holds one is damaged or edited).
+int32_t checkFinite(const char *path, const Plan &p, int64_t slot,
+                    const std::vector<uint8_t> &bytes) {
+  const synpl_plan_slot &s = p.slots[slot];
+  int64_t eb = elementBytes(s.element);
+  int64_t n = std::min<int64_t>(s.elements, (int64_t)bytes.size() / eb);
+  for (int64_t e = 0; e < n; ++e) {
+    double v;
+    const uint8_t *at = bytes.data() + e * eb;
+    if (s.element == SYNPL_PLAN_F32) {
+      float x;
+      std::memcpy(&x, at, 4);
+      v = x;
+    } else if (s.element == SYNPL_PLAN_F64) {
+      std::memcpy(&v, at, 8);
+    } else if (s.element == SYNPL_PLAN_F16 || s.element == SYNPL_PLAN_BF16) {
+      // All-ones exponent: infinity or NaN (sign and mantissa tell which).
+      uint16_t h;
+      std::memcpy(&h, at, 2);
+      bool half = s.element == SYNPL_PLAN_F16;
+      uint16_t expMask = half ? 0x7C00 : 0x7F80;
+      if ((h & expMask) != expMask)
+        continue;
+      v = (h & (expMask ^ 0x7FFF)) ? NAN : (h & 0x8000) ? -INFINITY : INFINITY;
+    } else {
+      return SYNPL_RT_OK; // integers: always finite
+    }
+    if (!std::isfinite(v))
+      return fail(SYNPL_RT_ERR_FORMAT,
+                  "%s: checkpoint holds a non-finite value in actor state %s: %g at element "
+                  "%" PRId64,
+                  path, p.str(s.name), v, e);
+  }
+  return SYNPL_RT_OK;
+}
+
+} // namespace
+
 int32_t Executor::restoreCheckpoint(const std::string &path,
                                     int64_t stepsPerEpoch, Checkpoint &c) {
   const char *f = path.c_str();
@@ -101,7 +148,7 @@ int32_t Executor::restoreCheckpoint(const std::string &path,
                   "); %s has %" PRId64,
                   f, c.data[2 * i + 1], c.data[2 * i], ingests[i].train.fields[0].path.c_str(),
                   ingests[i].train.samples);
-  if (c.stepsPerEpoch != stepsPerEpoch || c.batch > stepsPerEpoch)
+  if (c.stepsPerEpoch != stepsPerEpoch)
     return fail(SYNPL_RT_ERR_FORMAT,
                 "%s: checkpoint was written by a run of %" PRId64
                 " steps per epoch; this run takes %" PRId64 " (--steps, the data)",
@@ -111,43 +158,60 @@ int32_t Executor::restoreCheckpoint(const std::string &path,
                 "%s: checkpoint is in epoch %" PRId64 ", past this run's %" PRId64
                 " epoch(s) (--epochs)",
                 f, c.epoch + 1, o.epochs);
+  // Every block is checked before any is restored: a refused checkpoint
+  // leaves the state as the inits made it.
+  struct Target {
+    const CheckpointBlob *blob;
+    int64_t slot;  ///< an actor-state slot, or -1
+    uint8_t *host; ///< where the bytes go on the host (null: a device slot)
+  };
+  std::vector<Target> targets;
   std::vector<bool> seen(p.slots.size + p.regions.size, false);
   for (const CheckpointBlob &b : c.blobs) {
     bool region = b.id & kRegionBlob;
     uint64_t i = b.id & ~kRegionBlob;
-    uint8_t *dst = nullptr;
-    int64_t size = -1;
-    if (!region && i < (uint64_t)p.slots.size &&
-        p.pools[p.slots[i].pool].kind == SYNPL_PLAN_POOL_PERSISTENT &&
-        onDevice((int64_t)i)) {
-      if ((int64_t)b.bytes.size() != p.slots[i].size)
-        return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint holds a state block (id %" PRIu64
-                                         ") this program does not have",
-                    f, b.id);
-      if (int32_t st = writeSlot((int64_t)i, 0, b.bytes.data(), b.bytes.size()))
-        return st;
-      seen[i] = true;
-      continue;
-    }
-    if (!region && i < (uint64_t)p.slots.size &&
-        p.pools[p.slots[i].pool].kind == SYNPL_PLAN_POOL_PERSISTENT) {
-      dst = addr[0][i];
-      size = p.slots[i].size;
-    } else if (region && i < (uint64_t)p.regions.size && p.regions[i].queue_entry <= 0) {
-      dst = static_cast<uint8_t *>(regionMem[i]);
-      size = std::max<int64_t>(p.regions[i].size, 8);
-    }
-    if (!dst || (int64_t)b.bytes.size() != size)
+    bool isSlot = !region && i < (uint64_t)p.slots.size &&
+                  p.pools[p.slots[i].pool].kind == SYNPL_PLAN_POOL_PERSISTENT;
+    bool isRegion = region && i < (uint64_t)p.regions.size && p.regions[i].queue_entry <= 0;
+    if (!isSlot && !isRegion)
       return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint holds a state block (id %" PRIu64
                                        ") this program does not have",
                   f, b.id);
-    std::memcpy(dst, b.bytes.data(), b.bytes.size());
-    seen[region ? p.slots.size + i : i] = true;
+    const char *what = isSlot ? "actor state" : "control region";
+    const char *name = p.str(isSlot ? p.slots[i].name : p.regions[i].name);
+    int64_t size = isSlot ? p.slots[i].size : std::max<int64_t>(p.regions[i].size, 8);
+    size_t index = isSlot ? i : p.slots.size + i;
+    if (seen[index])
+      return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint holds %s %s twice", f, what, name);
+    seen[index] = true;
+    if ((int64_t)b.bytes.size() != size)
+      return fail(SYNPL_RT_ERR_FORMAT,
+                  "%s: checkpoint holds %zu bytes of %s %s; this program's %s is %" PRId64
+                  " bytes",
+                  f, b.bytes.size(), what, name, name, size);
+    if (isSlot)
+      if (int32_t st = checkFinite(f, p, (int64_t)i, b.bytes))
+        return st;
+    uint8_t *host = isRegion ? static_cast<uint8_t *>(regionMem[i])
+                    : onDevice((int64_t)i) ? nullptr
+                                           : addr[0][i];
+    targets.push_back({&b, isSlot ? (int64_t)i : -1, host});
   }
   for (int64_t s = 0; s < p.slots.size; ++s)
     if (p.pools[p.slots[s].pool].kind == SYNPL_PLAN_POOL_PERSISTENT && !seen[s])
       return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint lacks actor state %s", f,
                   p.str(p.slots[s].name));
+  for (int64_t r = 0; r < p.regions.size; ++r)
+    if (p.regions[r].queue_entry <= 0 && !seen[p.slots.size + r])
+      return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint lacks control region %s", f,
+                  p.str(p.regions[r].name));
+  for (const Target &t : targets) {
+    const std::vector<uint8_t> &bytes = t.blob->bytes;
+    if (t.host)
+      std::memcpy(t.host, bytes.data(), bytes.size());
+    else if (int32_t st = writeSlot(t.slot, 0, bytes.data(), bytes.size()))
+      return st;
+  }
   return SYNPL_RT_OK;
 }
 

@@ -268,6 +268,8 @@ public:
 private:
   int32_t allocatePools();
   int32_t allocateRegions();
+  /// Ingest.cpp: every ingest's training split and, when the run
+  /// evaluates, its test split (missing test files are an error then).
   int32_t openData();
   /// One step on `stream`: returns the reports.
   int32_t step(int64_t stream, int64_t batch, bool train, Split Ingest::*split);

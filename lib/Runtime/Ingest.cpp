@@ -4,8 +4,9 @@
 // plan's inits (zeros, ones, kaiming and the other random fills, the
 // planned-steps and training-mode scalars), resolving a data file's path
 // (as compiled, or by name under --data), opening a split of IDX files
-// (the test split beside the training one), the epoch order and the
-// gathering of one batch into its slots.
+// (the test split beside the training one: the executor's openData, which
+// stops a run that is to evaluate when its test files are missing), the
+// epoch order and the gathering of one batch into its slots.
 //
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
@@ -171,6 +172,80 @@ std::string testPathOf(const std::string &trainPath, const std::string &prefix) 
       return test.substr(0, test.size() - 3);
   }
   return test;
+}
+
+/// The ingests' splits: the training files (as compiled, or by name under
+/// --data), and, when the run evaluates, the test files named after them in
+/// the same folder (testPathOf). A run that is to evaluate (a `correct`
+/// report, no --no-eval, the plan's split not `none`) and finds no test
+/// file stops here, naming the files it looked for: it would otherwise
+/// train and report no accuracy.
+int32_t Executor::openData() {
+  bool mustEvaluate = o.evaluate && correctReport >= 0;
+  for (int64_t i = 0; i < p.ingests.size; ++i) {
+    const synpl_plan_ingest &g = p.ingests[i];
+    Ingest in;
+    in.desc = &g;
+    std::vector<std::string> trainPaths, testPaths;
+    bool test = o.evaluate;
+    if (g.format == SYNPL_PLAN_FORMAT_TEXT) {
+      // One file holds both splits; it is named at compile time.
+      std::string path = resolve(p.str(p.ingestFields[g.first_field].path), o.dataDir);
+      int32_t st = openTextSplit(p, g, path, /*validation=*/false, in.train);
+      if (!st && test) {
+        st = openTextSplit(p, g, path, /*validation=*/true, in.test);
+        in.hasTest = !st;
+      }
+      ingests.push_back(std::move(in));
+      if (st)
+        return st;
+      continue;
+    }
+    // A training file whose name gives no test file; the test files not found.
+    std::string unnamed, missing;
+    for (int64_t f = 0; f < g.num_fields; ++f) {
+      std::string compiled = p.str(p.ingestFields[g.first_field + f].path);
+      if (needsDataDir(compiled, o.dataDir))
+        return fail(SYNPL_RT_ERR_INVALID,
+                    "%s: a data field compiled without a path is bound when "
+                    "the program runs: pass --data DIR, a folder holding this "
+                    "file (or %s.gz), and t10k-* for evaluation",
+                    compiled.c_str(), compiled.c_str());
+      std::string path = resolve(compiled, o.dataDir);
+      trainPaths.push_back(path);
+      std::string t = testPathOf(path, o.testPrefix);
+      if (t.empty() && unnamed.empty())
+        unnamed = path;
+      else if (!t.empty() && !fileExists(t))
+        missing += (missing.empty() ? "" : ", ") + t;
+      test = test && !t.empty() && fileExists(t);
+      testPaths.push_back(t);
+    }
+    int32_t st = openSplit(p, g, trainPaths, in.train);
+    // What is wrong with the training data is said before the test split.
+    if (!st && numBatches(in.train, g.batch, g.drop_last) == 0)
+      st = fail(SYNPL_RT_ERR_FORMAT, "%s: fewer samples than one batch", trainPaths[0].c_str());
+    else if (!st && mustEvaluate && !unnamed.empty())
+      st = fail(SYNPL_RT_ERR_INVALID,
+                "%s: no test split to evaluate on: a test file is named after its training "
+                "file (train* -> %s*), and this name does not start with `train`; pass "
+                "--no-eval to train without evaluation",
+                unnamed.c_str(), o.testPrefix.c_str());
+    else if (!st && mustEvaluate && !missing.empty())
+      st = fail(SYNPL_RT_ERR_IO,
+                "no test split to evaluate on: %s not found (evaluation reads the %s-* "
+                "files next to the train-* ones); pass --no-eval to train without "
+                "evaluation",
+                missing.c_str(), o.testPrefix.c_str());
+    else if (!st && test) {
+      st = openSplit(p, g, testPaths, in.test);
+      in.hasTest = !st;
+    }
+    ingests.push_back(std::move(in));
+    if (st)
+      return st;
+  }
+  return SYNPL_RT_OK;
 }
 
 

@@ -1,0 +1,23 @@
+//===- MlirFuzzer.cpp - Parse and verify programs of every dialect --------===//
+//
+// Each input is MLIR text in any of the project's dialects (l3, l2, l1,
+// l0ctl, l0uop) and the upstream ones its pipelines use: parsed and, when
+// it parses, verified -- every verification row of the spec runs.
+//
+//===----------------------------------------------------------------------===//
+#include "FuzzContext.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  llvm::StringRef text = synpl::fuzz::textOf(data, size);
+  if (text.empty())
+    return 0;
+  mlir::ParserConfig config(&synpl::fuzz::context(), /*verifyAfterParse=*/false);
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, config);
+  if (module)
+    (void)mlir::verify(*module);
+  return 0;
+}
