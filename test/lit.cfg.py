@@ -62,5 +62,6 @@ except OSError:
 # libcuda.so.1 in its own folder) and the link line of a compiled program
 # (its object, the host runtime, the system libraries).
 config.substitutions.append(("%fake_cuda_dir", os.path.join(config.synpl_obj_root, "test", "lib", "FakeCuda")))
+config.substitutions.append(("%full_disk_lib", os.path.join(config.synpl_obj_root, "test", "lib", "FullDisk", "libsynpl-full-disk.so")))
 config.substitutions.append(("%synpl_runtime_lib", os.path.join(config.synpl_obj_root, "lib", "Runtime", "libSynplRuntime.a")))
 config.substitutions.append(("%synpl_cxx", config.synpl_cxx))
