@@ -46,7 +46,7 @@ for t in "${targets[@]}"; do
   [ -f "$seeds/$t.dict" ] && dict=(-dict="$seeds/$t.dict")
   log="$work/$t.log"
   echo "== $t: ${seconds}s"
-  if ! ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
+  if ! ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:allocator_may_return_null=1 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       "$bin" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=4096 -max_len=65536 \
         -print_final_stats=1 -artifact_prefix="$findings/" "${dict[@]}" "${dirs[@]}" \

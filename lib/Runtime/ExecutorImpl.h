@@ -5,8 +5,8 @@
 // (Options.cpp), the inits and the decoded data of every ingest (Ingest.cpp:
 // IDX records; Text.cpp's windows of a text file) and the Executor class
 // (its CUDA device in ExecutorCuda.cpp, its checkpoints in
-// ExecutorCheckpoint.cpp, the text loop in StreamLoop.cpp). Internal to
-// lib/Runtime.
+// ExecutorCheckpoint.cpp, the epoch loop in EpochLoop.cpp, the text loop
+// in StreamLoop.cpp). Internal to lib/Runtime.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_RUNTIME_EXECUTORIMPL_H
@@ -259,6 +259,9 @@ public:
   Executor(const Plan &p, const Options &o) : p(p), o(o) {}
   ~Executor();
   int32_t setUp();
+  /// The training loop (EpochLoop.cpp): the exit status, 0 when the run
+  /// ended, 128 + the signal when SIGTERM or SIGINT stopped it
+  /// (Signals.h; the caller installs the handlers).
   int run();
   /// The training loop of a program that reads text: `steps` update steps
   /// of random windows, a validation loss every report interval and at the

@@ -22,16 +22,24 @@
 // step count, the loss accumulated since the last report line, and the
 // state; the windows of a step are a function of the ingest's seed and the
 // step, so a resumed run trains on what the uninterrupted one would and
-// ends with the same state.
+// ends with the same state. A checkpoint at a step with a report line is
+// written after the line.
+//
+// SIGTERM and SIGINT (Signals.h) stop the run after the step in progress
+// (after its report line, when it has one: a validation is not cut short)
+// with a checkpoint there, and the exit status 128 + the signal; one that
+// comes during the last step lets the run end as it would.
 //
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
+#include "Signals.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <string>
 
 namespace synpl::rt::exec {
 
@@ -127,36 +135,46 @@ int Executor::runStream() {
     train.stepBase = 0;
     if (int32_t st = runStep(b, /*train=*/true))
       return abandon(st);
-    bool checkpoint = o.checkpointEvery > 0 && (s + 1) % o.checkpointEvery == 0 && s + 1 < steps;
-    if (checkpoint || s + 1 == killAfter) {
+    bool last = s + 1 == steps;
+    if ((s + 1) % every == 0 && !last) {
       if (int32_t st = drain())
         return abandon(st);
-      if (checkpoint)
+      trainSeconds += (nowNanos() - t0) / 1e9;
+      double val;
+      if (int32_t st = validate(val))
+        return abandon(st);
+      double loss = train.lossCount > lastCount
+                        ? (train.lossSum - lastSum) / (double)(train.lossCount - lastCount)
+                        : NAN;
+      lastSum = train.lossSum;
+      lastCount = train.lossCount;
+      double tokensPerS = trainSeconds > 0 ? (s + 1) * tokensPerStep / trainSeconds : 0.0;
+      std::printf("step=%" PRId64 " loss=%.4f val_loss=%.4f tokens_per_s=%.0f\n", s + 1, loss,
+                  val, tokensPerS);
+      metrics.eval(s + 1, loss, val, tokensPerS);
+      std::fflush(stdout);
+      t0 = nowNanos();
+    }
+    // A checkpoint after the step's report line (its loss since the line is
+    // then the line's own: none). A stop signal (Signals.h) takes one too,
+    // after any step but the last (the run then ends as it would); both
+    // drain first, so on a GPU every step launched is done and retired.
+    bool checkpoint = o.checkpointEvery > 0 && (s + 1) % o.checkpointEvery == 0 && !last;
+    int stopping = last ? 0 : stopSignal();
+    if (checkpoint || stopping || s + 1 == killAfter) {
+      if (int32_t st = drain())
+        return abandon(st);
+      if ((checkpoint || stopping) && !o.checkpointPath.empty())
         if (int32_t st = saveCheckpoint(o.checkpointPath, 0, s + 1, s + 1, steps,
                                         train.lossSum - lastSum, train.lossCount - lastCount))
           return abandon(st);
       if (s + 1 == killAfter)
         std::raise(SIGKILL);
+      if (stopping)
+        return reportStop(stopping,
+                          "step " + std::to_string(s + 1) + " of " + std::to_string(steps),
+                          o.checkpointPath);
     }
-    if ((s + 1) % every != 0 || s + 1 == steps)
-      continue;
-    if (int32_t st = drain())
-      return abandon(st);
-    trainSeconds += (nowNanos() - t0) / 1e9;
-    double val;
-    if (int32_t st = validate(val))
-      return abandon(st);
-    double loss = train.lossCount > lastCount
-                      ? (train.lossSum - lastSum) / (double)(train.lossCount - lastCount)
-                      : NAN;
-    lastSum = train.lossSum;
-    lastCount = train.lossCount;
-    double tokensPerS = trainSeconds > 0 ? (s + 1) * tokensPerStep / trainSeconds : 0.0;
-    std::printf("step=%" PRId64 " loss=%.4f val_loss=%.4f tokens_per_s=%.0f\n", s + 1, loss,
-                val, tokensPerS);
-    metrics.eval(s + 1, loss, val, tokensPerS);
-    std::fflush(stdout);
-    t0 = nowNanos();
   }
   if (int32_t st = drain())
     return abandon(st);

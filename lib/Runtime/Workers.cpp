@@ -14,6 +14,10 @@
 // store of the gate / seq_cst increment of sleepers: one of the two sides
 // always sees the other).
 //
+// Workers start with SIGINT and SIGTERM blocked: the process's handlers
+// for them (a training run's stop request, Signals.cpp) run on the threads
+// that create pools, never in the middle of a worker's chunk.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
@@ -26,6 +30,7 @@
 #include <new>
 #include <pthread.h>
 #include <sched.h>
+#include <csignal>
 #include <thread>
 
 using namespace synpl::rt;
@@ -199,9 +204,16 @@ synpl_rt_workers *synpl_rt_workers_create(int32_t threads) {
       fail(SYNPL_RT_ERR_NOMEM, "workers: out of memory");
       return nullptr;
     }
+    // The workers inherit the mask: SIGINT and SIGTERM blocked.
+    sigset_t stop, callers;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, &callers);
     for (int32_t i = 0; i < threads - 1; ++i) {
       int err = pthread_create(&w->handles[i], nullptr, workerMain, w);
       if (err != 0) {
+        pthread_sigmask(SIG_SETMASK, &callers, nullptr);
         synpl_rt_workers_destroy(w);
         fail(SYNPL_RT_ERR_NOMEM, "workers: cannot start thread %d of %d: %s",
              i + 1, threads - 1, strerror(err));
@@ -209,6 +221,7 @@ synpl_rt_workers *synpl_rt_workers_create(int32_t threads) {
       }
       ++w->started;
     }
+    pthread_sigmask(SIG_SETMASK, &callers, nullptr);
   }
   return w;
 }

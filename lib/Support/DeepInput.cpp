@@ -78,3 +78,19 @@ int runWithLargeStack(llvm::function_ref<int()> fn) {
 }
 
 } // namespace synpl
+
+// In a build with AddressSanitizer (scripts/sanitize.sh), the defaults of
+// every tool (they all run through runWithLargeStack, so this file is in
+// each of them): LLVM's and MLIR's libraries are not instrumented, but the
+// allocators in their headers poison and unpoison memory when inlined into
+// instrumented code, and memory one side poisons the other hands out --
+// "use-after-poison" reports that are no bug. Manual poisoning is ignored;
+// every other check stays on. Leaks are not errors: MLIR's uniquers live
+// until exit.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+extern "C" const char *__asan_default_options() {
+  return "allow_user_poisoning=0:detect_leaks=0";
+}
+#endif
+#endif

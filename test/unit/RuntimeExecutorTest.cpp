@@ -11,15 +11,27 @@
 #include "synpl/Runtime/PlanFormat.h"
 #include "synpl/Runtime/Runtime.h"
 
+#include "../../lib/Runtime/Internal.h"
+#include "../../lib/Runtime/Signals.h"
 #include "PlanTables.h"
 
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -115,6 +127,84 @@ Tables buildPlan(bool horizon = false, int64_t sumGrain = 1) {
 
 using synpl::test::runMain;
 
+// Stop signals (Signals.h): a kernel that raises signals in the middle of
+// a step, as a scheduler's SIGTERM or a Ctrl-C would arrive.
+std::atomic<int> signalCalls{0};
+int signalAtCall = 0;          ///< the call (1-based) that raises; 0: none
+std::vector<int> signalsToRaise;
+struct sigaction seenTerm {}, seenInt {}; ///< the dispositions while it ran
+
+/// zeroKernel, plus the signals.
+void signalKernel(void *const *args, int64_t, int64_t) {
+  *static_cast<float *>(args[0]) = 0;
+  sigaction(SIGTERM, nullptr, &seenTerm);
+  sigaction(SIGINT, nullptr, &seenInt);
+  if (++signalCalls == signalAtCall)
+    for (int s : signalsToRaise)
+      raise(s);
+}
+
+Tables signalPlan(int atCall, std::vector<int> signals) {
+  Tables t = buildPlan();
+  t.kernels[0] = reinterpret_cast<void *>(&signalKernel);
+  signalCalls = 0;
+  signalAtCall = atCall;
+  signalsToRaise = std::move(signals);
+  return t;
+}
+
+std::string tempDir() {
+  char tmpl[] = "/tmp/synpl-stop-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  return tmpl;
+}
+
+bool exists(const std::string &p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+/// How synpl_rt_main ended in a child process (SIGTERM and SIGINT at their
+/// default actions, or `ignored` ignored, as a shell would start it).
+struct Ended {
+  int status = -1;  ///< the exit status; -1: killed
+  int signal = 0;   ///< the signal that killed it
+  std::string err;  ///< what it wrote to stderr
+};
+Ended runInChild(Tables &t, const std::vector<const char *> &args, const std::string &dir,
+                 int ignored = 0) {
+  std::string errPath = dir + "/stderr";
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::signal(SIGTERM, ignored == SIGTERM ? SIG_IGN : SIG_DFL);
+    std::signal(SIGINT, ignored == SIGINT ? SIG_IGN : SIG_DFL);
+    int err = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int null = ::open("/dev/null", O_WRONLY);
+    if (err < 0 || null < 0)
+      ::_exit(99);
+    ::dup2(err, 2);
+    ::dup2(null, 1);
+    int rc = runMain(t, args);
+    std::fflush(nullptr);
+    ::_exit(rc);
+  }
+  int ws = 0;
+  REQUIRE(::waitpid(pid, &ws, 0) == pid);
+  Ended e;
+  if (WIFEXITED(ws))
+    e.status = WEXITSTATUS(ws);
+  if (WIFSIGNALED(ws))
+    e.signal = WTERMSIG(ws);
+  std::ifstream in(errPath, std::ios::binary);
+  e.err.assign(std::istreambuf_iterator<char>(in), {});
+  ::unlink(errPath.c_str());
+  return e;
+}
+
+std::atomic<int> testHandlerCalls{0};
+void testHandler(int) { ++testHandlerCalls; }
 
 } // namespace
 
@@ -215,4 +305,129 @@ TEST_CASE("executor: bad options exit 2, --help exits 0", "[runtime][executor]")
   CHECK(runMain(t, {"prog", "--epochs", "zero"}) == 2);
   CHECK(runMain(t, {"prog", "--what"}) == 2);
   CHECK(runMain(t, {"prog", "--steps"}) == 2);
+}
+
+// Without data an epoch is one step, so every step here is its epoch's
+// last: a signal in it stops the run after the epoch (the epoch loop's
+// mid-epoch stops are test/Runtime/stop-signal.test's).
+TEST_CASE("executor: SIGTERM or SIGINT in a step stops the run after it",
+          "[runtime][executor][signals]") {
+  std::string dir = tempDir();
+  std::string ckpt = dir + "/run.ckpt";
+
+  SECTION("SIGTERM with a checkpoint file: a checkpoint there, exit status 143") {
+    Tables t = signalPlan(2, {SIGTERM});
+    Ended e = runInChild(t, {"prog", "--quiet", "--no-eval", "--epochs", "5", "--checkpoint",
+                             ckpt.c_str()},
+                         dir);
+    CHECK(e.status == 143);
+    CHECK(e.err == "synpl: stopped by SIGTERM after step 2 (end of epoch 2); checkpoint "
+                   "written to " + ckpt + "; resume with --resume " + ckpt + "\n");
+    synpl::rt::Checkpoint c;
+    REQUIRE(synpl::rt::readCheckpoint(ckpt.c_str(), c) == SYNPL_RT_OK);
+    CHECK(c.epoch == 2);
+    CHECK(c.batch == 0);
+    CHECK(c.globalStep == 2);
+    CHECK_FALSE(exists(ckpt + ".tmp"));
+    // It resumes: the three steps left.
+    Tables resumed = signalPlan(0, {});
+    CHECK(runMain(resumed, {"prog", "--quiet", "--no-eval", "--epochs", "5", "--resume",
+                            ckpt.c_str()}) == 0);
+    CHECK(signalCalls.load() == 3);
+  }
+  SECTION("SIGINT without a checkpoint file: exit status 130, the line says so") {
+    Tables t = signalPlan(3, {SIGINT});
+    Ended e = runInChild(t, {"prog", "--quiet", "--no-eval", "--epochs", "5"}, dir);
+    CHECK(e.status == 130);
+    CHECK(e.err == "synpl: stopped by SIGINT after step 3 (end of epoch 3); no checkpoint "
+                   "configured (--checkpoint FILE keeps the state)\n");
+  }
+  SECTION("in the last epoch's last step the run ends as it would") {
+    Tables t = signalPlan(5, {SIGTERM});
+    Ended e = runInChild(t, {"prog", "--quiet", "--no-eval", "--epochs", "5", "--checkpoint",
+                             ckpt.c_str()},
+                         dir);
+    CHECK(e.status == 0);
+    CHECK(e.err.empty());
+    synpl::rt::Checkpoint c;
+    REQUIRE(synpl::rt::readCheckpoint(ckpt.c_str(), c) == SYNPL_RT_OK);
+    CHECK(c.epoch == 5);
+  }
+  SECTION("a second signal while stopping: its default action, at once") {
+    for (std::vector<int> twice : {std::vector<int>{SIGTERM, SIGTERM}, {SIGINT, SIGTERM}}) {
+      Tables t = signalPlan(2, twice);
+      Ended e = runInChild(t, {"prog", "--quiet", "--no-eval", "--epochs", "5",
+                               "--checkpoint", ckpt.c_str()},
+                           dir);
+      CHECK(e.status == -1);
+      CHECK(e.signal == SIGTERM);
+      CHECK(e.err.empty());
+      // The last checkpoint is epoch 1's, whole: epoch 2 never ended.
+      synpl::rt::Checkpoint c;
+      REQUIRE(synpl::rt::readCheckpoint(ckpt.c_str(), c) == SYNPL_RT_OK);
+      CHECK(c.globalStep == 1);
+      CHECK_FALSE(exists(ckpt + ".tmp"));
+    }
+  }
+  SECTION("a signal the process ignored stays ignored") {
+    Tables t = signalPlan(2, {SIGINT});
+    Ended e = runInChild(t, {"prog", "--quiet", "--no-eval", "--epochs", "5"}, dir, SIGINT);
+    CHECK(e.status == 0);
+    CHECK(e.err.empty());
+  }
+  ::unlink(ckpt.c_str());
+  ::rmdir(dir.c_str());
+}
+
+TEST_CASE("executor: the stop handlers are installed only while synpl_rt_main runs",
+          "[runtime][executor][signals]") {
+  struct sigaction oldTerm {}, oldInt {}, test {}, ignore {}, now {};
+  test.sa_handler = testHandler;
+  sigemptyset(&test.sa_mask);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  REQUIRE(sigaction(SIGTERM, &test, &oldTerm) == 0);
+  REQUIRE(sigaction(SIGINT, &ignore, &oldInt) == 0);
+  testHandlerCalls = 0;
+
+  // The runtime used as a library installs nothing.
+  synpl_rt_workers *w = synpl_rt_workers_create(2);
+  REQUIRE(w);
+  synpl_rt_workers_destroy(w);
+  sigaction(SIGTERM, nullptr, &now);
+  CHECK(now.sa_handler == &testHandler);
+
+  // While the run runs: the runtime's SIGTERM handler; SIGINT (ignored
+  // before) still ignored, so raising it changes nothing.
+  Tables t = signalPlan(2, {SIGINT});
+  CHECK(runMain(t, {"prog", "--quiet", "--no-eval", "--epochs", "3"}) == 0);
+  CHECK(signalCalls.load() == 3);
+  CHECK(seenTerm.sa_handler != &testHandler);
+  CHECK(seenTerm.sa_handler != SIG_DFL);
+  CHECK(seenTerm.sa_handler != SIG_IGN);
+  CHECK(seenInt.sa_handler == SIG_IGN);
+  // After it: the dispositions it found.
+  sigaction(SIGTERM, nullptr, &now);
+  CHECK(now.sa_handler == &testHandler);
+  sigaction(SIGINT, nullptr, &now);
+  CHECK(now.sa_handler == SIG_IGN);
+
+  SECTION("StopSignals: the flag, then the previous handler back") {
+    {
+      synpl::rt::exec::StopSignals stop;
+      CHECK(stop.handles(SIGTERM));
+      CHECK_FALSE(stop.handles(SIGINT));
+      CHECK(synpl::rt::exec::stopSignal() == 0);
+      raise(SIGTERM);
+      CHECK(synpl::rt::exec::stopSignal() == SIGTERM);
+    }
+    sigaction(SIGTERM, nullptr, &now);
+    CHECK(now.sa_handler == &testHandler);
+    CHECK(testHandlerCalls.load() == 0);
+    // The next run starts with the flag clear.
+    synpl::rt::exec::StopSignals again;
+    CHECK(synpl::rt::exec::stopSignal() == 0);
+  }
+  sigaction(SIGTERM, &oldTerm, nullptr);
+  sigaction(SIGINT, &oldInt, nullptr);
 }

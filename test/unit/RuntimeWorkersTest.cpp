@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -15,6 +16,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <pthread.h>
 
 namespace {
 
@@ -180,6 +183,43 @@ TEST_CASE("runtime workers: concurrent callers are serialized",
     c.join();
   CHECK(wrong.load() == 0);
   synpl_rt_workers_destroy(w);
+}
+
+TEST_CASE("runtime workers: the pool's threads block SIGINT and SIGTERM",
+          "[runtime][workers][signals]") {
+  // A process's SIGINT / SIGTERM handlers (a training run's stop request)
+  // run on the threads that create pools, never in a worker's chunk.
+  sigset_t before, after;
+  pthread_sigmask(SIG_BLOCK, nullptr, &before);
+  synpl_rt_workers *w = synpl_rt_workers_create(4);
+  REQUIRE(w);
+  pthread_sigmask(SIG_BLOCK, nullptr, &after);
+  CHECK(sigismember(&after, SIGINT) == sigismember(&before, SIGINT));
+  CHECK(sigismember(&after, SIGTERM) == sigismember(&before, SIGTERM));
+  struct Seen {
+    std::mutex m;
+    std::vector<std::pair<bool, bool>> blocked; // per chunk on a worker
+    std::thread::id caller = std::this_thread::get_id();
+  } seen;
+  auto fn = [](void *ctx, int64_t, int64_t) {
+    auto *s = static_cast<Seen *>(ctx);
+    // Slow enough that the workers take chunks too.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (std::this_thread::get_id() == s->caller)
+      return;
+    sigset_t mask;
+    pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+    std::lock_guard<std::mutex> lock(s->m);
+    s->blocked.push_back({sigismember(&mask, SIGINT) == 1, sigismember(&mask, SIGTERM) == 1});
+  };
+  for (int round = 0; round < 20 && seen.blocked.empty(); ++round)
+    synpl_rt_parallel_for_grain(w, 64, 1, fn, &seen);
+  synpl_rt_workers_destroy(w);
+  REQUIRE_FALSE(seen.blocked.empty());
+  for (auto [intBlocked, termBlocked] : seen.blocked) {
+    CHECK(intBlocked);
+    CHECK(termBlocked);
+  }
 }
 
 TEST_CASE("runtime workers: thread count from SYNPL_NUM_THREADS",
