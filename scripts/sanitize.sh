@@ -25,7 +25,7 @@ cmake --build "$BUILD_DIR" --target synpl-fuzzers
 
 # Leaks are not errors here: MLIR's uniquers and the runtime's process-long
 # tables are freed at exit by the OS.
-export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:halt_on_error=1
+export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:halt_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$BUILD_DIR"
 ctest --output-on-failure -E '^(python|install-tree|static-mlir|docs-fresh)$' "$@"

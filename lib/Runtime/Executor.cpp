@@ -185,7 +185,14 @@ int32_t Executor::allocatePools() {
       r = synpl_rt_region_create_arena((uint64_t)std::max<int64_t>(pool.capacity, 64));
     }
     if (!r)
-      return synpl_rt_last_status();
+      return fail(SYNPL_RT_ERR_NOMEM,
+                  "cannot allocate memory pool %s (%s, %lld bytes): out of memory; the plan "
+                  "sizes its pools when it is compiled (synplc -v prints each pool's peak)",
+                  p.str(pool.name),
+                  pool.kind == SYNPL_PLAN_POOL_FREELIST    ? "freelist"
+                  : pool.kind == SYNPL_PLAN_POOL_PERSISTENT ? "persistent"
+                                                            : "arena",
+                  (long long)pool.capacity);
     poolRegions.push_back(r);
     uint8_t *base = static_cast<uint8_t *>(synpl_rt_region_base(r));
     if (cuda && pool.kind == SYNPL_PLAN_POOL_FREELIST) {
