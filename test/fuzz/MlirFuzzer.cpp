@@ -10,13 +10,20 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::StringRef text = synpl::fuzz::textOf(data, size);
   if (text.empty())
     return 0;
   mlir::ParserConfig config(&synpl::fuzz::context(), /*verifyAfterParse=*/false);
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, config);
+  // A NUL-terminated copy, as the tools read files: MLIR's lexer stops at
+  // the terminator, and libFuzzer's data has none.
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "input.mlir"),
+                               llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, config);
   if (module)
     (void)mlir::verify(*module);
   return 0;
