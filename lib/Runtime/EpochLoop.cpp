@@ -13,6 +13,10 @@
 // and at the end of every epoch (after its evaluation); --resume continues
 // at the exact next batch.
 //
+// An epoch that ends with a non-finite mean loss or NaN or infinity in the
+// actor state stops the run (exit status 1) before its evaluation, line
+// and checkpoint (Finite.cpp; --check-finite names the kernel).
+//
 // SIGTERM and SIGINT (Signals.h) stop the run at the next safe point: after
 // the training step in progress, with a checkpoint there (as a mid-epoch
 // one), or, when the signal comes during an epoch's last step or its
@@ -171,6 +175,10 @@ int Executor::run() {
       return abandon(st);
     lossSum = train.lossSum;
     lossCount = train.lossCount;
+    // An epoch that ends with NaN or infinity in its loss or the model's
+    // state stops the run before its evaluation and checkpoint (Finite.cpp).
+    if (int32_t st = checkEpochFinite(epoch, globalStep, lossSum, lossCount))
+      return abandon(st);
     double trainSeconds = (nowNanos() - t0) / 1e9;
     trainSecondsTotal += trainSeconds;
 
@@ -180,6 +188,8 @@ int Executor::run() {
         return abandon(st);
       Tally eval;
       eval.train = false;
+      eval.stepBase = globalStep;
+      eval.epoch = epoch;
       tally = &eval;
       int64_t seen = 0;
       for (int64_t b = 0; b < testBatches; ++b) {

@@ -381,6 +381,7 @@ int32_t Executor::setUp() {
             want[p.kernelArgs[k.first_arg + a].slot] = true;
       }
     }
+  setUpFiniteChecks();
   return openData();
 }
 
@@ -526,6 +527,9 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
       }
     }
     gather(g.*split, g.desc->batch, batch, dst);
+    if (o.checkFinite)
+      if (int32_t st = checkBatchFinite(g, g.*split, dst))
+        return st;
     if (cuda)
       for (int64_t f = 0; f < g.desc->num_fields; ++f) {
         int64_t slot = p.ingestFields[g.desc->first_field + f].slot;
@@ -588,8 +592,10 @@ int32_t Executor::retireOne() {
     ++t.lossCount;
     if (!std::isfinite(loss))
       return fail(SYNPL_RT_ERR_INVALID,
-                  "the loss is %f at step %" PRId64 " (epoch %" PRId64 "); training diverged",
-                  loss, t.stepBase + n, t.epoch);
+                  "%s: the loss is %s; training diverged; the run stops (its last "
+                  "checkpoint, if any, is unchanged)%s",
+                  stepLabel(true, t.stepBase + n, t.epoch, f.batch).c_str(),
+                  nonFiniteName(loss), finiteHint());
   }
   if (t.progress)
     synpl_rt_progress_step(t.progress, (uint64_t)(t.stepBase + n), found ? loss : NAN);
@@ -615,8 +621,9 @@ int32_t Executor::issueEntries(int64_t stream, bool train, bool capturing) {
         if (cuda && kr.target == SYNPL_PLAN_TARGET_CUDA) {
           if (int32_t st = launchCuda(en.index, stream))
             return st;
-          // --profile times each kernel to its end.
-          if (o.profile)
+          // --profile times each kernel to its end; --check-finite reads
+          // what it wrote.
+          if (o.profile || o.checkFinite)
             if (int32_t st = syncStream(stream))
               return st;
         } else {
@@ -629,6 +636,9 @@ int32_t Executor::issueEntries(int64_t stream, bool train, bool capturing) {
         KernelStats &ks = kernelStats[en.index];
         ++ks.calls;
         ks.nanos += nowNanos() - s0;
+        if (o.checkFinite)
+          if (int32_t st = checkKernelFinite(en.index, stream))
+            return st;
       } else if (cuda) {
         if (int32_t st = transferCuda(en.index, stream))
           return st;

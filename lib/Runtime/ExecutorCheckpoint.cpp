@@ -66,11 +66,21 @@ int32_t Executor::saveCheckpoint(const std::string &path, int64_t epoch0,
     c.data.push_back((uint64_t)g.desc->seed);
     c.data.push_back((uint64_t)g.train.samples);
   }
-  // Actor state: every slot of a persistent pool.
+  // Actor state: every slot of a persistent pool. A checkpoint never holds
+  // NaN or infinity (--resume would refuse it): the run stops instead, and
+  // the last checkpoint written stays.
+  std::string where = textRun     ? "step " + std::to_string(globalStep)
+                      : batch == 0 ? "epoch " + std::to_string(epoch0) + " (step " +
+                                         std::to_string(globalStep) + ")"
+                                   : stepLabel(true, globalStep, epoch0 + 1, batch - 1);
   for (int64_t s = 0; s < p.slots.size; ++s)
     if (p.pools[p.slots[s].pool].kind == SYNPL_PLAN_POOL_PERSISTENT) {
       std::vector<uint8_t> bytes((size_t)p.slots[s].size);
       if (int32_t st = readSlot(s, 0, bytes.data(), bytes.size()))
+        return st;
+      if (int32_t st = checkStateBytes(s, bytes.data(), where,
+                                       "the run stops without writing checkpoint " + path +
+                                           " (its last checkpoint, if any, is unchanged)"))
         return st;
       c.blobs.push_back({(uint64_t)s, std::move(bytes)});
     }
@@ -92,36 +102,15 @@ namespace {
 int32_t checkFinite(const char *path, const Plan &p, int64_t slot,
                     const std::vector<uint8_t> &bytes) {
   const synpl_plan_slot &s = p.slots[slot];
-  int64_t eb = elementBytes(s.element);
-  int64_t n = std::min<int64_t>(s.elements, (int64_t)bytes.size() / eb);
-  for (int64_t e = 0; e < n; ++e) {
-    double v;
-    const uint8_t *at = bytes.data() + e * eb;
-    if (s.element == SYNPL_PLAN_F32) {
-      float x;
-      std::memcpy(&x, at, 4);
-      v = x;
-    } else if (s.element == SYNPL_PLAN_F64) {
-      std::memcpy(&v, at, 8);
-    } else if (s.element == SYNPL_PLAN_F16 || s.element == SYNPL_PLAN_BF16) {
-      // All-ones exponent: infinity or NaN (sign and mantissa tell which).
-      uint16_t h;
-      std::memcpy(&h, at, 2);
-      bool half = s.element == SYNPL_PLAN_F16;
-      uint16_t expMask = half ? 0x7C00 : 0x7F80;
-      if ((h & expMask) != expMask)
-        continue;
-      v = (h & (expMask ^ 0x7FFF)) ? NAN : (h & 0x8000) ? -INFINITY : INFINITY;
-    } else {
-      return SYNPL_RT_OK; // integers: always finite
-    }
-    if (!std::isfinite(v))
-      return fail(SYNPL_RT_ERR_FORMAT,
-                  "%s: checkpoint holds a non-finite value in actor state %s: %g at element "
-                  "%" PRId64,
-                  path, p.str(s.name), v, e);
-  }
-  return SYNPL_RT_OK;
+  int64_t n = std::min<int64_t>(s.elements, (int64_t)bytes.size() / elementBytes(s.element));
+  double v = 0;
+  int64_t e = firstNonFinite(bytes.data(), s.element, n, &v); // integers: -1
+  if (e < 0)
+    return SYNPL_RT_OK;
+  return fail(SYNPL_RT_ERR_FORMAT,
+              "%s: checkpoint holds a non-finite value in actor state %s: %s at element "
+              "%" PRId64,
+              path, p.str(s.name), nonFiniteName(v), e);
 }
 
 } // namespace

@@ -80,9 +80,10 @@ int32_t Executor::setUpCuda() {
   deviceStaging.assign(p.slots.size, {});
   // CUDA graphs: a stream whose step is device work only (no host kernel,
   // no host-to-host copy, no ingest into a device slot) is captured once
-  // and replayed. --profile and SYNPL_CUDA_SYNC time or check every launch.
+  // and replayed. --profile, SYNPL_CUDA_SYNC and --check-finite time or
+  // check every launch.
   const char *g = std::getenv("SYNPL_CUDA_GRAPHS");
-  useGraphs = cuda->hasGraphs() && !o.noGraphs && !o.profile && !syncEach &&
+  useGraphs = cuda->hasGraphs() && !o.noGraphs && !o.profile && !syncEach && !o.checkFinite &&
               !(g && !std::strcmp(g, "0"));
   bool deviceIngest = false;
   for (int64_t i = 0; i < p.ingestFields.size; ++i)
@@ -112,7 +113,8 @@ int32_t Executor::setUpCuda() {
   // when what the host touches per step is the stream's own: the ingest's
   // staging and the reports in freelist blocks.
   const char *ov = std::getenv("SYNPL_CUDA_OVERLAP");
-  overlap = !(ov && !std::strcmp(ov, "0")) && !o.profile && !syncEach;
+  // --check-finite waits for every kernel and stops at its step.
+  overlap = !(ov && !std::strcmp(ov, "0")) && !o.profile && !syncEach && !o.checkFinite;
   for (int64_t i = 0; i < p.ingestFields.size; ++i) {
     int64_t slot = p.ingestFields[i].slot;
     overlap = overlap && !slotOnDevice[slot] && p.slots[slot].offset < 0;

@@ -86,6 +86,7 @@ struct Options {
   bool quiet = false;
   bool profile = false;
   bool noGraphs = false; // --no-cuda-graphs
+  bool checkFinite = false; // --check-finite: every kernel's float outputs
   bool evaluate = true;
   bool epochsGiven = false;
   std::string testPrefix = "t10k"; // replaces `train` in the test split's names
@@ -284,6 +285,8 @@ private:
     int64_t picked;
     if (int32_t st = dispatch(batch, stream, picked))
       return st;
+    stepBatch = batch;
+    stepTrain = train;
     return step(stream, picked, train, train ? &Ingest::train : &Ingest::test);
   }
   uint8_t *slotAddr(int64_t slot, int64_t stream) const {
@@ -341,6 +344,48 @@ private:
   int64_t lossReport = -1, correctReport = -1;
   /// Evaluation reads the loss (a text program's validation loss).
   bool evalLoss = false;
+  /// The program reads text (StreamLoop.cpp's run of steps, no epochs).
+  bool textRun = false;
+
+  // Non-finite numbers (Finite.cpp).
+  /// --check-finite: per kernel, its float output slots (f32, f64, f16,
+  /// bf16); empty without the flag.
+  std::vector<std::vector<int64_t>> finiteOutputs;
+  /// The step being issued (the messages name it).
+  int64_t stepBatch = 0;
+  bool stepTrain = true;
+  void setUpFiniteChecks();
+  /// Where a run is, as the messages say it: "step 15 (epoch 2, batch 5)"
+  /// ("step 15" in a text program) for training step `step` (1-based, of
+  /// the run) on batch `batch` (0-based) of its epoch; "evaluation after
+  /// epoch 2 (step 20), test batch 3" ("validation after step 20, batch
+  /// 3") for an evaluation step after training step `step`.
+  std::string stepLabel(bool train, int64_t step, int64_t epoch, int64_t batch) const;
+  /// The step being issued (stepBatch, stepTrain), as stepLabel says it.
+  std::string currentStepLabel() const;
+  /// "; rerun with --check-finite ..." without the flag, else "".
+  const char *finiteHint() const;
+  /// The first NaN or infinity of slot `slot`'s values at `bytes` (a host
+  /// copy of a device slot), its value in `*value`; -1: none (or an integer
+  /// slot). A large slot is scanned by the worker pool.
+  int64_t scanSlot(int64_t slot, const uint8_t *bytes, double *value) const;
+  /// --check-finite, after kernel `k` ran on `stream` (a CUDA kernel: its
+  /// stream synchronized): its float outputs hold no NaN or infinity.
+  int32_t checkKernelFinite(int64_t k, int64_t stream);
+  /// --check-finite, after ingest `g` gathered a batch of `split` into
+  /// `dst` (float data files can hold NaN).
+  int32_t checkBatchFinite(const Ingest &g, const Split &split,
+                           const std::vector<uint8_t *> &dst);
+  /// `bytes` of actor-state slot `slot` hold no NaN or infinity; else an
+  /// error "<where>: actor state S holds nan at element K; <consequence>".
+  int32_t checkStateBytes(int64_t slot, const uint8_t *bytes, const std::string &where,
+                          const std::string &consequence) const;
+  /// The end of epoch `epoch` (after update step `step`): its mean loss
+  /// and every float actor-state slot are finite.
+  int32_t checkEpochFinite(int64_t epoch, int64_t step, double lossSum,
+                           int64_t lossCount) const;
+  /// Every float actor-state slot (read back from the GPU when there).
+  int32_t checkStateFinite(const std::string &where, const std::string &consequence) const;
 
   std::unique_ptr<CudaDevice> cuda;
   std::vector<bool> slotOnDevice;
@@ -376,6 +421,7 @@ private:
   /// is needed again or the run needs the numbers.
   struct InFlight {
     int64_t stream;
+    int64_t batch; ///< the batch of its epoch (0-based)
   };
   /// Where retired steps' reports go.
   struct Tally {
@@ -425,7 +471,7 @@ private:
     int64_t stream;
     if (int32_t st = dispatchAndStep(batch, train, stream))
       return st;
-    inFlight.push_back({stream});
+    inFlight.push_back({stream, batch});
     return overlap ? SYNPL_RT_OK : drain();
   }
 };

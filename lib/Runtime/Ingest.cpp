@@ -6,13 +6,15 @@
 // (as compiled, or by name under --data), opening a split of IDX files
 // (the test split beside the training one: the executor's openData, which
 // stops a run that is to evaluate when its test files are missing), the
-// epoch order and the gathering of one batch into its slots.
+// epoch order and the gathering of one batch into its slots, which
+// SYNPL_RT_TRACE_BATCHES=FILE records (docs/data-binding.md).
 //
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
 #include "Internal.h"
 #include "synpl/Runtime/PlanFormat.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +25,19 @@
 #include <unistd.h>
 
 using namespace synpl::rt;
+
+// Dataset.cpp: the bookkeeping of SYNPL_RT_TRACE_BATCHES.
+namespace synpl::rt::trace {
+/// Whether the variable names a file (read once).
+bool enabled();
+/// The order buffer of a split the gather reads (training or test).
+void registerSplit(const uint32_t *order, bool test);
+/// `epoch E batch B` or `test batch B` for a batch gathered through
+/// `order`; "" when the buffer is not a registered split's.
+std::string prefix(const uint32_t *order, int64_t batch);
+/// Appends `line` to the file (flushed).
+void write(const std::string &line);
+} // namespace synpl::rt::trace
 
 namespace synpl::rt::exec {
 
@@ -174,6 +189,17 @@ std::string testPathOf(const std::string &trainPath, const std::string &prefix) 
   return test;
 }
 
+/// SYNPL_RT_TRACE_BATCHES: the gather's lines name the ingest's splits by
+/// their order buffers (moving the Ingest keeps them).
+static void traceSplits(const Ingest &g) {
+  if (!trace::enabled())
+    return;
+  if (!g.train.order.empty())
+    trace::registerSplit(g.train.order.data(), /*test=*/false);
+  if (!g.test.order.empty())
+    trace::registerSplit(g.test.order.data(), /*test=*/true);
+}
+
 /// The ingests' splits: the training files (as compiled, or by name under
 /// --data), and, when the run evaluates, the test files named after them in
 /// the same folder (testPathOf). A run that is to evaluate (a `correct`
@@ -197,6 +223,7 @@ int32_t Executor::openData() {
         in.hasTest = !st;
       }
       ingests.push_back(std::move(in));
+      traceSplits(ingests.back());
       if (st)
         return st;
       continue;
@@ -242,6 +269,7 @@ int32_t Executor::openData() {
       in.hasTest = !st;
     }
     ingests.push_back(std::move(in));
+    traceSplits(ingests.back());
     if (st)
       return st;
   }
@@ -254,12 +282,22 @@ int32_t Executor::openData() {
 /// field (the data-binding rule of docs/data-binding.md). The whole file is
 /// never converted: each batch converts what it gathers.
 void copySample(const Field &fd, const uint8_t *src, uint8_t *out) {
+  // x / 255 rounded once to f32 (x * (1 / 255.f) is a different float for
+  // about half the bytes), as Dataset.cpp's gather and numpy's
+  // `x.astype(float32) / 255` give.
+  static const struct UnitScale {
+    float v[256];
+    UnitScale() {
+      for (int i = 0; i < 256; ++i)
+        v[i] = (float)i / 255.0f;
+    }
+  } unit;
   auto *dst = reinterpret_cast<float *>(out);
   int64_t n = fd.sampleBytes / (int64_t)sizeof(float);
   switch (fd.convert) {
   case Field::Convert::U8Unit:
     for (int64_t i = 0; i < n; ++i)
-      dst[i] = (float)src[i] * (1.0f / 255.0f);
+      dst[i] = unit.v[src[i]];
     break;
   case Field::Convert::I8:
     for (int64_t i = 0; i < n; ++i)
@@ -370,6 +408,45 @@ int64_t numBatches(const Split &s, int64_t batch, bool dropLast) {
   return dropLast ? s.samples / batch : (s.samples + batch - 1) / batch;
 }
 
+/// SYNPL_RT_TRACE_BATCHES: the line of batch `b` as gathered into `addr`:
+///   epoch E batch B indices i0 i1 ... labels l0 l1 ... checksum H
+/// (or `test batch B ...`): the split's sample indices of the batch's rows
+/// (rows past the end of the split have none), the values of the first
+/// field of one byte per sample (the labels; absent when there is none),
+/// and H, the FNV-1a 64 (16 hex digits) of the bytes gathered into the
+/// other fields' slots, in field order, padding rows included.
+static void traceBatch(const Split &s, int64_t batch, int64_t b,
+                       const std::vector<uint8_t *> &addr) {
+  std::string line = trace::prefix(s.order.data(), b);
+  if (line.empty())
+    return;
+  int64_t rows = std::max<int64_t>(0, std::min(batch, s.samples - b * batch));
+  char num[32];
+  line += " indices";
+  for (int64_t r = 0; r < rows; ++r) {
+    std::snprintf(num, sizeof num, " %u", s.order[b * batch + r]);
+    line += num;
+  }
+  int64_t labelField = -1;
+  for (size_t f = 0; f < s.fields.size() && labelField < 0; ++f)
+    if (s.fields[f].sampleBytes == 1)
+      labelField = (int64_t)f;
+  if (labelField >= 0) {
+    line += " labels";
+    for (int64_t r = 0; r < rows; ++r) {
+      std::snprintf(num, sizeof num, " %u", (unsigned)addr[labelField][r]);
+      line += num;
+    }
+  }
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t f = 0; f < s.fields.size(); ++f)
+    if ((int64_t)f != labelField)
+      h = fnv1a64(addr[f], (uint64_t)(s.fields[f].sampleBytes * batch), h);
+  std::snprintf(num, sizeof num, " checksum %016llx\n", (unsigned long long)h);
+  line += num;
+  trace::write(line);
+}
+
 /// Gathers batch `b` into the slots: rows past the end of the split are
 /// zero (a label slot's padding is 255, outside any class).
 void gather(const Split &s, int64_t batch, int64_t b,
@@ -387,6 +464,8 @@ void gather(const Split &s, int64_t batch, int64_t b,
                     fd.sampleBytes);
     }
   }
+  if (trace::enabled())
+    traceBatch(s, batch, b, addr);
 }
 
 } // namespace synpl::rt::exec

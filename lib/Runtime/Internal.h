@@ -94,6 +94,15 @@ inline uint64_t splitmix64(uint64_t &x) {
   return z ^ (z >> 31);
 }
 
+/// Finite.cpp: the first of the `count` values at `data`, of the plan's
+/// element type `element` (SYNPL_PLAN_F32, F64, F16 or BF16), that is NaN
+/// or infinite: its index, and the value in `*value` (NaN, +inf or -inf).
+/// -1 when every value is finite, or the type is not a float one.
+int64_t firstNonFinite(const void *data, int64_t element, int64_t count,
+                       double *value);
+/// "nan", "inf" or "-inf" (a NaN's sign bit is not printed).
+const char *nonFiniteName(double v);
+
 //===----------------------------------------------------------------------===//
 // Checkpoints (Checkpoint.cpp; the file layout is described there)
 //===----------------------------------------------------------------------===//

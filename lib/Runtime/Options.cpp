@@ -55,6 +55,13 @@ void usage(const char *argv0, const Plan *p) {
       "step)\n"
       "  --quiet           no progress lines\n"
       "  --profile         print a per-kernel time table at the end (stderr)\n"
+      "  --check-finite    after every kernel of every step, scan the float\n"
+      "                    slots it wrote (and each batch's float data); the\n"
+      "                    first NaN or infinity stops the run (exit status 1)\n"
+      "                    naming the step, the kernel, the slot and the\n"
+      "                    element. Costs a pass over every kernel's outputs;\n"
+      "                    on a GPU every kernel is also waited for and its\n"
+      "                    outputs copied back (no CUDA graphs, no overlap)\n"
       "  --no-cuda-graphs  on a GPU, launch every kernel of every step (by\n"
       "                    default a step is captured once as a CUDA graph\n"
       "                    and replayed; also SYNPL_CUDA_GRAPHS=0)\n"
@@ -82,6 +89,10 @@ void usage(const char *argv0, const Plan *p) {
       "Data: a gzip'd IDX file is decoded once and kept, decoded, in\n"
       "$SYNPL_CACHE_DIR/data (default ~/.cache/synpl/data); later runs map it\n"
       "while the file is unchanged. SYNPL_DATA_CACHE=0 turns this off.\n"
+      "Non-finite numbers: a step whose loss is NaN or infinite stops the run, as\n"
+      "does NaN or infinity in the model's state at an epoch's end or in a\n"
+      "checkpoint about to be written (it is not: the last one stays); exit\n"
+      "status 1. --check-finite then names the first kernel that wrote one.\n"
       "Testing aid: SYNPL_RT_KILL_AFTER_STEPS=N makes the program SIGKILL itself\n"
       "after update step N (after that step's checkpoint, if any).\n",
       argv0, p ? " (plan @" : "", p ? p->str(p->header->name) : "",
@@ -138,6 +149,10 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
     }
     if (a == "--profile") {
       o.profile = true;
+      continue;
+    }
+    if (a == "--check-finite") {
+      o.checkFinite = true;
       continue;
     }
     if (a == "--no-cuda-graphs") {

@@ -102,6 +102,7 @@ int Executor::runStream() {
       return st;
     Tally eval;
     eval.train = false;
+    eval.stepBase = train.stepBase + train.retired;
     tally = &eval;
     for (int64_t b = 0; b < evalBatches; ++b)
       if (int32_t st = runStep(b, /*train=*/false))
@@ -119,6 +120,7 @@ int Executor::runStream() {
     return 1;
   };
   tally = &train;
+  train.stepBase = first; // steps are counted from the run's start
   // The loss since the last report line, as the checkpoint left it.
   train.lossSum = resumed.lossSum;
   train.lossCount = resumed.lossCount;
@@ -132,7 +134,6 @@ int Executor::runStream() {
         if (g.desc->shuffle)
           synpl_rt_epoch_permutation((uint64_t)g.desc->seed, (uint64_t)pass,
                                      (uint32_t)g.train.samples, g.train.order.data());
-    train.stepBase = 0;
     if (int32_t st = runStep(b, /*train=*/true))
       return abandon(st);
     bool last = s + 1 == steps;
@@ -177,6 +178,12 @@ int Executor::runStream() {
     }
   }
   if (int32_t st = drain())
+    return abandon(st);
+  // The run's end: NaN or infinity in the model's state stops it before
+  // its last lines and checkpoint (Finite.cpp).
+  if (int32_t st = checkStateFinite("step " + std::to_string(steps) + " (the run's end)",
+                                    "the run stops without writing its final checkpoint (its "
+                                    "last checkpoint, if any, is unchanged)"))
     return abandon(st);
   trainSeconds += (nowNanos() - t0) / 1e9;
   double loss = train.lossCount > lastCount

@@ -17,7 +17,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -430,4 +432,225 @@ TEST_CASE("executor: the stop handlers are installed only while synpl_rt_main ru
   }
   sigaction(SIGTERM, &oldTerm, nullptr);
   sigaction(SIGINT, &oldInt, nullptr);
+}
+
+// Non-finite numbers (lib/Runtime/Finite.cpp).
+TEST_CASE("finite: the first NaN or infinity of a float slot's values",
+          "[runtime][finite]") {
+  using synpl::rt::firstNonFinite;
+  using synpl::rt::nonFiniteName;
+  double v = 0;
+  std::vector<float> f(3000, 1.0f);
+  CHECK(firstNonFinite(f.data(), SYNPL_PLAN_F32, 3000, &v) == -1);
+  f[2999] = -INFINITY;
+  f[2500] = INFINITY;
+  CHECK(firstNonFinite(f.data(), SYNPL_PLAN_F32, 3000, &v) == 2500);
+  CHECK(std::string(nonFiniteName(v)) == "inf");
+  f[1024] = -NAN; // the first of the second block; its sign is not printed
+  CHECK(firstNonFinite(f.data(), SYNPL_PLAN_F32, 3000, &v) == 1024);
+  CHECK(std::string(nonFiniteName(v)) == "nan");
+  CHECK(firstNonFinite(f.data(), SYNPL_PLAN_F32, 1024, &v) == -1); // the count bounds it
+  f[3] = 3.4e38f;                                                   // large, finite
+  CHECK(firstNonFinite(f.data(), SYNPL_PLAN_F32, 1024, &v) == -1);
+
+  std::vector<double> d(10, 0.0);
+  d[7] = -INFINITY;
+  CHECK(firstNonFinite(d.data(), SYNPL_PLAN_F64, 10, &v) == 7);
+  CHECK(std::string(nonFiniteName(v)) == "-inf");
+
+  // f16: exponent 0x7C00; bf16: 0x7F80. The largest finite values are not
+  // caught; infinities and NaNs are, with their kind.
+  uint16_t h[] = {0x3C00, 0x7BFF, 0xFBFF, 0xFC00, 0x7E00};
+  CHECK(firstNonFinite(h, SYNPL_PLAN_F16, 3, &v) == -1);
+  CHECK(firstNonFinite(h, SYNPL_PLAN_F16, 5, &v) == 3);
+  CHECK(std::string(nonFiniteName(v)) == "-inf");
+  CHECK(firstNonFinite(h + 4, SYNPL_PLAN_F16, 1, &v) == 0);
+  CHECK(std::string(nonFiniteName(v)) == "nan");
+  uint16_t b[] = {0x3F80, 0x7F7F, 0x7FC1, 0x7F80};
+  CHECK(firstNonFinite(b, SYNPL_PLAN_BF16, 2, &v) == -1);
+  CHECK(firstNonFinite(b, SYNPL_PLAN_BF16, 4, &v) == 2);
+  CHECK(std::string(nonFiniteName(v)) == "nan");
+  CHECK(firstNonFinite(b + 3, SYNPL_PLAN_BF16, 1, &v) == 0);
+  CHECK(std::string(nonFiniteName(v)) == "inf");
+
+  // Integers hold no NaN, whatever their bits.
+  std::vector<int32_t> ints(8, -1);
+  CHECK(firstNonFinite(ints.data(), SYNPL_PLAN_I32, 8, &v) == -1);
+  CHECK(firstNonFinite(ints.data(), SYNPL_PLAN_I64, 4, &v) == -1);
+}
+
+namespace {
+
+std::atomic<int> zeroCalls{0}, poisonCalls{0};
+int nanLossAtCall = 0;   ///< zeroNaN: the call (1-based) that writes NaN
+int poisonAtCall = 0;    ///< poison: the call that writes inf into x[5]
+
+/// y[0] = 0, or NaN at call nanLossAtCall.
+void zeroNaNKernel(void *const *args, int64_t, int64_t) {
+  *static_cast<float *>(args[0]) = ++zeroCalls == nanLossAtCall ? NAN : 0.0f;
+}
+
+/// After the sum: n (i32) = all ones (never a NaN: an integer); x[5] = inf
+/// at call poisonAtCall.
+void poisonKernel(void *const *args, int64_t, int64_t) {
+  std::memset(args[0], 0xFF, 4 * sizeof(int32_t));
+  if (++poisonCalls == poisonAtCall)
+    static_cast<float *>(args[1])[5] = INFINITY;
+}
+
+/// buildPlan's zero and sum, then poison(-> n, x); x, y, n all actor state.
+Tables finitePlan(int nanLossAt, int poisonAt) {
+  Tables t;
+  TableBuilder tb;
+  auto add = [&](int s, auto rec) { tb.add(s, rec); };
+  add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "state"), SYNPL_PLAN_POOL_PERSISTENT,
+                                        SYNPL_PLAN_SPACE_HOST, 512, 256});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "y"), 0, 256, 4, SYNPL_PLAN_F32, 1});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "n"), 0, 320, 16, SYNPL_PLAN_I32, 4});
+  add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "zero"), 0, 1, 0, 1));
+  add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "sum"), 1, 2, 1, 64));
+  add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "poison"), 3, 2, 0, 1));
+  for (int64_t slot : {1, 0, 1, 2, 0})
+    add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{slot});
+  add(SYNPL_PLAN_STREAMS, synpl_plan_stream{str(t.strings, "s0"), 0, 3});
+  for (int64_t k : {0, 1, 2})
+    add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, k});
+  add(SYNPL_PLAN_INITS, synpl_plan_init{SYNPL_PLAN_INIT_ONES, 0, 0, 0, 0, -1});
+  add(SYNPL_PLAN_REPORTS, synpl_plan_report{str(t.strings, "loss"), 1});
+  tb.finish(t, str(t.strings, "finite_plan"));
+  t.kernels = {reinterpret_cast<void *>(&zeroNaNKernel), reinterpret_cast<void *>(&sumKernel),
+               reinterpret_cast<void *>(&poisonKernel)};
+  zeroCalls = 0;
+  poisonCalls = 0;
+  nanLossAtCall = nanLossAt;
+  poisonAtCall = poisonAt;
+  return t;
+}
+
+} // namespace
+
+// Without data an epoch is one step: step 3 is epoch 3's only batch, and
+// the end of epoch 2 wrote the last checkpoint.
+TEST_CASE("executor: a non-finite loss or state stops the run, and --check-finite names the "
+          "kernel",
+          "[runtime][executor][finite]") {
+  std::string dir = tempDir();
+  std::string ckpt = dir + "/run.ckpt";
+  auto lastCheckpointStep = [&] {
+    synpl::rt::Checkpoint c;
+    REQUIRE(synpl::rt::readCheckpoint(ckpt.c_str(), c) == SYNPL_RT_OK);
+    return c.globalStep;
+  };
+  const std::string stops = "the run stops (its last checkpoint, if any, is unchanged)";
+  const std::string hint =
+      "; rerun with --check-finite to name the first kernel that wrote a non-finite value\n";
+  std::vector<const char *> args = {"prog", "--quiet", "--no-eval", "--epochs", "5",
+                                    "--threads", "1", "--checkpoint", ckpt.c_str()};
+  auto withFlag = [&] {
+    std::vector<const char *> a = args;
+    a.push_back("--check-finite");
+    return a;
+  };
+
+  SECTION("a NaN loss: the step; with the flag, the kernel that wrote it") {
+    Tables t = finitePlan(3, 0);
+    Ended e = runInChild(t, args, dir);
+    CHECK(e.status == 1);
+    CHECK(e.err == "synpl: error: step 3 (epoch 3, batch 1): the loss is nan; training "
+                   "diverged; " + stops + hint);
+    CHECK(lastCheckpointStep() == 2);
+    ::unlink(ckpt.c_str());
+    t = finitePlan(3, 0);
+    e = runInChild(t, withFlag(), dir);
+    CHECK(e.status == 1);
+    CHECK(e.err == "synpl: error: step 3 (epoch 3, batch 1): kernel zero wrote nan to slot y "
+                   "at element 0; " + stops + "\n");
+    CHECK(lastCheckpointStep() == 2);
+  }
+  SECTION("infinity in the state after the loss: the epoch's end, before its checkpoint") {
+    Tables t = finitePlan(0, 3);
+    Ended e = runInChild(t, args, dir);
+    CHECK(e.status == 1);
+    CHECK(e.err == "synpl: error: epoch 3 (step 3): actor state x holds inf at element 5; "
+                   "the run stops without writing the epoch's checkpoint (its last "
+                   "checkpoint, if any, is unchanged)" + hint);
+    CHECK(lastCheckpointStep() == 2);
+    // The flag names the kernel; the integer slot it wrote first (all ones)
+    // is not a NaN.
+    ::unlink(ckpt.c_str());
+    t = finitePlan(0, 3);
+    e = runInChild(t, withFlag(), dir);
+    CHECK(e.status == 1);
+    CHECK(e.err == "synpl: error: step 3 (epoch 3, batch 1): kernel poison wrote inf to slot "
+                   "x at element 5; " + stops + "\n");
+    CHECK(lastCheckpointStep() == 2);
+  }
+  SECTION("finite numbers: the flag changes nothing") {
+    Tables t = finitePlan(0, 0);
+    Ended e = runInChild(t, withFlag(), dir);
+    CHECK(e.status == 0);
+    CHECK(e.err.empty());
+    CHECK(lastCheckpointStep() == 5);
+  }
+  ::unlink(ckpt.c_str());
+  ::rmdir(dir.c_str());
+}
+
+namespace {
+
+constexpr int64_t kBig = 300000; ///< f32 values: scanned by the worker pool
+std::atomic<int> fillCalls{0};
+
+/// big = ones; at the second call, -inf at 230000 and 160000 and NaN at
+/// 80000 (in three chunks of a parallel scan on 4 threads: the lowest index
+/// is the first, whichever chunk is done first).
+void fillKernel(void *const *args, int64_t, int64_t) {
+  float *big = static_cast<float *>(args[0]);
+  std::fill(big, big + kBig, 1.0f);
+  if (++fillCalls == 2) {
+    big[230000] = -INFINITY;
+    big[160000] = -INFINITY;
+    big[80000] = NAN;
+  }
+}
+
+} // namespace
+
+TEST_CASE("executor: --check-finite names the first element of a large slot on any "
+          "number of threads",
+          "[runtime][executor][finite]") {
+  for (const char *threads : {"1", "4"}) {
+    INFO("threads " << threads);
+    Tables t;
+    TableBuilder tb;
+    tb.add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "state"),
+                                             SYNPL_PLAN_POOL_PERSISTENT, SYNPL_PLAN_SPACE_HOST,
+                                             kBig * 4, 256});
+    tb.add(SYNPL_PLAN_SLOTS,
+           synpl_plan_slot{str(t.strings, "big"), 0, 0, kBig * 4, SYNPL_PLAN_F32, kBig});
+    tb.add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "fill"), 0, 1, 0, 1));
+    tb.add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{0});
+    tb.add(SYNPL_PLAN_STREAMS, synpl_plan_stream{str(t.strings, "s0"), 0, 1});
+    tb.add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, 0});
+    tb.finish(t, str(t.strings, "big_plan"));
+    t.kernels = {reinterpret_cast<void *>(&fillKernel)};
+    fillCalls = 0;
+    std::string dir = tempDir();
+    Ended e = runInChild(t, {"prog", "--quiet", "--no-eval", "--epochs", "3", "--threads",
+                             threads, "--check-finite"},
+                         dir);
+    CHECK(e.status == 1);
+    CHECK(e.err == "synpl: error: step 2 (epoch 2, batch 1): kernel fill wrote nan to slot big "
+                   "at element 80000; the run stops (its last checkpoint, if any, is "
+                   "unchanged)\n");
+    // Without the flag: the end of epoch 2 finds it in the state.
+    fillCalls = 0;
+    e = runInChild(t, {"prog", "--quiet", "--no-eval", "--epochs", "3", "--threads", threads},
+                   dir);
+    CHECK(e.status == 1);
+    CHECK(e.err.find("synpl: error: epoch 2 (step 2): actor state big holds nan at element "
+                     "80000; ") == 0);
+    ::rmdir(dir.c_str());
+  }
 }

@@ -3,13 +3,19 @@
 //   synpl-interp prog.mlir --graph=forward_backward --init-seed=0 \
 //       --arg='dense<7> : tensor<128x28x28xui8>' --arg='dense<3> : tensor<128x1xui8>'
 //   synpl-interp prog.mlir --handler=model_state::GradUpdate --state=model_state::w=...
+//   synpl-interp prog.l1.mlir --train --data DIR --epochs 2 --steps 20 [--eval]
+//       [--metrics FILE]
 //
 // Arguments and state values are MLIR dense attributes. `--init-seed`
 // initializes every actor's state from its `init` kinds first; `--state`
 // overrides single fields. A graph prints its results, a handler the state of
 // its actor afterwards. Failures print located diagnostics and exit 1.
+// --train runs the program's training loop as a compiled program's runtime
+// does, every step interpreted, and prints its epoch lines (Train.cpp).
 //
 //===----------------------------------------------------------------------===//
+#include "Train.h"
+
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/InitAll.h"
 #include "synpl/Reference/L1Interpreter.h"
@@ -44,6 +50,33 @@ static cl::opt<long long> initSeed("init-seed", cl::desc("initialize all actor s
                                    cl::init(-1));
 static cl::opt<bool> noVerify("no-verify",
                               cl::desc("skip the program verifier (for fragments)"));
+static cl::opt<bool> trainRun("train",
+                              cl::desc("run the program's training loop (as its compiled "
+                                       "runtime would) and print its epoch lines"));
+static cl::opt<std::string> dataDir("data", cl::desc("--train: read the data files by name "
+                                                     "in this folder"));
+static cl::opt<long long> epochs("epochs", cl::desc("--train: epochs (default: the "
+                                                    "schedule's, else 1)"),
+                                 cl::init(0));
+static cl::opt<long long> steps("steps", cl::desc("--train: at most this many steps per "
+                                                  "epoch (default: the schedule's, else all)"),
+                                cl::init(0));
+static cl::opt<bool> evaluate("eval", cl::desc("--train: evaluate on the test split (t10k-*) "
+                                               "after every epoch (text: validate)"));
+static cl::opt<long long> evalBatches("eval-batches",
+                                      cl::desc("--train --eval: at most this many test "
+                                               "batches (0: all)"),
+                                      cl::init(0));
+static cl::opt<long long> reportEvery("report-every",
+                                      cl::desc("--train, a text program: a step= line every "
+                                               "N steps (0: a fifth of the run)"),
+                                      cl::init(0));
+static cl::opt<long long> stopAfter("stop-at-step",
+                                    cl::desc("--train: end after this many steps of the run "
+                                             "(which keeps its planned length)"),
+                                    cl::init(0));
+static cl::opt<std::string> metricsPath("metrics",
+                                        cl::desc("--train: write a JSON line per step here"));
 static cl::opt<unsigned> maxPrint("max-print",
                                   cl::desc("print tensors of up to this many elements "
                                            "in full, larger ones as a summary"),
@@ -103,8 +136,8 @@ static void printTensor(llvm::raw_ostream &os, const ref::Tensor &t) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "synplexum reference interpreter\n");
-  if (graphName.empty() == handlerName.empty()) {
-    llvm::errs() << "error: give exactly one of --graph and --handler\n";
+  if ((int)!graphName.empty() + (int)!handlerName.empty() + (int)trainRun != 1) {
+    llvm::errs() << "error: give exactly one of --graph, --handler and --train\n";
     return 1;
   }
 
@@ -128,6 +161,19 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, config);
   if (!module)
     return 1;
+
+  if (trainRun) {
+    interp::TrainOptions o;
+    o.dataDir = dataDir;
+    o.epochs = epochs;
+    o.steps = steps;
+    o.evaluate = evaluate;
+    o.evalBatches = evalBatches;
+    o.metricsPath = metricsPath;
+    o.reportEvery = reportEvery;
+    o.stopAfter = stopAfter;
+    return interp::train(*module, o);
+  }
 
   ref::StateEnv state;
   if (initSeed >= 0)
