@@ -553,7 +553,7 @@ TEST_CASE("executor: a non-finite loss or state stops the run, and --check-finit
     return a;
   };
 
-  SECTION("a NaN loss: the step; with the flag, the kernel that wrote it") {
+  SECTION("a NaN loss: the step, and with the flag, the kernel that wrote it") {
     Tables t = finitePlan(3, 0);
     Ended e = runInChild(t, args, dir);
     CHECK(e.status == 1);
