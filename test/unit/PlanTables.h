@@ -10,9 +10,17 @@
 
 #include "synpl/Runtime/PlanFormat.h"
 
+#include <csignal>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace synpl::test {
 
@@ -78,6 +86,52 @@ inline int runMain(Tables &t, std::vector<const char *> args) {
     argv.push_back(const_cast<char *>(a));
   argv.push_back(nullptr);
   return synpl_rt_main((int)args.size(), argv.data(), &t.desc);
+}
+
+/// How synpl_rt_main over `t` ended in a child process (a refused run ends
+/// with exit(1); a signal may kill it). SIGTERM and SIGINT are at their
+/// default actions, or `ignored` ignored, as a shell would start it; stdout
+/// is discarded and stderr captured through the file `errPath`.
+struct Ended {
+  int status = -1;  ///< the exit status; -1: it did not exit
+  int signal = 0;   ///< the signal that killed it
+  std::string err;  ///< what it wrote to stderr
+};
+inline Ended runMainInChild(Tables &t, const std::vector<const char *> &args,
+                            const std::string &errPath, int ignored = 0) {
+  Ended e;
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    e.err = "fork failed";
+    return e;
+  }
+  if (pid == 0) {
+    std::signal(SIGTERM, ignored == SIGTERM ? SIG_IGN : SIG_DFL);
+    std::signal(SIGINT, ignored == SIGINT ? SIG_IGN : SIG_DFL);
+    int err = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int null = ::open("/dev/null", O_WRONLY);
+    if (err < 0 || null < 0)
+      ::_exit(99);
+    ::dup2(err, 2);
+    ::dup2(null, 1);
+    int rc = runMain(t, args);
+    std::fflush(nullptr);
+    ::_exit(rc);
+  }
+  int ws = 0;
+  if (::waitpid(pid, &ws, 0) != pid) {
+    e.err = "waitpid failed";
+    return e;
+  }
+  if (WIFEXITED(ws))
+    e.status = WEXITSTATUS(ws);
+  if (WIFSIGNALED(ws))
+    e.signal = WTERMSIG(ws);
+  std::ifstream in(errPath, std::ios::binary);
+  e.err.assign(std::istreambuf_iterator<char>(in), {});
+  ::unlink(errPath.c_str());
+  return e;
 }
 
 } // namespace synpl::test

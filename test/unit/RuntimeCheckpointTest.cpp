@@ -306,33 +306,9 @@ std::vector<uint8_t> fileBytes(const std::string &path) {
 
 /// synpl_rt_main in a child process (a refused run ends with exit(1)):
 /// its exit status (-1: it did not exit) and what it wrote to stderr.
-struct Outcome {
-  int status = -1;
-  std::string err;
-};
+using Outcome = synpl::test::Ended;
 Outcome runForked(Tables &t, const std::vector<const char *> &args, const std::string &errPath) {
-  std::fflush(nullptr);
-  pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    int err = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int null = ::open("/dev/null", O_WRONLY);
-    if (err < 0 || null < 0)
-      ::_exit(99);
-    ::dup2(err, 2);
-    ::dup2(null, 1);
-    int rc = runMain(t, args);
-    std::fflush(nullptr);
-    ::_exit(rc);
-  }
-  int ws = 0;
-  REQUIRE(::waitpid(pid, &ws, 0) == pid);
-  Outcome o;
-  o.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-  std::vector<uint8_t> err = fileBytes(errPath);
-  o.err.assign(err.begin(), err.end());
-  ::unlink(errPath.c_str());
-  return o;
+  return synpl::test::runMainInChild(t, args, errPath);
 }
 
 CheckpointBlob *blobOf(Checkpoint &c, uint64_t id) {

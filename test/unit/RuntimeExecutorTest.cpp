@@ -166,43 +166,12 @@ bool exists(const std::string &p) {
   return ::stat(p.c_str(), &st) == 0;
 }
 
-/// How synpl_rt_main ended in a child process (SIGTERM and SIGINT at their
-/// default actions, or `ignored` ignored, as a shell would start it).
-struct Ended {
-  int status = -1;  ///< the exit status; -1: killed
-  int signal = 0;   ///< the signal that killed it
-  std::string err;  ///< what it wrote to stderr
-};
+/// How synpl_rt_main ended in a child process (PlanTables.h), its stderr
+/// through a file in `dir`.
+using synpl::test::Ended;
 Ended runInChild(Tables &t, const std::vector<const char *> &args, const std::string &dir,
                  int ignored = 0) {
-  std::string errPath = dir + "/stderr";
-  std::fflush(nullptr);
-  pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    std::signal(SIGTERM, ignored == SIGTERM ? SIG_IGN : SIG_DFL);
-    std::signal(SIGINT, ignored == SIGINT ? SIG_IGN : SIG_DFL);
-    int err = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int null = ::open("/dev/null", O_WRONLY);
-    if (err < 0 || null < 0)
-      ::_exit(99);
-    ::dup2(err, 2);
-    ::dup2(null, 1);
-    int rc = runMain(t, args);
-    std::fflush(nullptr);
-    ::_exit(rc);
-  }
-  int ws = 0;
-  REQUIRE(::waitpid(pid, &ws, 0) == pid);
-  Ended e;
-  if (WIFEXITED(ws))
-    e.status = WEXITSTATUS(ws);
-  if (WIFSIGNALED(ws))
-    e.signal = WTERMSIG(ws);
-  std::ifstream in(errPath, std::ios::binary);
-  e.err.assign(std::istreambuf_iterator<char>(in), {});
-  ::unlink(errPath.c_str());
-  return e;
+  return synpl::test::runMainInChild(t, args, dir + "/stderr", ignored);
 }
 
 std::atomic<int> testHandlerCalls{0};
