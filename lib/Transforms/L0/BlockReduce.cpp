@@ -282,14 +282,15 @@ struct L0BlockReducePass
     if (row)
       EndOp::create(b, loc, row);
 
-    // Swap the bodies; the launch follows the new RANGEs.
+    // Swap the bodies; the launch follows the new RANGEs. (The match's ops
+    // live in the old body: read what is needed of them first.)
+    int64_t rows = m.rows ? m.rows.getTripCount() : int64_t{1};
     for (Operation &op : old)
       op.dropAllReferences();
     kernel.getBody().getBlocks().clear();
     kernel.getBody().push_back(fresh);
     Builder attrs(ctx);
-    kernel.setGridAttr(attrs.getDenseI64ArrayAttr(
-        {m.rows ? m.rows.getTripCount() : int64_t{1}, 1, 1}));
+    kernel.setGridAttr(attrs.getDenseI64ArrayAttr({rows, 1, 1}));
     kernel.setBlockAttr(attrs.getDenseI64ArrayAttr({threads, 1, 1}));
     kernel.setSharedMemAttr(attrs.getI64IntegerAttr(sharedBytes));
   }
