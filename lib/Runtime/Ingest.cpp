@@ -26,19 +26,6 @@
 
 using namespace synpl::rt;
 
-// Dataset.cpp: the bookkeeping of SYNPL_RT_TRACE_BATCHES.
-namespace synpl::rt::trace {
-/// Whether the variable names a file (read once).
-bool enabled();
-/// The order buffer of a split the gather reads (training or test).
-void registerSplit(const uint32_t *order, bool test);
-/// `epoch E batch B` or `test batch B` for a batch gathered through
-/// `order`; "" when the buffer is not a registered split's.
-std::string prefix(const uint32_t *order, int64_t batch);
-/// Appends `line` to the file (flushed).
-void write(const std::string &line);
-} // namespace synpl::rt::trace
-
 namespace synpl::rt::exec {
 
 
