@@ -1,54 +1,65 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target (test/fuzz) for SECONDS each (default 60):
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     TARGET: syn mlir pipeline idx checkpoint
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#   scripts/fuzz.sh --list                    the targets, one per line
 #
-# Builds them in ./build-asan (clang, AddressSanitizer + UndefinedBehavior-
-# Sanitizer, coverage instrumentation of the whole project) the first time.
+# TARGET: syn mlir pipeline idx checkpoint text plan (all by default).
+# Builds them in ./build-fuzz (SYNPL_FUZZ_BUILD_DIR; scripts/asan-tree.sh
+# fuzz: clang, AddressSanitizer + UndefinedBehaviorSanitizer, coverage
+# instrumentation of the whole project) the first time.
 # Seeds: the examples and test inputs of each surface (MLIR and .syn files
-# split at their `// -----` markers), small generated IDX files, and the
-# committed regression inputs of test/fuzz/regressions/<target>/. The corpus
-# each run grows is kept in build-asan/fuzz/corpus/<target>; a crash, a
-# sanitizer report or an input over 5 s is written to
-# build-asan/fuzz/findings/<target>/ and makes the script exit non-zero.
+# split at their `// -----` markers), small generated IDX and text files,
+# the plan tables of compiled examples, and the committed regression inputs
+# of test/fuzz/regressions/<target>/. The corpus each run grows is kept in
+# build-fuzz/fuzz/corpus/<target>; a crash, a sanitizer report or an input
+# over 5 s is written to build-fuzz/fuzz/findings/<target>/ and makes the
+# script exit non-zero.
 # Prints the executions of each target (libFuzzer's
 # stat::number_of_executed_units).
 set -euo pipefail
+all=(syn mlir pipeline idx checkpoint text plan)
+if [ "${1:-}" = --list ]; then
+  printf '%s\n' "${all[@]}"
+  exit 0
+fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(syn mlir pipeline idx checkpoint)
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 bash scripts/install-deps.sh
-BUILD_DIR="${SYNPL_ASAN_BUILD_DIR:-$root/build-asan}"
+BUILD_DIR="${SYNPL_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
-bash scripts/asan-tree.sh "$BUILD_DIR"
-cmake --build "$BUILD_DIR" --target synpl-fuzzers
+bash scripts/asan-tree.sh "$BUILD_DIR" fuzz
+cmake --build "$BUILD_DIR" --target synpl-fuzzers synplc
 
 work="$BUILD_DIR/fuzz"
 seeds="$work/seeds"
 rm -rf "$seeds"
 mkdir -p "$seeds"
-python3 "$root/test/fuzz/make_seeds.py" "$root" "$seeds"
+python3 "$root/test/fuzz/make_seeds.py" --synplc "$BUILD_DIR/bin/synplc" "$root" "$seeds"
 
 status=0
 declare -A executed
 for t in "${targets[@]}"; do
   bin="$BUILD_DIR/bin/synpl-fuzz-$t"
-  [ -x "$bin" ] || { echo "fuzz.sh: no target '$t' (syn mlir pipeline idx checkpoint)" >&2; exit 2; }
+  [ -x "$bin" ] || { echo "fuzz.sh: no target '$t' (${all[*]})" >&2; exit 2; }
   corpus="$work/corpus/$t" findings="$work/findings/$t"
   mkdir -p "$corpus" "$findings"
   dirs=("$corpus" "$seeds/$t")
   [ -d "$root/test/fuzz/regressions/$t" ] && dirs+=("$root/test/fuzz/regressions/$t")
   dict=()
   [ -f "$seeds/$t.dict" ] && dict=(-dict="$seeds/$t.dict")
+  max_len=65536
+  [ "$t" = plan ] && max_len=131072 # a compiled plan's tables and strings
   log="$work/$t.log"
   echo "== $t: ${seconds}s"
   if ! ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:allocator_may_return_null=1 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      "$bin" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=4096 -max_len=65536 \
+      "$bin" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=4096 -max_len="$max_len" \
         -print_final_stats=1 -artifact_prefix="$findings/" "${dict[@]}" "${dirs[@]}" \
         >"$log" 2>&1; then
     echo "fuzz.sh: $t found a crash, a sanitizer report or a slow input; see $log and $findings" >&2

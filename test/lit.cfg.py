@@ -64,4 +64,11 @@ except OSError:
 config.substitutions.append(("%fake_cuda_dir", os.path.join(config.synpl_obj_root, "test", "lib", "FakeCuda")))
 config.substitutions.append(("%full_disk_lib", os.path.join(config.synpl_obj_root, "test", "lib", "FullDisk", "libsynpl-full-disk.so")))
 config.substitutions.append(("%synpl_runtime_lib", os.path.join(config.synpl_obj_root, "lib", "Runtime", "libSynplRuntime.a")))
-config.substitutions.append(("%synpl_cxx", config.synpl_cxx))
+# In a sanitizer tree (scripts/asan-tree.sh) the runtime library is
+# instrumented, so a program linked by hand needs the sanitizers' runtimes
+# as synplc's own link line adds them.
+synpl_cxx = config.synpl_cxx
+if config.synpl_sanitizers:
+    synpl_cxx += " -fsanitize=" + config.synpl_sanitizers
+    config.available_features.add("sanitizers")
+config.substitutions.append(("%synpl_cxx", synpl_cxx))

@@ -66,20 +66,9 @@ namespace synpl::rt::trace {
 
 namespace {
 
-/// A split the executor gathers from, known by its order buffer (which
-/// stays put when the split is moved).
-struct KnownSplit {
-  const uint32_t *order;
-  bool test;
-  int64_t drawnEpoch = -1; ///< the last permutation drawn into it; -1: none
-  int64_t passes = 0;      ///< passes begun (a batch index not above the last)
-  int64_t lastBatch = -1;
-};
-
 struct Trace {
   std::FILE *file = nullptr;
   std::mutex lock;
-  std::vector<KnownSplit> splits;
   Trace() {
     const char *path = std::getenv("SYNPL_RT_TRACE_BATCHES");
     if (path && *path) {
@@ -88,12 +77,6 @@ struct Trace {
         std::fprintf(stderr, "synpl: warning: SYNPL_RT_TRACE_BATCHES: cannot open %s\n",
                      path);
     }
-  }
-  KnownSplit *find(const uint32_t *order) {
-    for (KnownSplit &s : splits)
-      if (s.order == order)
-        return &s;
-    return nullptr;
   }
 };
 
@@ -105,50 +88,6 @@ Trace &state() {
 } // namespace
 
 bool enabled() { return state().file != nullptr; }
-
-void registerSplit(const uint32_t *order, bool test) {
-  Trace &t = state();
-  if (!t.file || !order)
-    return;
-  std::lock_guard<std::mutex> g(t.lock);
-  if (KnownSplit *s = t.find(order))
-    *s = KnownSplit{order, test};
-  else
-    t.splits.push_back(KnownSplit{order, test});
-}
-
-/// The epoch permutation just drawn into `perm` (for `epoch`, 0-based).
-static void orderDrawn(const uint32_t *perm, uint64_t epoch) {
-  Trace &t = state();
-  if (!t.file)
-    return;
-  std::lock_guard<std::mutex> g(t.lock);
-  if (KnownSplit *s = t.find(perm))
-    s->drawnEpoch = (int64_t)epoch;
-}
-
-/// The line's prefix for batch `batch` gathered through `order`:
-/// `epoch E batch B` for a training split (E: 1 + the epoch its
-/// permutation was drawn for; an unshuffled split counts its passes in this
-/// process), `test batch B` for a test split. "" for an unknown buffer.
-std::string prefix(const uint32_t *order, int64_t batch) {
-  Trace &t = state();
-  std::lock_guard<std::mutex> g(t.lock);
-  KnownSplit *s = t.find(order);
-  if (!s)
-    return "";
-  if (batch <= s->lastBatch || s->passes == 0)
-    ++s->passes;
-  s->lastBatch = batch;
-  char text[64];
-  if (s->test)
-    std::snprintf(text, sizeof text, "test batch %lld", (long long)batch);
-  else
-    std::snprintf(text, sizeof text, "epoch %lld batch %lld",
-                  (long long)(s->drawnEpoch >= 0 ? s->drawnEpoch + 1 : s->passes),
-                  (long long)batch);
-  return text;
-}
 
 void write(const std::string &line) {
   Trace &t = state();
@@ -182,7 +121,6 @@ int32_t synpl_rt_epoch_permutation(uint64_t seed, uint64_t epoch, uint32_t n,
     perm[i - 1] = perm[j];
     perm[j] = t;
   }
-  synpl::rt::trace::orderDrawn(perm, epoch);
   return SYNPL_RT_OK;
 }
 

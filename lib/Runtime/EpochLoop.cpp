@@ -119,6 +119,7 @@ int Executor::run() {
   for (int64_t epoch = isResumed ? resumed.epoch + 1 : 1; epoch <= o.epochs; ++epoch) {
     for (Ingest &g : ingests) {
       Split &s = g.train;
+      s.epoch = epoch;
       if (g.desc->shuffle)
         synpl_rt_epoch_permutation((uint64_t)g.desc->seed, (uint64_t)(epoch - 1),
                                    (uint32_t)s.samples, s.order.data());

@@ -173,6 +173,12 @@ struct Split {
   std::vector<Field> fields;
   int64_t samples = 0;
   std::vector<uint32_t> order;
+  /// The test (validation) split of its ingest.
+  bool test = false;
+  /// A training split: the epoch (1-based) the batches gathered now belong
+  /// to, set by the training loop as each epoch (a text run: each pass over
+  /// the windows) begins. It names the batch in SYNPL_RT_TRACE_BATCHES.
+  int64_t epoch = 1;
 };
 
 struct Ingest {

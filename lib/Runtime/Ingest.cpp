@@ -176,17 +176,6 @@ std::string testPathOf(const std::string &trainPath, const std::string &prefix) 
   return test;
 }
 
-/// SYNPL_RT_TRACE_BATCHES: the gather's lines name the ingest's splits by
-/// their order buffers (moving the Ingest keeps them).
-static void traceSplits(const Ingest &g) {
-  if (!trace::enabled())
-    return;
-  if (!g.train.order.empty())
-    trace::registerSplit(g.train.order.data(), /*test=*/false);
-  if (!g.test.order.empty())
-    trace::registerSplit(g.test.order.data(), /*test=*/true);
-}
-
 /// The ingests' splits: the training files (as compiled, or by name under
 /// --data), and, when the run evaluates, the test files named after them in
 /// the same folder (testPathOf). A run that is to evaluate (a `correct`
@@ -209,8 +198,8 @@ int32_t Executor::openData() {
         st = openTextSplit(p, g, path, /*validation=*/true, in.test);
         in.hasTest = !st;
       }
+      in.test.test = true;
       ingests.push_back(std::move(in));
-      traceSplits(ingests.back());
       if (st)
         return st;
       continue;
@@ -255,8 +244,8 @@ int32_t Executor::openData() {
       st = openSplit(p, g, testPaths, in.test);
       in.hasTest = !st;
     }
+    in.test.test = true;
     ingests.push_back(std::move(in));
-    traceSplits(ingests.back());
     if (st)
       return st;
   }
@@ -404,11 +393,13 @@ int64_t numBatches(const Split &s, int64_t batch, bool dropLast) {
 /// other fields' slots, in field order, padding rows included.
 static void traceBatch(const Split &s, int64_t batch, int64_t b,
                        const std::vector<uint8_t *> &addr) {
-  std::string line = trace::prefix(s.order.data(), b);
-  if (line.empty())
-    return;
+  char num[64];
+  if (s.test)
+    std::snprintf(num, sizeof num, "test batch %lld", (long long)b);
+  else
+    std::snprintf(num, sizeof num, "epoch %lld batch %lld", (long long)s.epoch, (long long)b);
+  std::string line = num;
   int64_t rows = std::max<int64_t>(0, std::min(batch, s.samples - b * batch));
-  char num[32];
   line += " indices";
   for (int64_t r = 0; r < rows; ++r) {
     std::snprintf(num, sizeof num, " %u", s.order[b * batch + r]);

@@ -142,16 +142,11 @@ int32_t decodeCheckpoint(const char *path, const uint8_t *bytes, uint64_t size,
 int32_t writeCheckpoint(const char *path, const Checkpoint &c);
 int32_t readCheckpoint(const char *path, Checkpoint &c);
 
-// SYNPL_RT_TRACE_BATCHES (Dataset.cpp; docs/data-binding.md): the
-// bookkeeping of the batch trace the gather writes (Ingest.cpp).
+// SYNPL_RT_TRACE_BATCHES (Dataset.cpp; docs/data-binding.md): the file
+// of the batch trace the gather writes (Ingest.cpp).
 namespace trace {
 /// Whether the variable names a file (read once).
 bool enabled();
-/// The order buffer of a split the gather reads (training or test).
-void registerSplit(const uint32_t *order, bool test);
-/// `epoch E batch B` or `test batch B` for a batch gathered through
-/// `order`; "" when the buffer is not a registered split's.
-std::string prefix(const uint32_t *order, int64_t batch);
 /// Appends `line` to the file (flushed).
 void write(const std::string &line);
 } // namespace trace

@@ -23,26 +23,85 @@ int32_t badTable(const char *what) {
               what);
 }
 
+/// Binds section `s` of the header: its records must lie inside the table
+/// (`words` words), after the header.
 template <typename T>
-int32_t bindSection(const int64_t *table, const synpl_plan_header *h, int s,
-                    Section<T> &out) {
+int32_t bindSection(const int64_t *table, int64_t words,
+                    const synpl_plan_header *h, int s, Section<T> &out) {
+  constexpr int64_t recordWords = sizeof(T) / sizeof(int64_t);
   int64_t off = h->section[s][0], count = h->section[s][1];
-  if (off < SYNPL_PLAN_HEADER_WORDS || count < 0 || count > (1 << 24))
+  if (off < SYNPL_PLAN_HEADER_WORDS || off > words || count < 0 ||
+      count > (words - off) / recordWords)
     return badTable("section bounds");
   out.data = reinterpret_cast<const T *>(table + off);
   out.size = count;
   return SYNPL_RT_OK;
 }
 
-/// Reads and checks the tables: every index in range, every string inside
-/// the string blob (its size is the last string's end; we check offsets
-/// against the table's own largest string offset + NUL search bound).
+namespace {
+
+/// Every string a record names lies inside the blob (-1 where the format
+/// allows "none").
+int32_t checkStrings(const Plan &p) {
+  auto ok = [&](int64_t off) { return off >= 0 && off < p.stringsBytes; };
+  auto okOrNone = [&](int64_t off) { return off == -1 || ok(off); };
+  auto named = [&](const auto &section, const char *what) {
+    for (int64_t i = 0; i < section.size; ++i)
+      if (!ok(section[i].name))
+        return badTable(what);
+    return (int32_t)SYNPL_RT_OK;
+  };
+  if (!ok(p.header->name) || !okOrNone(p.header->evaluate))
+    return badTable("a header string outside the string blob");
+  int32_t st = SYNPL_RT_OK;
+  st = st ? st : named(p.pools, "a pool name outside the string blob");
+  st = st ? st : named(p.slots, "a slot name outside the string blob");
+  st = st ? st : named(p.kernels, "a kernel name outside the string blob");
+  st = st ? st : named(p.transfers, "a transfer name outside the string blob");
+  st = st ? st : named(p.streams, "a stream name outside the string blob");
+  st = st ? st : named(p.events, "an event name outside the string blob");
+  st = st ? st : named(p.ingests, "an ingest name outside the string blob");
+  st = st ? st : named(p.reports, "a metric name outside the string blob");
+  st = st ? st : named(p.regions, "a region name outside the string blob");
+  st = st ? st : named(p.programs, "a program name outside the string blob");
+  if (st)
+    return st;
+  for (int64_t i = 0; i < p.kernels.size; ++i)
+    if (!okOrNone(p.kernels[i].entry))
+      return badTable("a CUDA entry name outside the string blob");
+  for (int64_t i = 0; i < p.inits.size; ++i)
+    if (!okOrNone(p.inits[i].path))
+      return badTable("an init's path outside the string blob");
+  for (int64_t i = 0; i < p.ingestFields.size; ++i)
+    if (!ok(p.ingestFields[i].path))
+      return badTable("an ingest field's path outside the string blob");
+  return SYNPL_RT_OK;
+}
+
+/// [first, first + count) lies inside [0, size), without overflow.
+bool inRange(int64_t first, int64_t count, int64_t size) {
+  return first >= 0 && count >= 0 && first <= size && count <= size - first;
+}
+
+bool powerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+} // namespace
+
+/// Reads and checks the tables: every section inside the table, every index
+/// in range, every string offset inside the string blob (which ends with a
+/// NUL, so each names a terminated string), sizes and offsets that fit
+/// their pools without overflow, one function per kernel and program.
 int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
-  if (!desc || !desc->table || !desc->strings || !desc->kernels)
+  if (!desc || !desc->table || !desc->strings || !desc->kernels || !desc->programs)
     return badTable("missing descriptor");
   p.desc = desc;
+  if (desc->table_words < SYNPL_PLAN_HEADER_WORDS)
+    return badTable("a table shorter than its header");
+  if (desc->strings_size < 1 || desc->strings[desc->strings_size - 1] != '\0')
+    return badTable("a string blob that does not end with a NUL");
   p.header = reinterpret_cast<const synpl_plan_header *>(desc->table);
   p.strings = desc->strings;
+  p.stringsBytes = desc->strings_size;
   if (p.header->magic != SYNPL_PLAN_MAGIC)
     return badTable("bad magic");
   if (p.header->version != SYNPL_PLAN_VERSION)
@@ -52,33 +111,53 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
                 "runtime)",
                 p.header->version, SYNPL_PLAN_VERSION);
   const int64_t *t = desc->table;
+  const int64_t w = desc->table_words;
   const synpl_plan_header *h = p.header;
   int32_t st = SYNPL_RT_OK;
-  st |= bindSection(t, h, SYNPL_PLAN_POOLS, p.pools);
-  st |= bindSection(t, h, SYNPL_PLAN_SLOTS, p.slots);
-  st |= bindSection(t, h, SYNPL_PLAN_KERNELS, p.kernels);
-  st |= bindSection(t, h, SYNPL_PLAN_KERNEL_ARGS, p.kernelArgs);
-  st |= bindSection(t, h, SYNPL_PLAN_TRANSFERS, p.transfers);
-  st |= bindSection(t, h, SYNPL_PLAN_STREAMS, p.streams);
-  st |= bindSection(t, h, SYNPL_PLAN_STREAM_ENTRIES, p.entries);
-  st |= bindSection(t, h, SYNPL_PLAN_EVENTS, p.events);
-  st |= bindSection(t, h, SYNPL_PLAN_SYNCS, p.syncs);
-  st |= bindSection(t, h, SYNPL_PLAN_INITS, p.inits);
-  st |= bindSection(t, h, SYNPL_PLAN_INGESTS, p.ingests);
-  st |= bindSection(t, h, SYNPL_PLAN_INGEST_FIELDS, p.ingestFields);
-  st |= bindSection(t, h, SYNPL_PLAN_REPORTS, p.reports);
-  st |= bindSection(t, h, SYNPL_PLAN_REGIONS, p.regions);
-  st |= bindSection(t, h, SYNPL_PLAN_PROGRAMS, p.programs);
-  st |= bindSection(t, h, SYNPL_PLAN_PROGRAM_REGIONS, p.programRegions);
+  st |= bindSection(t, w, h, SYNPL_PLAN_POOLS, p.pools);
+  st |= bindSection(t, w, h, SYNPL_PLAN_SLOTS, p.slots);
+  st |= bindSection(t, w, h, SYNPL_PLAN_KERNELS, p.kernels);
+  st |= bindSection(t, w, h, SYNPL_PLAN_KERNEL_ARGS, p.kernelArgs);
+  st |= bindSection(t, w, h, SYNPL_PLAN_TRANSFERS, p.transfers);
+  st |= bindSection(t, w, h, SYNPL_PLAN_STREAMS, p.streams);
+  st |= bindSection(t, w, h, SYNPL_PLAN_STREAM_ENTRIES, p.entries);
+  st |= bindSection(t, w, h, SYNPL_PLAN_EVENTS, p.events);
+  st |= bindSection(t, w, h, SYNPL_PLAN_SYNCS, p.syncs);
+  st |= bindSection(t, w, h, SYNPL_PLAN_INITS, p.inits);
+  st |= bindSection(t, w, h, SYNPL_PLAN_INGESTS, p.ingests);
+  st |= bindSection(t, w, h, SYNPL_PLAN_INGEST_FIELDS, p.ingestFields);
+  st |= bindSection(t, w, h, SYNPL_PLAN_REPORTS, p.reports);
+  st |= bindSection(t, w, h, SYNPL_PLAN_REGIONS, p.regions);
+  st |= bindSection(t, w, h, SYNPL_PLAN_PROGRAMS, p.programs);
+  st |= bindSection(t, w, h, SYNPL_PLAN_PROGRAM_REGIONS, p.programRegions);
   if (st != SYNPL_RT_OK)
     return SYNPL_RT_ERR_FORMAT;
+  if (p.kernels.size != desc->num_kernels)
+    return badTable("kernel functions for a different number of kernels");
+  if (p.programs.size != desc->num_programs)
+    return badTable("program functions for a different number of programs");
+  if (int32_t st = checkStrings(p))
+    return st;
   auto in = [](int64_t i, int64_t n) { return i >= 0 && i < n; };
+  if (h->epochs < 0 || h->checkpoint_every < 0 || h->steps < 0 ||
+      h->device_arch < 0 || h->min_driver < 0)
+    return badTable("a negative training-loop default");
+  for (int64_t i = 0; i < p.pools.size; ++i) {
+    const synpl_plan_pool &pool = p.pools[i];
+    if (pool.capacity < 0 || !powerOfTwo(pool.align) ||
+        !in(pool.kind, SYNPL_PLAN_POOL_FREELIST + 1) ||
+        !in(pool.space, SYNPL_PLAN_SPACE_DEVICE + 1))
+      return badTable("pool");
+  }
   for (int64_t i = 0; i < p.slots.size; ++i) {
     const synpl_plan_slot &s = p.slots[i];
-    if (!in(s.pool, p.pools.size) || s.size <= 0)
+    if (!in(s.pool, p.pools.size) || s.size <= 0 || s.offset < -1)
       return badTable("slot pool");
+    if (!in(s.element, SYNPL_PLAN_OTHER + 1) || s.elements < 0 ||
+        s.elements > s.size / elementBytes(s.element))
+      return badTable("a slot's elements that do not fit its bytes");
     const synpl_plan_pool &pool = p.pools[s.pool];
-    if (s.offset >= 0 && s.offset + s.size > pool.capacity)
+    if (s.offset >= 0 && !inRange(s.offset, s.size, pool.capacity))
       return badTable("slot outside its pool");
     if (s.offset < 0 && pool.kind != SYNPL_PLAN_POOL_FREELIST)
       return badTable("unplaced slot outside a freelist pool");
@@ -88,8 +167,9 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
     const synpl_plan_kernel &kr = p.kernels[k];
     bool cuda = kr.target == SYNPL_PLAN_TARGET_CUDA;
     hasCuda |= cuda;
-    if (kr.num_args < 0 || kr.first_arg < 0 ||
-        kr.first_arg + kr.num_args > p.kernelArgs.size || kr.num_args > SYNPL_PLAN_MAX_KERNEL_ARGS ||
+    if (!inRange(kr.first_arg, kr.num_args, p.kernelArgs.size) ||
+        kr.num_args > SYNPL_PLAN_MAX_KERNEL_ARGS || kr.num_inputs < 0 ||
+        kr.num_inputs > kr.num_args ||
         (kr.target != SYNPL_PLAN_TARGET_HOST && !cuda) || kr.grain < 1)
       return badTable("kernel");
     if (!cuda && (kr.iterations < 1 || !desc->kernels[k]))
@@ -105,23 +185,25 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
   }
   for (int64_t i = 0; i < p.transfers.size; ++i) {
     const synpl_plan_transfer &tx = p.transfers[i];
-    if (!in(tx.src, p.slots.size) || !in(tx.dst, p.slots.size) ||
-        tx.bytes > p.slots[tx.src].size || tx.bytes > p.slots[tx.dst].size)
+    if (!in(tx.src, p.slots.size) || !in(tx.dst, p.slots.size) || tx.bytes < 0 ||
+        !in(tx.direction, SYNPL_PLAN_H2H + 1) || tx.bytes > p.slots[tx.src].size || tx.bytes > p.slots[tx.dst].size)
       return badTable("transfer");
   }
   for (int64_t s = 0; s < p.streams.size; ++s) {
     const synpl_plan_stream &sr = p.streams[s];
-    if (sr.first_entry < 0 || sr.first_entry + sr.num_entries > p.entries.size)
+    if (!inRange(sr.first_entry, sr.num_entries, p.entries.size))
       return badTable("stream");
   }
   for (int64_t e = 0; e < p.entries.size; ++e) {
     const synpl_plan_entry &en = p.entries[e];
-    if (!in(en.index, en.kind == SYNPL_PLAN_ENTRY_KERNEL ? p.kernels.size
+    if (!in(en.kind, SYNPL_PLAN_ENTRY_TRANSFER + 1) ||
+        !in(en.index, en.kind == SYNPL_PLAN_ENTRY_KERNEL ? p.kernels.size
                                                          : p.transfers.size))
       return badTable("stream entry");
   }
   for (int64_t i = 0; i < p.inits.size; ++i) {
-    if (!in(p.inits[i].slot, p.slots.size))
+    if (!in(p.inits[i].slot, p.slots.size) ||
+        !in(p.inits[i].kind, SYNPL_PLAN_INIT_TRAINING_MODE + 1))
       return badTable("init");
     const synpl_plan_slot &s = p.slots[p.inits[i].slot];
     if ((p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS ||
@@ -133,8 +215,8 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
   }
   for (int64_t i = 0; i < p.ingests.size; ++i) {
     const synpl_plan_ingest &g = p.ingests[i];
-    if (g.first_field < 0 || g.num_fields < 1 ||
-        g.first_field + g.num_fields > p.ingestFields.size || g.batch < 1 ||
+    if (!inRange(g.first_field, g.num_fields, p.ingestFields.size) ||
+        g.num_fields < 1 || g.batch < 1 ||
         (g.format != SYNPL_PLAN_FORMAT_IDX && g.format != SYNPL_PLAN_FORMAT_TEXT) ||
         g.stride < 1)
       return badTable("ingest");
@@ -147,10 +229,15 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
     if (!in(p.reports[i].slot, p.slots.size) ||
         p.slots[p.reports[i].slot].element != SYNPL_PLAN_F32)
       return badTable("report");
+  for (int64_t i = 0; i < p.regions.size; ++i) {
+    const synpl_plan_region &r = p.regions[i];
+    if (r.size < 0 || !powerOfTwo(r.align) || !in(r.access, SYNPL_PLAN_ACCESS_WO + 1) ||
+        r.queue_entry < 0)
+      return badTable("region");
+  }
   for (int64_t i = 0; i < p.programs.size; ++i) {
     const synpl_plan_program &pr = p.programs[i];
-    if (pr.first_region < 0 ||
-        pr.first_region + pr.num_regions > p.programRegions.size ||
+    if (!inRange(pr.first_region, pr.num_regions, p.programRegions.size) ||
         pr.num_regions > 8 || !desc->programs[i])
       return badTable("program");
     for (int64_t r = 0; r < pr.num_regions; ++r)
@@ -164,7 +251,8 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
     return badTable("CUDA kernels without their module");
   for (int64_t i = 0; i < p.syncs.size; ++i) {
     const synpl_plan_sync &sy = p.syncs[i];
-    if (!in(sy.event, p.events.size) || !in(sy.stream, p.streams.size) ||
+    if (!in(sy.kind, SYNPL_PLAN_SYNC_WAIT + 1) || !in(sy.event, p.events.size) ||
+        !in(sy.stream, p.streams.size) ||
         !in(sy.entry, p.streams[sy.stream].num_entries))
       return badTable("sync");
   }

@@ -1,8 +1,8 @@
-//===- Signals.cpp - SIGTERM / SIGINT stop a training run gracefully ------===//
+//===- Signals.cpp - SIGTERM, SIGINT, SIGHUP stop a run gracefully -------===//
 //
 // The stop flag and its handlers (Signals.h). The handler is async-signal
 // safe: a lock-free atomic exchange, and for a second signal sigaction and
-// raise. It masks both signals while it runs, so on one thread the two
+// raise. It masks all three signals while it runs, so on one thread the
 // handlers never interleave; the worker threads block them
 // (Workers.cpp), so they are handled by the thread that trains.
 //
@@ -20,8 +20,6 @@ namespace {
 std::atomic<int> stopRequested{0};
 static_assert(std::atomic<int>::is_always_lock_free,
               "the stop flag is written by a signal handler");
-
-constexpr int kSignals[2] = {SIGTERM, SIGINT};
 
 extern "C" void onStopSignal(int sig) {
   int saved = errno;
@@ -46,28 +44,28 @@ StopSignals::StopSignals() {
   struct sigaction sa {};
   sa.sa_handler = onStopSignal;
   sigemptyset(&sa.sa_mask);
-  for (int sig : kSignals)
+  for (int sig : kStopSignals)
     sigaddset(&sa.sa_mask, sig);
   // Interrupted reads and writes (data, checkpoints, progress) resume.
   sa.sa_flags = SA_RESTART;
-  for (int i = 0; i < 2; ++i) {
-    if (sigaction(kSignals[i], nullptr, &previous[i]) != 0)
+  for (int i = 0; i < kNumStopSignals; ++i) {
+    if (sigaction(kStopSignals[i], nullptr, &previous[i]) != 0)
       continue;
     if (!(previous[i].sa_flags & SA_SIGINFO) && previous[i].sa_handler == SIG_IGN)
       continue; // ignored when the run started: stays ignored
-    installed[i] = sigaction(kSignals[i], &sa, nullptr) == 0;
+    installed[i] = sigaction(kStopSignals[i], &sa, nullptr) == 0;
   }
 }
 
 StopSignals::~StopSignals() {
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < kNumStopSignals; ++i)
     if (installed[i])
-      sigaction(kSignals[i], &previous[i], nullptr);
+      sigaction(kStopSignals[i], &previous[i], nullptr);
 }
 
 bool StopSignals::handles(int sig) const {
-  for (int i = 0; i < 2; ++i)
-    if (kSignals[i] == sig)
+  for (int i = 0; i < kNumStopSignals; ++i)
+    if (kStopSignals[i] == sig)
       return installed[i];
   return false;
 }
@@ -79,6 +77,8 @@ std::string signalName(int sig) {
     return "SIGTERM";
   if (sig == SIGINT)
     return "SIGINT";
+  if (sig == SIGHUP)
+    return "SIGHUP";
   return "signal " + std::to_string(sig);
 }
 

@@ -1,9 +1,9 @@
-//===- Signals.h - SIGTERM / SIGINT stop a training run gracefully -*- C++ -*-===//
+//===- Signals.h - SIGTERM, SIGINT, SIGHUP stop a run gracefully -*- C++ -*-===//
 //
 // A training executable asked to stop (SIGTERM from a scheduler, SIGINT
-// from Ctrl-C) finishes the training step in progress, writes a checkpoint
+// from Ctrl-C, SIGHUP from a closed terminal) finishes the training step in progress, writes a checkpoint
 // there when the run has a checkpoint file, says so in one line on stderr
-// and exits with status 128 + the signal (143, 130). The handlers only set
+// and exits with status 128 + the signal (143, 130, 129). The handlers only set
 // a flag; the training loops (EpochLoop.cpp, StreamLoop.cpp) read it
 // between steps. A second signal while stopping takes the signal's default
 // action at once (the process dies of it): a checkpoint being written then
@@ -25,7 +25,11 @@
 
 namespace synpl::rt::exec {
 
-/// SIGTERM and SIGINT handlers for the object's lifetime (one at a time in
+/// The signals that stop a run.
+constexpr int kStopSignals[] = {SIGTERM, SIGINT, SIGHUP};
+constexpr int kNumStopSignals = sizeof(kStopSignals) / sizeof(kStopSignals[0]);
+
+/// SIGTERM, SIGINT and SIGHUP handlers for the object's lifetime (one at a time in
 /// a process); the destructor restores the dispositions it replaced. The
 /// stop flag starts clear.
 class StopSignals {
@@ -34,20 +38,20 @@ public:
   ~StopSignals();
   StopSignals(const StopSignals &) = delete;
   StopSignals &operator=(const StopSignals &) = delete;
-  /// Whether `sig` (SIGTERM or SIGINT) has the stop handler now (false
+  /// Whether `sig` (one of kStopSignals) has the stop handler now (false
   /// where it was ignored and stays so).
   bool handles(int sig) const;
 
 private:
-  struct sigaction previous[2];
-  bool installed[2] = {false, false};
+  struct sigaction previous[kNumStopSignals];
+  bool installed[kNumStopSignals] = {};
 };
 
-/// The signal that asked the run to stop (SIGTERM or SIGINT), or 0: one
+/// The signal that asked the run to stop (one of kStopSignals), or 0: one
 /// atomic load, read by the training loops between steps.
 int stopSignal();
 
-/// "SIGTERM", "SIGINT" (else "signal N").
+/// "SIGTERM", "SIGINT", "SIGHUP" (else "signal N").
 std::string signalName(int sig);
 
 /// The end of a run stopped by `sig`, once the state is saved: one line on

@@ -16,6 +16,7 @@
 // where L is the mean training loss since the previous line, V the
 // validation loss in nats per token, B = V / ln 2 and T the tokens (window
 // positions) trained per second of training (evaluation not counted).
+// A value not measured (V and B under --no-eval) is `none`.
 //
 // Checkpoints (--checkpoint, --checkpoint-every N, --resume) hold the step
 // reached as the position of a run of one epoch whose length is the run's
@@ -37,11 +38,26 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <string>
 
 namespace synpl::rt::exec {
+
+namespace {
+/// `v` with `digits` decimals; "none" for NaN, which stands for a value not
+/// measured (no validation: --no-eval, or a program without a test split;
+/// no step since the last line). A loss that became NaN never reaches a
+/// line: the step stops the run (Finite.cpp).
+std::string number(double v, int digits) {
+  if (std::isnan(v))
+    return "none";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+} // namespace
 
 int Executor::runStream() {
   const Ingest &g0 = ingests[0];
@@ -130,10 +146,12 @@ int Executor::runStream() {
   for (int64_t s = first; s < steps; ++s) {
     int64_t pass = s / perPass, b = s % perPass;
     if (b == 0 || s == first)
-      for (Ingest &g : ingests)
+      for (Ingest &g : ingests) {
+        g.train.epoch = pass + 1;
         if (g.desc->shuffle)
           synpl_rt_epoch_permutation((uint64_t)g.desc->seed, (uint64_t)pass,
                                      (uint32_t)g.train.samples, g.train.order.data());
+      }
     if (int32_t st = runStep(b, /*train=*/true))
       return abandon(st);
     bool last = s + 1 == steps;
@@ -150,8 +168,8 @@ int Executor::runStream() {
       lastSum = train.lossSum;
       lastCount = train.lossCount;
       double tokensPerS = trainSeconds > 0 ? (s + 1) * tokensPerStep / trainSeconds : 0.0;
-      std::printf("step=%" PRId64 " loss=%.4f val_loss=%.4f tokens_per_s=%.0f\n", s + 1, loss,
-                  val, tokensPerS);
+      std::printf("step=%" PRId64 " loss=%s val_loss=%s tokens_per_s=%.0f\n", s + 1,
+                  number(loss, 4).c_str(), number(val, 4).c_str(), tokensPerS);
       metrics.eval(s + 1, loss, val, tokensPerS);
       std::fflush(stdout);
       t0 = nowNanos();
@@ -193,10 +211,10 @@ int Executor::runStream() {
   if (int32_t st = validate(val))
     return abandon(st);
   double tps = trainSeconds > 0 ? steps * tokensPerStep / trainSeconds : 0.0;
-  std::printf("step=%" PRId64 " loss=%.4f val_loss=%.4f tokens_per_s=%.0f\n", steps, loss, val,
-              tps);
-  std::printf("done steps=%" PRId64 " val_loss=%.4f val_bits_per_byte=%.3f tokens_per_s=%.0f\n",
-              steps, val, val / std::log(2.0), tps);
+  std::printf("step=%" PRId64 " loss=%s val_loss=%s tokens_per_s=%.0f\n", steps,
+              number(loss, 4).c_str(), number(val, 4).c_str(), tps);
+  std::printf("done steps=%" PRId64 " val_loss=%s val_bits_per_byte=%s tokens_per_s=%.0f\n",
+              steps, number(val, 4).c_str(), number(val / std::log(2.0), 3).c_str(), tps);
   metrics.eval(steps, loss, val, tps);
   metrics.done(steps, val, tps);
   std::fflush(stdout);

@@ -14,13 +14,15 @@
 // store of the gate / seq_cst increment of sleepers: one of the two sides
 // always sees the other).
 //
-// Workers start with SIGINT and SIGTERM blocked: the process's handlers
-// for them (a training run's stop request, Signals.cpp) run on the threads
-// that create pools, never in the middle of a worker's chunk.
+// Workers start with the stop signals (SIGTERM, SIGINT, SIGHUP) blocked:
+// the process's handlers for them (a training run's stop request,
+// Signals.cpp) run on the threads that create pools, never in the middle
+// of a worker's chunk.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
+#include "Signals.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -204,11 +206,11 @@ synpl_rt_workers *synpl_rt_workers_create(int32_t threads) {
       fail(SYNPL_RT_ERR_NOMEM, "workers: out of memory");
       return nullptr;
     }
-    // The workers inherit the mask: SIGINT and SIGTERM blocked.
+    // The workers inherit the mask: the stop signals blocked.
     sigset_t stop, callers;
     sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
+    for (int sig : synpl::rt::exec::kStopSignals)
+      sigaddset(&stop, sig);
     pthread_sigmask(SIG_BLOCK, &stop, &callers);
     for (int32_t i = 0; i < threads - 1; ++i) {
       int err = pthread_create(&w->handles[i], nullptr, workerMain, w);

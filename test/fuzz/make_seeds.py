@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Writes the fuzz targets' seed corpora and dictionaries (scripts/fuzz.sh).
 
-    make_seeds.py REPO_ROOT OUT_DIR
+    make_seeds.py REPO_ROOT OUT_DIR [--synplc PATH]
 
 OUT_DIR/<target>/ gets one file per seed: for `syn` every .syn file of the
 examples and tests, for `mlir` and `pipeline` every .mlir file, both split
 at their `// -----` markers (each chunk is a program of its own); for `idx`
 small IDX files of every element type, plain and gzip'd; for `checkpoint`
-a header-only checkpoint. OUT_DIR/<target>.dict lists each grammar's
+a header-only checkpoint; for `text` short texts behind the three bytes
+that choose the window, stride and batch; for `plan` the plan tables of
+the examples as PATH (synplc) compiles them (none without --synplc).
+OUT_DIR/<target>.dict lists each grammar's
 keywords (the identifiers and op names the seeds use) for libFuzzer's
 -dict.
 """
@@ -16,6 +19,7 @@ import hashlib
 import os
 import re
 import struct
+import subprocess
 import sys
 
 MAX_LEN = 65536
@@ -58,8 +62,46 @@ def idx(type_code, dims, values, fmt):
     return header + b"".join(struct.pack(">" + fmt, v) for v in values)
 
 
+def llvm_bytes(text):
+    """The bytes of an LLVM IR c"..." string (\\XX escapes)."""
+    out, i = bytearray(), 0
+    while i < len(text):
+        if text[i] == "\\":
+            out.append(int(text[i + 1:i + 3], 16))
+            i += 3
+        else:
+            out += text[i].encode("latin-1")
+            i += 1
+    return bytes(out)
+
+
+def plan_seed(synplc, source):
+    """The fuzz input of PlanFuzzer.cpp for a compiled example: the table's
+    word count, its words, the string blob."""
+    ir = subprocess.run([synplc, "--emit=llvm", source], check=True,
+                        capture_output=True, text=True, encoding="latin-1").stdout
+    table = re.search(r"@synpl_plan_table = internal constant \[(\d+) x i64\] \[([^\]]*)\]", ir)
+    strings = re.search(r'@synpl_plan_strings = internal constant \[\d+ x i8\] c"([^"]*)"', ir)
+    words = [int(w.split()[1]) for w in table.group(2).split(",")]
+    assert len(words) == int(table.group(1))
+    return (struct.pack("<Q", len(words)) + struct.pack("<%dq" % len(words), *words)
+            + llvm_bytes(strings.group(1)))
+
+
+# The examples whose plans seed the plan reader: the MLP (IDX ingests, a
+# freelist), the character LM (a text ingest) and the MNIST L1 program.
+PLAN_EXAMPLES = ["examples/fashion_mnist/fashion_mnist.l1.mlir",
+                 "examples/mnist/mnist.l1.mlir", "examples/charlm/charlm.syn"]
+
+
 def main():
-    root, out = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    synplc = None
+    if "--synplc" in args:
+        i = args.index("--synplc")
+        synplc = args[i + 1]
+        del args[i:i + 2]
+    root, out = args
     syn_words, mlir_words = set(), set()
     for path in files(root, ".syn"):
         for data in chunks(path):
@@ -98,6 +140,18 @@ def main():
     # fuzzer rewrites the final checksum word itself).
     write(out, "checkpoint", b"SYNCKPT1" + struct.pack("<Q", 1) + b"\x00" * 112)
     write_dict(out, "checkpoint", {"SYNCKPT1"})
+
+    # Texts: window 16, stride 1, batch 4; window 3, stride 2, batch 1;
+    # and a file too short for a window.
+    text = b"The quick brown fox jumps over the lazy dog.\n" * 4
+    write(out, "text", bytes([15, 0, 3]) + text)
+    write(out, "text", bytes([2, 1, 0]) + text[:40])
+    write(out, "text", bytes([63, 0, 0]) + b"short")
+
+    os.makedirs(os.path.join(out, "plan"), exist_ok=True)
+    if synplc:
+        for example in PLAN_EXAMPLES:
+            write(out, "plan", plan_seed(synplc, os.path.join(root, example)))
 
 
 if __name__ == "__main__":

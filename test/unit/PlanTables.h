@@ -75,21 +75,37 @@ struct TableBuilder {
   }
 };
 
-/// synpl_rt_main over `t` with the command line `args` (args[0] the name).
-inline int runMain(Tables &t, std::vector<const char *> args) {
+/// Points `t.desc` at the tables (the string blob NUL-terminated).
+inline void bindTables(Tables &t) {
   t.desc.table = t.words.data();
+  t.desc.table_words = (int64_t)t.words.size();
+  if (t.strings.empty() || t.strings.back() != '\0')
+    t.strings.push_back('\0');
   t.desc.strings = t.strings.data();
+  t.desc.strings_size = (int64_t)t.strings.size();
   t.desc.kernels = t.kernels.data();
+  t.desc.num_kernels = (int64_t)t.kernels.size();
   t.desc.programs = t.programs;
+  t.desc.num_programs = t.header().section[SYNPL_PLAN_PROGRAMS][1];
+}
+
+/// synpl_rt_main over `desc` with the command line `args` (args[0] the name).
+inline int runDesc(const synpl_plan_desc &desc, std::vector<const char *> args) {
   std::vector<char *> argv;
   for (const char *a : args)
     argv.push_back(const_cast<char *>(a));
   argv.push_back(nullptr);
-  return synpl_rt_main((int)args.size(), argv.data(), &t.desc);
+  return synpl_rt_main((int)args.size(), argv.data(), &desc);
+}
+
+/// synpl_rt_main over `t` with the command line `args` (args[0] the name).
+inline int runMain(Tables &t, std::vector<const char *> args) {
+  bindTables(t);
+  return runDesc(t.desc, std::move(args));
 }
 
 /// How synpl_rt_main over `t` ended in a child process (a refused run ends
-/// with exit(1); a signal may kill it). SIGTERM and SIGINT are at their
+/// with exit(1); a signal may kill it). SIGTERM, SIGINT and SIGHUP are at their
 /// default actions, or `ignored` ignored, as a shell would start it; stdout
 /// is discarded and stderr captured through the file `errPath`.
 struct Ended {
@@ -109,6 +125,7 @@ inline Ended runMainInChild(Tables &t, const std::vector<const char *> &args,
   if (pid == 0) {
     std::signal(SIGTERM, ignored == SIGTERM ? SIG_IGN : SIG_DFL);
     std::signal(SIGINT, ignored == SIGINT ? SIG_IGN : SIG_DFL);
+    std::signal(SIGHUP, ignored == SIGHUP ? SIG_IGN : SIG_DFL);
     int err = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int null = ::open("/dev/null", O_WRONLY);
     if (err < 0 || null < 0)

@@ -127,6 +127,8 @@ Tables buildPlan(bool horizon = false, int64_t sumGrain = 1) {
   return t;
 }
 
+using synpl::test::bindTables;
+using synpl::test::runDesc;
 using synpl::test::runMain;
 
 // Stop signals (Signals.h): a kernel that raises signals in the middle of
@@ -269,6 +271,59 @@ TEST_CASE("executor: corrupt tables are refused with a message",
     t.kernels[1] = nullptr;
     CHECK(runMain(t, {"prog", "--quiet"}) == 1);
   }
+  // The descriptor's sizes bound everything the reader touches.
+  auto refused = [](Tables &t, const char *what) {
+    CHECK(runMain(t, {"prog", "--quiet"}) == 1);
+    CHECK(std::string(synpl_rt_last_error()) ==
+          std::string("the program's plan tables are corrupt: ") + what);
+  };
+  SECTION("a section past the end of the table") {
+    Tables t = buildPlan();
+    t.header().section[SYNPL_PLAN_SLOTS][1] = (int64_t)t.words.size();
+    refused(t, "section bounds");
+  }
+  SECTION("a section count that overflows its offset") {
+    Tables t = buildPlan();
+    t.header().section[SYNPL_PLAN_POOLS][1] = INT64_MAX;
+    refused(t, "section bounds");
+  }
+  SECTION("a table cut short") {
+    Tables t = buildPlan();
+    bindTables(t);
+    t.desc.table_words = SYNPL_PLAN_HEADER_WORDS - 1;
+    CHECK(runDesc(t.desc, {"prog", "--quiet"}) == 1);
+    CHECK(std::string(synpl_rt_last_error()) ==
+          "the program's plan tables are corrupt: a table shorter than its header");
+  }
+  SECTION("a name outside the string blob") {
+    Tables t = buildPlan();
+    t.record<synpl_plan_slot>(SYNPL_PLAN_SLOTS, 0)->name = 1 << 20;
+    refused(t, "a slot name outside the string blob");
+  }
+  SECTION("a string blob without its final NUL") {
+    Tables t = buildPlan();
+    bindTables(t);
+    t.desc.strings_size -= 1; // the last name's characters, not its NUL
+    CHECK(runDesc(t.desc, {"prog", "--quiet"}) == 1);
+    CHECK(std::string(synpl_rt_last_error()) ==
+          "the program's plan tables are corrupt: a string blob that does not end with a NUL");
+  }
+  SECTION("kernel functions for another number of kernels") {
+    Tables t = buildPlan();
+    t.kernels.pop_back();
+    refused(t, "kernel functions for a different number of kernels");
+  }
+  SECTION("a slot offset that overflows its pool's bounds") {
+    Tables t = buildPlan();
+    t.record<synpl_plan_slot>(SYNPL_PLAN_SLOTS, 1)->offset = INT64_MAX - 1;
+    refused(t, "slot outside its pool");
+  }
+  SECTION("a slot with more elements than bytes") {
+    Tables t = buildPlan();
+    auto *slot = t.record<synpl_plan_slot>(SYNPL_PLAN_SLOTS, 1);
+    slot->elements = slot->size / 4 + 1;
+    refused(t, "a slot's elements that do not fit its bytes");
+  }
 }
 
 TEST_CASE("executor: bad options exit 2, --help exits 0", "[runtime][executor]") {
@@ -323,6 +378,18 @@ TEST_CASE("executor: SIGTERM or SIGINT in a step stops the run after it",
     synpl::rt::Checkpoint c;
     REQUIRE(synpl::rt::readCheckpoint(ckpt.c_str(), c) == SYNPL_RT_OK);
     CHECK(c.epoch == 5);
+  }
+  SECTION("SIGHUP (the terminal closed): exit status 129, a checkpoint there") {
+    Tables t = signalPlan(2, {SIGHUP});
+    Ended e = runInChild(t, {"prog", "--quiet", "--no-eval", "--epochs", "5", "--checkpoint",
+                             ckpt.c_str()},
+                         dir);
+    CHECK(e.status == 129);
+    CHECK(e.err == "synpl: stopped by SIGHUP after step 2 (end of epoch 2); checkpoint "
+                   "written to " + ckpt + "; resume with --resume " + ckpt + "\n");
+    synpl::rt::Checkpoint c;
+    REQUIRE(synpl::rt::readCheckpoint(ckpt.c_str(), c) == SYNPL_RT_OK);
+    CHECK(c.epoch == 2);
   }
   SECTION("a second signal while stopping: its default action, at once") {
     for (std::vector<int> twice : {std::vector<int>{SIGTERM, SIGTERM}, {SIGINT, SIGTERM}}) {

@@ -6,7 +6,7 @@
  * compiler (--synpl-convert-l0-plan-to-llvm) writes these tables as
  * read-only globals; the runtime's executor (synpl_rt_main) reads them.
  *
- * Layout: `synpl_plan_desc` points at
+ * Layout: `synpl_plan_desc` points at (and gives the size of)
  *  - `table`: an array of int64_t words. Word 0..SYNPL_PLAN_HEADER_WORDS-1
  *    are the header (magic, version, name, pipeline depth, the training
  *    loop's defaults, then one (offset, count) pair per section, offsets in
@@ -14,6 +14,7 @@
  *    each section is an array of the fixed-size records below (every field
  *    an int64_t, so a section can be read as an array of its struct).
  *  - `strings`: NUL-terminated names and paths; records hold byte offsets.
+ *    The blob ends with a NUL, so every offset inside it names a string.
  *  - `kernels`: one function pointer per kernel record, in record order,
  *    with the ABI void(void *const *args, i64 begin, i64 end): args holds
  *    the kernel's num_args buffer pointers (inputs, then outputs) and
@@ -40,7 +41,7 @@ extern "C" {
 #endif
 
 #define SYNPL_PLAN_MAGIC 0x314e414c504e5953ll /* "SYNPLAN1" little-endian */
-#define SYNPL_PLAN_VERSION 5
+#define SYNPL_PLAN_VERSION 6
 /* The most buffers one kernel binds: the executor passes a kernel's
  * arguments in a fixed array of this many pointers (a CUDA launch's 2 KiB
  * of parameters fit the driver's 4 KiB). The L0 verifier rejects a kernel
@@ -281,9 +282,13 @@ typedef struct synpl_plan_program_region {
 
 typedef struct synpl_plan_desc {
   const int64_t *table;
+  int64_t table_words;      /* words in `table`, the header's included */
   const char *strings;
+  int64_t strings_size;     /* bytes in `strings`; its last byte is a NUL */
   void *const *kernels;
+  int64_t num_kernels;      /* entries in `kernels`: one per kernel record */
   void *const *programs;
+  int64_t num_programs;     /* entries in `programs`: one per program record */
   const char *device_ptx;   /* the CUDA kernels' PTX, NUL-terminated; null */
   int64_t device_ptx_size;  /* bytes, not counting the NUL */
   const void *device_cubin; /* ptxas's cubin of that PTX; null */

@@ -492,6 +492,8 @@ struct ConvertL0PlanToLLVM
             RankedTensorType::get({(int64_t)words.size()}, i64),
             ArrayRef<int64_t>(words)),
         /*alignment=*/8);
+    if (w.strings.empty()) // the runtime reads a blob that ends with a NUL
+      w.strings.push_back('\0');
     auto stringsTy = LLVM::LLVMArrayType::get(b.getI8Type(), w.strings.size());
     LLVM::GlobalOp::create(b, loc, stringsTy, true, LLVM::Linkage::Internal,
                            "synpl_plan_strings", b.getStringAttr(w.strings));
@@ -589,8 +591,9 @@ struct ConvertL0PlanToLLVM
       blob("synpl_plan_device_ptx", device->ptx, /*nul=*/true);
     if (hasCubin)
       blob("synpl_plan_device_cubin", device->cubin, /*nul=*/false);
+    // synpl_plan_desc: each array with its size, then the device module.
     auto descTy = LLVM::LLVMStructType::getLiteral(
-        ctx, {ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i64, ptrTy, i64});
+        ctx, {ptrTy, i64, ptrTy, i64, ptrTy, i64, ptrTy, i64, ptrTy, i64, ptrTy, i64});
     {
       auto g = LLVM::GlobalOp::create(b, loc, descTy, true,
                                       LLVM::Linkage::External, "synpl_plan",
@@ -599,10 +602,18 @@ struct ConvertL0PlanToLLVM
       b.createBlock(&g.getInitializerRegion());
       Value v = LLVM::UndefOp::create(b, loc, descTy);
       int64_t i = 0;
-      for (StringRef name : {"synpl_plan_table", "synpl_plan_strings",
-                             "synpl_plan_kernels", "synpl_plan_programs"})
+      auto addArray = [&](StringRef name, int64_t size) {
         v = LLVM::InsertValueOp::create(
             b, loc, v, LLVM::AddressOfOp::create(b, loc, ptrTy, name), i++);
+        v = LLVM::InsertValueOp::create(
+            b, loc, v,
+            LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(size)),
+            i++);
+      };
+      addArray("synpl_plan_table", words.size());
+      addArray("synpl_plan_strings", w.strings.size());
+      addArray("synpl_plan_kernels", packedFns.size());
+      addArray("synpl_plan_programs", programFns.size());
       auto addBlob = [&](bool present, StringRef name, int64_t size) {
         Value p = present ? Value(LLVM::AddressOfOp::create(b, loc, ptrTy, name))
                           : Value(LLVM::ZeroOp::create(b, loc, ptrTy));

@@ -15,7 +15,7 @@
 // The header: magic, version 5, name, depth 1, epochs 0, checkpoint_every
 // 0, evaluate -1, device_arch 80 (sm_80), min_driver 11000 (PTX 7.0),
 // steps 0.
-// CHECK: llvm.mlir.global internal constant @synpl_plan_table(dense<"0x53594E504C414E310500000000000000{{[0-9A-F]+}}010000000000000000000000000000000000000000000000FFFFFFFFFFFFFFFF5000000000000000F82A0000000000000000000000000000
+// CHECK: llvm.mlir.global internal constant @synpl_plan_table(dense<"0x53594E504C414E310600000000000000{{[0-9A-F]+}}010000000000000000000000000000000000000000000000FFFFFFFFFFFFFFFF5000000000000000F82A0000000000000000000000000000
 // The kernel record: name, first_arg 0, 2 args, 1 input, 4 iterations (the
 // host fallback's range), target 1 (CUDA), the entry's string offset, grid
 // (2, 1, 1), block (4, 1, 1), shared_mem 0.
@@ -32,7 +32,7 @@
 // CHECK-NOT: synpl_plan_device_cubin
 // The descriptor: table, strings, kernels, programs, PTX and its size
 // (without the NUL), no cubin.
-// CHECK: llvm.mlir.global external constant @synpl_plan() {{.*}} : !llvm.struct<(ptr, ptr, ptr, ptr, ptr, i64, ptr, i64)>
+// CHECK: llvm.mlir.global external constant @synpl_plan() {{.*}} : !llvm.struct<(ptr, i64, ptr, i64, ptr, i64, ptr, i64, ptr, i64, ptr, i64)>
 // CHECK:   llvm.mlir.addressof @synpl_plan_device_ptx
 // CHECK:   llvm.mlir.constant(522 : i64)
 

@@ -13,7 +13,7 @@
 // RUN: synpl-opt %s --synpl-cuda-assemble=ptxas=%ptxas --synpl-convert-l0-plan-to-llvm | FileCheck %s
 // CHECK: llvm.mlir.global internal constant @synpl_plan_device_ptx(
 // CHECK: llvm.mlir.global internal constant @synpl_plan_device_cubin("\7FELF
-// CHECK: llvm.mlir.global external constant @synpl_plan() {{.*}} : !llvm.struct<(ptr, ptr, ptr, ptr, ptr, i64, ptr, i64)>
+// CHECK: llvm.mlir.global external constant @synpl_plan() {{.*}} : !llvm.struct<(ptr, i64, ptr, i64, ptr, i64, ptr, i64, ptr, i64, ptr, i64)>
 // CHECK:   llvm.mlir.addressof @synpl_plan_device_ptx
 // CHECK:   llvm.mlir.addressof @synpl_plan_device_cubin
 //
