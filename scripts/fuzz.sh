@@ -34,13 +34,22 @@ bash scripts/install-deps.sh
 BUILD_DIR="${SYNPL_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 bash scripts/asan-tree.sh "$BUILD_DIR" fuzz
-cmake --build "$BUILD_DIR" --target synpl-fuzzers synplc
+build=()
+for t in "${targets[@]}"; do
+  [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: no target '$t' (${all[*]})" >&2; exit 2; }
+  build+=("synpl-fuzz-$t")
+done
+# The plan target's seeds are compiled examples: it needs synplc too.
+[[ " ${targets[*]} " == *" plan "* ]] && build+=(synplc)
+cmake --build "$BUILD_DIR" --target "${build[@]}"
 
 work="$BUILD_DIR/fuzz"
 seeds="$work/seeds"
 rm -rf "$seeds"
 mkdir -p "$seeds"
-python3 "$root/test/fuzz/make_seeds.py" --synplc "$BUILD_DIR/bin/synplc" "$root" "$seeds"
+synplc=()
+[ -x "$BUILD_DIR/bin/synplc" ] && synplc=(--synplc "$BUILD_DIR/bin/synplc")
+python3 "$root/test/fuzz/make_seeds.py" "${synplc[@]}" "$root" "$seeds"
 
 status=0
 declare -A executed

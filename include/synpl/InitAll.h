@@ -1,7 +1,7 @@
 //===- InitAll.h - Register synplexum with an MLIR context -------*- C++ -*-===//
 //
 // What synplexum's own tools register beyond the dialects and passes
-// (InitAllDialects.h, InitAllPasses.h, both header-only): the translations
+// (InitAllDialects.h, InitAllPasses.h): the translations
 // the host and CUDA code generators need, and --synpl-to-ptx. Library
 // synpl::SynplRegistration.
 //

@@ -1,45 +1,30 @@
 //===- InitAllDialects.h - Register the synplexum dialects -------*- C++ -*-===//
 //
-// Header-only, like MLIR's own InitAllDialects.h: an embedder that calls
-// these links only the dialect libraries they name (synpl::SynplL3,
-// SynplL2, SynplL1, SynplL0Ctl, SynplL0UOp, and the upstream dialects for
-// registerUpstreamDialects), not the passes. Any subset can be inserted
-// directly instead: `registry.insert<synpl::l1::L1Dialect>()`.
+// Declarations only, as MLIR's own InitAllDialects.h (LLVM 21 and later):
+// the definitions are in the library synpl::SynplRegisterAllDialects
+// (lib/Registration/RegisterAllDialects.cpp), which links the five dialect
+// libraries (SynplL3, SynplL2, SynplL1, SynplL0Ctl, SynplL0UOp) and the
+// upstream dialects, not the passes. Keeping the dialects' headers out of
+// this one keeps every file that registers dialects cheap to compile (the
+// NVVM dialect's header alone takes seconds to parse). Any subset can be
+// inserted directly instead: `registry.insert<synpl::l1::L1Dialect>()`.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_INITALLDIALECTS_H
 #define SYNPL_INITALLDIALECTS_H
 
-#include "synpl/Dialect/L0Ctl/L0CtlDialect.h"
-#include "synpl/Dialect/L0UOp/L0UOpDialect.h"
-#include "synpl/Dialect/L1/L1Dialect.h"
-#include "synpl/Dialect/L2/L2Dialect.h"
-#include "synpl/Dialect/L3/L3Dialect.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/IR/DialectRegistry.h"
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
 
 namespace synpl {
 
-/// Inserts the l3, l2, l1, l0ctl and l0uop dialects into `registry`.
-inline void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<l3::L3Dialect, l2::L2Dialect, l1::L1Dialect,
-                  l0ctl::L0CtlDialect, l0uop::L0UOpDialect>();
-}
+/// l3, l2, l1, l0ctl, l0uop.
+void registerAllDialects(mlir::DialectRegistry &registry);
 
-/// Inserts the upstream dialects synplexum programs use alongside its own:
-/// func, arith and cf for stage bodies; llvm for codegen; gpu and nvvm for
-/// the CUDA sink's kernels (gpu.binary, #nvvm.target).
-inline void registerUpstreamDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect,
-                  mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect,
-                  mlir::gpu::GPUDialect, mlir::NVVM::NVVMDialect>();
-}
+/// The upstream dialects synplexum's lowerings produce: func, arith, cf,
+/// llvm, gpu, nvvm.
+void registerUpstreamDialects(mlir::DialectRegistry &registry);
 
 } // namespace synpl
 

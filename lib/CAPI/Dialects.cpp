@@ -3,6 +3,11 @@
 
 #include "synpl/Driver/Driver.h"
 #include "synpl/InitAll.h"
+#include "synpl/Dialect/L0Ctl/L0CtlDialect.h"
+#include "synpl/Dialect/L0UOp/L0UOpDialect.h"
+#include "synpl/Dialect/L1/L1Dialect.h"
+#include "synpl/Dialect/L2/L2Dialect.h"
+#include "synpl/Dialect/L3/L3Dialect.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"

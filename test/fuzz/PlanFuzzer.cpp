@@ -95,7 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       total += std::strlen(p.str(p.kernels[i].entry));
   if (p.header->evaluate >= 0)
     total += std::strlen(p.str(p.header->evaluate));
-  static volatile size_t sink;
+  [[maybe_unused]] static volatile size_t sink;
   sink = total; // keeps the reads
   return 0;
 }

@@ -2,8 +2,6 @@
 #ifndef SYNPL_TARGET_PASSES_H
 #define SYNPL_TARGET_PASSES_H
 
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

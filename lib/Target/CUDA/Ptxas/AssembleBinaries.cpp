@@ -9,6 +9,9 @@
 #include "synpl/Target/CudaTarget.h"
 #include "synpl/Target/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -12,6 +12,9 @@
 #include "synpl/Target/CudaTarget.h"
 #include "synpl/Target/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
