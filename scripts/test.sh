@@ -8,7 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/build.sh"
 BUILD_DIR="${SYNPL_BUILD_DIR:-$root/build}"
-(cd "$BUILD_DIR" && ctest --output-on-failure)
+(cd "$BUILD_DIR" && ctest --output-on-failure -j2)
 if [ -z "${SYNPL_NO_SANITIZE:-}" ]; then
   bash "$root/scripts/sanitize.sh"
 fi
