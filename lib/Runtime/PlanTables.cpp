@@ -92,27 +92,35 @@ bool powerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 /// NUL, so each names a terminated string), sizes and offsets that fit
 /// their pools without overflow, one function per kernel and program.
 int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
-  if (!desc || !desc->table || !desc->strings || !desc->kernels || !desc->programs)
+  if (!desc || !desc->table)
     return badTable("missing descriptor");
-  p.desc = desc;
-  if (desc->table_words < SYNPL_PLAN_HEADER_WORDS)
+  // The magic and the version first: every version of the format starts
+  // both the descriptor and the table with them, so a program built for
+  // another runtime is told so before the descriptor's later fields, whose
+  // layout may differ, are read.
+  if (desc->table_words < 2)
     return badTable("a table shorter than its header");
-  if (desc->strings_size < 1 || desc->strings[desc->strings_size - 1] != '\0')
-    return badTable("a string blob that does not end with a NUL");
-  p.header = reinterpret_cast<const synpl_plan_header *>(desc->table);
-  p.strings = desc->strings;
-  p.stringsBytes = desc->strings_size;
-  if (p.header->magic != SYNPL_PLAN_MAGIC)
+  const auto *h = reinterpret_cast<const synpl_plan_header *>(desc->table);
+  if (h->magic != SYNPL_PLAN_MAGIC)
     return badTable("bad magic");
-  if (p.header->version != SYNPL_PLAN_VERSION)
+  if (h->version != SYNPL_PLAN_VERSION)
     return fail(SYNPL_RT_ERR_FORMAT,
                 "the program's plan tables have version %" PRId64
                 ", this runtime reads version %d (relink with a matching "
                 "runtime)",
-                p.header->version, SYNPL_PLAN_VERSION);
+                h->version, SYNPL_PLAN_VERSION);
+  if (!desc->strings || !desc->kernels || !desc->programs)
+    return badTable("missing descriptor");
+  if (desc->table_words < SYNPL_PLAN_HEADER_WORDS)
+    return badTable("a table shorter than its header");
+  if (desc->strings_size < 1 || desc->strings[desc->strings_size - 1] != '\0')
+    return badTable("a string blob that does not end with a NUL");
+  p.desc = desc;
+  p.header = h;
+  p.strings = desc->strings;
+  p.stringsBytes = desc->strings_size;
   const int64_t *t = desc->table;
   const int64_t w = desc->table_words;
-  const synpl_plan_header *h = p.header;
   int32_t st = SYNPL_RT_OK;
   st |= bindSection(t, w, h, SYNPL_PLAN_POOLS, p.pools);
   st |= bindSection(t, w, h, SYNPL_PLAN_SLOTS, p.slots);

@@ -295,6 +295,31 @@ TEST_CASE("executor: corrupt tables are refused with a message",
     CHECK(std::string(synpl_rt_last_error()) ==
           "the program's plan tables are corrupt: a table shorter than its header");
   }
+  SECTION("a program of plan format 5, whose descriptor had no sizes: the version, not a "
+          "crash") {
+    Tables t = buildPlan();
+    t.header().version = 5;
+    // Format 5's descriptor: the four arrays' pointers, then the device
+    // module; the fields where format 6 keeps sizes held pointers.
+    struct V5Desc {
+      const int64_t *table;
+      const char *strings;
+      void *const *kernels;
+      void *const *programs;
+      const char *ptx;
+      int64_t ptxSize;
+      const void *cubin;
+      int64_t cubinSize;
+    } v5{t.words.data(), t.strings.c_str(), t.kernels.data(), t.programs, nullptr, 0, nullptr,
+         0};
+    synpl_plan_desc desc{};
+    static_assert(sizeof v5 <= sizeof desc, "format 5's descriptor is the smaller");
+    std::memcpy(&desc, &v5, sizeof v5);
+    CHECK(runDesc(desc, {"prog", "--quiet"}) == 1);
+    CHECK(std::string(synpl_rt_last_error()) ==
+          "the program's plan tables have version 5, this runtime reads version " +
+              std::to_string(SYNPL_PLAN_VERSION) + " (relink with a matching runtime)");
+  }
   SECTION("a name outside the string blob") {
     Tables t = buildPlan();
     t.record<synpl_plan_slot>(SYNPL_PLAN_SLOTS, 0)->name = 1 << 20;
