@@ -94,10 +94,10 @@ bool powerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
   if (!desc || !desc->table)
     return badTable("missing descriptor");
-  // The magic and the version first: every version of the format starts
-  // both the descriptor and the table with them, so a program built for
-  // another runtime is told so before the descriptor's later fields, whose
-  // layout may differ, are read.
+  // The magic and the version first: in every version of the format the
+  // descriptor starts with the table and the table with these two words,
+  // so a program built for another runtime is told so before the
+  // descriptor's later fields, whose layout may differ, are read.
   if (desc->table_words < 2)
     return badTable("a table shorter than its header");
   const auto *h = reinterpret_cast<const synpl_plan_header *>(desc->table);
