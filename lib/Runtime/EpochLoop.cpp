@@ -36,11 +36,6 @@
 
 namespace synpl::rt::exec {
 
-namespace {
-
-/// A number of the epoch line, or `none` where the epoch has none (no
-/// evaluation: --no-eval, the split `none`, no `correct` report; no `loss`
-/// report): the line never says nan.
 std::string orNone(double v, const char *format) {
   if (std::isnan(v))
     return "none";
@@ -48,8 +43,6 @@ std::string orNone(double v, const char *format) {
   std::snprintf(text, sizeof text, format, v);
   return text;
 }
-
-} // namespace
 
 int Executor::run() {
   if (planReadsText(p))

@@ -187,6 +187,12 @@ struct Ingest {
   bool hasTest = false;
 };
 
+/// EpochLoop.cpp: `v` printed with `format`, or `none` for NaN, which
+/// stands for a value not measured (no evaluation: --no-eval, the split
+/// `none`, no `correct` report; no `loss` report; no step since the last
+/// line): the epoch and step lines never say nan.
+std::string orNone(double v, const char *format);
+
 /// Text.cpp: decodes the split of the text file `path` an ingest of format
 /// text reads (the first 90% of its bytes for training, the last 10% for
 /// validation) into `split`, one field per slot at its shift. A missing,

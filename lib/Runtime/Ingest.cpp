@@ -188,6 +188,7 @@ int32_t Executor::openData() {
     const synpl_plan_ingest &g = p.ingests[i];
     Ingest in;
     in.desc = &g;
+    in.test.test = true;
     std::vector<std::string> trainPaths, testPaths;
     bool test = o.evaluate;
     if (g.format == SYNPL_PLAN_FORMAT_TEXT) {
@@ -198,7 +199,6 @@ int32_t Executor::openData() {
         st = openTextSplit(p, g, path, /*validation=*/true, in.test);
         in.hasTest = !st;
       }
-      in.test.test = true;
       ingests.push_back(std::move(in));
       if (st)
         return st;
@@ -244,7 +244,6 @@ int32_t Executor::openData() {
       st = openSplit(p, g, testPaths, in.test);
       in.hasTest = !st;
     }
-    in.test.test = true;
     ingests.push_back(std::move(in));
     if (st)
       return st;

@@ -53,19 +53,18 @@ int32_t checkStrings(const Plan &p) {
   };
   if (!ok(p.header->name) || !okOrNone(p.header->evaluate))
     return badTable("a header string outside the string blob");
-  int32_t st = SYNPL_RT_OK;
-  st = st ? st : named(p.pools, "a pool name outside the string blob");
-  st = st ? st : named(p.slots, "a slot name outside the string blob");
-  st = st ? st : named(p.kernels, "a kernel name outside the string blob");
-  st = st ? st : named(p.transfers, "a transfer name outside the string blob");
-  st = st ? st : named(p.streams, "a stream name outside the string blob");
-  st = st ? st : named(p.events, "an event name outside the string blob");
-  st = st ? st : named(p.ingests, "an ingest name outside the string blob");
-  st = st ? st : named(p.reports, "a metric name outside the string blob");
-  st = st ? st : named(p.regions, "a region name outside the string blob");
-  st = st ? st : named(p.programs, "a program name outside the string blob");
-  if (st)
-    return st;
+  // The first failing section sets the message.
+  if (named(p.pools, "a pool name outside the string blob") ||
+      named(p.slots, "a slot name outside the string blob") ||
+      named(p.kernels, "a kernel name outside the string blob") ||
+      named(p.transfers, "a transfer name outside the string blob") ||
+      named(p.streams, "a stream name outside the string blob") ||
+      named(p.events, "an event name outside the string blob") ||
+      named(p.ingests, "an ingest name outside the string blob") ||
+      named(p.reports, "a metric name outside the string blob") ||
+      named(p.regions, "a region name outside the string blob") ||
+      named(p.programs, "a program name outside the string blob"))
+    return SYNPL_RT_ERR_FORMAT;
   for (int64_t i = 0; i < p.kernels.size; ++i)
     if (!okOrNone(p.kernels[i].entry))
       return badTable("a CUDA entry name outside the string blob");
@@ -97,7 +96,9 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
   // The magic and the version first: in every version of the format the
   // descriptor starts with the table and the table with these two words,
   // so a program built for another runtime is told so before the
-  // descriptor's later fields, whose layout may differ, are read.
+  // descriptor's later fields, whose layout may differ, are read. (Format
+  // 5 kept the string blob's pointer where `table_words` is now: read as a
+  // number it is never below 2.)
   if (desc->table_words < 2)
     return badTable("a table shorter than its header");
   const auto *h = reinterpret_cast<const synpl_plan_header *>(desc->table);

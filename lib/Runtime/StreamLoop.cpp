@@ -38,26 +38,11 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <string>
 
 namespace synpl::rt::exec {
-
-namespace {
-/// `v` with `digits` decimals; "none" for NaN, which stands for a value not
-/// measured (no validation: --no-eval, or a program without a test split;
-/// no step since the last line). A loss that became NaN never reaches a
-/// line: the step stops the run (Finite.cpp).
-std::string number(double v, int digits) {
-  if (std::isnan(v))
-    return "none";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-} // namespace
 
 int Executor::runStream() {
   const Ingest &g0 = ingests[0];
@@ -169,7 +154,7 @@ int Executor::runStream() {
       lastCount = train.lossCount;
       double tokensPerS = trainSeconds > 0 ? (s + 1) * tokensPerStep / trainSeconds : 0.0;
       std::printf("step=%" PRId64 " loss=%s val_loss=%s tokens_per_s=%.0f\n", s + 1,
-                  number(loss, 4).c_str(), number(val, 4).c_str(), tokensPerS);
+                  orNone(loss, "%.4f").c_str(), orNone(val, "%.4f").c_str(), tokensPerS);
       metrics.eval(s + 1, loss, val, tokensPerS);
       std::fflush(stdout);
       t0 = nowNanos();
@@ -212,9 +197,10 @@ int Executor::runStream() {
     return abandon(st);
   double tps = trainSeconds > 0 ? steps * tokensPerStep / trainSeconds : 0.0;
   std::printf("step=%" PRId64 " loss=%s val_loss=%s tokens_per_s=%.0f\n", steps,
-              number(loss, 4).c_str(), number(val, 4).c_str(), tps);
+              orNone(loss, "%.4f").c_str(), orNone(val, "%.4f").c_str(), tps);
   std::printf("done steps=%" PRId64 " val_loss=%s val_bits_per_byte=%s tokens_per_s=%.0f\n",
-              steps, number(val, 4).c_str(), number(val / std::log(2.0), 3).c_str(), tps);
+              steps, orNone(val, "%.4f").c_str(), orNone(val / std::log(2.0), "%.3f").c_str(),
+              tps);
   metrics.eval(steps, loss, val, tps);
   metrics.done(steps, val, tps);
   std::fflush(stdout);

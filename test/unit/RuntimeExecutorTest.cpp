@@ -605,38 +605,39 @@ TEST_CASE("executor: a non-finite loss or state stops the run, and --check-finit
     return a;
   };
 
-  SECTION("a NaN loss: the step, and with the flag, the kernel that wrote it") {
-    Tables t = finitePlan(3, 0);
+  // The plan of finitePlan(nanLossAt, poisonAt) stops at step 3 with
+  // `without` on stderr, and with --check-finite with `with`; either way the
+  // checkpoint of the end of epoch 2 is the last one.
+  auto stopsAtStep3 = [&](int nanLossAt, int poisonAt, const std::string &without,
+                          const std::string &with) {
+    Tables t = finitePlan(nanLossAt, poisonAt);
     Ended e = runInChild(t, args, dir);
     CHECK(e.status == 1);
-    CHECK(e.err == "synpl: error: step 3 (epoch 3, batch 1): the loss is nan; training "
-                   "diverged; " + stops + hint);
+    CHECK(e.err == without);
     CHECK(lastCheckpointStep() == 2);
     ::unlink(ckpt.c_str());
-    t = finitePlan(3, 0);
+    t = finitePlan(nanLossAt, poisonAt);
     e = runInChild(t, withFlag(), dir);
     CHECK(e.status == 1);
-    CHECK(e.err == "synpl: error: step 3 (epoch 3, batch 1): kernel zero wrote nan to slot y "
-                   "at element 0; " + stops + "\n");
+    CHECK(e.err == with);
     CHECK(lastCheckpointStep() == 2);
+  };
+  SECTION("a NaN loss: the step, and with the flag, the kernel that wrote it") {
+    stopsAtStep3(3, 0,
+                 "synpl: error: step 3 (epoch 3, batch 1): the loss is nan; training "
+                 "diverged; " + stops + hint,
+                 "synpl: error: step 3 (epoch 3, batch 1): kernel zero wrote nan to slot y "
+                 "at element 0; " + stops + "\n");
   }
   SECTION("infinity in the state after the loss: the epoch's end, before its checkpoint") {
-    Tables t = finitePlan(0, 3);
-    Ended e = runInChild(t, args, dir);
-    CHECK(e.status == 1);
-    CHECK(e.err == "synpl: error: epoch 3 (step 3): actor state x holds inf at element 5; "
-                   "the run stops without writing the epoch's checkpoint (its last "
-                   "checkpoint, if any, is unchanged)" + hint);
-    CHECK(lastCheckpointStep() == 2);
     // The flag names the kernel; the integer slot it wrote first (all ones)
     // is not a NaN.
-    ::unlink(ckpt.c_str());
-    t = finitePlan(0, 3);
-    e = runInChild(t, withFlag(), dir);
-    CHECK(e.status == 1);
-    CHECK(e.err == "synpl: error: step 3 (epoch 3, batch 1): kernel poison wrote inf to slot "
-                   "x at element 5; " + stops + "\n");
-    CHECK(lastCheckpointStep() == 2);
+    stopsAtStep3(0, 3,
+                 "synpl: error: epoch 3 (step 3): actor state x holds inf at element 5; "
+                 "the run stops without writing the epoch's checkpoint (its last "
+                 "checkpoint, if any, is unchanged)" + hint,
+                 "synpl: error: step 3 (epoch 3, batch 1): kernel poison wrote inf to slot "
+                 "x at element 5; " + stops + "\n");
   }
   SECTION("finite numbers: the flag changes nothing") {
     Tables t = finitePlan(0, 0);
