@@ -3,7 +3,7 @@
 // Declarations only, as MLIR's own InitAllDialects.h (LLVM 21 and later):
 // the definitions are in the library synpl::SynplRegisterAllDialects
 // (lib/Registration/RegisterAllDialects.cpp), which links the five dialect
-// libraries (SynplL3, SynplL2, SynplL1, SynplL0Ctl, SynplL0UOp) and the
+// libraries (SynplL3, SynplL2, SynplL1, SynplL0Ctl, SynplL0UOp, SynplIPU21) and the
 // upstream dialects, not the passes. Keeping the dialects' headers out of
 // this one keeps every file that registers dialects cheap to compile (the
 // NVVM dialect's header alone takes seconds to parse). Any subset can be

@@ -1,6 +1,7 @@
 //===- RegisterAllDialects.cpp - synpl/InitAllDialects.h ------------------===//
 #include "synpl/InitAllDialects.h"
 
+#include "synpl/Dialect/IPU21/IPU21Dialect.h"
 #include "synpl/Dialect/L0Ctl/L0CtlDialect.h"
 #include "synpl/Dialect/L0UOp/L0UOpDialect.h"
 #include "synpl/Dialect/L1/L1Dialect.h"
@@ -17,7 +18,7 @@
 
 void synpl::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<l3::L3Dialect, l2::L2Dialect, l1::L1Dialect,
-                  l0ctl::L0CtlDialect, l0uop::L0UOpDialect>();
+                  l0ctl::L0CtlDialect, l0uop::L0UOpDialect, ipu21::IPU21Dialect>();
 }
 
 void synpl::registerUpstreamDialects(mlir::DialectRegistry &registry) {

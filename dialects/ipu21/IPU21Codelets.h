@@ -1,0 +1,60 @@
+//===- IPU21Codelets.h - What each codelet kind declares -------------*- C++ -*-===//
+//
+// The contract of each `ipu21.codelet` kind, as poplibs' codelet classes
+// declare theirs: the fields in order (direction, element type, alignment,
+// whether the field must lie in interleaved memory), the `elem(a) != elem(b)`
+// constraints between fields, the parameters, how many elements each field
+// binds, and the trip count of the codelet's zero-overhead loop. The
+// verifier checks vertices against it; the translation to a program file
+// writes fields and parameters in its order.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_DIALECT_IPU21_CODELETS_H
+#define SYNPL_DIALECT_IPU21_CODELETS_H
+
+#include "synpl/Dialect/IPU21/IPU21Ops.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace synpl::ipu21 {
+
+struct FieldSpec {
+  llvm::StringLiteral name;
+  bool output;        ///< written by the codelet
+  bool ofOutType;     ///< element type: the codelet's out_type (else in_type)
+  int64_t align;      ///< byte alignment; 0: the element's size
+  bool interleaved;   ///< must lie in the interleaved region
+};
+
+struct CodeletSpec {
+  llvm::ArrayRef<FieldSpec> fields;
+  llvm::ArrayRef<llvm::StringLiteral> params;
+  /// Pairs of field indices whose bytes must lie in different memory elements.
+  llvm::ArrayRef<std::pair<unsigned, unsigned>> distinctElements;
+};
+
+const CodeletSpec &codeletSpec(CodeletKind kind);
+
+/// The elements field `field` binds for parameters `param(name)`.
+int64_t expectedFieldElements(CodeletKind kind, unsigned field,
+                              llvm::function_ref<int64_t(llvm::StringRef)> param);
+
+/// The trip count of the codelet's `rpt` loop for those parameters, with
+/// `vectorLanes` elements of the out type per 64-bit vector.
+int64_t rptTripCount(CodeletKind kind, llvm::function_ref<int64_t(llvm::StringRef)> param,
+                     int64_t vectorLanes);
+
+/// Bytes of one element of `type` (f32, f16, FP8, i32, i8/ui8); nullopt for
+/// a type no ipu21 object holds.
+std::optional<int64_t> elementBytes(mlir::Type type);
+
+/// Whether `type` is an FP8 type (f8E4M3FN, f8E5M2).
+bool isFP8(mlir::Type type);
+
+} // namespace synpl::ipu21
+
+#endif // SYNPL_DIALECT_IPU21_CODELETS_H

@@ -1,0 +1,86 @@
+//===- IPU21Graph.h - Indexes of an ipu21.graph for its checks --------*- C++ -*-===//
+//
+// What the graph's checks (IPU21Graph.cpp) compute once and share: each
+// tensor's elements per tile and its intervals by position, and the tiles
+// each codelet's code must be on.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_DIALECT_IPU21_GRAPH_H
+#define SYNPL_DIALECT_IPU21_GRAPH_H
+
+#include "synpl/Dialect/IPU21/IPU21Ops.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <memory>
+#include <vector>
+
+namespace synpl::ipu21 {
+
+/// A tensor's element count on each tile of the target.
+struct TileElements {
+  TileElements(TensorOp tensor, int64_t tiles);
+  std::vector<int64_t> count;
+};
+
+/// Calls fn(tile, elements) for each home tile of the logical elements
+/// [begin, end), given the tensor's intervals sorted by begin.
+void forEachHomeTile(llvm::ArrayRef<MappedInterval> byBegin, int64_t begin, int64_t end,
+                     llvm::function_ref<void(int64_t tile, int64_t elements)> fn);
+
+class GraphIndex {
+public:
+  explicit GraphIndex(GraphOp graph) : tiles(graph.getTarget().getTiles()) {}
+
+  const TileElements &elementsOf(TensorOp tensor) {
+    auto &slot = elements[tensor.getOperation()];
+    if (!slot)
+      slot = std::make_unique<TileElements>(tensor, tiles);
+    return *slot;
+  }
+  llvm::ArrayRef<MappedInterval> byBegin(TensorOp tensor) {
+    auto &slot = intervals[tensor.getOperation()];
+    if (slot.empty()) {
+      slot = tensor.getMapping();
+      llvm::sort(slot, [](const MappedInterval &a, const MappedInterval &b) {
+        return a.begin < b.begin;
+      });
+    }
+    return slot;
+  }
+  /// Records that `vertex` runs `codelet`'s code on its tiles.
+  void noteVertex(CodeletOp codelet, VertexOp vertex) {
+    auto &on = codeTiles[codelet.getOperation()];
+    if (on.empty())
+      on.assign(tiles, false);
+    llvm::ArrayRef<int64_t> ranges = vertex.getTiles();
+    for (size_t i = 0; i + 1 < ranges.size(); i += 2)
+      for (int64_t t = ranges[i]; t < ranges[i + 1]; ++t)
+        on[t] = true;
+  }
+  /// The tiles that hold `codelet`'s code (empty: no vertex runs it).
+  const std::vector<bool> *codeTilesOf(CodeletOp codelet) {
+    auto it = codeTiles.find(codelet.getOperation());
+    return it == codeTiles.end() ? nullptr : &it->second;
+  }
+
+private:
+  int64_t tiles;
+  llvm::DenseMap<mlir::Operation *, std::unique_ptr<TileElements>> elements;
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<MappedInterval>> intervals;
+  llvm::DenseMap<mlir::Operation *, std::vector<bool>> codeTiles;
+};
+
+/// How many sends of `exchange` each tile takes part in (as a source home,
+/// a source tile, a destination home or a destination tile): what sizes its
+/// descriptors. `exchange` must have verified.
+std::vector<int64_t> sendsPerTile(GraphOp graph, ExchangeOp exchange, GraphIndex &index);
+
+/// Row IPU.8, on every program of `graph` (IPU21Programs.cpp).
+mlir::LogicalResult verifyPrograms(GraphOp graph);
+
+} // namespace synpl::ipu21
+
+#endif // SYNPL_DIALECT_IPU21_GRAPH_H
