@@ -10,7 +10,7 @@
 #ifndef SYNPL_LIB_CONVERSION_L0TONVVM_TILEDMATMULPLAN_H
 #define SYNPL_LIB_CONVERSION_L0TONVVM_TILEDMATMULPLAN_H
 
-#include "synpl/Dialect/L0UOp/L0UOpOps.h"
+#include "synpl/Dialect/L0UOp/L0UOpMatch.h"
 #include "synpl/Target/CudaTarget.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -22,21 +22,7 @@ namespace synpl::l0tonvvm::tiled {
 using namespace mlir;
 using namespace synpl::l0uop;
 
-/// c + i*I + j*J + k*Kc: an index expression of the kernel's ranges.
-struct Affine {
-  int64_t c = 0, i = 0, j = 0, k = 0;
-  bool constant() const { return !i && !j && !k; }
-};
-
-/// One operand of the product: buffer argument `arg`, element (r, k) at
-/// base + r*strideR + k*strideK (r = m for A, n for B).
-struct OperandPlan {
-  unsigned arg = 0;
-  Type elem;
-  int64_t base = 0, strideR = 0, strideK = 0;
-  bool kContig() const { return strideK == 1; }
-  bool rContig() const { return strideR == 1; }
-};
+using OperandPlan = MatmulOperand;
 
 /// Mma16: bf16/f16 mma.sync m16n8k16; MmaTf32: f32 operands on tf32
 /// mma.sync m16n8k8 (only under TiledMatmulOptions::allowTf32); SimtF32:
@@ -44,16 +30,10 @@ struct OperandPlan {
 enum class Variant { Mma16, MmaTf32, SimtF32 };
 inline bool isMma(Variant v) { return v != Variant::SimtF32; }
 
-struct MatmulMatch {
-  RangeOp ri, rj, rk;
-  int64_t M = 0, N = 0, K = 0;
-  OperandPlan a, b;
-  ReduceOp reduce;
+/// The l0uop structural match, with the variant the CUDA lowering picks.
+struct MatmulMatch : MatmulStructure {
   Variant variant = Variant::SimtF32;
   Type mmaElem; ///< bf16 or f16
-  /// The ops outside the k loop in program order (RANGE/END excluded):
-  /// re-emitted per output element.
-  SmallVector<Operation *> scalarOps;
 };
 
 /// The matrix product `kernel` computes, when it is one the tiled
