@@ -24,7 +24,7 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.synpl_tools_dir, config.llvm_tools_dir]
 tools = ["synpl-opt", "synpl-translate", "synpl-lsp-server", "synpl-interp", "synplc",
-         "synpl-tiled-matmul"]
+         "synpl-tiled-matmul", "synpl-ipu21-sim"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # synplc's default system asks the CUDA driver for GPUs: a developer's GPU

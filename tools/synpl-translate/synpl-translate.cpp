@@ -3,14 +3,16 @@
 // Registers the upstream translations the codegen path needs
 // (--mlir-to-llvmir, --import-llvm) and synplexum's own: --synpl-to-object
 // (the in-process x86-64 backend, lib/Target/Host), --import-syn
-// (lib/Frontend), and --synpl-to-ptx (the PTX of an L0 plan's CUDA kernels,
-// lib/Registration/ToPtx.cpp).
+// (lib/Frontend), --synpl-to-ptx (the PTX of an L0 plan's CUDA kernels,
+// lib/Registration/ToPtx.cpp) and --synpl-ipu21-to-program (an ipu21 graph
+// as the program file synpl-ipu21-sim runs, lib/Target/IPU21).
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Frontend/Syn.h"
 #include "synpl/InitAll.h"
 #include "synpl/Support/DeepInput.h"
 #include "synpl/Target/HostObject.h"
+#include "synpl/Target/IPU21/Translate.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllTranslations.h"
@@ -43,6 +45,7 @@ int main(int argc, char **argv) {
   synpl::host::registerToObjectTranslation();
   synpl::registerImportSynTranslation();
   synpl::registerToPtxTranslation();
+  synpl::ipu21::registerToProgramTranslation();
   // Every translation's parser recurses per nesting level: a large stack,
   // and an input file nesting deeper than synpl::kMaxInputNesting is
   // refused, located, before it is read. (Standard input gets the large

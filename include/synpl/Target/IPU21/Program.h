@@ -1,0 +1,185 @@
+//===- Program.h - An ipu21 program as plain data ------------------*- C++ -*-===//
+//
+// What the ipu21 program file holds and the BSP simulator runs: plain C++
+// data, no MLIR (the simulator is linked without it, as the host runtime
+// is). `--synpl-ipu21-to-program` (lib/Target/IPU21/Translate.cpp) fills it
+// from an `ipu21.graph` after the dialect's verifiers passed, so every
+// size, address and count here is one the verifier already checked; the
+// reader (ProgramFile.cpp) checks again only what a corrupt or hostile file
+// could break (ranges, indices, the checksum).
+//
+// Memory model: every tile has its own SRAM and runs its own code. An object
+// (a tensor's home piece, a buffer, a codelet's code, a vertex's state, an
+// exchange's descriptors) sits at ONE address on every tile that holds it;
+// a tensor's elements on a tile are stored contiguously there in the order
+// of that tile's intervals (its "tile-local" index space).
+//
+// Namespace synpl::ipu21::sim: the plain-data program, its file and the
+// simulator. synpl::ipu21 itself is the MLIR dialect's (whose ops have the
+// same names: a codelet kind, an interval).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_TARGET_IPU21_PROGRAM_H
+#define SYNPL_TARGET_IPU21_PROGRAM_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace synpl::ipu21::sim {
+
+/// Element types of tensors and buffers.
+enum class ElemType : uint8_t { F32 = 0, F16 = 1, F8E4M3 = 2, F8E5M2 = 3, I32 = 4, U8 = 5 };
+/// Bytes of one element.
+int64_t elemBytes(ElemType t);
+/// "f32", "f16", "f8E4M3FN", "f8E5M2", "i32", "ui8" (MLIR's spelling).
+const char *elemName(ElemType t);
+
+/// A set of tiles as sorted, disjoint half-open ranges [first, second).
+struct TileSet {
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  bool contains(int64_t tile) const;
+  int64_t count() const;
+};
+
+/// Elements [begin, end) of a tensor (row-major flat index) on `tile`.
+struct Interval {
+  int64_t tile = 0, begin = 0, end = 0;
+};
+
+/// The machine the program was compiled for (the `#ipu21.target` attribute).
+struct Target {
+  std::string arch;             ///< "ipu21" or "ipu2"
+  int64_t tiles = 0, bytesPerTile = 0, elementBytes = 0, workers = 0;
+  int64_t clockHz = 0;
+  int64_t sramBase = 0, execEnd = 0, interleavedBegin = 0, sramEnd = 0;
+  int64_t rptCountMax = 0;
+};
+
+/// A tensor: each element lives on exactly one tile (its home).
+struct Tensor {
+  std::string name;
+  ElemType type = ElemType::F32;
+  std::vector<int64_t> shape;
+  /// Sorted by tile, then begin; tile-local order is this order.
+  std::vector<Interval> mapping;
+  int64_t address = 0;
+  /// Elements of the tensor on `tile` (0 when it holds none).
+  int64_t elementsOn(int64_t tile) const;
+};
+
+/// A buffer: `elements` elements on every tile of `tiles` (exchange
+/// landing zones, partial sums, scratch).
+struct Buffer {
+  std::string name;
+  ElemType type = ElemType::F32;
+  TileSet tiles;
+  int64_t elements = 0;
+  int64_t address = 0;
+};
+
+/// What a codelet computes. Fields and params, in this order:
+///  - AmpMatmul (poplibs' ConvPartial1x1Out on the AMP): fields in [m×k],
+///    weights [k×n], out [m×n], all row-major; params m, n, k, accumulate
+///    (0: out = in·weights, 1: out += in·weights). Products of `inType`
+///    are summed in `outType` (f32: f16/f32 inputs; f16: half partials).
+///  - ReduceAdd: fields partials [p×n], out [n]; params p, n, accumulate.
+///    out (+)= the column sums of partials, in `outType`.
+///  - Copy: fields src [count], dst [count]; params count. Converts from
+///    inType to outType.
+///  - Fill: fields dst [count]; params count, value (the f64 bits of the
+///    value, rounded to outType).
+enum class CodeletKind : uint8_t { AmpMatmul = 0, ReduceAdd = 1, Copy = 2, Fill = 3 };
+
+struct Codelet {
+  std::string name;
+  CodeletKind kind = CodeletKind::AmpMatmul;
+  ElemType inType = ElemType::F32, outType = ElemType::F32;
+  int64_t codeBytes = 0;
+  int64_t address = 0;
+};
+
+/// Tile-local elements [offset, offset + count) of a tensor's home piece
+/// (isTensor) or of a buffer, on the tile the vertex runs on.
+struct FieldRef {
+  bool isTensor = false;
+  int32_t object = 0; ///< index into Program::tensors or Program::buffers
+  int64_t offset = 0, count = 0;
+};
+
+/// One vertex of `codelet`, instantiated on every tile of `tiles` with the
+/// same tile-local fields and params.
+struct Vertex {
+  int32_t codelet = 0;
+  TileSet tiles;
+  std::vector<FieldRef> fields;
+  std::vector<int64_t> params;
+  int64_t stateAddress = 0, stateBytes = 0;
+};
+
+struct ComputeSet {
+  std::string name;
+  std::vector<Vertex> vertices;
+};
+
+/// One endpoint of a send. A tensor endpoint names logical elements
+/// [begin, begin + count) (the tiles are their homes); a buffer endpoint
+/// names tile-local elements [begin, begin + count) on every tile of
+/// `tiles` (a source buffer names exactly one tile).
+struct Endpoint {
+  bool isTensor = false;
+  int32_t object = 0;
+  int64_t begin = 0;
+  TileSet tiles; ///< buffers only
+};
+
+/// `count` elements from `src` to `dst` (a tensor range or the same offset
+/// on every destination tile: one send serves every tile muxing it).
+struct Send {
+  Endpoint src, dst;
+  int64_t count = 0;
+};
+
+struct Exchange {
+  std::string name;
+  std::vector<Send> sends;
+  /// Descriptors on each participating tile: at one address, `descriptorBytes`
+  /// per tile (the most any tile needs).
+  int64_t descriptorAddress = 0, descriptorBytes = 0;
+};
+
+/// The control program: a tree of steps.
+enum class StepKind : uint8_t {
+  Sequence = 0, ///< body in order
+  Repeat = 1,   ///< body `count` times
+  Execute = 2,  ///< compute set `ref`
+  Copy = 3,     ///< exchange `ref`
+  Sync = 4,     ///< all tiles meet (BSP)
+  If = 5,       ///< body if element 0 of tensor `ref` is nonzero, else elseBody
+  StreamIn = 6, ///< host stream `stream` into tensor `ref`
+  StreamOut = 7 ///< tensor `ref` to host stream `stream`
+};
+
+struct Step {
+  StepKind kind = StepKind::Sequence;
+  int64_t count = 0;
+  int32_t ref = -1;
+  std::string stream;
+  std::vector<Step> body, elseBody;
+};
+
+struct Program {
+  std::string name;
+  Target target;
+  std::vector<Tensor> tensors;
+  std::vector<Buffer> buffers;
+  std::vector<Codelet> codelets;
+  std::vector<ComputeSet> computeSets;
+  std::vector<Exchange> exchanges;
+  Step main; ///< a Sequence
+};
+
+} // namespace synpl::ipu21::sim
+
+#endif // SYNPL_TARGET_IPU21_PROGRAM_H

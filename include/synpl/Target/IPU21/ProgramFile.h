@@ -1,0 +1,95 @@
+//===- ProgramFile.h - The ipu21 program file ----------------------*- C++ -*-===//
+//
+// The file an ipu21 program travels in, between the translation that fills a
+// Program from the `ipu21` dialect and the BSP simulator that runs it. Plain
+// C++, no MLIR.
+//
+// Layout (every integer little-endian):
+//
+//   header   8 bytes  magic "SYNIPU21"
+//            u32      format version (kProgramFormatVersion)
+//            u32      reserved, 0
+//            u64      payload bytes (the rest of the file, exactly)
+//            u64      FNV-1a-64 checksum of the payload
+//   payload  every field of Program in declaration order (Program.h):
+//            integers at their declared width (int64_t as 8 bytes, int32_t
+//            as 4, enums and bools as 1), strings as a u32 length and the
+//            bytes, vectors (and TileSet's ranges) as a u64 count and the
+//            items, a Step's body and elseBody recursively.
+//
+// readProgram never trusts the file: it checks the header, the checksum,
+// every count against the bytes left (it allocates nothing the remaining
+// input cannot justify), every enum value and then checkProgram's rules. It
+// reports the first problem as one line and never crashes or asserts.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_TARGET_IPU21_PROGRAMFILE_H
+#define SYNPL_TARGET_IPU21_PROGRAMFILE_H
+
+#include "synpl/Target/IPU21/Program.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace synpl::ipu21::sim {
+
+/// The first 8 bytes of a program file.
+inline constexpr char kProgramMagic[8] = {'S', 'Y', 'N', 'I', 'P', 'U', '2', '1'};
+/// The format version this library writes and reads.
+inline constexpr uint32_t kProgramFormatVersion = 1;
+/// Bytes of the header before the payload.
+inline constexpr size_t kProgramHeaderBytes = 32;
+
+/// Limits of what a valid program may hold. The hardware's own limits are far
+/// below these; they exist so that no count, size or address in a file can
+/// overflow the arithmetic of the reader or the simulator.
+inline constexpr int kMaxStepDepth = 64;               ///< main is depth 1
+inline constexpr int64_t kMaxTiles = int64_t(1) << 20; ///< target.tiles
+inline constexpr int64_t kMaxCount = int64_t(1) << 40; ///< elements, bytes, addresses
+
+/// FNV-1a, 64-bit, of `size` bytes.
+uint64_t fnv1a64(const void *data, size_t size);
+
+/// The program as the bytes of a program file.
+std::string writeProgram(const Program &program);
+/// Reads a program file of `size` bytes; on failure returns false and sets
+/// `error` to one line (`out` is then unspecified).
+bool readProgram(const void *data, size_t size, Program &out, std::string &error);
+
+/// writeProgram into the file `path` / readProgram from it.
+bool saveProgram(const std::string &path, const Program &program, std::string &error);
+bool loadProgram(const std::string &path, Program &out, std::string &error);
+
+/// The rules every program the simulator runs satisfies, checked on a Program
+/// held in memory (readProgram applies them to what it read):
+///  - target: 1 <= tiles <= kMaxTiles; sizes, addresses and the clock >= 0
+///    (clock > 0) and <= kMaxCount (the clock at most 1e12);
+///  - enum values in range; sizes, addresses, element counts, offsets and
+///    counts in [0, kMaxCount]; a tensor's element count (the product of its
+///    shape) at most kMaxCount;
+///  - a tensor's mapping: each interval on a tile < target.tiles with
+///    begin <= end <= numel, sorted by tile then begin, the intervals
+///    disjoint and covering every element once;
+///  - a TileSet: ranges non-empty, sorted, disjoint, within [0, tiles);
+///  - codelet types: AmpMatmul reads f32 into f32, or f16/f8 into f32/f16;
+///  - a vertex: its codelet exists; its fields and params number what the
+///    codelet kind needs (Program.h), each field's object exists, has the
+///    codelet's type for that field, and holds offset + count elements on
+///    every tile of the vertex (a buffer's tiles include the vertex's); a
+///    field's count equals what the params say (m×k, k×n, m×n for
+///    AmpMatmul); accumulate is 0 or 1;
+///  - a send: its objects exist, src and dst types match, a tensor range lies
+///    within the tensor, a buffer range within the buffer on tiles the buffer
+///    has, a source buffer names exactly one tile, a destination buffer at
+///    least one;
+///  - steps: main is a Sequence; nesting depth <= kMaxStepDepth; a step's
+///    ref names an existing compute set (Execute), exchange (Copy) or
+///    tensor (If: a tensor with at least one element, StreamIn/StreamOut);
+///    Repeat's count >= 0; only Sequence, Repeat and If have a body, only If
+///    an elseBody; a stream step names its stream.
+bool checkProgram(const Program &program, std::string &error);
+
+} // namespace synpl::ipu21::sim
+
+#endif // SYNPL_TARGET_IPU21_PROGRAMFILE_H

@@ -1,0 +1,125 @@
+//===- Cost.cpp - Cycle costs of the ipu21 simulator ----------------------===//
+//
+// The formulas are stated in Simulator.h; each names the Facts field it
+// uses. A divisor fact that is not positive is taken as 1, so that a Facts
+// built by hand cannot divide by zero.
+//
+//===----------------------------------------------------------------------===//
+#include "Cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace synpl::ipu21::sim {
+namespace {
+
+int64_t positive(int64_t v) { return v > 0 ? v : 1; }
+
+bool isF32(ElemType t) { return t == ElemType::F32; }
+
+} // namespace
+
+int64_t vertexCycles(const Codelet &c, const Vertex &v, const Facts &f) {
+  const auto &q = v.params;
+  switch (c.kind) {
+  case CodeletKind::AmpMatmul: {
+    int64_t m = q[0], n = q[1], k = q[2];
+    // f32 inputs take ampInChansF32 input channels per pass at
+    // ampF32MacsPerCycle; f16 and f8 take ampInChansF16 at the measured
+    // ampCyclesPer16x16Row (FP8 throughput is not public: costed as FP16).
+    bool f32 = isF32(c.inType);
+    int64_t inChans = positive(f32 ? f.ampInChansF32 : f.ampInChansF16);
+    int64_t outChans = positive(f.ampOutChans);
+    int64_t blocks = satMul(ceilDiv(k, inChans), ceilDiv(n, outChans));
+    int64_t rowCycles = f32 ? ceilDiv(satMul(inChans, outChans), positive(f.ampF32MacsPerCycle))
+                            : f.ampCyclesPer16x16Row;
+    int64_t reloads = satMul(std::max<int64_t>(blocks - 1, 0), f.ampBlockReloadCycles);
+    return satAdd(satAdd(f.ampCallOverheadCycles, reloads), satMul(satMul(blocks, rowCycles), m));
+  }
+  case CodeletKind::ReduceAdd: {
+    // Six workers issue round-robin, one vector op of `lanes` elements each
+    // per `workers` cycles: together one vector op per cycle.
+    int64_t p = q[0], n = q[1];
+    int64_t lanes = positive(f.vectorBytes / positive(elemBytes(c.outType)));
+    int64_t workers = positive(f.workers);
+    int64_t perWorker = ceilDiv(satMul(p, n), satMul(lanes, workers));
+    return satAdd(f.supervisorOverheadCycles, satMul(workers, perWorker));
+  }
+  case CodeletKind::Copy:
+  case CodeletKind::Fill: {
+    int64_t count = q[0];
+    int64_t width = c.kind == CodeletKind::Copy
+                        ? std::max(elemBytes(c.inType), elemBytes(c.outType))
+                        : elemBytes(c.outType);
+    return satAdd(f.supervisorOverheadCycles,
+                  ceilDiv(satMul(count, width), positive(f.memcpyBytesPerCycle)));
+  }
+  }
+  return 0;
+}
+
+StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &facts) {
+  std::vector<int64_t> busy(size_t(p.target.tiles), 0);
+  for (const Vertex &v : cs.vertices) {
+    int64_t c = vertexCycles(p.codelets[v.codelet], v, facts);
+    forEachTile(v.tiles, [&](int64_t t) { busy[t] = satAdd(busy[t], c); });
+  }
+  StepCost cost;
+  for (int64_t b : busy) {
+    cost.cycles = std::max(cost.cycles, b);
+    cost.busy += double(b);
+  }
+  return cost;
+}
+
+int64_t exchangeCycles(const Program &p, const std::vector<TensorLayout> &layouts,
+                       const Exchange &x, const Facts &facts) {
+  // Bytes are counted in units of 1/bus: a tile that shares a send with the
+  // rest of its bus pays bytes/bus of it, exactly.
+  const int64_t bus = positive(facts.tilesPerExchangeBus), tiles = p.target.tiles;
+  std::vector<int64_t> sent(size_t(tiles), 0), received(size_t(tiles), 0);
+  auto add = [](std::vector<int64_t> &a, int64_t tile, int64_t units) {
+    a[tile] = satAdd(a[tile], units);
+  };
+  for (const Send &s : x.sends) {
+    if (s.count == 0)
+      continue;
+    int64_t width = elemBytes(s.src.isTensor ? p.tensors[s.src.object].type
+                                             : p.buffers[s.src.object].type);
+    int64_t units = satMul(satMul(s.count, width), bus);
+    if (s.src.isTensor)
+      layouts[s.src.object].forEachHome(p.tensors[s.src.object], s.src.begin, s.count,
+                                        [&](int64_t tile, int64_t, int64_t len) {
+                                          add(sent, tile, satMul(satMul(len, width), bus));
+                                        });
+    else
+      add(sent, s.src.tiles.ranges.front().first, units);
+    if (s.dst.isTensor) {
+      layouts[s.dst.object].forEachHome(p.tensors[s.dst.object], s.dst.begin, s.count,
+                                        [&](int64_t tile, int64_t, int64_t len) {
+                                          add(received, tile, satMul(satMul(len, width), bus));
+                                        });
+      continue;
+    }
+    const TileSet &to = s.dst.tiles;
+    forEachTile(to, [&](int64_t t) {
+      int64_t first = t - t % bus;
+      bool whole = bus > 1 && first + bus <= tiles;
+      for (int64_t u = first; whole && u < first + bus; ++u)
+        whole = to.contains(u);
+      add(received, t, whole ? units / bus : units);
+    });
+  }
+  int64_t most = 0;
+  for (int64_t t = 0; t < tiles; ++t)
+    most = std::max({most, sent[t], received[t]});
+  return ceilDiv(most, satMul(bus, positive(facts.exchangeBytesPerCycle)));
+}
+
+int64_t streamCycles(int64_t bytes, const Program &p, const Facts &facts) {
+  double rate = facts.hostBytesPerSecond > 0 ? facts.hostBytesPerSecond : 1;
+  double cycles = std::ceil(double(bytes) * double(p.target.clockHz) / rate);
+  return cycles >= 9.2e18 ? INT64_MAX : int64_t(cycles);
+}
+
+} // namespace synpl::ipu21::sim

@@ -1,0 +1,414 @@
+//===- Simulator.cpp - Running an ipu21 program, superstep by superstep ---===//
+//
+// The simulator checks the program (checkProgram), indexes it (tensor
+// layouts, buffer rows, the objects on each tile), computes the cost of
+// every compute set and exchange once (Cost.cpp) and allocates the values
+// (zeroes) of every tensor and buffer. Running walks Program::main: an
+// Execute runs each vertex on each tile of its set (Codelets.cpp), a Copy
+// stages every send's source before writing any destination (the exchange
+// is one superstep), and each step adds its cycles to its phase.
+//
+//===----------------------------------------------------------------------===//
+#include "SimImpl.h"
+
+#include "Codelets.h"
+#include "Names.h"
+#include "Numbers.h"
+
+#include "synpl/Target/IPU21/ProgramFile.h"
+
+#include <cstring>
+
+namespace synpl::ipu21::sim {
+
+
+namespace {
+
+std::string quoted(std::string_view s) { return quoteName(s); }
+
+/// Reads and writes the values of fields, tensors and buffers.
+class Values {
+public:
+  explicit Values(Simulator::Impl &im) : im(im), p(im.program) {}
+
+  /// Field `r`'s tile-local elements on `tile`, decoded.
+  void read(const FieldRef &r, int64_t tile, std::vector<double> &out) const {
+    out.resize(size_t(r.count));
+    if (r.isTensor) {
+      const Tensor &t = p.tensors[r.object];
+      const uint8_t *data = im.tensorData[r.object].data();
+      int64_t eb = elemBytes(t.type);
+      auto run = [&](int64_t logical, int64_t len, int64_t pos) {
+        for (int64_t j = 0; j < len; ++j)
+          out[pos + j] = decodeElem(t.type, data + (logical + j) * eb);
+      };
+      im.layouts[r.object].forEachLocalRun(t, tile, r.offset, r.count, run);
+      return;
+    }
+    const Buffer &b = p.buffers[r.object];
+    int64_t eb = elemBytes(b.type);
+    const uint8_t *row = im.bufferData[r.object].data() + rowOffset(r.object, tile);
+    for (int64_t j = 0; j < r.count; ++j)
+      out[j] = decodeElem(b.type, row + (r.offset + j) * eb);
+  }
+
+  /// Stores `in` into field `r` on `tile`, rounded to the field's type.
+  void write(const FieldRef &r, int64_t tile, const std::vector<double> &in) {
+    if (r.isTensor) {
+      const Tensor &t = p.tensors[r.object];
+      uint8_t *data = im.tensorData[r.object].data();
+      int64_t eb = elemBytes(t.type);
+      auto run = [&](int64_t logical, int64_t len, int64_t pos) {
+        for (int64_t j = 0; j < len; ++j)
+          encodeElem(t.type, in[pos + j], data + (logical + j) * eb);
+      };
+      im.layouts[r.object].forEachLocalRun(t, tile, r.offset, r.count, run);
+      return;
+    }
+    const Buffer &b = p.buffers[r.object];
+    int64_t eb = elemBytes(b.type);
+    uint8_t *row = im.bufferData[r.object].data() + rowOffset(r.object, tile);
+    for (int64_t j = 0; j < r.count; ++j)
+      encodeElem(b.type, in[j], row + (r.offset + j) * eb);
+  }
+
+  /// Byte offset of `tile`'s row in buffer `b` (the tile is in its set).
+  int64_t rowOffset(int32_t b, int64_t tile) const {
+    const Buffer &buf = p.buffers[b];
+    return im.bufferRanks[b].rank(buf.tiles, tile) * buf.elements * elemBytes(buf.type);
+  }
+
+  /// The raw bytes of endpoint `e`'s `count` elements (a source: one tile).
+  void stage(const Endpoint &e, int64_t count, std::vector<uint8_t> &out) const {
+    if (e.isTensor) {
+      int64_t eb = elemBytes(p.tensors[e.object].type);
+      const uint8_t *from = im.tensorData[e.object].data() + e.begin * eb;
+      out.assign(from, from + count * eb);
+      return;
+    }
+    int64_t eb = elemBytes(p.buffers[e.object].type);
+    const uint8_t *from = im.bufferData[e.object].data() +
+                          rowOffset(e.object, e.tiles.ranges.front().first) + e.begin * eb;
+    out.assign(from, from + count * eb);
+  }
+
+  /// Writes staged bytes to endpoint `e` (a destination: every tile named).
+  void deliver(const Endpoint &e, const std::vector<uint8_t> &bytes) {
+    if (bytes.empty())
+      return;
+    if (e.isTensor) {
+      int64_t eb = elemBytes(p.tensors[e.object].type);
+      std::memcpy(im.tensorData[e.object].data() + e.begin * eb, bytes.data(), bytes.size());
+      return;
+    }
+    int64_t eb = elemBytes(p.buffers[e.object].type);
+    sim::forEachTile(e.tiles, [&](int64_t t) {
+      std::memcpy(im.bufferData[e.object].data() + rowOffset(e.object, t) + e.begin * eb,
+                  bytes.data(), bytes.size());
+    });
+  }
+
+private:
+  Simulator::Impl &im;
+  const Program &p;
+};
+
+/// The phase named `name` of `kind`, added on first use.
+size_t phaseOf(Simulator::Impl &im, StepKind kind, const std::string &name) {
+  auto key = std::make_pair(int(kind), name);
+  auto it = im.phaseIndex.find(key);
+  if (it != im.phaseIndex.end())
+    return it->second;
+  PhaseCost phase;
+  phase.name = name;
+  phase.kind = kind;
+  im.report.phases.push_back(phase);
+  im.busySum.push_back(0);
+  im.phaseIndex.emplace(key, im.report.phases.size() - 1);
+  return im.report.phases.size() - 1;
+}
+
+/// Adds a run of `cycles` to `phase`; `busy` tile-cycles of them (compute
+/// sets) make its utilisation, busy over tiles × cycles across its runs.
+void charge(Simulator::Impl &im, size_t phase, int64_t cycles, double busy = 0) {
+  PhaseCost &pc = im.report.phases[phase];
+  pc.runs += 1;
+  pc.cycles = sim::satAdd(pc.cycles, cycles);
+  im.busySum[phase] += busy;
+  if (pc.cycles > 0 && im.busySum[phase] > 0)
+    pc.utilisation = im.busySum[phase] / (double(im.program.target.tiles) * double(pc.cycles));
+  im.report.totalCycles = sim::satAdd(im.report.totalCycles, cycles);
+}
+
+class Runner {
+public:
+  explicit Runner(Simulator::Impl &im) : im(im), p(im.program), values(im) {}
+
+  bool step(const Step &s, std::string &error) {
+    switch (s.kind) {
+    case StepKind::Sequence:
+      return body(s.body, error);
+    case StepKind::Repeat:
+      for (int64_t i = 0; i < s.count && !s.body.empty(); ++i)
+        if (!body(s.body, error))
+          return false;
+      return true;
+    case StepKind::Execute:
+      execute(s.ref);
+      return true;
+    case StepKind::Copy:
+      exchange(s.ref);
+      return true;
+    case StepKind::Sync:
+      charge(im, phaseOf(im, StepKind::Sync, "sync"), im.facts.syncCycles);
+      im.report.syncs += 1;
+      return true;
+    case StepKind::If: {
+      if (!im.options.values) {
+        error = "an If step tests tensor " + quoted(p.tensors[s.ref].name) +
+                "; the simulator keeps no values (timing only)";
+        return false;
+      }
+      const Tensor &t = p.tensors[s.ref];
+      bool taken = decodeElem(t.type, im.tensorData[s.ref].data()) != 0;
+      return body(taken ? s.body : s.elseBody, error);
+    }
+    case StepKind::StreamIn:
+    case StepKind::StreamOut:
+      return stream(s, error);
+    }
+    return true;
+  }
+
+private:
+  Simulator::Impl &im;
+  const Program &p;
+  Values values;
+
+  bool body(const std::vector<Step> &steps, std::string &error) {
+    for (const Step &s : steps)
+      if (!step(s, error))
+        return false;
+    return true;
+  }
+
+  void execute(int32_t ref) {
+    const ComputeSet &cs = p.computeSets[ref];
+    int64_t &phase = im.computeSetPhase[ref];
+    if (phase < 0)
+      phase = int64_t(phaseOf(im, StepKind::Execute, cs.name));
+    charge(im, size_t(phase), im.computeSetCosts[ref].cycles, im.computeSetCosts[ref].busy);
+    if (!im.options.values)
+      return;
+    std::vector<std::vector<double>> fields;
+    for (const Vertex &v : cs.vertices) {
+      const Codelet &c = p.codelets[v.codelet];
+      fields.resize(v.fields.size());
+      sim::forEachTile(v.tiles, [&](int64_t tile) {
+        for (size_t f = 0; f < v.fields.size(); ++f)
+          values.read(v.fields[f], tile, fields[f]);
+        sim::runCodelet(c, v.params, fields, im.facts);
+        values.write(v.fields.back(), tile, fields.back());
+      });
+    }
+  }
+
+  void exchange(int32_t ref) {
+    const Exchange &x = p.exchanges[ref];
+    int64_t &phase = im.exchangePhase[ref];
+    if (phase < 0)
+      phase = int64_t(phaseOf(im, StepKind::Copy, x.name));
+    charge(im, size_t(phase), im.exchangeCosts[ref]);
+    if (!im.options.values)
+      return;
+    // Every source is read before any destination is written.
+    std::vector<std::vector<uint8_t>> staged(x.sends.size());
+    for (size_t i = 0; i < x.sends.size(); ++i)
+      values.stage(x.sends[i].src, x.sends[i].count, staged[i]);
+    for (size_t i = 0; i < x.sends.size(); ++i)
+      values.deliver(x.sends[i].dst, staged[i]);
+  }
+
+  bool stream(const Step &s, std::string &error) {
+    const Tensor &t = p.tensors[s.ref];
+    int64_t n = im.numel[s.ref], eb = elemBytes(t.type);
+    bool in = s.kind == StepKind::StreamIn;
+    charge(im, phaseOf(im, s.kind, "stream " + s.stream), sim::streamCycles(n * eb, p, im.facts));
+    if (!im.options.values)
+      return true;
+    std::vector<double> v;
+    uint8_t *data = im.tensorData[s.ref].data();
+    if (!in) {
+      if (!im.sink)
+        return true;
+      v.resize(size_t(n));
+      for (int64_t i = 0; i < n; ++i)
+        v[i] = decodeElem(t.type, data + i * eb);
+      im.sink(s.stream, v);
+      return true;
+    }
+    if (!im.source) {
+      error = "stream " + quoted(s.stream) + " into tensor " + quoted(t.name) +
+              ": no stream source";
+      return false;
+    }
+    if (!im.source(s.stream, v)) {
+      error = "stream " + quoted(s.stream) + " has no more data for tensor " + quoted(t.name);
+      return false;
+    }
+    if (int64_t(v.size()) != n) {
+      error = "stream " + quoted(s.stream) + " gave " + std::to_string(v.size()) +
+              " values; tensor " + quoted(t.name) + " has " + std::to_string(n) + " elements";
+      return false;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      encodeElem(t.type, v[i], data + i * eb);
+    return true;
+  }
+};
+
+int64_t findTensor(const Program &p, std::string_view name) {
+  for (size_t i = 0; i < p.tensors.size(); ++i)
+    if (p.tensors[i].name == name)
+      return int64_t(i);
+  return -1;
+}
+
+} // namespace
+
+Simulator::Simulator(const Program &program, const Facts &facts, SimOptions options)
+    : impl(std::make_unique<Impl>()) {
+  Impl &im = *impl;
+  im.program = program;
+  im.facts = facts;
+  im.options = options;
+  im.report.syncCycles = facts.syncCycles;
+  const Program &p = im.program;
+  if (!checkProgram(p, im.problem))
+    return;
+  for (const Codelet &c : p.codelets)
+    if (c.kind == CodeletKind::AmpMatmul && !facts.fp8Amp &&
+        (c.inType == ElemType::F8E4M3 || c.inType == ElemType::F8E5M2)) {
+      im.problem = "codelet " + quoted(c.name) + " multiplies " + elemName(c.inType) +
+                   " on the AMP; only ipu21 has an FP8 AMP, these facts are " +
+                   quoted(facts.arch) + "'s";
+      return;
+    }
+
+  for (const Tensor &t : p.tensors) {
+    im.layouts.emplace_back(t);
+    im.numel.push_back(sim::shapeElements(t.shape, kMaxCount));
+  }
+  for (const Buffer &b : p.buffers)
+    im.bufferRanks.emplace_back(b.tiles);
+
+  // The values' bytes, refused (before allocating) beyond options.maxBytes.
+  int64_t bytes = 0;
+  if (options.values) {
+    for (size_t i = 0; i < p.tensors.size(); ++i)
+      bytes = sim::satAdd(bytes, im.numel[i] * elemBytes(p.tensors[i].type));
+    for (const Buffer &b : p.buffers)
+      bytes = sim::satAdd(bytes, sim::satMul(b.tiles.count(), b.elements * elemBytes(b.type)));
+    if (bytes > options.maxBytes) {
+      im.problem = "the program's values need " + std::to_string(bytes) +
+                   " bytes; the simulator may hold " + std::to_string(options.maxBytes);
+      return;
+    }
+  }
+  if (!im.indexTileObjects(options.maxBytes - bytes))
+    return;
+  if (options.values) {
+    for (size_t i = 0; i < p.tensors.size(); ++i)
+      im.tensorData.emplace_back(size_t(im.numel[i] * elemBytes(p.tensors[i].type)), 0);
+    for (const Buffer &b : p.buffers)
+      im.bufferData.emplace_back(size_t(b.tiles.count() * b.elements * elemBytes(b.type)), 0);
+  }
+
+  for (const ComputeSet &cs : p.computeSets)
+    im.computeSetCosts.push_back(sim::computeSetCost(p, cs, facts));
+  for (const Exchange &x : p.exchanges)
+    im.exchangeCosts.push_back(sim::exchangeCycles(p, im.layouts, x, facts));
+  im.computeSetPhase.assign(p.computeSets.size(), -1);
+  im.exchangePhase.assign(p.exchanges.size(), -1);
+  im.findBusiestTile();
+}
+
+Simulator::~Simulator() = default;
+
+bool Simulator::valid(std::string &error) const {
+  if (impl->problem.empty())
+    return true;
+  error = impl->problem;
+  return false;
+}
+
+bool Simulator::setTensor(std::string_view name, const std::vector<double> &values,
+                          std::string &error) {
+  Impl &im = *impl;
+  if (!valid(error))
+    return false;
+  if (!im.options.values) {
+    error = "the simulator keeps no values (timing only)";
+    return false;
+  }
+  int64_t i = findTensor(im.program, name);
+  if (i < 0) {
+    error = "no tensor named " + quoted(name);
+    return false;
+  }
+  if (int64_t(values.size()) != im.numel[i]) {
+    error = "tensor " + quoted(name) + " has " + std::to_string(im.numel[i]) + " elements, not " +
+            std::to_string(values.size());
+    return false;
+  }
+  ElemType t = im.program.tensors[i].type;
+  int64_t eb = elemBytes(t);
+  for (size_t k = 0; k < values.size(); ++k)
+    encodeElem(t, values[k], im.tensorData[i].data() + k * eb);
+  return true;
+}
+
+bool Simulator::getTensor(std::string_view name, std::vector<double> &values,
+                          std::string &error) const {
+  const Impl &im = *impl;
+  if (!valid(error))
+    return false;
+  if (!im.options.values) {
+    error = "the simulator keeps no values (timing only)";
+    return false;
+  }
+  int64_t i = findTensor(im.program, name);
+  if (i < 0) {
+    error = "no tensor named " + quoted(name);
+    return false;
+  }
+  ElemType t = im.program.tensors[i].type;
+  int64_t eb = elemBytes(t);
+  values.resize(size_t(im.numel[i]));
+  for (size_t k = 0; k < values.size(); ++k)
+    values[k] = decodeElem(t, im.tensorData[i].data() + k * eb);
+  return true;
+}
+
+void Simulator::setStreamSource(StreamSource source) {
+  impl->source = std::move(source);
+}
+
+void Simulator::setStreamSink(StreamSink sink) {
+  impl->sink = std::move(sink);
+}
+
+bool Simulator::run(std::string &error) {
+  if (!valid(error))
+    return false;
+  impl->report.runs += 1;
+  return Runner(*impl).step(impl->program.main, error);
+}
+
+const SimReport &Simulator::report() const { return impl->report; }
+
+std::vector<MemoryObject> Simulator::memoryMap(int64_t tile) const {
+  return impl->memoryMap(tile);
+}
+
+} // namespace synpl::ipu21::sim

@@ -1,0 +1,261 @@
+//===- Translate.cpp - ipu21 graphs to program files ------------------------===//
+//
+// A verified graph already holds every number the program file needs: the
+// addresses and sizes the memory checks accepted, the fields in their
+// codelet's order, the descriptor sizes the exchange checks computed. This
+// file only copies them out, in the order the ops appear.
+//
+//===----------------------------------------------------------------------===//
+#include "synpl/Target/IPU21/Translate.h"
+
+#include "synpl/Dialect/IPU21/IPU21Codelets.h"
+#include "synpl/Dialect/IPU21/IPU21Graph.h"
+#include "synpl/Target/IPU21/ProgramFile.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/bit.h"
+
+using namespace mlir;
+using namespace synpl;
+using namespace synpl::ipu21;
+
+namespace {
+sim::ElemType elemTypeOf(Type type) {
+  if (type.isF32())
+    return sim::ElemType::F32;
+  if (type.isF16())
+    return sim::ElemType::F16;
+  if (isa<Float8E4M3FNType>(type))
+    return sim::ElemType::F8E4M3;
+  if (isa<Float8E5M2Type>(type))
+    return sim::ElemType::F8E5M2;
+  if (type.isInteger(32))
+    return sim::ElemType::I32;
+  return sim::ElemType::U8; // i8 and ui8: the verifier admits nothing else
+}
+
+sim::TileSet tileSetOf(ArrayRef<int64_t> flat) {
+  sim::TileSet set;
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    set.ranges.push_back({flat[i], flat[i + 1]});
+  return set;
+}
+
+sim::CodeletKind codeletKindOf(CodeletKind kind) {
+  switch (kind) {
+  case CodeletKind::amp_matmul:
+    return sim::CodeletKind::AmpMatmul;
+  case CodeletKind::reduce_add:
+    return sim::CodeletKind::ReduceAdd;
+  case CodeletKind::copy:
+    return sim::CodeletKind::Copy;
+  case CodeletKind::fill:
+    return sim::CodeletKind::Fill;
+  }
+  return sim::CodeletKind::Copy;
+}
+
+class Translator {
+public:
+  explicit Translator(GraphOp graph) : graph(graph), index(graph) {}
+
+  FailureOr<sim::Program> run() {
+    sim::Program program;
+    program.name = graph.getSymName().str();
+    TargetAttr t = graph.getTarget();
+    program.target = {t.getArch().str(), t.getTiles(), t.getBytesPerTile(),
+                      t.getElementBytes(), t.getWorkers(), t.getClockHz(),
+                      t.getSramBase(), t.getExecEnd(), t.getInterleavedBegin(),
+                      t.getSramEnd(), t.getRptCountMax()};
+    Block &body = graph.getBody().front();
+    // Objects first: fields, sends and steps refer to them by index.
+    for (Operation &op : body) {
+      if (auto tensor = dyn_cast<TensorOp>(op)) {
+        sim::Tensor out;
+        out.name = tensor.getSymName().str();
+        out.type = elemTypeOf(tensor.getElementType());
+        out.shape.assign(tensor.getTensorType().getShape().begin(),
+                         tensor.getTensorType().getShape().end());
+        for (const MappedInterval &iv : tensor.getMapping())
+          out.mapping.push_back({iv.tile, iv.begin, iv.end});
+        out.address = tensor.getAddress();
+        tensors[tensor] = program.tensors.size();
+        program.tensors.push_back(std::move(out));
+      } else if (auto buffer = dyn_cast<BufferOp>(op)) {
+        buffers[buffer] = program.buffers.size();
+        program.buffers.push_back({buffer.getSymName().str(), elemTypeOf(buffer.getElemType()),
+                                   tileSetOf(buffer.getTiles()), buffer.getElements(),
+                                   buffer.getAddress()});
+      } else if (auto codelet = dyn_cast<CodeletOp>(op)) {
+        codelets[codelet] = program.codelets.size();
+        program.codelets.push_back({codelet.getSymName().str(), codeletKindOf(codelet.getKind()),
+                                    elemTypeOf(codelet.getInType()),
+                                    elemTypeOf(codelet.getOutType()), codelet.getCodeBytes(),
+                                    codelet.getAddress()});
+      }
+    }
+    for (Operation &op : body) {
+      if (auto set = dyn_cast<ComputeSetOp>(op)) {
+        computeSets[set] = program.computeSets.size();
+        program.computeSets.push_back(computeSet(set));
+      } else if (auto exchange = dyn_cast<ExchangeOp>(op)) {
+        exchanges[exchange] = program.exchanges.size();
+        program.exchanges.push_back(translateExchange(exchange));
+      }
+    }
+    auto main = graph.lookup<ProgramOp>("main");
+    if (!main)
+      return graph.emitError() << "has no ipu21.program @main to run";
+    program.main.kind = sim::StepKind::Sequence;
+    program.main.body = steps(main.getBody().front());
+    return program;
+  }
+
+private:
+  sim::Endpoint endpoint(FlatSymbolRefAttr ref, int64_t begin) {
+    sim::Endpoint e;
+    e.begin = begin;
+    if (auto tensor = graph.lookup<TensorOp>(ref.getValue())) {
+      e.isTensor = true;
+      e.object = tensors.lookup(tensor);
+    } else {
+      e.object = buffers.lookup(graph.lookup<BufferOp>(ref.getValue()));
+    }
+    return e;
+  }
+
+  sim::ComputeSet computeSet(ComputeSetOp set) {
+    sim::ComputeSet out;
+    out.name = set.getSymName().str();
+    for (Operation &op : set.getBody().front()) {
+      auto vertex = cast<VertexOp>(op);
+      auto codelet = graph.lookup<CodeletOp>(vertex.getCodelet());
+      sim::Vertex v;
+      v.codelet = codelets.lookup(codelet);
+      v.tiles = tileSetOf(vertex.getTiles());
+      for (unsigned i = 0, e = vertex.getFieldNames().size(); i < e; ++i) {
+        auto [lo, hi] = vertex.getFieldRange(i);
+        sim::Endpoint object = endpoint(vertex.getFieldObject(i), lo);
+        v.fields.push_back({object.isTensor, object.object, lo, hi - lo});
+      }
+      // Parameters in the codelet's order; a float value as its f64 bits.
+      for (StringRef name : codeletSpec(codelet.getKind()).params) {
+        Attribute value = vertex.getParams().get(name);
+        if (auto f = dyn_cast<FloatAttr>(value))
+          v.params.push_back(llvm::bit_cast<int64_t>(f.getValueAsDouble()));
+        else if (name == "value")
+          v.params.push_back(llvm::bit_cast<int64_t>(
+              static_cast<double>(cast<IntegerAttr>(value).getInt())));
+        else
+          v.params.push_back(cast<IntegerAttr>(value).getInt());
+      }
+      v.stateAddress = vertex.getStateAddress();
+      v.stateBytes = vertex.getStateBytes();
+      out.vertices.push_back(std::move(v));
+    }
+    return out;
+  }
+
+  sim::Exchange translateExchange(ExchangeOp exchange) {
+    sim::Exchange out;
+    out.name = exchange.getSymName().str();
+    for (Operation &op : exchange.getBody().front()) {
+      auto send = cast<SendOp>(op);
+      sim::Send s;
+      s.src = endpoint(send.getSrcAttr(), send.getSrcBegin());
+      if (auto tile = send.getSrcTile())
+        s.src.tiles.ranges.push_back({*tile, *tile + 1});
+      s.dst = endpoint(send.getDstAttr(), send.getDstBegin());
+      if (auto tiles = send.getDstTiles())
+        s.dst.tiles = tileSetOf(*tiles);
+      s.count = send.getSrcEnd() - send.getSrcBegin();
+      out.sends.push_back(std::move(s));
+    }
+    std::vector<int64_t> sends = sendsPerTile(graph, exchange, index);
+    int64_t maxSends = 0;
+    for (int64_t n : sends)
+      maxSends = std::max(maxSends, n);
+    out.descriptorAddress = exchange.getDescriptorAddress();
+    out.descriptorBytes = exchange.getDescriptorBytes(maxSends);
+    return out;
+  }
+
+  std::vector<sim::Step> steps(Block &block) {
+    std::vector<sim::Step> out;
+    for (Operation &op : block) {
+      sim::Step step;
+      if (auto seq = dyn_cast<SequenceOp>(op)) {
+        step.kind = sim::StepKind::Sequence;
+        step.body = steps(seq.getBody().front());
+      } else if (auto repeat = dyn_cast<RepeatOp>(op)) {
+        step.kind = sim::StepKind::Repeat;
+        step.count = repeat.getCount();
+        step.body = steps(repeat.getBody().front());
+      } else if (auto execute = dyn_cast<ExecuteOp>(op)) {
+        step.kind = sim::StepKind::Execute;
+        step.ref = computeSets.lookup(graph.lookup<ComputeSetOp>(execute.getComputeSet()));
+      } else if (auto copy = dyn_cast<CopyOp>(op)) {
+        step.kind = sim::StepKind::Copy;
+        step.ref = exchanges.lookup(graph.lookup<ExchangeOp>(copy.getExchange()));
+      } else if (isa<SyncOp>(op)) {
+        step.kind = sim::StepKind::Sync;
+      } else if (auto cond = dyn_cast<IfOp>(op)) {
+        step.kind = sim::StepKind::If;
+        step.ref = tensors.lookup(graph.lookup<TensorOp>(cond.getCond()));
+        step.body = steps(cond.getThenBody().front());
+        if (!cond.getElseBody().empty())
+          step.elseBody = steps(cond.getElseBody().front());
+      } else if (auto in = dyn_cast<StreamInOp>(op)) {
+        step.kind = sim::StepKind::StreamIn;
+        step.ref = tensors.lookup(graph.lookup<TensorOp>(in.getTensor()));
+        step.stream = in.getStream().str();
+      } else if (auto outStep = dyn_cast<StreamOutOp>(op)) {
+        step.kind = sim::StepKind::StreamOut;
+        step.ref = tensors.lookup(graph.lookup<TensorOp>(outStep.getTensor()));
+        step.stream = outStep.getStream().str();
+      }
+      out.push_back(std::move(step));
+    }
+    return out;
+  }
+
+  GraphOp graph;
+  GraphIndex index;
+  llvm::DenseMap<Operation *, int32_t> tensors, buffers, codelets, computeSets, exchanges;
+};
+} // namespace
+
+FailureOr<sim::Program> synpl::ipu21::toProgram(GraphOp graph) {
+  return Translator(graph).run();
+}
+
+void synpl::ipu21::registerToProgramTranslation() {
+  TranslateFromMLIRRegistration reg(
+      "synpl-ipu21-to-program",
+      "Write an ipu21.graph as an ipu21 program file (versioned, checksummed) that "
+      "synpl-ipu21-sim runs",
+      [](Operation *op, raw_ostream &os) -> LogicalResult {
+        GraphOp graph = dyn_cast<GraphOp>(op);
+        if (!graph) {
+          auto module = dyn_cast<ModuleOp>(op);
+          if (module)
+            for (Operation &inner : *module.getBody())
+              if (auto g = dyn_cast<GraphOp>(inner)) {
+                if (graph)
+                  return inner.emitError("a program file holds one ipu21.graph; this module "
+                                         "has several");
+                graph = g;
+              }
+        }
+        if (!graph)
+          return op->emitError("expected an ipu21.graph (or a module holding one)");
+        FailureOr<sim::Program> program = toProgram(graph);
+        if (failed(program))
+          return failure();
+        os << sim::writeProgram(*program);
+        return success();
+      },
+      [](DialectRegistry &registry) { registry.insert<IPU21Dialect>(); });
+}
