@@ -67,6 +67,18 @@ template <typename Fn> void forEachTile(ArrayRef<int64_t> ranges, Fn fn) {
 }
 } // namespace
 
+GraphIndex::GraphIndex(GraphOp graph) : tiles(graph.getTarget().getTiles()) {
+  graph.walk([&](CopyOp copy) {
+    auto exchange = graph.lookup<ExchangeOp>(copy.getExchange());
+    if (!exchange)
+      return;
+    auto repeat = copy->getParentOfType<RepeatOp>();
+    int64_t count = repeat ? std::max<int64_t>(1, repeat.getCount()) : 1;
+    int64_t &most = runs[exchange.getOperation()];
+    most = std::max(most, count);
+  });
+}
+
 TileElements::TileElements(TensorOp tensor, int64_t tiles) : count(tiles, 0) {
   for (const MappedInterval &iv : tensor.getMapping())
     if (iv.tile >= 0 && iv.tile < tiles)
@@ -250,8 +262,13 @@ static LogicalResult verifyEndpoint(SendOp send, ObjectRef object, StringRef end
              << "homes: name no tiles";
     if (hi > object.tensor.getNumElements())
       return emitCheckError(send, Property::Consistency, "IPU.5")
-             << "the " << end << " [" << lo << ", " << hi << ") lies outside tensor @" << sym
-             << "'s " << object.tensor.getNumElements() << " elements";
+             << (end == "source" && (send.getRows() || send.getAdvance())
+                   ? "the source reaches element " + std::to_string(hi - 1) +
+                         " (its last row in its last run)"
+                   : "the " + end.str() + " [" + std::to_string(lo) + ", " +
+                         std::to_string(hi) + ") lies")
+             << " outside tensor @" << sym << "'s " << object.tensor.getNumElements()
+             << " elements";
     return success();
   }
   if (!hasTile)
@@ -284,8 +301,11 @@ std::vector<int64_t> synpl::ipu21::sendsPerTile(GraphOp graph, ExchangeOp exchan
         ++sends[t];
       }
     };
+    // The tiles any run's rows may come from (a superset when the rows
+    // leave gaps or advance: descriptors are sized for the worst run).
     if (auto tensor = graph.lookup<TensorOp>(send.getSrc()))
-      forEachHomeTile(index.byBegin(tensor), send.getSrcBegin(), send.getSrcEnd(),
+      forEachHomeTile(index.byBegin(tensor), send.getSrcBegin(),
+                      send.getSrcLast(index.runsOf(exchange) - 1),
                       [&](int64_t t, int64_t) { touch(t); });
     else if (send.getSrcTile())
       touch(*send.getSrcTile());
@@ -305,7 +325,8 @@ static LogicalResult verifyExchange(GraphOp graph, ExchangeOp exchange, GraphInd
     auto send = cast<SendOp>(op);
     ObjectRef src = lookupObject(graph, send.getSrcAttr());
     ObjectRef dst = lookupObject(graph, send.getDstAttr());
-    if (failed(verifyEndpoint(send, src, "source", send.getSrcBegin(), send.getSrcEnd(),
+    if (failed(verifyEndpoint(send, src, "source", send.getSrcBegin(),
+                              send.getSrcLast(index.runsOf(exchange) - 1),
                               send.getSrcTile().has_value())) ||
         failed(verifyEndpoint(send, dst, "destination", send.getDstBegin(), send.getDstEnd(),
                               send.getDstTiles().has_value())))

@@ -32,7 +32,7 @@ void forEachHomeTile(llvm::ArrayRef<MappedInterval> byBegin, int64_t begin, int6
 
 class GraphIndex {
 public:
-  explicit GraphIndex(GraphOp graph) : tiles(graph.getTarget().getTiles()) {}
+  explicit GraphIndex(GraphOp graph);
 
   const TileElements &elementsOf(TensorOp tensor) {
     auto &slot = elements[tensor.getOperation()];
@@ -60,6 +60,13 @@ public:
       for (int64_t t = ranges[i]; t < ranges[i + 1]; ++t)
         on[t] = true;
   }
+  /// How many runs an `advance` of `exchange`'s sends must stay in bounds
+  /// for: the largest count of the innermost ipu21.repeat around an
+  /// ipu21.copy of it (1 for a copy outside any repeat, or none).
+  int64_t runsOf(ExchangeOp exchange) const {
+    auto it = runs.find(exchange.getOperation());
+    return it == runs.end() ? 1 : it->second;
+  }
   /// The tiles that hold `codelet`'s code (empty: no vertex runs it).
   const std::vector<bool> *codeTilesOf(CodeletOp codelet) {
     auto it = codeTiles.find(codelet.getOperation());
@@ -71,6 +78,7 @@ private:
   llvm::DenseMap<mlir::Operation *, std::unique_ptr<TileElements>> elements;
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<MappedInterval>> intervals;
   llvm::DenseMap<mlir::Operation *, std::vector<bool>> codeTiles;
+  llvm::DenseMap<mlir::Operation *, int64_t> runs;
 };
 
 /// How many sends of `exchange` each tile takes part in (as a source home,

@@ -421,15 +421,25 @@ LogicalResult SendOp::verify() {
       getDstBegin() >= getDstEnd())
     return emitCheckError(*this, Property::Consistency, "IPU.5")
            << "a send moves a non-empty, non-negative range";
-  if (getSrcEnd() - getSrcBegin() != getDstEnd() - getDstBegin())
+  if (getRows() && (*getRows() < 1 || *getRowStride() < getRowLength()))
     return emitCheckError(*this, Property::Consistency, "IPU.5")
-           << "the source has " << getSrcEnd() - getSrcBegin() << " elements and the destination "
+           << "a block of " << *getRows() << " rows of " << getRowLength()
+           << " elements needs at least one row and a stride of at least the row";
+  if (getAdvance() && *getAdvance() < 0)
+    return emitCheckError(*this, Property::Consistency, "IPU.5")
+           << "advance " << *getAdvance() << " is negative";
+  if (getCount() != getDstEnd() - getDstBegin())
+    return emitCheckError(*this, Property::Consistency, "IPU.5")
+           << "the source has " << getCount() << " elements and the destination "
            << getDstEnd() - getDstBegin();
   if (auto tile = getSrcTile()) {
     TargetAttr target = targetOf(*this);
     if (*tile < 0 || (target && *tile >= target.getTiles()))
       return emitCheckError(*this, Property::Consistency, "IPU.5")
              << "sends from tile " << *tile << ", which the target does not have";
+    if (getRows() || getAdvance())
+      return emitCheckError(*this, Property::Consistency, "IPU.5")
+             << "rows and advance read tensors; a buffer source is one range on one tile";
   }
   if (auto tiles = getDstTiles())
     return checkTileRanges(*this, *tiles, "destination tiles", Property::Consistency, "IPU.5");

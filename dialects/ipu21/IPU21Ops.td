@@ -230,23 +230,48 @@ def IPU21_SendOp : IPU21_Op<"send", [HasParent<"ExchangeOp">]> {
     ```mlir
     ipu21.send @w[0, 256) to @w_in[0, 256) on tiles [0, 8)     // tensor -> buffer, fan-out
     ipu21.send @part[0, 16) from tile 3 to @y[48, 64)            // buffer -> tensor
+    ipu21.send @a[0, 64) rows 32 stride 1024 advance 64 to @a_in[0, 2048) on tiles [0, 1)
     ```
     A tensor endpoint names logical elements `[b, e)`: they are read from
     (or written to) their home tiles. A buffer endpoint names tile-local
     elements: the source on the one tile `from tile`, the destination on
     every tile of `on tiles` (one send serves every tile that receives it).
     Both ends have the same element type and count (row IPU.5).
+
+    A tensor source may be a block of `rows` rows: row `r` is the elements
+    `[b + r·stride, e + r·stride)`, and the rows land one after another at
+    the destination. With `advance A`, the k-th run (from 0) of the
+    innermost `ipu21.repeat` around the `ipu21.copy` that runs the exchange
+    reads its source `A·k` elements further on: a loop over the chunks of a
+    tensor stays one exchange, not one per chunk. The rows of every run lie
+    inside the tensor (row IPU.5).
   }];
   let arguments = (ins FlatSymbolRefAttr:$src, IPU21_I64Attr:$src_begin,
                        IPU21_I64Attr:$src_end, OptionalAttr<IPU21_I64Attr>:$src_tile,
+                       OptionalAttr<IPU21_I64Attr>:$rows, OptionalAttr<IPU21_I64Attr>:$row_stride,
+                       OptionalAttr<IPU21_I64Attr>:$advance,
                        FlatSymbolRefAttr:$dst, IPU21_I64Attr:$dst_begin,
                        IPU21_I64Attr:$dst_end, OptionalAttr<DenseI64ArrayAttr>:$dst_tiles);
   let assemblyFormat = [{
     $src `[` $src_begin `,` $src_end `)` (`from` `tile` $src_tile^)?
+    (`rows` $rows^ `stride` $row_stride)? (`advance` $advance^)?
     `to` $dst `[` $dst_begin `,` $dst_end `)` (`on` `tiles` custom<TileRanges>($dst_tiles)^)?
     attr-dict
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Rows of the source block (1 for a plain range).
+    int64_t getNumRows() { return getRows().value_or(1); }
+    /// Elements of one source row.
+    int64_t getRowLength() { return getSrcEnd() - getSrcBegin(); }
+    /// Elements the send moves.
+    int64_t getCount() { return getNumRows() * getRowLength(); }
+    /// One past the last source element the send reads in run `iteration`.
+    int64_t getSrcLast(int64_t iteration) {
+      return getSrcEnd() + (getNumRows() - 1) * getRowStride().value_or(0) +
+             getAdvance().value_or(0) * iteration;
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//

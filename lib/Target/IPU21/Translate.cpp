@@ -170,7 +170,10 @@ private:
       s.dst = endpoint(send.getDstAttr(), send.getDstBegin());
       if (auto tiles = send.getDstTiles())
         s.dst.tiles = tileSetOf(*tiles);
-      s.count = send.getSrcEnd() - send.getSrcBegin();
+      s.count = send.getCount();
+      s.rows = send.getNumRows();
+      s.rowStride = send.getRowStride().value_or(0);
+      s.advance = send.getAdvance().value_or(0);
       out.sends.push_back(std::move(s));
     }
     std::vector<int64_t> sends = sendsPerTile(graph, exchange, index);

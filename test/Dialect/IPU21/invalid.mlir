@@ -348,6 +348,48 @@ ipu21.graph @g target #ipu21.target<arch = "ipu21", tiles = 8, bytes_per_tile = 
 
 // -----
 
+// IPU.5: rows closer than a row.
+ipu21.graph @g target #ipu21.target<arch = "ipu21", tiles = 8, bytes_per_tile = 638976, element_bytes = 16384, workers = 6, clock_hz = 1490000000, sram_base = 311296, exec_end = 524288, interleaved_begin = 524288, sram_end = 950272, rpt_count_max = 65535> {
+  ipu21.tensor @t : tensor<64xf32> mapping blocked(first_tile = 0, per_tile = 16) at 0x80000
+  ipu21.buffer @b : 32 x f32 on tiles [4, 6) at 0x80000
+  ipu21.exchange @ex descriptors at 0x4C000 {
+    // expected-error @+1 {{[consistency] IPU.5: a block of 4 rows of 8 elements needs at least one row and a stride of at least the row}}
+    ipu21.send @t[0, 8) rows 4 stride 4 to @b[0, 32) on tiles [4, 5)
+  }
+}
+
+// -----
+
+// IPU.5: a buffer source is one range.
+ipu21.graph @g target #ipu21.target<arch = "ipu21", tiles = 8, bytes_per_tile = 638976, element_bytes = 16384, workers = 6, clock_hz = 1490000000, sram_base = 311296, exec_end = 524288, interleaved_begin = 524288, sram_end = 950272, rpt_count_max = 65535> {
+  ipu21.tensor @t : tensor<64xf32> mapping blocked(first_tile = 0, per_tile = 16) at 0x80000
+  ipu21.buffer @b : 32 x f32 on tiles [4, 6) at 0x80000
+  ipu21.exchange @ex descriptors at 0x4C000 {
+    // expected-error @+1 {{[consistency] IPU.5: rows and advance read tensors; a buffer source is one range on one tile}}
+    ipu21.send @b[0, 8) from tile 4 advance 8 to @t[0, 8)
+  }
+}
+
+// -----
+
+// IPU.5: the last run of an advancing send leaves its tensor.
+ipu21.graph @g target #ipu21.target<arch = "ipu21", tiles = 8, bytes_per_tile = 638976, element_bytes = 16384, workers = 6, clock_hz = 1490000000, sram_base = 311296, exec_end = 524288, interleaved_begin = 524288, sram_end = 950272, rpt_count_max = 65535> {
+  ipu21.tensor @t : tensor<64xf32> mapping blocked(first_tile = 0, per_tile = 16) at 0x80000
+  ipu21.buffer @b : 32 x f32 on tiles [4, 6) at 0x80000
+  ipu21.exchange @ex descriptors at 0x4C000 {
+    // expected-error @+1 {{[consistency] IPU.5: the source reaches element 67 (its last row in its last run) outside tensor @t's 64 elements}}
+    ipu21.send @t[0, 4) rows 2 stride 32 advance 4 to @b[0, 8) on tiles [4, 5)
+  }
+  ipu21.program @main {
+    ipu21.repeat 9 {
+      ipu21.copy @ex
+      ipu21.sync
+    }
+  }
+}
+
+// -----
+
 // IPU.10: two sends write the same element.
 ipu21.graph @g target #ipu21.target<arch = "ipu21", tiles = 8, bytes_per_tile = 638976, element_bytes = 16384, workers = 6, clock_hz = 1490000000, sram_base = 311296, exec_end = 524288, interleaved_begin = 524288, sram_end = 950272, rpt_count_max = 65535> {
   ipu21.tensor @t : tensor<64xf32> mapping blocked(first_tile = 0, per_tile = 16) at 0x80000

@@ -53,6 +53,11 @@ ipu21.graph @product target #ipu21.target<arch = "ipu21", tiles = 1472,
     ipu21.send @y[512, 528) to @parts[32, 48) on tiles [6, 7)
     ipu21.send @y[768, 784) to @parts[48, 64) on tiles [6, 7)
   }
+  // CHECK: ipu21.exchange @blocks descriptors at 0x4C6E0 {
+  // CHECK-NEXT: ipu21.send @y[0, 4) rows 4 stride 16 advance 4 to @parts[0, 16) on tiles [6, 7)
+  ipu21.exchange @blocks descriptors at 0x4C6E0 {
+    ipu21.send @y[0, 4) rows 4 stride 16 advance 4 to @parts[0, 16) on tiles [6, 7)
+  }
   ipu21.exchange @scatter descriptors at 0x4C6C0 {
     // CHECK: ipu21.send @parts[0, 16) from tile 6 to @y[0, 16)
     ipu21.send @parts[0, 16) from tile 6 to @y[0, 16)
@@ -70,6 +75,8 @@ ipu21.graph @product target #ipu21.target<arch = "ipu21", tiles = 1472,
       ipu21.execute @mm
       ipu21.sync
       ipu21.copy @gather
+      ipu21.sync
+      ipu21.copy @blocks
       ipu21.sync
     }
     // CHECK: ipu21.if @go {

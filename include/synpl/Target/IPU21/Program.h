@@ -136,9 +136,16 @@ struct Endpoint {
 
 /// `count` elements from `src` to `dst` (a tensor range or the same offset
 /// on every destination tile: one send serves every tile muxing it).
+///
+/// A tensor source may be a block of `rows` rows of count / rows elements,
+/// row r starting at src.begin + r × rowStride (rowStride >= the row's
+/// length); the rows land one after another at the destination. In run k
+/// (from 0) of the innermost Repeat around the Copy step that runs the
+/// exchange, the source starts advance × k elements further on.
 struct Send {
   Endpoint src, dst;
   int64_t count = 0;
+  int64_t rows = 1, rowStride = 0, advance = 0;
 };
 
 struct Exchange {

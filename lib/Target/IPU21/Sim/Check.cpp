@@ -65,6 +65,7 @@ private:
   const Program &p;
   std::string &error;
   std::vector<int64_t> numel;
+  std::vector<int64_t> copyRuns; // runsOf(), filled on first use
   std::vector<TensorLayout> layouts;
   std::vector<RangeMin> tileMins;
   std::vector<bool> tileMinsBuilt;
@@ -400,6 +401,28 @@ private:
     return true;
   }
 
+  /// The most runs of the innermost Repeat around a Copy of exchange `x`
+  /// (1 outside any): how far its sends' advance may carry them.
+  int64_t runsOf(size_t x) {
+    if (copyRuns.empty()) {
+      copyRuns.assign(p.exchanges.size(), 1);
+      collectRuns(p.main, 1, 1);
+    }
+    return copyRuns[x];
+  }
+
+  void collectRuns(const Step &s, int64_t runs, int depth) {
+    if (depth > kMaxStepDepth)
+      return; // step() reports the nesting
+    if (s.kind == StepKind::Copy && s.ref >= 0 && size_t(s.ref) < copyRuns.size())
+      copyRuns[s.ref] = std::max(copyRuns[s.ref], runs);
+    int64_t inner = s.kind == StepKind::Repeat ? std::max<int64_t>(1, s.count) : runs;
+    for (const Step &b : s.body)
+      collectRuns(b, inner, depth + 1);
+    for (const Step &b : s.elseBody)
+      collectRuns(b, inner, depth + 1);
+  }
+
   bool exchanges() {
     if (p.exchanges.size() > size_t(INT32_MAX))
       return fail("program has more than 2^31 exchanges");
@@ -409,12 +432,29 @@ private:
       if (!size(x.descriptorAddress, name + " descriptor address") ||
           !size(x.descriptorBytes, name + " descriptor bytes"))
         return false;
+      int64_t runs = runsOf(i);
       for (size_t j = 0; j < x.sends.size(); ++j) {
         const Send &s = x.sends[j];
         std::string at = name + " send " + str(j);
         ElemType from = ElemType::F32, to = ElemType::F32;
-        if (!size(s.count, at + " count") ||
-            !endpoint(s.src, s.count, true, at + " source", from) ||
+        if (!size(s.count, at + " count") || !size(s.rowStride, at + " row stride") ||
+            !size(s.advance, at + " advance"))
+          return false;
+        if (s.rows < 1 || s.count % s.rows)
+          return fail(at + ": " + str(s.count) + " elements do not make " + str(s.rows) +
+                      " whole rows");
+        int64_t rowLength = s.count / s.rows;
+        if ((s.rows > 1 || s.advance) && !s.src.isTensor)
+          return fail(at + ": rows and advance read tensors; a buffer source is one range");
+        if (s.rows > 1 && s.rowStride < rowLength)
+          return fail(at + ": row stride " + str(s.rowStride) + " is shorter than a row (" +
+                      str(rowLength) + " elements)");
+        // What the source reaches in its last run: the last row's end.
+        int64_t extent = sim::satAdd(
+            sim::satAdd(sim::satMul(s.rows - 1, s.rowStride), rowLength),
+            sim::satMul(s.advance, runs - 1));
+        if (!size(extent, at + " source extent") ||
+            !endpoint(s.src, extent, true, at + " source", from) ||
             !endpoint(s.dst, s.count, false, at + " destination", to))
           return false;
         if (from != to)

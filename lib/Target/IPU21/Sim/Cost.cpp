@@ -72,8 +72,15 @@ StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &fac
   return cost;
 }
 
+bool advances(const Exchange &x) {
+  for (const Send &s : x.sends)
+    if (s.advance)
+      return true;
+  return false;
+}
+
 int64_t exchangeCycles(const Program &p, const std::vector<TensorLayout> &layouts,
-                       const Exchange &x, const Facts &facts) {
+                       const Exchange &x, const Facts &facts, int64_t run) {
   // Bytes are counted in units of 1/bus: a tile that shares a send with the
   // rest of its bus pays bytes/bus of it, exactly.
   const int64_t bus = positive(facts.tilesPerExchangeBus), tiles = p.target.tiles;
@@ -87,12 +94,16 @@ int64_t exchangeCycles(const Program &p, const std::vector<TensorLayout> &layout
     int64_t width = elemBytes(s.src.isTensor ? p.tensors[s.src.object].type
                                              : p.buffers[s.src.object].type);
     int64_t units = satMul(satMul(s.count, width), bus);
-    if (s.src.isTensor)
-      layouts[s.src.object].forEachHome(p.tensors[s.src.object], s.src.begin, s.count,
-                                        [&](int64_t tile, int64_t, int64_t len) {
-                                          add(sent, tile, satMul(satMul(len, width), bus));
-                                        });
-    else
+    if (s.src.isTensor) {
+      int64_t rows = std::max<int64_t>(s.rows, 1), rowLength = s.count / rows;
+      int64_t first = satAdd(s.src.begin, satMul(s.advance, run));
+      for (int64_t r = 0; r < rows; ++r)
+        layouts[s.src.object].forEachHome(p.tensors[s.src.object],
+                                          satAdd(first, satMul(r, s.rowStride)), rowLength,
+                                          [&](int64_t tile, int64_t, int64_t len) {
+                                            add(sent, tile, satMul(satMul(len, width), bus));
+                                          });
+    } else
       add(sent, s.src.tiles.ranges.front().first, units);
     if (s.dst.isTensor) {
       layouts[s.dst.object].forEachHome(p.tensors[s.dst.object], s.dst.begin, s.count,

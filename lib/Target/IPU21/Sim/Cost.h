@@ -34,9 +34,13 @@ StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &fac
 
 /// An exchange costs ceil(max over tiles of max(sent, received) bytes /
 /// Facts::exchangeBytesPerCycle), a send paid once by its source and split
-/// between the tiles of a bus that all receive it.
+/// between the tiles of a bus that all receive it. `run` is the run of the
+/// innermost Repeat around the Copy (it moves an advancing source).
 int64_t exchangeCycles(const Program &p, const std::vector<TensorLayout> &layouts,
-                       const Exchange &x, const Facts &facts);
+                       const Exchange &x, const Facts &facts, int64_t run = 0);
+
+/// Whether any send of `x` advances with its Repeat's runs.
+bool advances(const Exchange &x);
 
 /// Moving `bytes` over the host link: ceil(bytes × target.clockHz /
 /// Facts::hostBytesPerSecond).

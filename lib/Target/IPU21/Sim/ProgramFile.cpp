@@ -139,6 +139,9 @@ public:
         endpoint(s.src);
         endpoint(s.dst);
         i64(s.count);
+        i64(s.rows);
+        i64(s.rowStride);
+        i64(s.advance);
       }
       i64(x.descriptorAddress);
       i64(x.descriptorBytes);
@@ -167,7 +170,7 @@ constexpr size_t kFieldBytes = 1 + 4 + 8 + 8;
 constexpr size_t kVertexBytes = 4 + kTileSetBytes + 8 + 8 + 8 + 8;
 constexpr size_t kComputeSetBytes = kStringBytes + 8;
 constexpr size_t kEndpointBytes = 1 + 4 + 8 + kTileSetBytes;
-constexpr size_t kSendBytes = 2 * kEndpointBytes + 8;
+constexpr size_t kSendBytes = 2 * kEndpointBytes + 4 * 8;
 constexpr size_t kExchangeBytes = kStringBytes + 8 + 8 + 8;
 constexpr size_t kStepBytes = 1 + 8 + 4 + kStringBytes + 8 + 8;
 
@@ -395,7 +398,8 @@ private:
         return false;
       x.sends.resize(sends);
       for (Send &s : x.sends)
-        if (!endpoint(s.src, "a send") || !endpoint(s.dst, "a send") || !i64(s.count, "a send"))
+        if (!endpoint(s.src, "a send") || !endpoint(s.dst, "a send") || !i64(s.count, "a send") ||
+            !i64(s.rows, "a send") || !i64(s.rowStride, "a send") || !i64(s.advance, "a send"))
           return false;
       if (!i64(x.descriptorAddress, what) || !i64(x.descriptorBytes, what))
         return false;

@@ -78,12 +78,20 @@ public:
     return im.bufferRanks[b].rank(buf.tiles, tile) * buf.elements * elemBytes(buf.type);
   }
 
-  /// The raw bytes of endpoint `e`'s `count` elements (a source: one tile).
-  void stage(const Endpoint &e, int64_t count, std::vector<uint8_t> &out) const {
+  /// The raw bytes send `s` reads in run `run` of its Repeat: its rows one
+  /// after another (a buffer source: one range on one tile).
+  void stage(const Send &s, int64_t run, std::vector<uint8_t> &out) const {
+    const Endpoint &e = s.src;
+    int64_t count = s.count;
     if (e.isTensor) {
       int64_t eb = elemBytes(p.tensors[e.object].type);
-      const uint8_t *from = im.tensorData[e.object].data() + e.begin * eb;
-      out.assign(from, from + count * eb);
+      int64_t rows = std::max<int64_t>(s.rows, 1), rowLength = count / rows;
+      const uint8_t *base = im.tensorData[e.object].data();
+      out.resize(size_t(count * eb));
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t first = e.begin + s.advance * run + r * s.rowStride;
+        std::memcpy(out.data() + r * rowLength * eb, base + first * eb, size_t(rowLength * eb));
+      }
       return;
     }
     int64_t eb = elemBytes(p.buffers[e.object].type);
@@ -148,11 +156,16 @@ public:
     switch (s.kind) {
     case StepKind::Sequence:
       return body(s.body, error);
-    case StepKind::Repeat:
-      for (int64_t i = 0; i < s.count && !s.body.empty(); ++i)
+    case StepKind::Repeat: {
+      int64_t outer = run;
+      for (int64_t i = 0; i < s.count && !s.body.empty(); ++i) {
+        run = i;
         if (!body(s.body, error))
           return false;
+      }
+      run = outer;
       return true;
+    }
     case StepKind::Execute:
       execute(s.ref);
       return true;
@@ -184,6 +197,8 @@ private:
   Simulator::Impl &im;
   const Program &p;
   Values values;
+  /// The run (from 0) of the innermost Repeat being executed; 0 outside.
+  int64_t run = 0;
 
   bool body(const std::vector<Step> &steps, std::string &error) {
     for (const Step &s : steps)
@@ -218,13 +233,16 @@ private:
     int64_t &phase = im.exchangePhase[ref];
     if (phase < 0)
       phase = int64_t(phaseOf(im, StepKind::Copy, x.name));
-    charge(im, size_t(phase), im.exchangeCosts[ref]);
+    // An advancing exchange reads other tiles in each run: cost it per run.
+    charge(im, size_t(phase),
+           sim::advances(x) ? sim::exchangeCycles(p, im.layouts, x, im.facts, run)
+                            : im.exchangeCosts[ref]);
     if (!im.options.values)
       return;
     // Every source is read before any destination is written.
     std::vector<std::vector<uint8_t>> staged(x.sends.size());
     for (size_t i = 0; i < x.sends.size(); ++i)
-      values.stage(x.sends[i].src, x.sends[i].count, staged[i]);
+      values.stage(x.sends[i], run, staged[i]);
     for (size_t i = 0; i < x.sends.size(); ++i)
       values.deliver(x.sends[i].dst, staged[i]);
   }

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Inputs for serial-k.mlir and the independent check of its product:
+y = A . B summed in double; the simulator sums f32 products in f32.
+
+usage: serial_k.py inputs PREFIX   writes PREFIX.a and PREFIX.b
+       serial_k.py check PREFIX    reads those and PREFIX.y
+"""
+import random
+import struct
+import sys
+
+M, K, N = 8, 64, 16
+
+
+def f32(v):
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def read(path):
+    with open(path) as f:
+        return [float(t) for t in f.read().split()]
+
+
+def main():
+    mode, prefix = sys.argv[1], sys.argv[2]
+    if mode == "inputs":
+        rng = random.Random(11)
+        for name, n in (("a", M * K), ("b", K * N)):
+            with open(prefix + "." + name, "w") as f:
+                f.write(" ".join(repr(f32(rng.uniform(-1, 1))) for _ in range(n)) + "\n")
+        return 0
+    a, b, y = read(prefix + ".a"), read(prefix + ".b"), read(prefix + ".y")
+    want = [sum(a[i * K + k] * b[k * N + j] for k in range(K)) for i in range(M) for j in range(N)]
+    # 64 f32 products below 1 each, summed in f32: at most 64 * 2**-24 off.
+    bound = K * 2.0 ** -24
+    worst = max(abs(p - q) for p, q in zip(y, want))
+    ok = len(y) == M * N and worst <= bound
+    print(f"serial k {'ok' if ok else 'WRONG'}: worst error {worst:.2e} (bound {bound:.2e})")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
