@@ -78,10 +78,28 @@ static void printTileRanges(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr attr
   printHalfOpenList(p, attr.asArrayRef());
 }
 
-/// `blocked(first_tile = T, per_tile = P)` or `{tile: [a, b) [c, d), ...}`.
+/// `blocked(first_tile = T, per_tile = P)`, `grid(first_tile = T, rows = R,
+/// cols = C[, column_major])` or `{tile: [a, b) [c, d), ...}`.
 static ParseResult parseMapping(OpAsmParser &parser, DenseI64ArrayAttr &intervals,
-                                DenseI64ArrayAttr &blocked) {
+                                DenseI64ArrayAttr &blocked, DenseI64ArrayAttr &grid) {
   Builder &b = parser.getBuilder();
+  if (succeeded(parser.parseOptionalKeyword("grid"))) {
+    int64_t first = 0, rows = 0, cols = 0, columnMajor = 0;
+    if (parser.parseLParen() || parser.parseKeyword("first_tile") || parser.parseEqual() ||
+        parser.parseInteger(first) || parser.parseComma() || parser.parseKeyword("rows") ||
+        parser.parseEqual() || parser.parseInteger(rows) || parser.parseComma() ||
+        parser.parseKeyword("cols") || parser.parseEqual() || parser.parseInteger(cols))
+      return failure();
+    if (succeeded(parser.parseOptionalComma())) {
+      if (parser.parseKeyword("column_major"))
+        return failure();
+      columnMajor = 1;
+    }
+    if (parser.parseRParen())
+      return failure();
+    grid = b.getDenseI64ArrayAttr({first, rows, cols, columnMajor});
+    return success();
+  }
   if (succeeded(parser.parseOptionalKeyword("blocked"))) {
     int64_t first = 0, perTile = 0;
     if (parser.parseLParen() || parser.parseKeyword("first_tile") || parser.parseEqual() ||
@@ -107,7 +125,12 @@ static ParseResult parseMapping(OpAsmParser &parser, DenseI64ArrayAttr &interval
   return success();
 }
 static void printMapping(OpAsmPrinter &p, Operation *, DenseI64ArrayAttr intervals,
-                         DenseI64ArrayAttr blocked) {
+                         DenseI64ArrayAttr blocked, DenseI64ArrayAttr grid) {
+  if (grid && grid.size() == 4) {
+    p << "grid(first_tile = " << grid[0] << ", rows = " << grid[1] << ", cols = " << grid[2]
+      << (grid[3] ? ", column_major)" : ")");
+    return;
+  }
   if (blocked && blocked.size() == 2) {
     p << "blocked(first_tile = " << blocked[0] << ", per_tile = " << blocked[1] << ")";
     return;
@@ -241,9 +264,31 @@ static LogicalResult checkElementType(Operation *op, Type type) {
 // ipu21.tensor
 //===----------------------------------------------------------------------===//
 
+std::pair<int64_t, int64_t> TensorOp::getMatrixShape() {
+  ArrayRef<int64_t> shape = getTensorType().getShape();
+  int64_t cols = shape.empty() ? 1 : shape.back();
+  return {cols > 0 ? getNumElements() / cols : 0, cols};
+}
+
 SmallVector<MappedInterval> TensorOp::getMapping() {
   SmallVector<MappedInterval> out;
   int64_t numel = getNumElements();
+  if (auto grid = getGrid(); grid && grid->size() == 4) {
+    auto [rows, cols] = getMatrixShape();
+    int64_t first = (*grid)[0], br = (*grid)[1], bc = (*grid)[2];
+    bool columnMajor = (*grid)[3] != 0;
+    if (br <= 0 || bc <= 0)
+      return out;
+    int64_t mBlocks = (rows + br - 1) / br, nBlocks = (cols + bc - 1) / bc;
+    for (int64_t t = 0; t < mBlocks * nBlocks; ++t) {
+      int64_t bi = columnMajor ? t % mBlocks : t / nBlocks;
+      int64_t bj = columnMajor ? t / mBlocks : t % nBlocks;
+      int64_t c0 = bj * bc, c1 = std::min(cols, c0 + bc);
+      for (int64_t r = bi * br; r < std::min(rows, (bi + 1) * br); ++r)
+        out.push_back({first + t, r * cols + c0, r * cols + c1});
+    }
+    return out;
+  }
   if (auto blocked = getBlocked(); blocked && blocked->size() == 2) {
     int64_t first = (*blocked)[0], perTile = (*blocked)[1];
     if (perTile <= 0)
@@ -267,9 +312,23 @@ LogicalResult TensorOp::verify() {
   int64_t numel = getNumElements();
   if (numel <= 0)
     return emitOpError() << "a tensor holds at least one element";
-  if (static_cast<bool>(getIntervals()) == static_cast<bool>(getBlocked()))
-    return emitOpError() << "needs exactly one mapping: intervals or blocked";
+  if (int(static_cast<bool>(getIntervals())) + int(static_cast<bool>(getBlocked())) +
+          int(static_cast<bool>(getGrid())) !=
+      1)
+    return emitOpError() << "needs exactly one mapping: intervals, blocked or grid";
   int64_t tiles = targetOf(*this) ? targetOf(*this).getTiles() : INT64_MAX;
+  if (auto grid = getGrid()) {
+    if (grid->size() != 4 || (*grid)[0] < 0 || (*grid)[1] <= 0 || (*grid)[2] <= 0)
+      return emitOpError() << "grid mapping needs first_tile >= 0 and positive rows and cols";
+    auto [rows, cols] = getMatrixShape();
+    int64_t used = ((rows + (*grid)[1] - 1) / (*grid)[1]) * ((cols + (*grid)[2] - 1) / (*grid)[2]);
+    if ((*grid)[0] > tiles - used)
+      return emitCheckError(*this, Property::Consistency, "IPU.4")
+             << "the grid mapping's " << used << " blocks of " << (*grid)[1] << "x" << (*grid)[2]
+             << " from tile " << (*grid)[0] << " reach tile " << (*grid)[0] + used - 1
+             << ", but the target has " << tiles << " tiles";
+    return success();
+  }
   if (auto blocked = getBlocked()) {
     if (blocked->size() != 2 || (*blocked)[0] < 0 || (*blocked)[1] <= 0)
       return emitOpError() << "blocked mapping needs first_tile >= 0 and per_tile > 0";

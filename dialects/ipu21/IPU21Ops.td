@@ -58,15 +58,21 @@ def IPU21_TensorOp : IPU21_GraphItem<"tensor", [Symbol]> {
     (row IPU.4). The mapping lists, per tile, the intervals of elements it
     holds; `blocked(first_tile = T, per_tile = P)` is the common case
     spelled compactly: tile `T + i` holds `[i·P, min((i+1)·P, numel))`.
+    `grid(first_tile = T, rows = R, cols = C)` views the tensor as a matrix
+    (its last dimension the columns) cut into R×C blocks, numbered row by
+    row (`column_major`: column by column) from tile `T`; a block's rows
+    are its tile's elements, in order, so the tile holds the block
+    row-major (what a matmul's output block is).
     On each tile the elements are stored contiguously at `at`, in the
     order of that tile's intervals.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
                        OptionalAttr<DenseI64ArrayAttr>:$intervals,
                        OptionalAttr<DenseI64ArrayAttr>:$blocked,
+                       OptionalAttr<DenseI64ArrayAttr>:$grid,
                        IPU21_I64Attr:$address);
   let assemblyFormat = [{
-    $sym_name `:` $type `mapping` custom<Mapping>($intervals, $blocked)
+    $sym_name `:` $type `mapping` custom<Mapping>($intervals, $blocked, $grid)
     `at` custom<Address>($address) attr-dict
   }];
   let hasVerifier = 1;
@@ -78,6 +84,8 @@ def IPU21_TensorOp : IPU21_GraphItem<"tensor", [Symbol]> {
     int64_t getNumElements() { return getTensorType().getNumElements(); }
     /// The mapping as (tile, begin, end) triples, sorted by tile then begin.
     ::llvm::SmallVector<MappedInterval> getMapping();
+    /// The tensor as a matrix: (elements / last dimension, last dimension).
+    std::pair<int64_t, int64_t> getMatrixShape();
   }];
 }
 

@@ -50,6 +50,7 @@ HEADER_COMPONENTS = [
     ("Conversion/", "conversion"),
     ("Target/CudaTarget.h", "target-facts"),  # GPU limits: plain data
     ("Target/IPU21/Facts.h", "target-facts"),  # the IPU's facts: plain data
+    ("Target/IPU21/CostModel.h", "target-facts"),  # formulas over the facts
     ("Target/IPU21/Program.h", "ipu21-sim"),  # the program file and simulator
     ("Target/IPU21/ProgramFile.h", "ipu21-sim"),
     ("Target/IPU21/Simulator.h", "ipu21-sim"),

@@ -1,11 +1,14 @@
 //===- Cost.cpp - Cycle costs of the ipu21 simulator ----------------------===//
 //
-// The formulas are stated in Simulator.h; each names the Facts field it
-// uses. A divisor fact that is not positive is taken as 1, so that a Facts
-// built by hand cannot divide by zero.
+// The per-unit formulas are synpl/Target/IPU21/CostModel.h's (the planner
+// uses the same ones); this file applies them to a program's vertices,
+// exchanges and streams. A divisor fact that is not positive is taken as 1,
+// so that a Facts built by hand cannot divide by zero.
 //
 //===----------------------------------------------------------------------===//
 #include "Cost.h"
+
+#include "synpl/Target/IPU21/CostModel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,38 +25,15 @@ bool isF32(ElemType t) { return t == ElemType::F32; }
 int64_t vertexCycles(const Codelet &c, const Vertex &v, const Facts &f) {
   const auto &q = v.params;
   switch (c.kind) {
-  case CodeletKind::AmpMatmul: {
-    int64_t m = q[0], n = q[1], k = q[2];
-    // f32 inputs take ampInChansF32 input channels per pass at
-    // ampF32MacsPerCycle; f16 and f8 take ampInChansF16 at the measured
-    // ampCyclesPer16x16Row (FP8 throughput is not public: costed as FP16).
-    bool f32 = isF32(c.inType);
-    int64_t inChans = positive(f32 ? f.ampInChansF32 : f.ampInChansF16);
-    int64_t outChans = positive(f.ampOutChans);
-    int64_t blocks = satMul(ceilDiv(k, inChans), ceilDiv(n, outChans));
-    int64_t rowCycles = f32 ? ceilDiv(satMul(inChans, outChans), positive(f.ampF32MacsPerCycle))
-                            : f.ampCyclesPer16x16Row;
-    int64_t reloads = satMul(std::max<int64_t>(blocks - 1, 0), f.ampBlockReloadCycles);
-    return satAdd(satAdd(f.ampCallOverheadCycles, reloads), satMul(satMul(blocks, rowCycles), m));
-  }
-  case CodeletKind::ReduceAdd: {
-    // Six workers issue round-robin, one vector op of `lanes` elements each
-    // per `workers` cycles: together one vector op per cycle.
-    int64_t p = q[0], n = q[1];
-    int64_t lanes = positive(f.vectorBytes / positive(elemBytes(c.outType)));
-    int64_t workers = positive(f.workers);
-    int64_t perWorker = ceilDiv(satMul(p, n), satMul(lanes, workers));
-    return satAdd(f.supervisorOverheadCycles, satMul(workers, perWorker));
-  }
+  case CodeletKind::AmpMatmul:
+    return cost::ampCycles(f, isF32(c.inType), q[0], q[1], q[2]);
+  case CodeletKind::ReduceAdd:
+    return cost::vectorCycles(f, satMul(q[0], q[1]), elemBytes(c.outType));
   case CodeletKind::Copy:
-  case CodeletKind::Fill: {
-    int64_t count = q[0];
-    int64_t width = c.kind == CodeletKind::Copy
-                        ? std::max(elemBytes(c.inType), elemBytes(c.outType))
-                        : elemBytes(c.outType);
-    return satAdd(f.supervisorOverheadCycles,
-                  ceilDiv(satMul(count, width), positive(f.memcpyBytesPerCycle)));
-  }
+    return cost::memcpyCycles(
+        f, satMul(q[0], std::max(elemBytes(c.inType), elemBytes(c.outType))));
+  case CodeletKind::Fill:
+    return cost::memcpyCycles(f, satMul(q[0], elemBytes(c.outType)));
   }
   return 0;
 }
@@ -124,13 +104,11 @@ int64_t exchangeCycles(const Program &p, const std::vector<TensorLayout> &layout
   int64_t most = 0;
   for (int64_t t = 0; t < tiles; ++t)
     most = std::max({most, sent[t], received[t]});
-  return ceilDiv(most, satMul(bus, positive(facts.exchangeBytesPerCycle)));
+  return cost::exchangeCycles(facts, ceilDiv(most, bus));
 }
 
 int64_t streamCycles(int64_t bytes, const Program &p, const Facts &facts) {
-  double rate = facts.hostBytesPerSecond > 0 ? facts.hostBytesPerSecond : 1;
-  double cycles = std::ceil(double(bytes) * double(p.target.clockHz) / rate);
-  return cycles >= 9.2e18 ? INT64_MAX : int64_t(cycles);
+  return cost::streamCycles(facts, bytes, double(p.target.clockHz));
 }
 
 } // namespace synpl::ipu21::sim
