@@ -505,6 +505,48 @@ def ConvertL0UOpToNVVM : Pass<"synpl-convert-l0uop-to-nvvm", "mlir::ModuleOp"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def ConvertL0UOpToIPU21 : Pass<"synpl-convert-l0uop-to-ipu21", "mlir::ModuleOp"> {
+  let summary = "Lower each l0uop.plan to an ipu21.graph, its tile plans chosen by search";
+  let description = [{
+    Each `l0uop.plan` becomes an `ipu21.graph` of the same name for the IPU
+    named by `arch` (its `#ipu21.target` comes from the IPU's facts,
+    include/synpl/Target/IPU21/Facts.h):
+
+    * **Products.** A kernel that computes C[M, N] = A[M, K] . B[K, N]
+      (f32, or f16 cast to f32; A and B row-major, C an f32 [M][N] buffer
+      it only stores the sum to) gets a tile plan from a search
+      (`--synpl-search-report` shows it, boundary `IPU21 tiles @<kernel>`):
+      C cut into a grid of mb x nb blocks, one per tile (C's home is that
+      grid), K walked in chunks of kc; filtered by each tile's memory and
+      scored in cycles with the simulator's cost model (CostModel.h). It
+      becomes `<kernel>.zero` (zero C), then `ipu21.repeat <K/kc>` of the
+      exchange `<kernel>.chunk` (A's rows and B's columns of the chunk to
+      the tiles that need them, advancing with the repeat) and the AMP
+      compute set `<kernel>.mm`, each followed by a sync.
+    * **Slots** become tensors: a product's C with its grid, the others
+      spread evenly over the tiles.
+    * **Placement.** Every object (code, vertex state, exchange
+      descriptors, tensors, buffers) gets its address in one pass; the
+      graph is then verified (rows IPU.1 ... IPU.10).
+
+    The kernels run in the plan's order in `ipu21.program @main`; a stream
+    that orders them otherwise, or that runs a transfer, is refused. So is
+    every other kernel (elementwise, reductions, matmuls with an epilogue
+    or a transposed operand), and ingests, inits, transfers, reports and
+    control code: the plan fails whole with `lowered N of M plan items;
+    not lowered: <item> at <loc>: <why>`, and the module is left as it
+    was. docs/ipu21.md says what the sink takes so far.
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", /*default=*/"\"ipu21\"",
+           "the IPU: ipu21 (the C600's, FP8 AMP) or ipu2 (GC200, Bow)">,
+    Option<"maxTiles", "tiles", "int64_t", /*default=*/"0",
+           "place the products on at most this many tiles, from tile 0 (0: all "
+           "of the chip's)">,
+  ];
+  let dependentDialects = ["::synpl::ipu21::IPU21Dialect"];
+}
+
 def L0TuneLaunch : Pass<"synpl-l0-tune-launch", "mlir::ModuleOp"> {
   let summary = "Search the launch configuration of remappable device kernels";
   let description = [{

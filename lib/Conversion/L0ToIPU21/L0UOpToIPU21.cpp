@@ -1,0 +1,298 @@
+//===- L0UOpToIPU21.cpp - l0uop plans to ipu21 graphs ----------------------===//
+//
+// --synpl-convert-l0uop-to-ipu21: each l0uop.plan becomes one ipu21.graph
+// of the same name. Its slots become tensors; its kernels, in schedule
+// order, become compute sets and exchanges whose tile plans the search
+// chooses (MatmulPlan.h); every object is then placed in tile memory
+// (Placement.cpp) and the graph verified. What the sink cannot place yet
+// fails the whole plan with `lowered N of M plan items; not lowered: ...`,
+// leaving the module untouched.
+//
+//===----------------------------------------------------------------------===//
+#include "Emit.h"
+#include "MatmulPlan.h"
+
+#include "synpl/Conversion/Passes.h"
+#include "synpl/Dialect/IPU21/IPU21Ops.h"
+#include "synpl/Dialect/L0Ctl/L0CtlOps.h"
+#include "synpl/Dialect/L0UOp/L0UOpMatch.h"
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
+#include "synpl/Support/NotLowered.h"
+#include "synpl/Target/IPU21/Facts.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace synpl {
+#define GEN_PASS_DEF_CONVERTL0UOPTOIPU21
+#include "synpl/Conversion/Passes.h.inc"
+} // namespace synpl
+
+using namespace mlir;
+using namespace synpl;
+using namespace synpl::l0toipu21;
+
+namespace {
+
+/// A kernel the sink takes: a matrix product and its slots.
+struct MatmulKernel {
+  l0uop::KernelOp kernel;
+  MatmulShape shape;
+  StringRef a, b, c; ///< slot names
+  Type elem;         ///< the operands' element type
+};
+
+constexpr StringLiteral kNotYet = "needs the generic vertex codelets, not built yet";
+
+/// `kernel` as a product the AMP path takes, or why not.
+FailureOr<MatmulKernel> analyze(l0uop::KernelOp kernel, std::string &why) {
+  std::optional<l0uop::MatmulStructure> m = l0uop::matchMatmulStructure(kernel);
+  if (!m) {
+    why = ("not a matrix product: the ipu21 sink lowers matmul kernels so far (elementwise "
+           "and reduction kernels " +
+           kNotYet + ")")
+              .str();
+    return failure();
+  }
+  MatmulKernel k;
+  k.kernel = kernel;
+  k.elem = m->elem;
+  bool f32 = m->elem.isF32() && !m->castToF32;
+  bool f16 = m->elem.isF16() && m->castToF32;
+  if (!f32 && !f16) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << m->elem;
+    why = "a product of " + s + " operands has no AMP form on the IPU (f16, f32)";
+    return failure();
+  }
+  int64_t M = m->M, N = m->N, K = m->K;
+  if (m->a.base != 0 || m->a.strideK != 1 || m->a.strideR != K) {
+    why = "A is not read row-major [M][K] from its start (a transposed operand needs a "
+          "transposing exchange, not built yet)";
+    return failure();
+  }
+  if (m->b.base != 0 || m->b.strideR != 1 || m->b.strideK != N) {
+    why = "B is not read row-major [K][N] from its start (a transposed operand needs a "
+          "transposing exchange, not built yet)";
+    return failure();
+  }
+  auto init = m->reduce.getInit().getDefiningOp<l0uop::ConstOp>();
+  auto zero = init ? dyn_cast<FloatAttr>(init.getValue()) : FloatAttr();
+  if (!zero || !zero.getValue().isZero()) {
+    why = "the product's sum does not start at 0";
+    return failure();
+  }
+  // The epilogue: only C[i, j] = the sum (constants aside).
+  l0uop::StoreOp store;
+  for (Operation *op : m->scalarOps) {
+    if (isa<l0uop::ConstOp, l0uop::ReduceOp>(op))
+      continue;
+    if (auto s = dyn_cast<l0uop::StoreOp>(op); s && !store) {
+      store = s;
+      continue;
+    }
+    if (auto index = dyn_cast<l0uop::IndexOp>(op);
+        index && index.getIndices().size() == 2 &&
+        index.getIndices()[0] == m->ri.getResult() && index.getIndices()[1] == m->rj.getResult())
+      continue;
+    why = ("the epilogue's '" + op->getName().getStringRef() + "' " + kNotYet).str();
+    return failure();
+  }
+  auto index = store ? store->getOperand(0).getDefiningOp<l0uop::IndexOp>() : nullptr;
+  auto out = index ? dyn_cast<BlockArgument>(index.getBuffer()) : nullptr;
+  if (!store || store->getNumOperands() != 2 || store->getOperand(1) != m->reduce.getResult() ||
+      !index || index.getIndices().size() != 2 || !out ||
+      out.getArgNumber() < kernel.getNumInputs()) {
+    why = ("the epilogue does more than store C[i, j] = the sum: it " + kNotYet).str();
+    return failure();
+  }
+  auto outType = cast<l0uop::BufType>(out.getType());
+  if (!outType.getElementType().isF32() || outType.getShape() != ArrayRef<int64_t>{M, N}) {
+    why = "C is not an f32 [M][N] buffer (the AMP's partials are f32)";
+    return failure();
+  }
+  k.shape.M = M, k.shape.N = N, k.shape.K = K;
+  k.shape.f32Inputs = f32;
+  k.shape.inBytes = f32 ? 4 : 2;
+  k.shape.outBytes = 4;
+  k.a = kernel.getSlotOf(cast<BlockArgument>(
+                             kernel.getBody().front().getArgument(m->a.arg)))
+            .getValue();
+  k.b = kernel.getSlotOf(kernel.getBody().front().getArgument(m->b.arg)).getValue();
+  k.c = kernel.getSlotOf(out).getValue();
+  return k;
+}
+
+struct ConvertL0UOpToIPU21Pass
+    : public synpl::impl::ConvertL0UOpToIPU21Base<ConvertL0UOpToIPU21Pass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<ipu21::Facts> facts = ipu21::factsFor(arch);
+    if (!facts) {
+      module.emitError() << "unknown IPU '" << arch << "'; known: ipu21, ipu2";
+      return signalPassFailure();
+    }
+    if (maxTiles < 0) {
+      module.emitError() << "tiles=" << maxTiles << " is negative";
+      return signalPassFailure();
+    }
+    SmallVector<l0uop::PlanOp> plans(module.getOps<l0uop::PlanOp>());
+    for (l0uop::PlanOp plan : plans)
+      if (failed(convert(plan, *facts)))
+        return signalPassFailure();
+  }
+
+  LogicalResult convert(l0uop::PlanOp plan, const ipu21::Facts &facts);
+};
+
+LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::Facts &facts) {
+  MLIRContext *ctx = plan.getContext();
+  // What each plan item becomes, or why it cannot.
+  SmallVector<NotLowered> failures;
+  SmallVector<MatmulKernel> kernels;
+  llvm::DenseMap<Operation *, unsigned> order;
+  int64_t total = 0;
+  for (Operation &op : plan.getBody().front()) {
+    ++total;
+    if (isa<l0uop::PoolOp, l0uop::SlotOp, l0uop::EventOp, l0uop::RecordOp, l0uop::WaitOp>(op))
+      continue; // memory becomes tensors; the BSP program is in order anyway
+    if (auto kernel = dyn_cast<l0uop::KernelOp>(op)) {
+      order[kernel] = order.size();
+      std::string why;
+      FailureOr<MatmulKernel> k = analyze(kernel, why);
+      if (failed(k))
+        failures.push_back({kernel, why, false, "kernel @" + kernel.getSymName().str()});
+      else
+        kernels.push_back(*k);
+      continue;
+    }
+    if (auto stream = dyn_cast<l0uop::StreamOp>(op)) {
+      int64_t last = -1;
+      for (Attribute entry : stream.getEntries()) {
+        Operation *target = SymbolTable::lookupSymbolIn(plan, cast<FlatSymbolRefAttr>(entry).getAttr());
+        auto kernel = dyn_cast_or_null<l0uop::KernelOp>(target);
+        auto it = kernel ? order.find(kernel) : order.end();
+        if (!kernel) {
+          failures.push_back({stream, "it runs a transfer; the ipu21 sink has one memory per tile "
+                                      "and moves no data between pools yet",
+                              false, "stream @" + stream.getSymName().str()});
+          break;
+        }
+        if (it == order.end() || int64_t(it->second) < last) {
+          failures.push_back({stream, "it runs its kernels in another order than the plan lists "
+                                      "them; the BSP program runs them in the plan's order",
+                              false, "stream @" + stream.getSymName().str()});
+          break;
+        }
+        last = it->second;
+      }
+      continue;
+    }
+    StringRef what = isa<l0uop::IngestOp>(op)     ? "reading batches from the host"
+                     : isa<l0uop::InitOp>(op)     ? "initialising slots on the host"
+                     : isa<l0uop::TransferOp>(op) ? "transfers between pools"
+                     : isa<l0uop::ReportOp>(op)   ? "reporting to the host"
+                                                  : "host control code";
+    failures.push_back({&op, ("the ipu21 sink does not do " + what + " yet").str()});
+  }
+  if (!failures.empty()) {
+    reportNotLowered(total - int64_t(failures.size()), total, failures, "plan items");
+    return failure();
+  }
+
+  // The tile plan of each product.
+  auto targetAttr = ipu21::TargetAttr::get(
+      ctx, facts.arch, facts.tiles, facts.bytesPerTile, facts.elementBytes, facts.workers,
+      int64_t(facts.clockHz), facts.sramBase, facts.execEnd, facts.interleavedBegin,
+      facts.sramEnd, facts.rptCountMax);
+  int64_t tiles = maxTiles > 0 ? std::min<int64_t>(maxTiles, facts.tiles) : facts.tiles;
+  TileBudget budget{tiles, facts.execBytes(), facts.interleavedBytes(), kReservedBytes};
+  SmallVector<MatmulPlan> chosen;
+  for (MatmulKernel &k : kernels) {
+    search::SearchResult<MatmulPlan> result =
+        planMatmul(k.shape, facts, budget, k.kernel.getSymName());
+    if (!result.succeeded()) {
+      (void)search::emitSearchFailure(k.kernel, result.failure(), &result.report);
+      search::recordSearchReport(std::move(result.report));
+      return failure();
+    }
+    chosen.push_back(*result.winner);
+    search::recordSearchReport(std::move(result.report));
+  }
+
+  // The graph, beside the plan.
+  OpBuilder b(plan);
+  Location loc = plan.getLoc();
+  auto graph = ipu21::GraphOp::create(b, loc, plan.getSymNameAttr(), targetAttr);
+  OpBuilder items = OpBuilder::atBlockBegin(&graph.getBody().emplaceBlock());
+  auto failGraph = [&] {
+    graph.erase();
+    return failure();
+  };
+  // Tensors: a product's C takes its grid; the others spread evenly.
+  llvm::StringMap<ipu21::TensorOp> tensors;
+  for (auto [k, p] : llvm::zip(kernels, chosen)) {
+    if (tensors.count(k.c)) {
+      k.kernel.emitError() << "slot @" << k.c << " is written by two products; the ipu21 sink "
+                           << "gives each slot one home";
+      return failGraph();
+    }
+    auto type = RankedTensorType::get({k.shape.M, k.shape.N}, Float32Type::get(ctx));
+    tensors[k.c] = ipu21::TensorOp::create(
+        items, loc, items.getStringAttr(k.c), TypeAttr::get(type), DenseI64ArrayAttr(),
+        DenseI64ArrayAttr(), items.getDenseI64ArrayAttr(gridMapping(p)), items.getI64IntegerAttr(0));
+  }
+  for (MatmulKernel &k : kernels)
+    for (StringRef slot : {k.a, k.b}) {
+      if (tensors.count(slot))
+        continue;
+      auto slotOp = plan.lookup<l0uop::SlotOp>(slot);
+      l0uop::BufType buf = slotOp.getBufType();
+      auto type = RankedTensorType::get(buf.getShape(), buf.getElementType());
+      int64_t perTile = (type.getNumElements() + tiles - 1) / tiles;
+      tensors[slot] = ipu21::TensorOp::create(
+          items, loc, items.getStringAttr(slot), TypeAttr::get(type), DenseI64ArrayAttr(),
+          items.getDenseI64ArrayAttr({0, perTile}), DenseI64ArrayAttr(), items.getI64IntegerAttr(0));
+    }
+  // Codelets, one per kind and types.
+  llvm::StringMap<ipu21::CodeletOp> codelets;
+  auto codelet = [&](ipu21::CodeletKind kind, Type in, Type out, int64_t bytes) {
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    os << ipu21::stringifyCodeletKind(kind) << "_" << in << "_" << out;
+    auto &slot = codelets[name];
+    if (!slot)
+      slot = ipu21::CodeletOp::create(
+          items, loc, items.getStringAttr(name),
+          ipu21::CodeletKindAttr::get(ctx, kind), TypeAttr::get(in), TypeAttr::get(out),
+          items.getI64IntegerAttr(bytes), items.getI64IntegerAttr(0));
+    return slot;
+  };
+  auto program = ipu21::ProgramOp::create(items, loc, items.getStringAttr("main"));
+  OpBuilder steps = OpBuilder::atBlockBegin(&program.getBody().emplaceBlock());
+  items.setInsertionPoint(program);
+  Type f32 = Float32Type::get(ctx);
+  for (auto [k, p] : llvm::zip(kernels, chosen)) {
+    MatmulEmission m;
+    m.name = k.kernel.getSymName().str();
+    m.a = tensors[k.a];
+    m.b = tensors[k.b];
+    m.c = tensors[k.c];
+    m.amp = codelet(ipu21::CodeletKind::amp_matmul, k.elem, f32, kAmpCodeBytes);
+    m.fill = codelet(ipu21::CodeletKind::fill, f32, f32, kFillCodeBytes);
+    m.shape = k.shape;
+    m.plan = p;
+    emitMatmul(items, k.kernel.getLoc(), m, steps);
+  }
+  if (failed(placeGraph(graph)) || failed(verify(graph)))
+    return failGraph();
+  plan.erase();
+  return success();
+}
+
+} // namespace

@@ -1,0 +1,171 @@
+//===- MatmulPlan.cpp - Tile plans of a matmul on the IPU -----------------===//
+//
+// MatmulPlan.h states the plan's shape. The enumerator walks the block
+// sizes that change the grid (the distinct ceil(M / s) and ceil(N / s)),
+// keeping grids of at most `tiles` blocks; the chunk kc and the tile order
+// follow from the grid (the largest chunk that fits is never slower: the
+// bytes exchanged do not depend on it and each step costs syncs and AMP
+// launches; the pair-shared operand should be the larger one).
+//
+//===----------------------------------------------------------------------===//
+#include "MatmulPlan.h"
+
+#include "synpl/Target/IPU21/CostModel.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+using namespace synpl;
+using namespace synpl::l0toipu21;
+namespace cost = synpl::ipu21::cost;
+
+int64_t MatmulPlan::totalCycles() const {
+  return cost::satAdd(fillCycles,
+                      cost::satMul(steps, cost::satAdd(cost::satAdd(exchangeCycles, ampCycles),
+                                                       syncCycles)));
+}
+
+std::string MatmulPlan::describe() const {
+  return llvm::formatv("{0}x{1} grid of {2}x{3} blocks{4}, k chunks of {5} ({6} steps)", mBlocks,
+                       nBlocks, mb, nb, columnMajor ? " (column-major)" : "", kc, steps)
+      .str();
+}
+
+int64_t synpl::l0toipu21::tileBytes(const MatmulShape &s, const MatmulPlan &p, int64_t tiles) {
+  // A's and B's homes are spread evenly over the chip; the chunk buffers
+  // and the C block live on the grid's tiles.
+  int64_t homes = cost::satMul(cost::ceilDiv(cost::satMul(s.M, s.K), tiles) +
+                                   cost::ceilDiv(cost::satMul(s.K, s.N), tiles),
+                               s.inBytes);
+  int64_t chunks = cost::satMul(cost::satMul(p.kc, p.mb + p.nb), s.inBytes);
+  return cost::satAdd(cost::satAdd(homes, chunks), cost::satMul(p.mb * p.nb, s.outBytes));
+}
+
+namespace {
+/// The distinct values of ceil(n / s) for s = 1 .. min(n, most).
+llvm::SmallVector<int64_t> blockSizes(int64_t n, int64_t most) {
+  llvm::SmallVector<int64_t> sizes;
+  for (int64_t s = 1; s <= std::min(n, most); ++s) {
+    int64_t b = cost::ceilDiv(n, s);
+    if (sizes.empty() || sizes.back() != b)
+      sizes.push_back(b);
+  }
+  return sizes;
+}
+
+/// Bytes rounded up to 16 (every object's alignment).
+int64_t rounded(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+
+/// Completes `p` (kc, steps, order, estimate) for the grid it holds; false
+/// when no chunk fits the tile.
+bool complete(const MatmulShape &s, const ipu21::Facts &f, const TileBudget &b, MatmulPlan &p) {
+  p.mBlocks = cost::ceilDiv(s.M, p.mb);
+  p.nBlocks = cost::ceilDiv(s.N, p.nb);
+  p.columnMajor = p.nb > p.mb;
+  // The chunk: K itself, or a divisor of K made of whole AMP passes.
+  int64_t pass = ipu21::cost::ampInChans(f, s.f32Inputs);
+  llvm::SmallVector<int64_t> chunks{s.K};
+  for (int64_t kc = pass; kc < s.K; kc *= 2)
+    if (s.K % kc == 0)
+      chunks.push_back(kc);
+  std::sort(chunks.rbegin(), chunks.rend());
+  int64_t homes = rounded(cost::ceilDiv(s.M * s.K, b.tiles) * s.inBytes) +
+                  rounded(cost::ceilDiv(s.K * s.N, b.tiles) * s.inBytes);
+  for (int64_t kc : chunks) {
+    // Executable region: code and state, then A's chunk (the AMP's input
+    // must not share a memory element with its output, which is in the
+    // interleaved region). Interleaved region: B's chunk and C's block.
+    int64_t exec = b.reserved + rounded(p.mb * kc * s.inBytes);
+    int64_t inter = rounded(kc * p.nb * s.inBytes) + rounded(p.mb * p.nb * s.outBytes);
+    if (exec > b.execBytes || inter > b.interleavedBytes)
+      continue;
+    // The homes go wherever room is left.
+    if (exec + inter + homes > b.execBytes + b.interleavedBytes)
+      continue;
+    p.kc = kc;
+    p.steps = s.K / kc;
+    p.bytesPerTile = exec + inter + homes;
+    break;
+  }
+  if (!p.kc)
+    return false;
+  // Per step, a tile receives its chunk of A (mb x kc) and of B (kc x nb);
+  // the pair-shared one (A when row-major) at half the cost.
+  int64_t aBytes = p.mb * p.kc * s.inBytes, bBytes = p.kc * p.nb * s.inBytes;
+  int64_t bus = std::max<int64_t>(1, f.tilesPerExchangeBus);
+  bool pairs = (p.columnMajor ? p.mBlocks : p.nBlocks) >= bus;
+  int64_t received = p.columnMajor ? aBytes + (pairs ? bBytes / bus : bBytes)
+                                   : (pairs ? aBytes / bus : aBytes) + bBytes;
+  p.exchangeCycles = cost::exchangeCycles(f, received);
+  p.ampCycles = cost::ampCycles(f, s.f32Inputs, p.mb, p.nb, p.kc);
+  p.syncCycles = 2 * f.syncCycles;
+  p.fillCycles = cost::satAdd(cost::memcpyCycles(f, p.mb * p.nb * s.outBytes), f.syncCycles);
+  return true;
+}
+} // namespace
+
+search::SearchResult<MatmulPlan>
+synpl::l0toipu21::planMatmul(const MatmulShape &shape, const ipu21::Facts &facts,
+                             const TileBudget &budget, llvm::StringRef name) {
+  search::SearchSpec<MatmulPlan> spec;
+  spec.name = ("IPU21 tiles @" + name).str();
+  llvm::SmallVector<int64_t> rows = blockSizes(shape.M, budget.tiles);
+  llvm::SmallVector<int64_t> cols = blockSizes(shape.N, budget.tiles);
+  spec.enumerate = [&](llvm::function_ref<bool(MatmulPlan)> yield) {
+    for (int64_t mb : rows)
+      for (int64_t nb : cols) {
+        if (cost::ceilDiv(shape.M, mb) * cost::ceilDiv(shape.N, nb) > budget.tiles)
+          continue; // more blocks than tiles: not a grid of this chip
+        MatmulPlan p;
+        p.mb = mb;
+        p.nb = nb;
+        if (!yield(p))
+          return;
+      }
+  };
+  spec.filters.push_back({"tile-memory", [&](const MatmulPlan &c) -> std::optional<std::string> {
+                            MatmulPlan p = c;
+                            if (complete(shape, facts, budget, p))
+                              return std::nullopt;
+                            MatmulPlan smallest = c;
+                            smallest.kc = ipu21::cost::ampInChans(facts, shape.f32Inputs);
+                            return llvm::formatv("a {0}x{1} block needs {2} bytes per tile "
+                                                 "even in chunks of {3}",
+                                                 c.mb, c.nb,
+                                                 tileBytes(shape, smallest, budget.tiles) +
+                                                     budget.reserved,
+                                                 smallest.kc)
+                                .str();
+                          }});
+  spec.score = [&](const MatmulPlan &c) {
+    MatmulPlan p = c;
+    (void)complete(shape, facts, budget, p);
+    llvm::SmallVector<search::CostTerm> terms;
+    terms.push_back({"amp_cycles", double(p.steps * p.ampCycles), 1});
+    terms.push_back({"exchange_cycles", double(p.steps * p.exchangeCycles), 1});
+    terms.push_back({"sync_cycles", double(p.steps * p.syncCycles), 1});
+    terms.push_back({"fill_cycles", double(p.fillCycles), 1});
+    terms.push_back({"tiles", double(p.tiles()), 0}); // reported, not weighed
+    return terms;
+  };
+  spec.describe = [&](const MatmulPlan &c) {
+    MatmulPlan p = c;
+    if (complete(shape, facts, budget, p))
+      return p.describe();
+    return llvm::formatv("{0}x{1} grid of {2}x{3} blocks", p.mBlocks, p.nBlocks, p.mb, p.nb)
+        .str();
+  };
+  // Among equal costs, fewer tiles leave more of the chip free.
+  spec.tieBreakKey = [&](const MatmulPlan &c) {
+    return llvm::formatv("{0,8} {1,8} {2,8}", cost::ceilDiv(shape.M, c.mb) *
+                                                  cost::ceilDiv(shape.N, c.nb),
+                         c.mb, c.nb)
+        .str();
+  };
+  search::SearchResult<MatmulPlan> result = search::search(spec, {});
+  if (result.winner)
+    (void)complete(shape, facts, budget, *result.winner);
+  return result;
+}

@@ -1,0 +1,141 @@
+//===- Placement.cpp - Every object of an ipu21 graph in tile memory -------===//
+//
+// One pass over all the objects a tile holds: codelet code, vertex state,
+// exchange descriptors, tensors' home pieces and buffers, each at one
+// address on every tile that holds it (the dialect's memory model). Regions:
+//
+//   executable  [sram_base, exec_end): code (only here), then the inputs an
+//               AMP vertex must keep out of its output's memory element
+//   interleaved [interleaved_begin, sram_end): the fields that need it (AMP
+//               weights and outputs, reduction partials)
+//
+// then state, descriptors and the remaining objects wherever room is left,
+// executable region first. Each region is filled upward at 16-byte
+// alignment. Objects on disjoint tiles could share addresses; this pass
+// does not reuse them (the graph's verifier checks the result, IPU.1-IPU.3).
+//
+//===----------------------------------------------------------------------===//
+#include "Emit.h"
+
+#include "synpl/Dialect/IPU21/IPU21Codelets.h"
+#include "synpl/Dialect/IPU21/IPU21Graph.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace synpl;
+using namespace synpl::ipu21;
+using namespace synpl::l0toipu21;
+
+namespace {
+enum class Area { Exec, Interleaved, Any };
+
+struct Object {
+  Operation *op;
+  int64_t bytes;
+  Area region;
+};
+
+int64_t align16(int64_t v) { return (v + 15) / 16 * 16; }
+} // namespace
+
+LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
+  TargetAttr target = graph.getTarget();
+  GraphIndex index(graph);
+  Block &body = graph.getBody().front();
+
+  // What the fields ask of the objects they bind.
+  llvm::DenseSet<Operation *> interleaved, apart;
+  for (Operation &op : body)
+    if (auto set = dyn_cast<ComputeSetOp>(op))
+      for (Operation &v : set.getBody().front()) {
+        auto vertex = cast<VertexOp>(v);
+        auto codelet = graph.lookup<CodeletOp>(vertex.getCodelet());
+        if (!codelet)
+          return vertex.emitOpError("names no codelet");
+        const CodeletSpec &spec = codeletSpec(codelet.getKind());
+        for (auto [i, field] : llvm::enumerate(spec.fields)) {
+          Operation *object = SymbolTable::lookupSymbolIn(graph, vertex.getFieldObject(i).getAttr());
+          if (field.interleaved)
+            interleaved.insert(object);
+        }
+        for (auto [a, b] : spec.distinctElements) {
+          (void)b;
+          apart.insert(SymbolTable::lookupSymbolIn(graph, vertex.getFieldObject(a).getAttr()));
+        }
+      }
+
+  SmallVector<Object> objects;
+  for (Operation &op : body) {
+    if (auto codelet = dyn_cast<CodeletOp>(op)) {
+      objects.push_back({codelet, codelet.getCodeBytes(), Area::Exec});
+    } else if (auto tensor = dyn_cast<TensorOp>(op)) {
+      int64_t most = 0;
+      for (int64_t n : index.elementsOf(tensor).count)
+        most = std::max(most, n);
+      Area r = interleaved.contains(tensor) ? Area::Interleaved
+                 : apart.contains(tensor)     ? Area::Exec
+                                              : Area::Any;
+      objects.push_back({tensor, most * *elementBytes(tensor.getElementType()), r});
+    } else if (auto buffer = dyn_cast<BufferOp>(op)) {
+      Area r = interleaved.contains(buffer) ? Area::Interleaved
+                 : apart.contains(buffer)     ? Area::Exec
+                                              : Area::Any;
+      objects.push_back(
+          {buffer, buffer.getElements() * *elementBytes(buffer.getElemType()), r});
+    } else if (auto set = dyn_cast<ComputeSetOp>(op)) {
+      for (Operation &v : set.getBody().front())
+        objects.push_back({&v, cast<VertexOp>(v).getStateBytes(), Area::Any});
+    } else if (auto exchange = dyn_cast<ExchangeOp>(op)) {
+      int64_t most = 0;
+      for (int64_t n : sendsPerTile(graph, exchange, index))
+        most = std::max(most, n);
+      objects.push_back({exchange, exchange.getDescriptorBytes(most), Area::Any});
+    }
+  }
+
+  int64_t next[2] = {target.getSramBase(), target.getInterleavedBegin()};
+  int64_t end[2] = {target.getExecEnd(), target.getSramEnd()};
+  Builder b(graph.getContext());
+  auto place = [&](const Object &o, int region) {
+    int64_t at = align16(next[region]);
+    next[region] = at + o.bytes;
+    IntegerAttr attr = b.getI64IntegerAttr(at);
+    if (auto tensor = dyn_cast<TensorOp>(o.op))
+      tensor.setAddressAttr(attr);
+    else if (auto buffer = dyn_cast<BufferOp>(o.op))
+      buffer.setAddressAttr(attr);
+    else if (auto codelet = dyn_cast<CodeletOp>(o.op))
+      codelet.setAddressAttr(attr);
+    else if (auto vertex = dyn_cast<VertexOp>(o.op))
+      vertex.setStateAddressAttr(attr);
+    else
+      cast<ExchangeOp>(o.op).setDescriptorAddressAttr(attr);
+  };
+  auto fits = [&](const Object &o, int region) {
+    return align16(next[region]) + o.bytes <= end[region];
+  };
+  auto name = [](Operation *op) -> std::string {
+    if (auto sym = dyn_cast<SymbolOpInterface>(op))
+      return "@" + sym.getName().str();
+    auto vertex = cast<VertexOp>(op);
+    return "the state of a @" + vertex.getCodelet().str() + " vertex";
+  };
+  for (Area want : {Area::Exec, Area::Interleaved, Area::Any})
+    for (const Object &o : objects) {
+      if (o.region != want)
+        continue;
+      int region = want == Area::Interleaved ? 1 : 0;
+      if (want == Area::Any && !fits(o, 0))
+        region = 1;
+      if (!fits(o, region))
+        return graph.emitError()
+               << "[resource] IPU.1: placement: " << name(o.op) << " (" << o.bytes
+               << " bytes) does not fit in the "
+               << (region ? "interleaved" : "executable") << " region of a tile, "
+               << end[region] - align16(next[region]) << " bytes left";
+      place(o, region);
+    }
+  return success();
+}
