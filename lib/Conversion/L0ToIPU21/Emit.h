@@ -18,9 +18,10 @@ namespace synpl::l0toipu21 {
 
 /// Sizes of this sink's codelets' code. The codelets are not encoded yet
 /// (the simulator runs their semantics), so these are reservations: a
-/// ConvPartial1x1Out-sized AMP loop and a vector fill.
+/// ConvPartial1x1Out-sized AMP loop, a vector fill and a vector sum.
 inline constexpr int64_t kAmpCodeBytes = 2048;
 inline constexpr int64_t kFillCodeBytes = 256;
+inline constexpr int64_t kReduceCodeBytes = 512;
 /// What code, vertex state and descriptors reserve in the executable region
 /// while the planner sizes a product's blocks (Placement.cpp places them).
 inline constexpr int64_t kReservedBytes = 8192;
@@ -30,7 +31,7 @@ inline constexpr int64_t kReservedBytes = 8192;
 struct MatmulEmission {
   std::string name;              ///< prefix of the buffers, sets, exchange
   ipu21::TensorOp a, b, c;
-  ipu21::CodeletOp amp, fill;
+  ipu21::CodeletOp amp, fill, reduce;
   MatmulShape shape;
   MatmulPlan plan;
 };

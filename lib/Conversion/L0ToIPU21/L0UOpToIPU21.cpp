@@ -285,6 +285,8 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
     m.c = tensors[k.c];
     m.amp = codelet(ipu21::CodeletKind::amp_matmul, k.elem, f32, kAmpCodeBytes);
     m.fill = codelet(ipu21::CodeletKind::fill, f32, f32, kFillCodeBytes);
+    if (p.kSplit > 1)
+      m.reduce = codelet(ipu21::CodeletKind::reduce_add, f32, f32, kReduceCodeBytes);
     m.shape = k.shape;
     m.plan = p;
     emitMatmul(items, k.kernel.getLoc(), m, steps);

@@ -2,13 +2,16 @@
 //
 // The search that places one matrix product C[M, N] = A[M, K] . B[K, N] on
 // the IPU's tiles, as poplibs' convolution planner does: C is cut into a
-// grid of mb x nb blocks, one per tile; K is walked in chunks of kc, one
-// superstep each (the chunk of A's rows and B's columns the tile needs is
-// exchanged in, then the AMP accumulates it). Enumerate the grids that fit
-// the chip; for each, the largest chunk that fits a tile's memory; filter
-// by memory; score the estimated cycles from the IPU's facts and cost model
-// (synpl/Target/IPU21/CostModel.h, the simulator's own formulas); select the
-// fastest (docs/ipu21.md).
+// grid of mb x nb blocks; K is split into kSplit parallel groups, each on
+// its own copy of the grid (a block's partial sums are then reduced onto
+// its home tile, in group 0), and each group's share of K is walked in
+// chunks of kc, one superstep each (the chunk of A's rows and B's columns
+// the tile needs is exchanged in, then the AMP accumulates it). Enumerate
+// the grids and splits that fit the chip; for each, the largest chunk that
+// fits a tile's memory; filter by memory and the reduction's loop count;
+// score the estimated cycles from the IPU's facts and cost model
+// (synpl/Target/IPU21/CostModel.h, the simulator's own formulas); select
+// the fastest (docs/ipu21.md).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_LIB_CONVERSION_L0TOIPU21_MATMULPLAN_H
@@ -41,17 +44,25 @@ struct TileBudget {
 struct MatmulPlan {
   int64_t mb = 0, nb = 0, kc = 0;
   int64_t mBlocks = 0, nBlocks = 0;
+  /// Parallel groups over K, each on mBlocks x nBlocks tiles: group g's tile
+  /// of block t is g x blocks() + t.
+  int64_t kSplit = 1;
   /// Tiles are numbered along C's columns (row-major, the default: tile
   /// pairs share A's rows) or along its rows (column_major: pairs share B's
   /// columns), whichever block each tile receives more of.
   bool columnMajor = false;
   int64_t steps = 0;
   /// Estimated cycles (CostModel.h): zeroing C, then per step the exchange,
-  /// the AMP and two syncs.
+  /// the AMP and two syncs, then (kSplit > 1) the reduction's exchange, sum
+  /// and syncs.
   int64_t fillCycles = 0, exchangeCycles = 0, ampCycles = 0, syncCycles = 0;
+  int64_t reduceCycles = 0;
   int64_t bytesPerTile = 0;
 
-  int64_t tiles() const { return mBlocks * nBlocks; }
+  int64_t blocks() const { return mBlocks * nBlocks; }
+  int64_t tiles() const { return blocks() * kSplit; }
+  /// K's share of one group.
+  int64_t groupK(int64_t K) const { return K / kSplit; }
   int64_t totalCycles() const;
   std::string describe() const;
 };

@@ -1,12 +1,16 @@
 // RUN: synpl-opt %s --synpl-convert-l0uop-to-ipu21 | FileCheck %s
-// Numbers: a product long in k, on two tiles, in two chunks; every element
-// of C against Python's sum.
+// Numbers: a product long in k, on two tiles (its k split into two groups,
+// then reduced) and on the whole chip; every element of C against Python's.
 // RUN: synpl-opt %S/Inputs/matmul-16x8192x16-f16.mlir --synpl-convert-l0uop-to-ipu21="tiles=2" \
-// RUN:   | FileCheck %s --check-prefix=CHUNKS
-// RUN: synpl-opt %S/Inputs/matmul-16x8192x16-f16.mlir --synpl-convert-l0uop-to-ipu21="tiles=2" \
-// RUN:   | synpl-translate --synpl-ipu21-to-program -o %t.ipu
+// RUN:   | FileCheck %s --check-prefix=SPLIT
 // RUN: %python %S/Inputs/check_matmul.py inputs 16 8192 16 %t
-// RUN: synpl-ipu21-sim %t.ipu --report=none --tensor-in a=%t.a --tensor-in b=%t.b --tensor-out c=%t.c
+// RUN: synpl-opt %S/Inputs/matmul-16x8192x16-f16.mlir --synpl-convert-l0uop-to-ipu21="tiles=2" \
+// RUN:   | synpl-translate --synpl-ipu21-to-program -o %t.two.ipu
+// RUN: synpl-ipu21-sim %t.two.ipu --report=none --tensor-in a=%t.a --tensor-in b=%t.b --tensor-out c=%t.c
+// RUN: %python %S/Inputs/check_matmul.py numbers 16 8192 16 %t | FileCheck %s --check-prefix=NUMBERS
+// RUN: synpl-opt %S/Inputs/matmul-16x8192x16-f16.mlir --synpl-convert-l0uop-to-ipu21 \
+// RUN:   | synpl-translate --synpl-ipu21-to-program -o %t.all.ipu
+// RUN: synpl-ipu21-sim %t.all.ipu --report=none --tensor-in a=%t.a --tensor-in b=%t.b --tensor-out c=%t.c
 // RUN: %python %S/Inputs/check_matmul.py numbers 16 8192 16 %t | FileCheck %s --check-prefix=NUMBERS
 // NUMBERS: matmul ok
 
@@ -38,11 +42,23 @@
 // CHECK-NEXT: ipu21.execute @mm.mm
 // CHECK-NEXT: ipu21.sync
 
-// Two tiles cannot hold all of k at once: two chunks, the sends advancing
-// by one chunk per run (A: 4096 columns; B: 4096 rows of 16).
-// CHUNKS: ipu21.send @a[0, 4096) rows {{[0-9]+}} stride 8192 advance 4096 to @mm.a_in
-// CHUNKS: ipu21.send @b[0, 16) rows 4096 stride 16 advance 65536 to @mm.b_in
-// CHUNKS: ipu21.repeat 2 {
+// On two tiles the search splits k into two groups: each accumulates its
+// half, the second's partial block goes to the first, which adds it to C.
+// SPLIT: ipu21.buffer @mm.partial : 256 x f32 on tiles [1, 2)
+// SPLIT: ipu21.buffer @mm.parts : 256 x f32 on tiles [0, 1)
+// SPLIT: ipu21.vertex @amp_matmul_f16_f32 on tiles [0, 1) (in = @mm.a_in[0, 65536), weights = @mm.b_in[0, 65536), out = @c[0, 256))
+// SPLIT: ipu21.vertex @amp_matmul_f16_f32 on tiles [1, 2) (in = @mm.a_in[0, 65536), weights = @mm.b_in[0, 65536), out = @mm.partial[0, 256))
+// SPLIT: ipu21.send @a[0, 4096) rows 16 stride 8192 to @mm.a_in[0, 65536) on tiles [0, 1)
+// SPLIT: ipu21.send @a[4096, 8192) rows 16 stride 8192 to @mm.a_in[0, 65536) on tiles [1, 2)
+// SPLIT: ipu21.exchange @mm.reduce
+// SPLIT-NEXT: ipu21.send @mm.partial[0, 256) from tile 1 to @mm.parts[0, 256) on tiles [0, 1)
+// SPLIT: ipu21.vertex @reduce_add_f32_f32 on tiles [0, 1) (partials = @mm.parts[0, 256), out = @c[0, 256)) params(accumulate = 1, n = 256, p = 1)
+// SPLIT: ipu21.repeat 1 {
+// SPLIT: }
+// SPLIT-NEXT: ipu21.copy @mm.reduce
+// SPLIT-NEXT: ipu21.sync
+// SPLIT-NEXT: ipu21.execute @mm.sum
+// SPLIT-NEXT: ipu21.sync
 
 l0uop.plan @mm pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 64MiB
