@@ -517,12 +517,15 @@ def ConvertL0UOpToIPU21 : Pass<"synpl-convert-l0uop-to-ipu21", "mlir::ModuleOp">
       it only stores the sum to) gets a tile plan from a search
       (`--synpl-search-report` shows it, boundary `IPU21 tiles @<kernel>`):
       C cut into a grid of mb x nb blocks, one per tile (C's home is that
-      grid), K walked in chunks of kc; filtered by each tile's memory and
-      scored in cycles with the simulator's cost model (CostModel.h). It
-      becomes `<kernel>.zero` (zero C), then `ipu21.repeat <K/kc>` of the
-      exchange `<kernel>.chunk` (A's rows and B's columns of the chunk to
-      the tiles that need them, advancing with the repeat) and the AMP
-      compute set `<kernel>.mm`, each followed by a sync.
+      grid), K split into parallel groups on copies of the grid and each
+      group's share walked in chunks of kc; filtered by each tile's memory
+      and scored in cycles with the simulator's cost model (CostModel.h).
+      It becomes `<kernel>.zero` (zero C and the partial blocks), then
+      `ipu21.repeat <steps>` of the exchange `<kernel>.chunk` (A's rows and
+      B's columns of the chunk to the tiles that need them, advancing with
+      the repeat) and the AMP compute set `<kernel>.mm`, then, with groups,
+      `<kernel>.reduce` (the partials to C's home tiles) and `<kernel>.sum`;
+      each phase followed by a sync.
     * **Slots** become tensors: a product's C with its grid, the others
       spread evenly over the tiles.
     * **Placement.** Every object (code, vertex state, exchange
