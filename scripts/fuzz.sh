@@ -4,21 +4,25 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #   scripts/fuzz.sh --list                    the targets, one per line
 #
-# TARGET: syn mlir pipeline idx checkpoint text plan (all by default).
+# TARGET: syn mlir pipeline idx checkpoint text plan ipu21 (all by default).
 # Builds them in ./build-fuzz (SYNPL_FUZZ_BUILD_DIR; scripts/asan-tree.sh
 # fuzz: clang, AddressSanitizer + UndefinedBehaviorSanitizer, coverage
 # instrumentation of the whole project) the first time.
 # Seeds: the examples and test inputs of each surface (MLIR and .syn files
 # split at their `// -----` markers), small generated IDX and text files,
-# the plan tables of compiled examples, and the committed regression inputs
-# of test/fuzz/regressions/<target>/. The corpus each run grows is kept in
-# build-fuzz/fuzz/corpus/<target>; a crash, a sanitizer report or an input
-# over 5 s is written to build-fuzz/fuzz/findings/<target>/ and makes the
-# script exit non-zero.
+# the plan tables of compiled examples, the ipu21 program files of the
+# tests' ipu21 graphs, and the committed regression inputs of
+# test/fuzz/regressions/<target>/. The plan and ipu21 seeds are made by
+# synplc and synpl-translate, built in the fuzz tree for those targets;
+# SYNPL_FUZZ_SEED_TOOLS=DIR (the bin directory of another build, such as
+# build/bin) takes both from DIR instead and builds neither. The corpus
+# each run grows is kept in build-fuzz/fuzz/corpus/<target>; a crash, a
+# sanitizer report or an input over 5 s is written to
+# build-fuzz/fuzz/findings/<target>/ and makes the script exit non-zero.
 # Prints the executions of each target (libFuzzer's
 # stat::number_of_executed_units).
 set -euo pipefail
-all=(syn mlir pipeline idx checkpoint text plan)
+all=(syn mlir pipeline idx checkpoint text plan ipu21)
 if [ "${1:-}" = --list ]; then
   printf '%s\n' "${all[@]}"
   exit 0
@@ -39,17 +43,23 @@ for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: no target '$t' (${all[*]})" >&2; exit 2; }
   build+=("synpl-fuzz-$t")
 done
-# The plan target's seeds are compiled examples: it needs synplc too.
-[[ " ${targets[*]} " == *" plan "* ]] && build+=(synplc)
+# The plan target's seeds are compiled examples, the ipu21 target's
+# translated graphs: they need synplc and synpl-translate too.
+tools="${SYNPL_FUZZ_SEED_TOOLS:-$BUILD_DIR/bin}"
+if [ -z "${SYNPL_FUZZ_SEED_TOOLS:-}" ]; then
+  [[ " ${targets[*]} " == *" plan "* ]] && build+=(synplc)
+  [[ " ${targets[*]} " == *" ipu21 "* ]] && build+=(synpl-translate)
+fi
 cmake --build "$BUILD_DIR" --target "${build[@]}"
 
 work="$BUILD_DIR/fuzz"
 seeds="$work/seeds"
 rm -rf "$seeds"
 mkdir -p "$seeds"
-synplc=()
-[ -x "$BUILD_DIR/bin/synplc" ] && synplc=(--synplc "$BUILD_DIR/bin/synplc")
-python3 "$root/test/fuzz/make_seeds.py" "${synplc[@]}" "$root" "$seeds"
+seed_tools=()
+[ -x "$tools/synplc" ] && seed_tools+=(--synplc "$tools/synplc")
+[ -x "$tools/synpl-translate" ] && seed_tools+=(--synpl-translate "$tools/synpl-translate")
+python3 "$root/test/fuzz/make_seeds.py" "${seed_tools[@]}" "$root" "$seeds"
 
 status=0
 declare -A executed

@@ -36,7 +36,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 seeds="$BUILD_DIR/fuzz/seeds"
 rm -rf "$seeds"
 mkdir -p "$seeds"
-python3 "$root/test/fuzz/make_seeds.py" --synplc "$BUILD_DIR/bin/synplc" "$root" "$seeds"
+python3 "$root/test/fuzz/make_seeds.py" --synplc "$BUILD_DIR/bin/synplc" \
+  --synpl-translate "$BUILD_DIR/bin/synpl-translate" "$root" "$seeds"
 for t in $(bash "$root/scripts/fuzz.sh" --list); do
   dirs=("$seeds/$t")
   [ -d "$root/test/fuzz/regressions/$t" ] && dirs+=("$root/test/fuzz/regressions/$t")

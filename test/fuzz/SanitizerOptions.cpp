@@ -1,4 +1,4 @@
-//===- SanitizerOptions.cpp - ASan defaults of the runtime's fuzz targets -===//
+//===- SanitizerOptions.cpp - ASan defaults of the MLIR-free targets ------===//
 //
 // (The MLIR-side targets get the same from SynplSupport, lib/Support/
 // DeepInput.cpp, as the tools do.)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the fuzz targets' seed corpora and dictionaries (scripts/fuzz.sh).
 
-    make_seeds.py REPO_ROOT OUT_DIR [--synplc PATH]
+    make_seeds.py REPO_ROOT OUT_DIR [--synplc PATH] [--synpl-translate PATH]
 
 OUT_DIR/<target>/ gets one file per seed: for `syn` every .syn file of the
 examples and tests, for `mlir` and `pipeline` every .mlir file, both split
@@ -9,7 +9,10 @@ at their `// -----` markers (each chunk is a program of its own); for `idx`
 small IDX files of every element type, plain and gzip'd; for `checkpoint`
 a header-only checkpoint; for `text` short texts behind the three bytes
 that choose the window, stride and batch; for `plan` the plan tables of
-the examples as PATH (synplc) compiles them (none without --synplc).
+the examples as PATH (synplc) compiles them (none without --synplc); for
+`ipu21` a minimal program file and the program files PATH
+(synpl-translate --synpl-ipu21-to-program) makes of the ipu21 graphs of
+the tests (none without --synpl-translate).
 OUT_DIR/<target>.dict lists each grammar's
 keywords (the identifiers and op names the seeds use) for libFuzzer's
 -dict.
@@ -94,13 +97,54 @@ PLAN_EXAMPLES = ["examples/fashion_mnist/fashion_mnist.l1.mlir",
                  "examples/mnist/mnist.l1.mlir", "examples/charlm/charlm.syn"]
 
 
+# The ipu21 graphs whose program files seed the program reader and the
+# simulator: every ipu21 op, both mapping forms, every step kind, and sends
+# that read blocks of rows and advance with their Repeat.
+IPU21_GRAPHS = ["test/Dialect/IPU21/ops.mlir", "test/Target/IPU21/simulate.mlir",
+                "test/Target/IPU21/serial-k.mlir"]
+
+
+def ipu21_seed(translate, source):
+    """The program file synpl-translate makes of an ipu21 graph."""
+    return subprocess.run([translate, "--synpl-ipu21-to-program", source, "-o", "-"],
+                          check=True, capture_output=True).stdout
+
+
+def ipu21_file(payload):
+    """An ipu21 program file around `payload` (ProgramFile.h): the magic,
+    version 1, the reserved word, the payload's size and FNV-1a-64."""
+    checksum = 0xcbf29ce484222325
+    for b in payload:
+        checksum = ((checksum ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return b"SYNIPU21" + struct.pack("<IIQQ", 1, 0, len(payload), checksum) + payload
+
+
+def ipu21_minimal():
+    """The smallest program worth running: one tile, no objects, a main that
+    syncs twice in a Repeat."""
+    def string(s):
+        return struct.pack("<I", len(s)) + s
+
+    def step(kind, count=0, body=()):
+        return (struct.pack("<BqiI", kind, count, -1, 0) + struct.pack("<Q", len(body))
+                + b"".join(body) + struct.pack("<Q", 0))
+
+    target = struct.pack("<10q", 1, 638976, 16384, 6, 1490000000, 311296, 524288,
+                         524288, 950272, 65535)
+    objects = struct.pack("<5Q", 0, 0, 0, 0, 0)  # tensors .. exchanges
+    main = step(0, body=[step(1, 2, [step(4)])])  # Sequence { Repeat 2 { Sync } }
+    return ipu21_file(string(b"minimal") + string(b"ipu21") + target + objects + main)
+
+
 def main():
     args = sys.argv[1:]
-    synplc = None
-    if "--synplc" in args:
-        i = args.index("--synplc")
-        synplc = args[i + 1]
-        del args[i:i + 2]
+    tools = {"--synplc": None, "--synpl-translate": None}
+    for flag in tools:
+        if flag in args:
+            i = args.index(flag)
+            tools[flag] = args[i + 1]
+            del args[i:i + 2]
+    synplc, translate = tools["--synplc"], tools["--synpl-translate"]
     root, out = args
     syn_words, mlir_words = set(), set()
     for path in files(root, ".syn"):
@@ -152,6 +196,12 @@ def main():
     if synplc:
         for example in PLAN_EXAMPLES:
             write(out, "plan", plan_seed(synplc, os.path.join(root, example)))
+
+    write(out, "ipu21", ipu21_minimal())
+    if translate:
+        for graph in IPU21_GRAPHS:
+            write(out, "ipu21", ipu21_seed(translate, os.path.join(root, graph)))
+    write_dict(out, "ipu21", {"SYNIPU21", "ipu21", "ipu2"})
 
 
 if __name__ == "__main__":

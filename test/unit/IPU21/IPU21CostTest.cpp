@@ -3,10 +3,12 @@
 // computed here from the Facts fields.
 #include "IPU21Builder.h"
 
+#include "synpl/Target/IPU21/ProgramFile.h"
 #include "synpl/Target/IPU21/Simulator.h"
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <string>
 
@@ -251,4 +253,51 @@ TEST_CASE("ipu21 Repeat charges its body every time, as do Sync and streams") {
   CHECK(sim.report().runs == 2);
   CHECK(sim.report().totalCycles == 2 * (11 * once + 2 * f.syncCycles + stream));
   CHECK(sim.report().phases[0].runs == 22);
+}
+
+TEST_CASE("ipu21 costing takes time in what a compute set or exchange touches, not the tiles") {
+  // The fuzzer's finding (test/fuzz/regressions/ipu21): a 60 KB program file
+  // of 5000 empty compute sets for a target of 2^20 tiles took the simulator
+  // over a minute to set up, as each compute set and exchange was costed
+  // over every tile of the target.
+  const Facts f = ipu21Facts();
+  Program p = makeProgram("many");
+  p.target.tiles = kMaxTiles;
+  const int64_t last = kMaxTiles - 1;
+  int32_t a = addBuffer(p, "a", ElemType::F32, tileList({0, last}), 64, 0x80000);
+  int32_t fill = addCodelet(p, "fill", CodeletKind::Fill, ElemType::F32, ElemType::F32);
+  // Tile 0 runs one vertex, the last tile two: the compute set costs two.
+  int32_t cs = addComputeSet(
+      p, "fill",
+      {vertex(fill, tileList({0, last}), {bufferField(a, 0, 64)}, fillParams(64, 1.0)),
+       vertex(fill, tileList({last}), {bufferField(a, 0, 64)}, fillParams(64, 2.0))});
+  int32_t x = addExchange(
+      p, "x", {{bufferEnd(a, 0, tileList({0})), bufferEnd(a, 0, tileList({last})), 64}});
+  for (int i = 0; i < 4000; ++i) {
+    addComputeSet(p, "empty", {});
+    addExchange(p, "empty", {});
+  }
+  p.main.body = {executeStep(cs), copyStep(x), executeStep(cs + 1), copyStep(x + 1)};
+  const auto start = std::chrono::steady_clock::now();
+  Simulator sim(p, f, SimOptions{false});
+  std::string error;
+  REQUIRE(sim.valid(error));
+  REQUIRE(sim.run(error));
+  // Well under a second; the old costing took minutes under the sanitizers.
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+
+  const SimReport &r = sim.report();
+  REQUIRE(r.phases.size() == 4);
+  int64_t once = f.supervisorOverheadCycles + ceilDiv(64 * 4, f.memcpyBytesPerCycle);
+  CHECK(r.phases[0].cycles == 2 * once);
+  CHECK(r.phases[0].utilisation == Approx(3.0 * once / (double(kMaxTiles) * 2 * once)));
+  // The send costs what it costs between the first and last tile of the chip.
+  Program chip = makeProgram("chip");
+  int32_t b = addBuffer(chip, "a", ElemType::F32, tileList({0, f.tiles - 1}), 64, 0x80000);
+  CHECK(r.phases[1].cycles ==
+        exchangeCycles(chip, {{bufferEnd(b, 0, tileList({0})),
+                               bufferEnd(b, 0, tileList({f.tiles - 1})), 64}}));
+  CHECK(r.phases[1].cycles > 0);
+  CHECK(r.phases[2].cycles == 0);
+  CHECK(r.phases[3].cycles == 0);
 }

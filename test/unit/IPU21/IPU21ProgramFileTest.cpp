@@ -222,6 +222,16 @@ TEST_CASE("ipu21 program file: semantic checks behind a valid checksum") {
     CHECK(readError(writeProgram(q)).find("pass the 32 elements of tensor 0 'x'") !=
           std::string::npos);
     q = p;
+    q.exchanges[0].sends[0].count = 0; // an empty send (its rows would be free)
+    CHECK(readError(writeProgram(q)).find("moves no elements") != std::string::npos);
+    q = p;
+    q.exchanges[0].sends[0].rows = 3; // 3 rows of 8 / 3 elements
+    CHECK(readError(writeProgram(q)).find("do not make 3 whole rows") != std::string::npos);
+    q = p;
+    q.exchanges[0].sends[0].rows = 2; // 2 rows of 4, 30 apart: past x's 32
+    q.exchanges[0].sends[0].rowStride = 30;
+    CHECK(readError(writeProgram(q)).find("of tensor 0 'x'") != std::string::npos);
+    q = p;
     q.computeSets[0].vertices[0].fields[2].object = 1; // half, not f32 acc
     CHECK(readError(writeProgram(q)).find("is f16; the codelet needs f32") != std::string::npos);
     q = p;

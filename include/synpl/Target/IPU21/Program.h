@@ -176,6 +176,18 @@ struct Step {
   std::vector<Step> body, elseBody;
 };
 
+struct Program;
+
+/// For each exchange, the most runs of the innermost Repeat around a Copy
+/// of it (1 for a Copy outside any Repeat, or none): how far its sends'
+/// advance carries them. Steps nested deeper than `maxDepth` are not
+/// walked.
+std::vector<int64_t> copyRuns(const Program &program, int maxDepth);
+
+/// The elements a send's source reaches from its begin, in its last run
+/// `runs - 1`: its last row's end plus the advance (saturating).
+int64_t sourceExtent(const Send &send, int64_t runs);
+
 struct Program {
   std::string name;
   Target target;

@@ -401,26 +401,11 @@ private:
     return true;
   }
 
-  /// The most runs of the innermost Repeat around a Copy of exchange `x`
-  /// (1 outside any): how far its sends' advance may carry them.
+  /// How far exchange `x`'s advancing sends go (copyRuns, Program.h).
   int64_t runsOf(size_t x) {
-    if (copyRuns.empty()) {
-      copyRuns.assign(p.exchanges.size(), 1);
-      collectRuns(p.main, 1, 1);
-    }
+    if (copyRuns.empty())
+      copyRuns = sim::copyRuns(p, kMaxStepDepth);
     return copyRuns[x];
-  }
-
-  void collectRuns(const Step &s, int64_t runs, int depth) {
-    if (depth > kMaxStepDepth)
-      return; // step() reports the nesting
-    if (s.kind == StepKind::Copy && s.ref >= 0 && size_t(s.ref) < copyRuns.size())
-      copyRuns[s.ref] = std::max(copyRuns[s.ref], runs);
-    int64_t inner = s.kind == StepKind::Repeat ? std::max<int64_t>(1, s.count) : runs;
-    for (const Step &b : s.body)
-      collectRuns(b, inner, depth + 1);
-    for (const Step &b : s.elseBody)
-      collectRuns(b, inner, depth + 1);
   }
 
   bool exchanges() {
@@ -440,7 +425,9 @@ private:
         if (!size(s.count, at + " count") || !size(s.rowStride, at + " row stride") ||
             !size(s.advance, at + " advance"))
           return false;
-        if (s.rows < 1 || s.count % s.rows)
+        if (s.count < 1)
+          return fail(at + ": moves no elements");
+        if (s.rows < 1 || s.rows > s.count || s.count % s.rows)
           return fail(at + ": " + str(s.count) + " elements do not make " + str(s.rows) +
                       " whole rows");
         int64_t rowLength = s.count / s.rows;
@@ -450,9 +437,7 @@ private:
           return fail(at + ": row stride " + str(s.rowStride) + " is shorter than a row (" +
                       str(rowLength) + " elements)");
         // What the source reaches in its last run: the last row's end.
-        int64_t extent = sim::satAdd(
-            sim::satAdd(sim::satMul(s.rows - 1, s.rowStride), rowLength),
-            sim::satMul(s.advance, runs - 1));
+        int64_t extent = sim::sourceExtent(s, runs);
         if (!size(extent, at + " source extent") ||
             !endpoint(s.src, extent, true, at + " source", from) ||
             !endpoint(s.dst, s.count, false, at + " destination", to))

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace synpl::ipu21::sim {
 namespace {
@@ -39,10 +40,22 @@ int64_t vertexCycles(const Codelet &c, const Vertex &v, const Facts &f) {
 }
 
 StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &facts) {
-  std::vector<int64_t> busy(size_t(p.target.tiles), 0);
+  // Only the tiles some vertex runs on are counted (the others are idle): a
+  // program may hold thousands of compute sets for a target of a million
+  // tiles, and costing one must take time in its vertices, not in the tiles.
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (const Vertex &v : cs.vertices)
+    ranges.insert(ranges.end(), v.tiles.ranges.begin(), v.tiles.ranges.end());
+  const TileSet used = unionOf(std::move(ranges));
+  const TileSetRank rank(used);
+  std::vector<int64_t> busy(size_t(used.count()), 0);
   for (const Vertex &v : cs.vertices) {
     int64_t c = vertexCycles(p.codelets[v.codelet], v, facts);
-    forEachTile(v.tiles, [&](int64_t t) { busy[t] = satAdd(busy[t], c); });
+    // Each range of the vertex lies inside one range of `used`, so its tiles
+    // have consecutive ranks.
+    for (const auto &r : v.tiles.ranges)
+      for (int64_t t = r.first, at = rank.rank(used, r.first); t < r.second; ++t, ++at)
+        busy[at] = satAdd(busy[at], c);
   }
   StepCost cost;
   for (int64_t b : busy) {
@@ -63,10 +76,14 @@ int64_t exchangeCycles(const Program &p, const std::vector<TensorLayout> &layout
                        const Exchange &x, const Facts &facts, int64_t run) {
   // Bytes are counted in units of 1/bus: a tile that shares a send with the
   // rest of its bus pays bytes/bus of it, exactly.
+  // The bytes are kept for the tiles the exchange touches only: a program
+  // may hold thousands of exchanges for a target of a million tiles, and an
+  // advancing exchange is costed again in every run.
   const int64_t bus = positive(facts.tilesPerExchangeBus), tiles = p.target.tiles;
-  std::vector<int64_t> sent(size_t(tiles), 0), received(size_t(tiles), 0);
-  auto add = [](std::vector<int64_t> &a, int64_t tile, int64_t units) {
-    a[tile] = satAdd(a[tile], units);
+  std::unordered_map<int64_t, int64_t> sent, received;
+  auto add = [](std::unordered_map<int64_t, int64_t> &a, int64_t tile, int64_t units) {
+    int64_t &v = a[tile];
+    v = satAdd(v, units);
   };
   for (const Send &s : x.sends) {
     if (s.count == 0)
@@ -102,8 +119,9 @@ int64_t exchangeCycles(const Program &p, const std::vector<TensorLayout> &layout
     });
   }
   int64_t most = 0;
-  for (int64_t t = 0; t < tiles; ++t)
-    most = std::max({most, sent[t], received[t]});
+  for (const auto *a : {&sent, &received})
+    for (const auto &tileUnits : *a)
+      most = std::max(most, tileUnits.second);
   return cost::exchangeCycles(facts, ceilDiv(most, bus));
 }
 

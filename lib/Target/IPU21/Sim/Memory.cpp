@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "SimImpl.h"
 
+#include "synpl/Target/IPU21/ProgramFile.h"
+
 #include <algorithm>
 
 namespace synpl::ipu21::sim {
@@ -33,8 +35,11 @@ const char *memoryKindName(MemoryKind k) {
 namespace {
 
 /// The tiles that send or receive in exchange `x`.
+/// The tiles taking part in exchange `x`, run `runs` times at most: a
+/// tensor source's homes over everything its rows reach in any run (as the
+/// dialect sizes the descriptors), a destination's homes or tiles.
 TileSet exchangeTiles(const Program &p, const std::vector<sim::TensorLayout> &layouts,
-                      const Exchange &x) {
+                      const Exchange &x, int64_t runs) {
   std::vector<std::pair<int64_t, int64_t>> ranges;
   auto add = [&](const Endpoint &e, int64_t count) {
     if (count == 0)
@@ -49,7 +54,7 @@ TileSet exchangeTiles(const Program &p, const std::vector<sim::TensorLayout> &la
                                   });
   };
   for (const Send &s : x.sends) {
-    add(s.src, s.count);
+    add(s.src, s.src.isTensor ? sim::sourceExtent(s, runs) : s.count);
     add(s.dst, s.count);
   }
   return sim::unionOf(std::move(ranges));
@@ -69,8 +74,9 @@ bool Simulator::Impl::indexTileObjects(int64_t budget) {
     for (size_t c = 0; c < ranges.size(); ++c)
       codeTiles[c] = sim::unionOf(std::move(ranges[c]));
   }
+  std::vector<int64_t> runs = sim::copyRuns(p, kMaxStepDepth);
   for (size_t x = 0; x < p.exchanges.size(); ++x)
-    xchgTiles[x] = exchangeTiles(p, layouts, p.exchanges[x]);
+    xchgTiles[x] = exchangeTiles(p, layouts, p.exchanges[x], runs[x]);
 
   // Count first: a program whose objects cover many tiles many times over
   // is refused before anything is allocated for it.

@@ -1,6 +1,8 @@
 //===- Program.cpp - Helpers of the plain-data ipu21 program --------------===//
 #include "synpl/Target/IPU21/Program.h"
 
+#include "Layout.h"
+
 #include <algorithm>
 
 namespace synpl::ipu21::sim {
@@ -62,6 +64,33 @@ int64_t Tensor::elementsOn(int64_t tile) const {
   for (; it != mapping.end() && it->tile == tile; ++it)
     n += it->end - it->begin;
   return n;
+}
+
+namespace {
+void collectRuns(const Step &s, int64_t runs, int depth, int maxDepth,
+                 std::vector<int64_t> &out) {
+  if (depth > maxDepth)
+    return;
+  if (s.kind == StepKind::Copy && s.ref >= 0 && size_t(s.ref) < out.size())
+    out[size_t(s.ref)] = std::max(out[size_t(s.ref)], runs);
+  int64_t inner = s.kind == StepKind::Repeat ? std::max<int64_t>(1, s.count) : runs;
+  for (const Step &b : s.body)
+    collectRuns(b, inner, depth + 1, maxDepth, out);
+  for (const Step &b : s.elseBody)
+    collectRuns(b, inner, depth + 1, maxDepth, out);
+}
+} // namespace
+
+std::vector<int64_t> copyRuns(const Program &program, int maxDepth) {
+  std::vector<int64_t> runs(program.exchanges.size(), 1);
+  collectRuns(program.main, 1, 1, maxDepth, runs);
+  return runs;
+}
+
+int64_t sourceExtent(const Send &s, int64_t runs) {
+  int64_t rows = std::max<int64_t>(1, s.rows), rowLength = s.count / rows;
+  return satAdd(satAdd(satMul(rows - 1, s.rowStride), rowLength),
+                satMul(s.advance, std::max<int64_t>(0, runs - 1)));
 }
 
 } // namespace synpl::ipu21::sim
