@@ -8,6 +8,7 @@
 #ifndef SYNPL_LIB_TARGET_IPU21_SIM_LAYOUT_H
 #define SYNPL_LIB_TARGET_IPU21_SIM_LAYOUT_H
 
+#include "synpl/Target/IPU21/CostModel.h"
 #include "synpl/Target/IPU21/Program.h"
 
 #include <algorithm>
@@ -113,17 +114,11 @@ template <typename Fn> void forEachTile(const TileSet &s, Fn fn) {
 /// The union of `ranges` (any order, may overlap) as a valid TileSet.
 TileSet unionOf(std::vector<std::pair<int64_t, int64_t>> ranges);
 
-/// Saturating arithmetic for cycle counts (never past INT64_MAX).
-inline int64_t satAdd(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
-}
-inline int64_t satMul(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
-}
-/// ceil(a / b) for a >= 0, b > 0.
-inline int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+/// Saturating arithmetic for cycle counts (never past INT64_MAX): the cost
+/// model's.
+using cost::ceilDiv;
+using cost::satAdd;
+using cost::satMul;
 
 } // namespace synpl::ipu21::sim
 

@@ -360,20 +360,28 @@ bool Simulator::valid(std::string &error) const {
   return false;
 }
 
+/// The index of tensor `name` when the simulator keeps values; else -1 and
+/// `error` says why.
+static int64_t valuesOf(const Simulator &sim, const Simulator::Impl &im, std::string_view name,
+                        std::string &error) {
+  if (!sim.valid(error))
+    return -1;
+  if (!im.options.values) {
+    error = "the simulator keeps no values (timing only)";
+    return -1;
+  }
+  int64_t i = findTensor(im.program, name);
+  if (i < 0)
+    error = "no tensor named " + quoted(name);
+  return i;
+}
+
 bool Simulator::setTensor(std::string_view name, const std::vector<double> &values,
                           std::string &error) {
   Impl &im = *impl;
-  if (!valid(error))
+  int64_t i = valuesOf(*this, im, name, error);
+  if (i < 0)
     return false;
-  if (!im.options.values) {
-    error = "the simulator keeps no values (timing only)";
-    return false;
-  }
-  int64_t i = findTensor(im.program, name);
-  if (i < 0) {
-    error = "no tensor named " + quoted(name);
-    return false;
-  }
   if (int64_t(values.size()) != im.numel[i]) {
     error = "tensor " + quoted(name) + " has " + std::to_string(im.numel[i]) + " elements, not " +
             std::to_string(values.size());
@@ -389,17 +397,9 @@ bool Simulator::setTensor(std::string_view name, const std::vector<double> &valu
 bool Simulator::getTensor(std::string_view name, std::vector<double> &values,
                           std::string &error) const {
   const Impl &im = *impl;
-  if (!valid(error))
+  int64_t i = valuesOf(*this, im, name, error);
+  if (i < 0)
     return false;
-  if (!im.options.values) {
-    error = "the simulator keeps no values (timing only)";
-    return false;
-  }
-  int64_t i = findTensor(im.program, name);
-  if (i < 0) {
-    error = "no tensor named " + quoted(name);
-    return false;
-  }
   ElemType t = im.program.tensors[i].type;
   int64_t eb = elemBytes(t);
   values.resize(size_t(im.numel[i]));

@@ -8,19 +8,15 @@ usage: product.py inputs PREFIX   writes PREFIX.x (a stream line), PREFIX.w
        product.py check PREFIX    reads those and PREFIX.y, PREFIX.sums
 """
 import random
-import struct
 import sys
+
+from ipu21_numbers import gamma, read, rounded
 
 M, K, N, TILES = 64, 16, 16, 4
 
 
 def f16(v):
-    return struct.unpack("e", struct.pack("e", v))[0]
-
-
-def read(path):
-    with open(path) as f:
-        return [float(t) for t in f.read().split()]
+    return rounded("e", v)
 
 
 def main():
@@ -36,12 +32,8 @@ def main():
     w = [f16(v) for v in read(prefix + ".w")]
     y = read(prefix + ".y")
     sums = read(prefix + ".sums")
-    # The simulator sums in f32: a sum of n terms is within gamma_n * the
-    # sum of their magnitudes of the exact one, gamma_n = n u / (1 - n u),
-    # u = 2**-24 (Higham, 4.2). Both sides start from the same f16 inputs.
-    def gamma(n):
-        return n * 2.0 ** -24 / (1 - n * 2.0 ** -24)
-
+    # The simulator sums in f32 (gamma bounds its error); both sides start
+    # from the same f16 inputs.
     terms = [[x[i * K + k] * w[k * N + j] for k in range(K)] for i in range(M) for j in range(N)]
     want = [sum(t) for t in terms]
     size = [sum(abs(v) for v in t) for t in terms]

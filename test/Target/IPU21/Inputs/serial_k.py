@@ -6,19 +6,15 @@ usage: serial_k.py inputs PREFIX   writes PREFIX.a and PREFIX.b
        serial_k.py check PREFIX    reads those and PREFIX.y
 """
 import random
-import struct
 import sys
+
+from ipu21_numbers import gamma, read, rounded
 
 M, K, N = 8, 64, 16
 
 
 def f32(v):
-    return struct.unpack("f", struct.pack("f", v))[0]
-
-
-def read(path):
-    with open(path) as f:
-        return [float(t) for t in f.read().split()]
+    return rounded("f", v)
 
 
 def main():
@@ -30,15 +26,14 @@ def main():
                 f.write(" ".join(repr(f32(rng.uniform(-1, 1))) for _ in range(n)) + "\n")
         return 0
     a, b, y = read(prefix + ".a"), read(prefix + ".b"), read(prefix + ".y")
-    # f32 products summed in f32: each product rounds once (u) and the sum
-    # of K terms is within gamma_K * sum |terms| (Higham, 4.2), u = 2**-24.
-    u = 2.0 ** -24
-    gamma = (K + 1) * u / (1 - (K + 1) * u)
+    # f32 products summed in f32: each product rounds once and the sum of K
+    # terms adds gamma(K): within gamma(K + 1) of the exact sum.
+    bound = gamma(K + 1)
     worst = 0.0
     for i in range(M):
         for j in range(N):
             terms = [a[i * K + k] * b[k * N + j] for k in range(K)]
-            err = abs(y[i * N + j] - sum(terms)) / (gamma * sum(abs(t) for t in terms))
+            err = abs(y[i * N + j] - sum(terms)) / (bound * sum(abs(t) for t in terms))
             worst = max(worst, err)
     ok = len(y) == M * N and worst <= 1
     print(f"serial k {'ok' if ok else 'WRONG'}: worst error {worst:.1%} of its bound")
