@@ -251,7 +251,13 @@ LogicalResult Compilation::run() {
   // The target: what the placement used, or what was asked for. (Read
   // now: L1 -> L0 replaces the L1 ops.)
   KernelTarget target = KernelTarget::Host;
-  if (from == Phase::L1) {
+  if (options.target == TargetChoice::IPU21) {
+    // The kernels go to the IPU's tiles whatever node the placement chose:
+    // the L0 plan is what the ipu21 sink reads.
+    target = KernelTarget::IPU21;
+    phaseOptions.ipuArch = options.ipuArch;
+    progress("target ipu21: the " + options.ipuArch + " (docs/ipu21.md)");
+  } else if (from == Phase::L1) {
     SmallVector<l1::NodeOp> gpus = usedCudaNodes();
     bool useCuda = options.target == TargetChoice::Cuda ||
                    (options.target == TargetChoice::Auto && !gpus.empty());
@@ -292,8 +298,10 @@ LogicalResult Compilation::run() {
   }
   phaseOptions.hostKernels = options.hostKernels;
 
+  // L1 -> L0 emits for the host or CUDA; the ipu21 sink reads that plan.
   if (from == Phase::L1 &&
-      failed(step("L1 -> L0 (emission, memory packing)", Phase::L0, target)))
+      failed(step("L1 -> L0 (emission, memory packing)", Phase::L0,
+                  target == KernelTarget::IPU21 ? KernelTarget::Host : target)))
     return failure();
   if (from == Phase::L0 && !options.l0Passes.empty()) {
     PassManager pm(module.getContext());
@@ -311,6 +319,12 @@ LogicalResult Compilation::run() {
     return failure();
   if (to == Phase::L0)
     return success();
+  if (from == Phase::L0 && target == KernelTarget::IPU21)
+    return step("L0 -> IPU21 (tile plans, placement)", Phase::Device, target);
+  if (target == KernelTarget::IPU21)
+    return from == Phase::Device
+               ? success()
+               : fail("--target=ipu21 compiles an L0 plan or a program above it");
   if (from == Phase::L0) {
     if (target == KernelTarget::Cuda) {
       if (failed(step("L0 -> PTX (device kernels for " + phaseOptions.chip + ")",

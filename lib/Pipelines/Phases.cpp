@@ -82,6 +82,11 @@ LogicalResult synpl::buildPhasePipeline(OpPassManager &pm, Phase from, Phase to,
   }
   // The boundary crossed into each phase.
   auto crosses = [&](Phase p) { return from < p && p <= to; };
+  if (target == KernelTarget::IPU21 && crosses(Phase::LLVM)) {
+    error = "the ipu21 sink ends at the device phase (an ipu21 graph; synpl-translate "
+            "--synpl-ipu21-to-program writes its program file): there is no llvm phase";
+    return failure();
+  }
   if (crosses(Phase::L2))
     pm.addPass(createL3ToL2());
   if (crosses(Phase::L1))
@@ -93,6 +98,11 @@ LogicalResult synpl::buildPhasePipeline(OpPassManager &pm, Phase from, Phase to,
   host.executable = options.executable.getValue();
   if (crosses(Phase::L0))
     buildHostEmissionPipeline(pm, host);
+  if (crosses(Phase::Device) && target == KernelTarget::IPU21) {
+    ConvertL0UOpToIPU21Options ipu;
+    ipu.arch = options.ipuArch.getValue();
+    pm.addPass(createConvertL0UOpToIPU21(ipu));
+  }
   if (crosses(Phase::Device) && target == KernelTarget::Cuda) {
     CudaKernelPipelineOptions cuda;
     cuda.chip = options.chip.getValue();
@@ -122,9 +132,10 @@ LogicalResult synpl::buildPhasePipeline(OpPassManager &pm,
       llvm::StringSwitch<std::optional<KernelTarget>>(options.target)
           .Case("host", KernelTarget::Host)
           .Case("cuda", KernelTarget::Cuda)
+          .Case("ipu21", KernelTarget::IPU21)
           .Default(std::nullopt);
   if (!target) {
-    error = "unknown target '" + options.target.getValue() + "' (host or cuda)";
+    error = "unknown target '" + options.target.getValue() + "' (host, cuda or ipu21)";
     return failure();
   }
   return buildPhasePipeline(pm, *from, *to, *target, options, error);
@@ -134,7 +145,7 @@ void synpl::registerPhasePipeline() {
   registerPassPipeline(
       "synpl-pipeline",
       "The compiler's phases from one layer to another: from=<phase> "
-      "to=<phase> over l3, l2, l1, l0, device, llvm (target=host|cuda, "
+      "to=<phase> over l3, l2, l1, l0, device, llvm (target=host|cuda|ipu21, "
       "chip=...)",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {

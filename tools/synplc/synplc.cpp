@@ -130,8 +130,18 @@ cl::opt<TargetChoice> target(
                clEnumValN(TargetChoice::Cuda, "cuda",
                           "device kernels as PTX, run through the CUDA driver; "
                           "without a GPU in the system, this machine's system "
-                          "gets a nominal gpu_0 of --cuda-arch")),
+                          "gets a nominal gpu_0 of --cuda-arch"),
+               clEnumValN(TargetChoice::IPU21, "ipu21",
+                          "the L0 plan on a Graphcore IPU's tiles, written as the "
+                          "program file synpl-ipu21-sim runs (-o, default a.ipu); "
+                          "a plan holding what the sink cannot place yet fails "
+                          "whole, naming it (docs/ipu21.md)")),
     cl::cat(category));
+cl::opt<std::string> ipuArch(
+    "ipu-arch",
+    cl::desc("with --target=ipu21: the IPU (ipu21: the C600's, the default; "
+             "ipu2: GC200, Bow)"),
+    cl::init("ipu21"), cl::cat(category));
 cl::opt<std::string> cudaArch(
     "cuda-arch",
     cl::desc("the GPU architecture to emit PTX for (sm_80, sm_86, sm_89, "
@@ -224,6 +234,9 @@ static int synplcMain(int argc, char **argv) {
       "machine's GPUs join its system when the CUDA driver is installed), or\n"
       "with --target=cuda, the device kernels become PTX (NVPTX in process)\n"
       "embedded in the executable, which runs them through the CUDA driver.\n"
+      "--target=ipu21 places the L0 plan on a Graphcore IPU's tiles and\n"
+      "writes a program file for the BSP simulator, synpl-ipu21-sim (so far\n"
+      "only matrix-product kernels: any other fails the compile, named).\n"
       "Run the result with --help for its options. --emit stops at\n"
       "any layer (or --compile-from / --compile-to name the phases: l3, l2,\n"
       "l1, l0, device, llvm); --search-report shows each search's candidates\n"
@@ -285,10 +298,21 @@ static int synplcMain(int argc, char **argv) {
   }
   if (emit == Emit::PTX && target == TargetChoice::Host)
     return fail("--emit=ptx needs a CUDA target, not --target=host");
+  // The ipu21 sink ends in its program file (the default output) at the
+  // device phase; the layers above print as usual.
+  bool ipu21 = target == TargetChoice::IPU21;
+  if (ipu21 && compileTo.empty()) {
+    if (emit == Emit::Executable)
+      options.to = Phase::Device;
+    else if (options.to > Phase::L0)
+      return fail("--target=ipu21 writes its program file (the default --emit) or a layer "
+                  "up to l0 (--emit=l3 ... l0); --compile-to=device prints the ipu21 graph");
+  }
   options.target = emit == Emit::PTX && target == TargetChoice::Auto
                        ? TargetChoice::Cuda
                        : target.getValue();
   options.cudaArch = cudaArch;
+  options.ipuArch = ipuArch;
   options.ptxas = ptxasPath;
   options.systemFile = systemFile;
   options.l0Passes = l0Passes;
@@ -341,6 +365,8 @@ static int synplcMain(int argc, char **argv) {
     file->keep();
     return 0;
   };
+  if (ipu21 && compileTo.empty() && output == Emit::Executable)
+    return failed(writeIPU21Program(*module, outputFile.empty() ? "a.ipu" : out, options.error));
   switch (output) {
   case Emit::PTX:
     return writeText([&](llvm::raw_ostream &os) { printPtx(*module, os); });

@@ -30,8 +30,10 @@ class PassManager;
 namespace synpl::driver {
 
 /// Where the kernels run: `Auto` is CUDA when the placed program puts an
-/// actor or a tensor graph on an isa = "cuda" node.
-enum class TargetChoice { Auto, Host, Cuda };
+/// actor or a tensor graph on an isa = "cuda" node. `IPU21`: the L0 plan
+/// becomes an ipu21 graph in the device phase, where the compile ends
+/// (writeIPU21Program writes its program file; docs/ipu21.md).
+enum class TargetChoice { Auto, Host, Cuda, IPU21 };
 
 struct CompileOptions {
   /// The phase the input is at; none: detected (detectPhase).
@@ -41,6 +43,8 @@ struct CompileOptions {
   TargetChoice target = TargetChoice::Auto;
   /// The GPU architecture; empty: the GPU node's arch, else the default.
   std::string cudaArch;
+  /// With IPU21: the IPU (ipu21, ipu2).
+  std::string ipuArch = "ipu21";
   /// ptxas for a cubin next to the PTX; empty: the CUDA toolkit's or PATH's
   /// when present; "none": the PTX only.
   std::string ptxas;
@@ -87,6 +91,11 @@ mlir::LogicalResult compile(mlir::ModuleOp module, const CompileOptions &options
 
 /// The PTX of the module's gpu.binary ops (after the device phase).
 void printPtx(mlir::ModuleOp module, llvm::raw_ostream &os);
+
+/// The module's ipu21 graph (after the device phase of an IPU21 compile) as
+/// the program file `path` that synpl-ipu21-sim runs. Errors go to `error`.
+mlir::LogicalResult writeIPU21Program(mlir::ModuleOp module, llvm::StringRef path,
+                                      const std::function<void(const llvm::Twine &)> &error);
 
 struct LinkOptions {
   std::string cpu = "native"; ///< target CPU and features

@@ -46,8 +46,10 @@ std::string phaseNames();
 /// l2.methods, else L3.
 Phase detectPhase(mlir::ModuleOp module);
 
-/// Where the kernels run.
-enum class KernelTarget { Host, Cuda };
+/// Where the kernels run. IPU21: the device phase lowers the plan to an
+/// ipu21.graph (--synpl-convert-l0uop-to-ipu21), the sink's last phase; it
+/// has no llvm phase.
+enum class KernelTarget { Host, Cuda, IPU21 };
 
 struct PhaseOptions : public mlir::PassPipelineOptions<PhaseOptions> {
   Option<std::string> from{*this, "from",
@@ -60,13 +62,17 @@ struct PhaseOptions : public mlir::PassPipelineOptions<PhaseOptions> {
                          llvm::cl::init("llvm")};
   Option<std::string> target{
       *this, "target",
-      llvm::cl::desc("Where the kernels run: host, or cuda (the plan's device "
-                     "kernels to PTX in the device phase)"),
+      llvm::cl::desc("Where the kernels run: host, cuda (the plan's device "
+                     "kernels to PTX in the device phase) or ipu21 (the plan to "
+                     "an ipu21 graph in the device phase, the last)"),
       llvm::cl::init("host")};
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("With target=cuda: the GPU "
                                           "architecture (sm_80, ..., sm_90a)"),
                            llvm::cl::init("sm_80")};
+  Option<std::string> ipuArch{*this, "ipu-arch",
+                              llvm::cl::desc("With target=ipu21: the IPU (ipu21, ipu2)"),
+                              llvm::cl::init("ipu21")};
   Option<unsigned> smCount{
       *this, "sm-count",
       llvm::cl::desc("With target=cuda: the device's SMs for the launch "

@@ -50,10 +50,8 @@ constexpr StringLiteral kNotYet = "needs the generic vertex codelets, not built 
 FailureOr<MatmulKernel> analyze(l0uop::KernelOp kernel, std::string &why) {
   std::optional<l0uop::MatmulStructure> m = l0uop::matchMatmulStructure(kernel);
   if (!m) {
-    why = ("not a matrix product: the ipu21 sink lowers matmul kernels so far (elementwise "
-           "and reduction kernels " +
-           kNotYet + ")")
-              .str();
+    why = "not a matrix product: the ipu21 sink lowers matmul kernels so far (elementwise "
+          "and reduction kernels need the generic vertex codelets, not built yet)";
     return failure();
   }
   MatmulKernel k;

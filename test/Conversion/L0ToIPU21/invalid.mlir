@@ -11,7 +11,7 @@
 // NOFIT: error: search IPU21 tiles @mm: no candidates: all 1 candidates were rejected; 'tile-memory' rejected 1 (first: 1x1 grid of 4096x4096 blocks: a 4096x4096 block needs {{[0-9]+}} bytes per tile even in chunks of 16)
 
 // An elementwise kernel: the generic vertex codelets do not exist yet.
-// CHECK: error: lowered 5 of 6 plan items; not lowered: kernel @add at {{.*}}invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: not a matrix product: the ipu21 sink lowers matmul kernels so far (elementwise and reduction kernels needs the generic vertex codelets, not built yet)
+// CHECK: error: lowered 5 of 6 plan items; not lowered: kernel @add at {{.*}}invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: not a matrix product: the ipu21 sink lowers matmul kernels so far (elementwise and reduction kernels need the generic vertex codelets, not built yet)
 // CHECK-NOT: ipu21.graph
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 64MiB
