@@ -36,8 +36,15 @@
 // RUN: not synpl-opt %s --synpl-pipeline="from=l1 to=l9" 2>&1 | FileCheck %s --check-prefix=PHASE
 // PHASE: synpl-pipeline: unknown phase 'l9' (the phases: l3, l2, l1, l0, device, llvm)
 // RUN: not synpl-opt %s --synpl-pipeline="target=ipu" 2>&1 | FileCheck %s --check-prefix=TARGET
-// TARGET: synpl-pipeline: unknown target 'ipu' (host or cuda)
+// TARGET: synpl-pipeline: unknown target 'ipu' (host, cuda or ipu21)
 // RUN: not synpl-opt %s --synpl-pipeline="from=l0 to=device target=cuda chip=sm_75" 2>&1 | FileCheck %s --check-prefix=CHIP
 // CHIP: synpl-pipeline: chip 'sm_75': the CUDA sink emits for sm_80, sm_86, sm_89, sm_90, sm_90a
+// RUN: not synpl-opt %s --synpl-pipeline="from=l0 to=llvm target=ipu21" 2>&1 | FileCheck %s --check-prefix=IPU-LLVM
+// IPU-LLVM: synpl-pipeline: the ipu21 sink ends at the device phase
+//
+// The device phase with target=ipu21 makes the plan an ipu21 graph.
+// RUN: synpl-opt %S/../Conversion/L0ToIPU21/Inputs/matmul-16x8192x16-f16.mlir --synpl-pipeline="from=l0 to=device target=ipu21 ipu-arch=ipu2" | FileCheck %s --check-prefix=TO-IPU21
+// TO-IPU21: ipu21.graph @mm target #ipu21.target<arch = "ipu2"
+// TO-IPU21-NOT: l0uop.
 
 module {}
