@@ -366,7 +366,7 @@ static int synplcMain(int argc, char **argv) {
     return 0;
   };
   if (ipu21 && compileTo.empty() && output == Emit::Executable)
-    return failed(writeIPU21Program(*module, outputFile.empty() ? "a.ipu" : out, options.error));
+    return failed(writeIPU21Program(*module, outputFile.empty() ? "a.ipu" : out));
   switch (output) {
   case Emit::PTX:
     return writeText([&](llvm::raw_ostream &os) { printPtx(*module, os); });

@@ -93,9 +93,9 @@ mlir::LogicalResult compile(mlir::ModuleOp module, const CompileOptions &options
 void printPtx(mlir::ModuleOp module, llvm::raw_ostream &os);
 
 /// The module's ipu21 graph (after the device phase of an IPU21 compile) as
-/// the program file `path` that synpl-ipu21-sim runs. Errors go to `error`.
-mlir::LogicalResult writeIPU21Program(mlir::ModuleOp module, llvm::StringRef path,
-                                      const std::function<void(const llvm::Twine &)> &error);
+/// the program file `path` that synpl-ipu21-sim runs; errors are
+/// diagnostics at the module.
+mlir::LogicalResult writeIPU21Program(mlir::ModuleOp module, llvm::StringRef path);
 
 struct LinkOptions {
   std::string cpu = "native"; ///< target CPU and features

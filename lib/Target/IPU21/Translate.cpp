@@ -234,27 +234,45 @@ FailureOr<sim::Program> synpl::ipu21::toProgram(GraphOp graph) {
   return Translator(graph).run();
 }
 
+FailureOr<GraphOp> synpl::ipu21::findGraph(Operation *op) {
+  if (auto graph = dyn_cast<GraphOp>(op))
+    return graph;
+  GraphOp graph;
+  if (auto module = dyn_cast<ModuleOp>(op))
+    for (Operation &inner : *module.getBody())
+      if (auto g = dyn_cast<GraphOp>(inner)) {
+        if (graph)
+          return inner.emitError("a program file holds one ipu21.graph; this module has several");
+        graph = g;
+      }
+  if (!graph)
+    return op->emitError("expected an ipu21.graph (or a module holding one)");
+  return graph;
+}
+
+LogicalResult synpl::ipu21::saveProgramFile(Operation *op, StringRef path) {
+  FailureOr<GraphOp> graph = findGraph(op);
+  if (failed(graph))
+    return failure();
+  FailureOr<sim::Program> program = toProgram(*graph);
+  if (failed(program))
+    return failure();
+  std::string error;
+  if (!sim::saveProgram(path.str(), *program, error))
+    return op->emitError() << path << ": " << error;
+  return success();
+}
+
 void synpl::ipu21::registerToProgramTranslation() {
   TranslateFromMLIRRegistration reg(
       "synpl-ipu21-to-program",
       "Write an ipu21.graph as an ipu21 program file (versioned, checksummed) that "
       "synpl-ipu21-sim runs",
       [](Operation *op, raw_ostream &os) -> LogicalResult {
-        GraphOp graph = dyn_cast<GraphOp>(op);
-        if (!graph) {
-          auto module = dyn_cast<ModuleOp>(op);
-          if (module)
-            for (Operation &inner : *module.getBody())
-              if (auto g = dyn_cast<GraphOp>(inner)) {
-                if (graph)
-                  return inner.emitError("a program file holds one ipu21.graph; this module "
-                                         "has several");
-                graph = g;
-              }
-        }
-        if (!graph)
-          return op->emitError("expected an ipu21.graph (or a module holding one)");
-        FailureOr<sim::Program> program = toProgram(graph);
+        FailureOr<GraphOp> graph = findGraph(op);
+        if (failed(graph))
+          return failure();
+        FailureOr<sim::Program> program = toProgram(*graph);
         if (failed(program))
           return failure();
         os << sim::writeProgram(*program);

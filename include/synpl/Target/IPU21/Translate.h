@@ -21,6 +21,14 @@ namespace synpl::ipu21 {
 /// has no `@main`.
 mlir::FailureOr<sim::Program> toProgram(GraphOp graph);
 
+/// The one ipu21.graph of `op` (a module holding it, or the graph itself);
+/// fails with a diagnostic on `op` when there is none or several.
+mlir::FailureOr<GraphOp> findGraph(mlir::Operation *op);
+
+/// The one ipu21.graph of `op` as the program file `path`. Fails with a
+/// diagnostic on `op` (no graph, a file that cannot be written).
+mlir::LogicalResult saveProgramFile(mlir::Operation *op, llvm::StringRef path);
+
 /// Registers --synpl-ipu21-to-program: the one ipu21.graph of a module (or
 /// the graph itself) as a program file.
 void registerToProgramTranslation();
