@@ -29,9 +29,12 @@ int64_t MatmulPlan::totalCycles() const {
 
 std::string MatmulPlan::describe() const {
   std::string split = kSplit > 1 ? llvm::formatv(" x {0} k groups", kSplit).str() : "";
-  return llvm::formatv("{0}x{1} grid of {2}x{3} blocks{4}{5}, k chunks of {6} ({7} steps)",
-                       mBlocks, nBlocks, mb, nb, split, columnMajor ? " (column-major)" : "", kc,
-                       steps)
+  std::string grid =
+      llvm::formatv("{0}x{1} grid of {2}x{3} blocks{4}", mBlocks, nBlocks, mb, nb, split);
+  if (!kc) // no chunk fits
+    return grid;
+  return llvm::formatv("{0}{1}, k chunks of {2} ({3} steps)", grid,
+                       columnMajor ? " (column-major)" : "", kc, steps)
       .str();
 }
 
@@ -177,18 +180,20 @@ synpl::l0toipu21::planMatmul(const MatmulShape &shape, const ipu21::Facts &facts
         for (int64_t kSplit : splits) {
           if (blocks * kSplit > budget.tiles)
             break; // more tiles than the chip has: not a plan of this chip
+          // Completed once here (kc stays 0 when no chunk fits): the
+          // checks, the score and the description read its fields.
           MatmulPlan p;
           p.mb = mb;
           p.nb = nb;
           p.kSplit = kSplit;
+          (void)complete(shape, facts, budget, p);
           if (!yield(p))
             return;
         }
       }
   };
   spec.filters.push_back({"tile-memory", [&](const MatmulPlan &c) -> std::optional<std::string> {
-                            MatmulPlan p = c;
-                            if (complete(shape, facts, budget, p))
+                            if (c.kc)
                               return std::nullopt;
                             MatmulPlan smallest = c;
                             smallest.kc = ipu21::cost::ampInChans(facts, shape.f32Inputs);
@@ -203,9 +208,7 @@ synpl::l0toipu21::planMatmul(const MatmulShape &shape, const ipu21::Facts &facts
   spec.filters.push_back({"reduction-rpt", [&](const MatmulPlan &c) {
                             return reductionFits(shape, facts, c);
                           }});
-  spec.score = [&](const MatmulPlan &c) {
-    MatmulPlan p = c;
-    (void)complete(shape, facts, budget, p);
+  spec.score = [&](const MatmulPlan &p) {
     llvm::SmallVector<search::CostTerm> terms;
     terms.push_back({"amp_cycles", double(p.steps * p.ampCycles), 1});
     terms.push_back({"exchange_cycles", double(p.steps * p.exchangeCycles), 1});
@@ -215,27 +218,14 @@ synpl::l0toipu21::planMatmul(const MatmulShape &shape, const ipu21::Facts &facts
     terms.push_back({"tiles", double(p.tiles()), 0}); // reported, not weighed
     return terms;
   };
-  spec.describe = [&](const MatmulPlan &c) {
-    MatmulPlan p = c;
-    if (complete(shape, facts, budget, p))
-      return p.describe();
-    return llvm::formatv("{0}x{1} grid of {2}x{3} blocks{4}", p.mBlocks, p.nBlocks, p.mb, p.nb,
-                         p.kSplit > 1 ? llvm::formatv(" x {0} k groups", p.kSplit).str() : "")
-        .str();
-  };
+  spec.describe = [](const MatmulPlan &c) { return c.describe(); };
   // Among equal costs, fewer tiles leave more of the chip free.
-  spec.tieBreakKey = [&](const MatmulPlan &c) {
-    return llvm::formatv("{0,8} {1,8} {2,8} {3,8}",
-                         cost::ceilDiv(shape.M, c.mb) * cost::ceilDiv(shape.N, c.nb) * c.kSplit,
-                         c.mb, c.nb, c.kSplit)
-        .str();
+  spec.tieBreakKey = [](const MatmulPlan &c) {
+    return llvm::formatv("{0,8} {1,8} {2,8} {3,8}", c.tiles(), c.mb, c.nb, c.kSplit).str();
   };
   // Each candidate costs a few arithmetic operations: the space (distinct
   // grids x splits, some ten thousand for a 4096^3 product) is walked whole.
   search::SearchOptions options;
   options.candidateCap = 200000;
-  search::SearchResult<MatmulPlan> result = search::search(spec, options);
-  if (result.winner)
-    (void)complete(shape, facts, budget, *result.winner);
-  return result;
+  return search::search(spec, options);
 }

@@ -64,6 +64,7 @@ struct MatmulPlan {
   /// K's share of one group.
   int64_t groupK(int64_t K) const { return K / kSplit; }
   int64_t totalCycles() const;
+  /// The grid, and the chunks when one fits (kc is 0 when none does).
   std::string describe() const;
 };
 
