@@ -250,11 +250,16 @@ FailureOr<GraphOp> synpl::ipu21::findGraph(Operation *op) {
   return graph;
 }
 
-LogicalResult synpl::ipu21::saveProgramFile(Operation *op, StringRef path) {
+/// The program of `op`'s one graph.
+static FailureOr<sim::Program> programOf(Operation *op) {
   FailureOr<GraphOp> graph = findGraph(op);
   if (failed(graph))
     return failure();
-  FailureOr<sim::Program> program = toProgram(*graph);
+  return toProgram(*graph);
+}
+
+LogicalResult synpl::ipu21::saveProgramFile(Operation *op, StringRef path) {
+  FailureOr<sim::Program> program = programOf(op);
   if (failed(program))
     return failure();
   std::string error;
@@ -269,10 +274,7 @@ void synpl::ipu21::registerToProgramTranslation() {
       "Write an ipu21.graph as an ipu21 program file (versioned, checksummed) that "
       "synpl-ipu21-sim runs",
       [](Operation *op, raw_ostream &os) -> LogicalResult {
-        FailureOr<GraphOp> graph = findGraph(op);
-        if (failed(graph))
-          return failure();
-        FailureOr<sim::Program> program = toProgram(*graph);
+        FailureOr<sim::Program> program = programOf(op);
         if (failed(program))
           return failure();
         os << sim::writeProgram(*program);
