@@ -355,7 +355,6 @@ static LogicalResult verifyExchange(GraphOp graph, ExchangeOp exchange, GraphInd
         diag.attachNote(writes[i].send.getLoc()) << "the other send";
         return diag;
       }
-  (void)index;
   return success();
 }
 

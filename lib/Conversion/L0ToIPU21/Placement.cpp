@@ -60,10 +60,11 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
           if (field.interleaved)
             interleaved.insert(object);
         }
-        for (auto [a, b] : spec.distinctElements) {
-          (void)b;
-          apart.insert(SymbolTable::lookupSymbolIn(graph, vertex.getFieldObject(a).getAttr()));
-        }
+        // The first field of each elem(a) != elem(b) pair (the AMP's input)
+        // goes to the executable region, its output to the interleaved one.
+        for (const std::pair<unsigned, unsigned> &pair : spec.distinctElements)
+          apart.insert(
+              SymbolTable::lookupSymbolIn(graph, vertex.getFieldObject(pair.first).getAttr()));
       }
 
   SmallVector<Object> objects;
