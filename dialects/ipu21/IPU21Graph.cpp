@@ -177,9 +177,9 @@ static LogicalResult verifyVertex(GraphOp graph, VertexOp vertex, GraphIndex &in
                << " elements per tile";
     } else {
       const TileElements &onTile = index.elementsOf(object.tensor);
-      int64_t badTile = -1;
+      int64_t badTile = -1, end = hi;
       forEachTile(vertex.getTiles(), [&](int64_t t) {
-        if (badTile < 0 && onTile.count[t] < hi)
+        if (badTile < 0 && onTile.count[t] < end)
           badTile = t;
       });
       if (badTile >= 0)
