@@ -7,7 +7,8 @@ include "mlir/IR/EnumAttr.td"
 
 def IPU21_CodeletKind : I32EnumAttr<"CodeletKind", "what a codelet computes", [
     I32EnumAttrCase<"amp_matmul", 0>, I32EnumAttrCase<"reduce_add", 1>,
-    I32EnumAttrCase<"copy", 2>, I32EnumAttrCase<"fill", 3>]> {
+    I32EnumAttrCase<"copy", 2>, I32EnumAttrCase<"fill", 3>,
+    I32EnumAttrCase<"uop", 4>]> {
   let cppNamespace = "::synpl::ipu21";
   let genSpecializedAttr = 0;
 }

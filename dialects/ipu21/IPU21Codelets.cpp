@@ -33,6 +33,7 @@ const CodeletSpec kSpecs[] = {
     {kReduceFields, kReduceParams, {}},
     {kCopyFields, kCopyParams, {}},
     {kFillFields, kFillParams, {}},
+    {{}, {}, {}}, // uop: its fields and parameters are its body's
 };
 } // namespace
 
@@ -52,6 +53,8 @@ int64_t synpl::ipu21::expectedFieldElements(CodeletKind kind, unsigned field,
   case CodeletKind::copy:
   case CodeletKind::fill:
     return param("count");
+  case CodeletKind::uop:
+    break;
   }
   return 0;
 }
@@ -67,6 +70,8 @@ int64_t synpl::ipu21::rptTripCount(CodeletKind kind, function_ref<int64_t(String
   case CodeletKind::copy:
   case CodeletKind::fill:
     return ceilDiv(param("count"), vectorLanes);
+  case CodeletKind::uop:
+    break; // loops of UOps, not one rpt loop
   }
   return 0;
 }

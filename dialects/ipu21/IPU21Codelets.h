@@ -15,10 +15,12 @@
 #include "synpl/Dialect/IPU21/IPU21Ops.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace synpl::ipu21 {
 
@@ -54,6 +56,27 @@ std::optional<int64_t> elementBytes(mlir::Type type);
 
 /// Whether `type` is an FP8 type (f8E4M3FN, f8E5M2).
 bool isFP8(mlir::Type type);
+
+//===----------------------------------------------------------------------===//
+// The generic codelet (kind uop): IPU21UOpCodelet.cpp
+//===----------------------------------------------------------------------===//
+
+/// The parallel RANGEs (`over` a launch axis) of a uop codelet's body, in
+/// body order: parallel slot i is the i-th.
+llvm::SmallVector<l0uop::RangeOp> parallelRanges(CodeletOp codelet);
+
+/// The parameters a uop codelet's vertices take, in order: `p<i>_lo`,
+/// `p<i>_hi` per parallel RANGE, then `<field>_lo<d>`, `<field>_ext<d>` per
+/// field and dimension.
+llvm::SmallVector<std::string> uopParamNames(CodeletOp codelet);
+
+/// Whether an object of element type `object` can hold a uop field of
+/// buffer element type `field`: the same type, or any 8-bit integer for an
+/// i1 buffer (a tile stores a flag in a byte).
+bool fieldStorageMatches(mlir::Type field, mlir::Type object);
+
+/// Row IPU.11 on a uop codelet's body (its region verifier).
+mlir::LogicalResult verifyUOpCodeletBody(CodeletOp codelet);
 
 } // namespace synpl::ipu21
 

@@ -38,6 +38,10 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (tiles <= 0 || bytesPerTile <= 0 || workers <= 0 || clockHz <= 0 || rptCountMax <= 0)
     return emitError() << "tiles, bytes_per_tile, workers, clock_hz and rpt_count_max must "
                           "be positive";
+  // A tile's hardware threads: six on every IPU; the program file admits
+  // at most 64 (a generic vertex runs one part per worker).
+  if (workers > 64)
+    return emitError() << "workers " << workers << " is more than a tile has (at most 64)";
   if (elementBytes <= 0 || (elementBytes & (elementBytes - 1)))
     return emitError() << "element_bytes " << elementBytes << " is not a power of two";
   if (sramBase < 0 || sramEnd - sramBase != bytesPerTile)

@@ -62,7 +62,10 @@ def IPU21_Dialect : Dialect {
     | IPU.8 | safety | bulk-synchronous discipline: every `execute` and `copy` is followed by a `sync` before the next phase and before its block ends |
     | IPU.9 | consistency | vertex shape: a codelet's fields and parameters, with counts that agree |
     | IPU.10 | safety | no two sends of one exchange write the same element of a tile |
+    | IPU.11 | consistency | a generic (`uop`) codelet's body: row L0.1's structure, scalar UOps a tile runs, buffers a tile holds, each REDUCE's init before its RANGE |
   }];
+  // A generic codelet's body holds l0uop UOps.
+  let dependentDialects = ["::synpl::l0uop::L0UOpDialect"];
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     void registerAttributes();

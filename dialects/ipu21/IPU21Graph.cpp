@@ -36,8 +36,8 @@ struct ObjectRef {
   StringRef name() { return tensor ? tensor.getSymName() : buffer.getSymName(); }
 };
 
-ObjectRef lookupObject(GraphOp graph, FlatSymbolRefAttr ref) {
-  Operation *op = SymbolTable::lookupSymbolIn(graph, ref.getAttr());
+ObjectRef lookupObject(GraphIndex &index, FlatSymbolRefAttr ref) {
+  Operation *op = index.lookup(ref.getValue());
   return ObjectRef{dyn_cast_or_null<TensorOp>(op), dyn_cast_or_null<BufferOp>(op)};
 }
 
@@ -67,9 +67,9 @@ template <typename Fn> void forEachTile(ArrayRef<int64_t> ranges, Fn fn) {
 }
 } // namespace
 
-GraphIndex::GraphIndex(GraphOp graph) : tiles(graph.getTarget().getTiles()) {
+GraphIndex::GraphIndex(GraphOp graph) : symbols(graph), tiles(graph.getTarget().getTiles()) {
   graph.walk([&](CopyOp copy) {
-    auto exchange = graph.lookup<ExchangeOp>(copy.getExchange());
+    auto exchange = lookup<ExchangeOp>(copy.getExchange());
     if (!exchange)
       return;
     auto repeat = copy->getParentOfType<RepeatOp>();
@@ -98,15 +98,25 @@ void synpl::ipu21::forEachHomeTile(ArrayRef<MappedInterval> byBegin, int64_t beg
 // Vertices: IPU.9 (shape), IPU.3 (fields), IPU.6 (rpt)
 //===----------------------------------------------------------------------===//
 
-static LogicalResult verifyVertex(GraphOp graph, VertexOp vertex, GraphIndex &index) {
-  TargetAttr target = graph.getTarget();
-  auto codelet = graph.lookup<CodeletOp>(vertex.getCodelet());
-  if (!codelet)
-    return vertex.emitOpError() << "'" << vertex.getCodelet() << "' is not an ipu21.codelet";
+namespace {
+/// What a vertex's field must bind: its name, element count and type, and
+/// where it may lie.
+struct FieldReq {
+  std::string name;
+  int64_t count = 0;
+  Type type;           ///< the object's element type (a uop field: its buffer's)
+  bool uopField = false; ///< match the type with fieldStorageMatches
+  int64_t align = 0;   ///< bytes; 0: the element's size
+  bool interleaved = false;
+};
+} // namespace
+
+/// IPU.9 for a vertex of a fixed-kind codelet: the spec's fields in order,
+/// its parameters, the counts they imply.
+static LogicalResult fixedKindFields(CodeletOp codelet, VertexOp vertex,
+                                     SmallVectorImpl<FieldReq> &fields) {
   const CodeletSpec &spec = codeletSpec(codelet.getKind());
   StringRef kind = stringifyCodeletKind(codelet.getKind());
-
-  // IPU.9: the codelet's fields in order, its parameters, the counts.
   auto fieldNames = vertex.getFieldNames();
   bool namesMatch = fieldNames.size() == spec.fields.size();
   for (unsigned i = 0; namesMatch && i < spec.fields.size(); ++i)
@@ -141,28 +151,107 @@ static LogicalResult verifyVertex(GraphOp graph, VertexOp vertex, GraphIndex &in
     if (auto acc = param("accumulate"); acc != 0 && acc != 1)
       return emitCheckError(vertex, Property::Consistency, "IPU.9")
              << "'accumulate' is 0 or 1, not " << acc;
+  for (auto [i, field] : llvm::enumerate(spec.fields))
+    fields.push_back({field.name.str(), expectedFieldElements(codelet.getKind(), i, param),
+                      field.ofOutType ? codelet.getOutType() : codelet.getInType(), false,
+                      field.align, field.interleaved});
+  return success();
+}
+
+/// IPU.9 for a vertex of a uop codelet: a field per body argument, named as
+/// the codelet names them; the parameters uopParamNames lists, each
+/// parallel slice inside its RANGE and each window inside its buffer; a
+/// field's count is its window's elements.
+static LogicalResult uopFields(CodeletOp codelet, VertexOp vertex,
+                               SmallVectorImpl<FieldReq> &fields) {
+  auto error = [&] { return emitCheckError(vertex, Property::Consistency, "IPU.9"); };
+  ArrayAttr want = *codelet.getFieldNames();
+  if (vertex.getFieldNames() != want) {
+    std::string list;
+    for (Attribute name : want)
+      list += (list.empty() ? "" : ", ") + cast<StringAttr>(name).getValue().str();
+    return error() << "a vertex of @" << codelet.getSymName() << " binds the fields (" << list
+                   << "), in that order";
+  }
+  SmallVector<std::string> names = uopParamNames(codelet);
+  DictionaryAttr params = vertex.getParams();
+  for (const std::string &name : names)
+    if (!isa_and_nonnull<IntegerAttr>(params.get(name)))
+      return error() << "a vertex of @" << codelet.getSymName()
+                     << " needs the integer parameter '" << name << "'";
+  if (params.size() != names.size())
+    for (NamedAttribute named : params)
+      if (!llvm::is_contained(names, named.getName().getValue().str()))
+        return error() << "a vertex of @" << codelet.getSymName() << " has no parameter '"
+                       << named.getName().getValue() << "'";
+  for (auto [i, range] : llvm::enumerate(parallelRanges(codelet))) {
+    int64_t lo = vertex.getParam("p" + std::to_string(i) + "_lo");
+    int64_t hi = vertex.getParam("p" + std::to_string(i) + "_hi");
+    if (lo < range.getLower() || lo > hi || hi > range.getUpper())
+      return error() << "parallel RANGE " << i << " takes [" << lo << ", " << hi
+                     << ") on this vertex, outside its [" << range.getLower() << ", "
+                     << range.getUpper() << ")";
+  }
+  for (auto [name, arg] : llvm::zip(want, codelet.getUOpBody()->getArguments())) {
+    StringRef field = cast<StringAttr>(name).getValue();
+    auto buf = cast<l0uop::BufType>(arg.getType());
+    int64_t count = 1;
+    for (int64_t d = 0; d < buf.getRank(); ++d) {
+      int64_t lo = vertex.getParam((field + "_lo" + Twine(d)).str());
+      int64_t ext = vertex.getParam((field + "_ext" + Twine(d)).str());
+      if (lo < 0 || ext < 1 || ext > buf.getShape()[d] - lo)
+        return error() << "field '" << field << "' windows [" << lo << ", " << lo + ext
+                       << ") of dimension " << d << ", outside its " << buf.getShape()[d]
+                       << " (or empty)";
+      count *= ext;
+    }
+    fields.push_back({field.str(), count, buf.getElementType(), true, 0, false});
+  }
+  return success();
+}
+
+static LogicalResult verifyVertex(GraphOp graph, VertexOp vertex, GraphIndex &index) {
+  TargetAttr target = graph.getTarget();
+  auto codelet = index.lookup<CodeletOp>(vertex.getCodelet());
+  if (!codelet)
+    return vertex.emitOpError() << "'" << vertex.getCodelet() << "' is not an ipu21.codelet";
+  const CodeletSpec &spec = codeletSpec(codelet.getKind());
+  StringRef kind = stringifyCodeletKind(codelet.getKind());
+  bool generic = codelet.getKind() == CodeletKind::uop;
+
+  // IPU.9: the codelet's fields in order, its parameters, the counts.
+  SmallVector<FieldReq> fields;
+  if (failed(generic ? uopFields(codelet, vertex, fields)
+                     : fixedKindFields(codelet, vertex, fields)))
+    return failure();
+  auto param = [&](StringRef name) { return vertex.getParam(name); };
 
   int64_t elemSize = target.getElementBytes();
   struct Placed { int64_t begin, end; };
   SmallVector<Placed> placed;
-  for (auto [i, field] : llvm::enumerate(spec.fields)) {
+  for (auto [i, field] : llvm::enumerate(fields)) {
     auto [lo, hi] = vertex.getFieldRange(i);
-    int64_t want = expectedFieldElements(codelet.getKind(), i, param);
+    int64_t want = field.count;
     if (hi - lo != want)
       return emitCheckError(vertex, Property::Consistency, "IPU.9")
              << "field '" << field.name << "' binds " << hi - lo << " elements; the parameters "
              << "make it " << want;
-    ObjectRef object = lookupObject(graph, vertex.getFieldObject(i));
+    ObjectRef object = lookupObject(index, vertex.getFieldObject(i));
     if (!object)
       return vertex.emitOpError() << "field '" << field.name << "': '"
                                   << vertex.getFieldObject(i).getValue()
                                   << "' is not an ipu21.tensor or ipu21.buffer";
-    Type want_type = field.ofOutType ? codelet.getOutType() : codelet.getInType();
-    if (object.elemType() != want_type)
-      return emitCheckError(vertex, Property::Consistency, "IPU.9")
-             << "field '" << field.name << "' is " << want_type << " in a " << kind << "("
-             << codelet.getInType() << " -> " << codelet.getOutType() << ") codelet, but @"
-             << object.name() << " holds " << object.elemType();
+    if (field.uopField ? !fieldStorageMatches(field.type, object.elemType())
+                       : object.elemType() != field.type) {
+      auto diag = emitCheckError(vertex, Property::Consistency, "IPU.9")
+                  << "field '" << field.name << "' is " << field.type << " in ";
+      if (generic)
+        diag << "@" << codelet.getSymName();
+      else
+        diag << "a " << kind << "(" << codelet.getInType() << " -> " << codelet.getOutType()
+             << ") codelet";
+      return diag << ", but @" << object.name() << " holds " << object.elemType();
+    }
 
     // IPU.3: inside the object on every tile the vertex runs on.
     if (object.buffer) {
@@ -214,7 +303,12 @@ static LogicalResult verifyVertex(GraphOp graph, VertexOp vertex, GraphIndex &in
              << elemSize << " bytes each)";
   }
 
-  // IPU.6: the zero-overhead loop's trip count fits $REPEAT_COUNT.
+  // IPU.6: the zero-overhead loop's trip count fits $REPEAT_COUNT. (A
+  // generic codelet's loops are its RANGEs; they are not rpt loops.)
+  if (generic) {
+    index.noteVertex(codelet, vertex);
+    return success();
+  }
   int64_t lanes = std::max<int64_t>(1, 8 / *elementBytes(codelet.getOutType()));
   int64_t trips = rptTripCount(codelet.getKind(), param, lanes);
   if (trips > target.getRptCountMax())
@@ -303,13 +397,13 @@ std::vector<int64_t> synpl::ipu21::sendsPerTile(GraphOp graph, ExchangeOp exchan
     };
     // The tiles any run's rows may come from (a superset when the rows
     // leave gaps or advance: descriptors are sized for the worst run).
-    if (auto tensor = graph.lookup<TensorOp>(send.getSrc()))
+    if (auto tensor = index.lookup<TensorOp>(send.getSrc()))
       forEachHomeTile(index.byBegin(tensor), send.getSrcBegin(),
                       send.getSrcLast(index.runsOf(exchange) - 1),
                       [&](int64_t t, int64_t) { touch(t); });
     else if (send.getSrcTile())
       touch(*send.getSrcTile());
-    if (auto tensor = graph.lookup<TensorOp>(send.getDst()))
+    if (auto tensor = index.lookup<TensorOp>(send.getDst()))
       forEachHomeTile(index.byBegin(tensor), send.getDstBegin(), send.getDstEnd(),
                       [&](int64_t t, int64_t) { touch(t); });
     else if (send.getDstTiles())
@@ -323,8 +417,8 @@ static LogicalResult verifyExchange(GraphOp graph, ExchangeOp exchange, GraphInd
   SmallVector<Write> writes;
   for (Operation &op : exchange.getBody().front()) {
     auto send = cast<SendOp>(op);
-    ObjectRef src = lookupObject(graph, send.getSrcAttr());
-    ObjectRef dst = lookupObject(graph, send.getDstAttr());
+    ObjectRef src = lookupObject(index, send.getSrcAttr());
+    ObjectRef dst = lookupObject(index, send.getDstAttr());
     if (failed(verifyEndpoint(send, src, "source", send.getSrcBegin(),
                               send.getSrcLast(index.runsOf(exchange) - 1),
                               send.getSrcTile().has_value())) ||
@@ -541,7 +635,7 @@ LogicalResult GraphOp::verifyRegions() {
         onTile[t] = sends[t] > 0;
       exchangeTiles.push_back(std::move(onTile));
     }
-  if (failed(verifyPrograms(*this)))
+  if (failed(verifyPrograms(*this, index)))
     return failure();
   return verifyMemory(*this, index, descriptorBytes, exchangeTiles);
 }

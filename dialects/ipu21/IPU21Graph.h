@@ -10,6 +10,8 @@
 
 #include "synpl/Dialect/IPU21/IPU21Ops.h"
 
+#include "mlir/IR/SymbolTable.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -33,6 +35,13 @@ void forEachHomeTile(llvm::ArrayRef<MappedInterval> byBegin, int64_t begin, int6
 class GraphIndex {
 public:
   explicit GraphIndex(GraphOp graph);
+
+  /// The graph's symbol `name` as an OpT, or null (a hashed lookup: a
+  /// graph holds tens of thousands of symbols).
+  template <typename OpT> OpT lookup(llvm::StringRef name) {
+    return llvm::dyn_cast_or_null<OpT>(symbols.lookup(name));
+  }
+  mlir::Operation *lookup(llvm::StringRef name) { return symbols.lookup(name); }
 
   const TileElements &elementsOf(TensorOp tensor) {
     auto &slot = elements[tensor.getOperation()];
@@ -74,6 +83,7 @@ public:
   }
 
 private:
+  mlir::SymbolTable symbols;
   int64_t tiles;
   llvm::DenseMap<mlir::Operation *, std::unique_ptr<TileElements>> elements;
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<MappedInterval>> intervals;
@@ -87,7 +97,7 @@ private:
 std::vector<int64_t> sendsPerTile(GraphOp graph, ExchangeOp exchange, GraphIndex &index);
 
 /// Row IPU.8, on every program of `graph` (IPU21Programs.cpp).
-mlir::LogicalResult verifyPrograms(GraphOp graph);
+mlir::LogicalResult verifyPrograms(GraphOp graph, GraphIndex &index);
 
 } // namespace synpl::ipu21
 

@@ -40,6 +40,38 @@ static void printAddress(OpAsmPrinter &p, Operation *, IntegerAttr attr) {
     p << llvm::format("0x%llX", static_cast<unsigned long long>(value));
 }
 
+/// A codelet's kind and types: `amp_matmul(f16 -> f32)`; the generic
+/// codelet is `uop` alone (its types are its body's; both attributes hold
+/// `none`).
+static ParseResult parseKindTypes(OpAsmParser &parser, CodeletKindAttr &kind, TypeAttr &in,
+                                  TypeAttr &out) {
+  StringRef word;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<CodeletKind> k = symbolizeCodeletKind(word);
+  if (!k)
+    return parser.emitError(loc) << "unknown codelet kind '" << word << "'";
+  kind = CodeletKindAttr::get(parser.getContext(), *k);
+  if (*k == CodeletKind::uop) {
+    in = out = TypeAttr::get(parser.getBuilder().getNoneType());
+    return success();
+  }
+  Type inType, outType;
+  if (parser.parseLParen() || parser.parseType(inType) || parser.parseArrow() ||
+      parser.parseType(outType) || parser.parseRParen())
+    return failure();
+  in = TypeAttr::get(inType);
+  out = TypeAttr::get(outType);
+  return success();
+}
+static void printKindTypes(OpAsmPrinter &p, Operation *, CodeletKindAttr kind, TypeAttr in,
+                           TypeAttr out) {
+  p << stringifyCodeletKind(kind.getValue());
+  if (kind.getValue() != CodeletKind::uop)
+    p << '(' << in.getValue() << " -> " << out.getValue() << ')';
+}
+
 /// `a, b)` after its `[`: a half-open range of two integers.
 static ParseResult parseHalfOpenTail(OpAsmParser &parser, int64_t &lo, int64_t &hi) {
   if (parser.parseInteger(lo) || parser.parseComma() || parser.parseInteger(hi) ||
@@ -388,11 +420,18 @@ LogicalResult BufferOp::verify() {
 }
 
 LogicalResult CodeletOp::verify() {
+  if (getCodeBytes() <= 0)
+    return emitOpError() << "code_bytes must be positive";
+  bool generic = getKind() == CodeletKind::uop;
+  if (generic != static_cast<bool>(getFieldNames()) ||
+      generic != static_cast<bool>(getNumInputs()) || generic == getBody().empty())
+    return emitOpError() << (generic ? "a uop codelet has fields, inputs and a body"
+                                     : "only a uop codelet has fields, inputs and a body");
+  if (generic)
+    return success(); // the body's checks are the region verifier's
   Type in = getInType(), out = getOutType();
   if (failed(checkElementType(*this, in)) || failed(checkElementType(*this, out)))
     return failure();
-  if (getCodeBytes() <= 0)
-    return emitOpError() << "code_bytes must be positive";
   auto isFloat = [](Type t) { return t.isF32() || t.isF16(); };
   switch (getKind()) {
   case CodeletKind::amp_matmul:
@@ -418,8 +457,14 @@ LogicalResult CodeletOp::verify() {
     if (in != out)
       return emitOpError() << "fill writes one type: in_type and out_type must agree";
     break;
+  case CodeletKind::uop:
+    break;
   }
   return success();
+}
+
+LogicalResult CodeletOp::verifyRegions() {
+  return getKind() == CodeletKind::uop ? verifyUOpCodeletBody(*this) : success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -3,6 +3,7 @@
 #define SYNPL_DIALECT_IPU21_OPS_H
 
 #include "synpl/Dialect/IPU21/IPU21Dialect.h"
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

@@ -8,6 +8,12 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 
+// The generic codelet's body is a UOp body (see the l0uop dialect): the
+// UOps' parent check accepts ops with this trait.
+def IPU21_UOpScope : NativeOpTrait<"UOpScope"> {
+  let cppNamespace = "::synpl::l0uop";
+}
+
 // A 64-bit signless integer attribute read as int64_t.
 def IPU21_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
                                                 "64-bit signless integer attribute"> {
@@ -108,7 +114,8 @@ def IPU21_BufferOp : IPU21_GraphItem<"buffer", [Symbol]> {
   let hasVerifier = 1;
 }
 
-def IPU21_CodeletOp : IPU21_GraphItem<"codelet", [Symbol]> {
+def IPU21_CodeletOp : IPU21_GraphItem<"codelet", [
+    Symbol, IPU21_UOpScope, NoTerminator, SingleBlock]> {
   let summary = "code a vertex runs: its kind, types, code size and address";
   let description = [{
     ```mlir
@@ -124,20 +131,60 @@ def IPU21_CodeletOp : IPU21_GraphItem<"codelet", [Symbol]> {
     | `reduce_add` | `partials` [p×n] in_type, 8 B, interleaved; `out` [n] out_type, 8 B | p, n, accumulate | n / lanes |
     | `copy` | `src` [count] in_type; `dst` [count] out_type | count | count / lanes |
     | `fill` | `dst` [count] out_type | count, value | count / lanes |
+    | `uop` (generic) | one per body argument, named by `fields`: a window of the argument's buffer | per parallel RANGE `p<i>_lo`, `p<i>_hi`; per field `f` and dimension `d` `f_lo<d>`, `f_ext<d>` | — |
 
     `amp_matmul` takes f16, f32 or FP8 (ipu21 only, row IPU.7) inputs and
     f32 or f16 partials (f32 inputs: f32). The code occupies `code` bytes at
     `at` on every tile that runs one of its vertices, inside the executable
     region (row IPU.2).
+
+    The generic codelet `uop` runs a UOp body (the l0uop dialect's scalar
+    UOps) over one tile's part of the work:
+
+    ```mlir
+    ipu21.codelet @scale uop fields ["x", "s", "y"] inputs 2 code 2048 at 0x4C000 {
+    ^bb0(%x: !l0uop.buf<128x256xf32>, %s: !l0uop.buf<128xf32>, %y: !l0uop.buf<128x256xf32>):
+      %i = l0uop.range 0 to 128 over group_x : index
+      ...
+      l0uop.end %i
+    }
+    ```
+
+    Each body argument is a field (the first `inputs` are read only); the
+    body indexes the arguments' whole buffers, and a vertex binds each field
+    to a window of it: a box of the buffer's index space, stored row-major
+    (its parameters give each dimension's first index and extent). Every
+    parallel RANGE (`over` an axis) takes the values `[p<i>_lo, p<i>_hi)` of
+    its vertex, in the order the RANGEs appear; loop RANGEs run whole. An
+    index outside a field's window is a fault. Row IPU.11 checks the body:
+    row L0.1's structure, scalar UOps only (no vectors, WMMA, BARRIER,
+    CUSTOM or shared buffers), buffers of element types a tile holds (an i1
+    buffer is stored one byte per element), and each REDUCE's init defined
+    before its RANGE.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, IPU21_CodeletKindAttr:$kind,
                        TypeAttr:$in_type, TypeAttr:$out_type,
+                       OptionalAttr<StrArrayAttr>:$field_names,
+                       OptionalAttr<IPU21_I64Attr>:$num_inputs,
                        IPU21_I64Attr:$code_bytes, IPU21_I64Attr:$address);
+  let regions = (region AnyRegion:$body);
   let assemblyFormat = [{
-    $sym_name `` $kind `(` $in_type `->` $out_type `)` `code` $code_bytes
-    `at` custom<Address>($address) attr-dict
+    $sym_name custom<KindTypes>($kind, $in_type, $out_type)
+    (`fields` $field_names^)? (`inputs` $num_inputs^)? `code` $code_bytes
+    `at` custom<Address>($address) attr-dict-with-keyword ($body^)?
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The generic codelet's body (kind uop), else null.
+    ::mlir::Block *getUOpBody() {
+      return getBody().empty() ? nullptr : &getBody().front();
+    }
+    /// Its fields' count (kind uop), else 0.
+    unsigned getNumUOpFields() {
+      return getFieldNames() ? getFieldNames()->size() : 0;
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//

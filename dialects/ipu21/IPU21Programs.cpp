@@ -21,7 +21,7 @@ using namespace synpl::ipu21;
 namespace {
 class ProgramChecker {
 public:
-  explicit ProgramChecker(GraphOp graph) : graph(graph) {}
+  explicit ProgramChecker(GraphIndex &index) : index(index) {}
 
   LogicalResult checkBlock(Block &block) {
     Operation *pending = nullptr; // the phase not yet followed by a sync
@@ -64,7 +64,7 @@ private:
 
   template <typename OpT>
   LogicalResult expect(Operation *op, FlatSymbolRefAttr ref, StringRef what) {
-    if (!graph.lookup<OpT>(ref.getValue()))
+    if (!index.lookup<OpT>(ref.getValue()))
       return op->emitOpError() << "'" << ref.getValue() << "' is not " << what
                                << " of this graph";
     return success();
@@ -82,12 +82,12 @@ private:
         .Default([](Operation *) { return success(); });
   }
 
-  GraphOp graph;
+  GraphIndex &index;
 };
 } // namespace
 
-LogicalResult synpl::ipu21::verifyPrograms(GraphOp graph) {
-  ProgramChecker checker(graph);
+LogicalResult synpl::ipu21::verifyPrograms(GraphOp graph, GraphIndex &index) {
+  ProgramChecker checker(index);
   for (Operation &op : graph.getBody().front())
     if (auto program = dyn_cast<ProgramOp>(op))
       if (failed(checker.checkBlock(program.getBody().front())))

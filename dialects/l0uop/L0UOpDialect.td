@@ -71,4 +71,16 @@ def L0UOp_Dialect : Dialect {
 class L0UOp_Op<string mnemonic, list<Trait> traits = []>
     : Op<L0UOp_Dialect, mnemonic, traits>;
 
+// An op whose single-block region holds a UOp body: `l0uop.kernel`, and
+// the generic codelets of the sinks that run UOp bodies themselves (an
+// `ipu21.uop_codelet`). Its verifier checks the body with
+// synpl::l0uop::verifyUOpBody.
+def L0UOp_UOpScope : NativeOpTrait<"UOpScope"> {
+  let cppNamespace = "::synpl::l0uop";
+}
+// A UOp: it sits directly in a UOpScope op's body.
+def L0UOp_InUOpScope : NativeOpTrait<"InUOpScope"> {
+  let cppNamespace = "::synpl::l0uop";
+}
+
 #endif // SYNPL_DIALECT_L0UOP_DIALECT_TD

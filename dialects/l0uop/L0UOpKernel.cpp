@@ -237,16 +237,26 @@ static StringRef scopeName(Operation *scope) {
 }
 
 LogicalResult KernelOp::verifyRegions() {
-  Block &body = getBody().front();
-  unsigned numInputs = getInputs().size();
-  Dialect *dialect = getOperation()->getDialect();
+  auto limit = [&](RangeKind kind) { return launchLimit(*this, kind); };
+  auto describeLimit = [&](InFlightDiagnostic &diag) {
+    diag << "the launch (grid(" << getGrid()[0] << ", " << getGrid()[1] << ", "
+         << getGrid()[2] << ") block(" << getBlock()[0] << ", " << getBlock()[1]
+         << ", " << getBlock()[2] << "))";
+  };
+  auto describeInput = [&](InFlightDiagnostic &diag, unsigned i) { diag << getInputs()[i]; };
+  return verifyUOpBody(getBody().front(),
+                       UOpBodyContract{getNumInputs(), limit, describeLimit, describeInput});
+}
+
+LogicalResult synpl::l0uop::verifyUOpBody(Block &body, const UOpBodyContract &contract) {
+  unsigned numInputs = contract.numInputs;
 
   // Walk the flat sequence with the stack of open RANGE/IF scopes.
   llvm::DenseMap<Operation *, Operation *> scopeOf; // innermost open scope
   llvm::SmallPtrSet<Operation *, 8> open;
   SmallVector<Operation *> stack;
   for (Operation &op : body) {
-    if (op.getDialect() != dialect)
+    if (!op.hasTrait<InUOpScope>())
       return uopError(&op) << "'" << op.getName()
                            << "' is not a UOp; kernel bodies hold UOps only";
     Operation *current = stack.empty() ? nullptr : stack.back();
@@ -277,21 +287,20 @@ LogicalResult KernelOp::verifyRegions() {
     }
 
     if (auto range = llvm::dyn_cast<RangeOp>(op)) {
-      if (std::optional<int64_t> limit = launchLimit(*this, range.getKind())) {
+      if (std::optional<int64_t> limit = contract.parallelLimit(range.getKind())) {
         for (Operation *s : stack)
           if (auto outer = llvm::dyn_cast<RangeOp>(s))
             if (outer.getKind() == range.getKind())
               return uopError(&op)
                      << "RANGE over " << stringifyRangeKind(range.getKind())
                      << " nested in another over the same launch axis";
-        if (range.getTripCount() > *limit)
-          return uopError(&op)
-                 << "RANGE over " << stringifyRangeKind(range.getKind())
-                 << " has " << range.getTripCount()
-                 << " iterations but the launch (grid(" << getGrid()[0] << ", "
-                 << getGrid()[1] << ", " << getGrid()[2] << ") block("
-                 << getBlock()[0] << ", " << getBlock()[1] << ", "
-                 << getBlock()[2] << ")) provides " << *limit;
+        if (range.getTripCount() > *limit) {
+          auto diag = uopError(&op) << "RANGE over " << stringifyRangeKind(range.getKind())
+                                    << " has " << range.getTripCount() << " iterations but ";
+          contract.describeLimit(diag);
+          diag << " provides " << *limit;
+          return diag;
+        }
       }
       stack.push_back(&op);
       open.insert(&op);
@@ -345,10 +354,12 @@ LogicalResult KernelOp::verifyRegions() {
         if (auto index = store->getOperand(0).getDefiningOp<IndexOp>())
           if (auto arg = llvm::dyn_cast<BlockArgument>(index.getBuffer()))
             if (arg.getOwner() == &body && arg.getArgNumber() < numInputs)
-              return uopError(&op)
-                     << "STORE into input "
-                     << getInputs()[arg.getArgNumber()]
-                     << "; kernels write only their outputs";
+            {
+              auto diag = uopError(&op) << "STORE into input ";
+              contract.describeInput(diag, arg.getArgNumber());
+              diag << "; kernels write only their outputs";
+              return diag;
+            }
     }
   }
   if (!stack.empty())

@@ -16,6 +16,28 @@
 #include <unordered_map>
 
 #include "synpl/Dialect/L0UOp/L0UOpEnums.h.inc"
+
+namespace synpl::l0uop {
+/// Marks an op whose single-block region holds a UOp body (l0uop.kernel, a
+/// sink's generic codelet). The op's own verifier checks the body's
+/// structure with verifyUOpBody.
+template <typename ConcreteType>
+class UOpScope : public mlir::OpTrait::TraitBase<ConcreteType, UOpScope> {};
+
+/// Marks a UOp: it sits directly in the body of a UOpScope op.
+template <typename ConcreteType>
+class InUOpScope : public mlir::OpTrait::TraitBase<ConcreteType, InUOpScope> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    mlir::Operation *parent = op->getParentOp();
+    if (!parent || !parent->hasTrait<UOpScope>())
+      return op->emitOpError("expects parent op to hold a UOp body ('l0uop.kernel' or "
+                             "a generic codelet), got ")
+             << (parent ? parent->getName().getStringRef() : llvm::StringRef("none"));
+    return mlir::success();
+  }
+};
+} // namespace synpl::l0uop
 #define GET_ATTRDEF_CLASSES
 #include "synpl/Dialect/L0UOp/L0UOpAttrs.h.inc"
 #define GET_TYPEDEF_CLASSES
@@ -24,6 +46,27 @@
 #include "synpl/Dialect/L0UOp/L0UOpOps.h.inc"
 
 namespace synpl::l0uop {
+/// What a UOp body's owner tells verifyUOpBody about the body.
+struct UOpBodyContract {
+  /// The leading block arguments that are inputs (no STORE may reach them).
+  unsigned numInputs = 0;
+  /// How many iterations a parallel RANGE of `kind` may have; nullopt for
+  /// no limit (and for `loop`).
+  llvm::function_ref<std::optional<int64_t>(RangeKind kind)> parallelLimit;
+  /// Appends to an error what bounds the parallel RANGEs (e.g. the launch).
+  llvm::function_ref<void(mlir::InFlightDiagnostic &)> describeLimit;
+  /// Appends to an error the name of input `i` (e.g. the slot it binds).
+  llvm::function_ref<void(mlir::InFlightDiagnostic &, unsigned i)> describeInput;
+};
+
+/// Row L0.1's checks of a UOp body (the single block of a UOpScope op):
+/// only UOps; RANGE/END and IF/ENDIF nest; values are used only inside the
+/// scope that defines them (but a REDUCE reads its range's body); REDUCE
+/// after its RANGE in the enclosing scope; parallel RANGEs not nested over
+/// one axis and within `parallelLimit`; no BARRIER under an IF; no STORE
+/// into an input.
+mlir::LogicalResult verifyUOpBody(mlir::Block &body, const UOpBodyContract &contract);
+
 /// The work a kernel does, counted statically over its UOps: each UOp
 /// times the trip counts of the RANGEs around it (both branches of an IF
 /// counted as taken).

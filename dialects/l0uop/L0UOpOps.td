@@ -172,7 +172,7 @@ def L0UOp_SlotOp : L0UOp_PlanItem<"slot", [
 }
 
 def L0UOp_KernelOp : L0UOp_PlanItem<"kernel", [
-    Symbol, IsolatedFromAbove, NoTerminator, SingleBlock,
+    Symbol, IsolatedFromAbove, L0UOp_UOpScope, NoTerminator, SingleBlock,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "a kernel: buffers, launch configuration and UOps";
   let description = [{
@@ -471,7 +471,7 @@ def L0UOp_ReportOp : L0UOp_PlanItem<"report", [
 //===----------------------------------------------------------------------===//
 
 class L0UOp_UOp<string mnemonic, list<Trait> traits = []>
-    : L0UOp_Op<mnemonic, !listconcat(traits, [HasParent<"KernelOp">])>;
+    : L0UOp_Op<mnemonic, !listconcat(traits, [L0UOp_InUOpScope])>;
 
 // The UOps that print as `%r = l0uop.<op> %a, %b : dtype` when their
 // operand types follow from the dtype, and as a function type otherwise.

@@ -190,6 +190,9 @@ void simulate(const Program &program) {
   SimOptions options;
   options.values = true;
   options.maxBytes = int64_t(64) << 20;
+  // A generic vertex's loops are the file's to choose: a hostile one would
+  // run for the default 2^36 steps and read as a slow input, not a bug.
+  options.maxUOpSteps = 100000;
   Simulator sim(program, facts ? *facts : ipu21Facts(), options);
   std::string error;
   if (!sim.valid(error))

@@ -99,9 +99,10 @@ PLAN_EXAMPLES = ["examples/fashion_mnist/fashion_mnist.l1.mlir",
 
 # The ipu21 graphs whose program files seed the program reader and the
 # simulator: every ipu21 op, both mapping forms, every step kind, and sends
-# that read blocks of rows and advance with their Repeat.
+# that read blocks of rows and advance with their Repeat, and a generic
+# (UOp) codelet.
 IPU21_GRAPHS = ["test/Dialect/IPU21/ops.mlir", "test/Target/IPU21/simulate.mlir",
-                "test/Target/IPU21/serial-k.mlir"]
+                "test/Target/IPU21/serial-k.mlir", "test/Dialect/IPU21/uop-codelet.mlir"]
 
 
 def ipu21_seed(translate, source):

@@ -49,6 +49,14 @@ What it models (figures of the ipu21; an "ipu2" program gets its own):
            16x16 weight block + %lld per row and block (f16, f8; FP8 is
            costed as FP16); reductions, copies and fills at the vector
            and memcpy rates plus %lld cycles of supervisor overhead.
+           Generic (UOp) codelets run their own code: each executed UOp
+           takes issue slots (most 1, Index 2 per dimension, constants
+           none), a worker issuing one every %lld cycles. A UOp vertex
+           is a MultiVertex: its widest parallel range is cut into up
+           to target-workers parts of ceil(n / parts) iterations, one
+           per worker; all the parts of a tile's UOp vertices cost
+           max(longest part x %lld, total of the parts) cycles. An index
+           outside its window or a division by zero stops the run.
   exchange ceil(most bytes any tile sends or receives / %lld bytes per
            cycle); a send is paid once by its source however many tiles
            receive it; both tiles of an exchange-bus pair receiving the
@@ -62,7 +70,8 @@ include/synpl/Target/IPU21/Facts.h; the program's target names the chip
 )",
                 (long long)f.ampInChansF16, (long long)f.ampCallOverheadCycles,
                 (long long)f.ampBlockReloadCycles, (long long)f.ampCyclesPer16x16Row,
-                (long long)f.supervisorOverheadCycles, (long long)f.exchangeBytesPerCycle,
+                (long long)f.supervisorOverheadCycles, (long long)f.workers,
+                (long long)f.workers, (long long)f.exchangeBytesPerCycle,
                 (long long)f.syncCycles, f.hostBytesPerSecond / 1e9);
   return std::string(buf) + R"(
 options:
@@ -77,7 +86,9 @@ options:
   --stream-out NAME=FILE  write each transfer of host stream NAME to FILE as
                           one line
   --timing-only           keep no values: charge cycles only (faster, less
-                          memory; a program with an If step cannot run)
+                          memory; a program with an If step cannot run,
+                          nor one with UOp vertices: their cycles are
+                          counted as they run)
   --help                  print this help
 A FILE of "-" is standard input (inputs) or standard output (outputs).
 Numbers are decimal (as strtod reads them: 1, -2.5e-3, inf, nan), separated

@@ -8,6 +8,7 @@
 #ifndef SYNPL_LIB_CONVERSION_L0TOIPU21_EMIT_H
 #define SYNPL_LIB_CONVERSION_L0TOIPU21_EMIT_H
 
+#include "KernelPlan.h"
 #include "MatmulPlan.h"
 
 #include "synpl/Dialect/IPU21/IPU21Ops.h"
@@ -44,6 +45,38 @@ void emitMatmul(mlir::OpBuilder &b, mlir::Location loc, const MatmulEmission &m,
 
 /// The `grid` mapping of C for `plan`: [first_tile, mb, nb, column_major].
 llvm::SmallVector<int64_t, 4> gridMapping(const MatmulPlan &plan);
+
+/// One planned generic kernel: its model and plan, the tensor each of its
+/// buffers' slots lives in (its home), and its codelet.
+struct KernelEmission {
+  std::string name;
+  const KernelModel *model = nullptr;
+  KernelPlan plan;
+  llvm::SmallVector<ipu21::TensorOp> homes; ///< per body argument
+  ipu21::CodeletOp codelet;
+};
+
+/// The generic codelet that runs `kernel`'s body, named `name`, its fields
+/// named after the slots they bind.
+ipu21::CodeletOp emitUOpCodelet(mlir::OpBuilder &b, l0uop::KernelOp kernel, llvm::StringRef name);
+
+/// Adds the kernel's buffers, exchanges and compute set to the graph at
+/// `b`'s insertion point, and its steps (windows in, sync, compute, sync,
+/// windows out, sync) at `steps`. A window that is exactly its tile's piece
+/// of the home is bound in place; any other gets a buffer, filled from the
+/// home before (an input, or an output the kernel reads or may not write
+/// whole) and written back after (an output). Fails, with an error at the
+/// kernel, when two tiles' output windows overlap.
+mlir::LogicalResult emitKernel(mlir::OpBuilder &b, mlir::Location loc, const KernelEmission &k,
+                               mlir::OpBuilder &steps);
+
+/// The home a generic kernel's output gets when it is the first to need
+/// one: each tile's window (its runs of the row-major order, in order, so
+/// that the window is the tile's piece and the tile writes in place), the
+/// elements no window holds spread over the plan's tiles; nullopt when two
+/// tiles' windows overlap.
+std::optional<llvm::SmallVector<int64_t>> homeFromWindows(const KernelModel &model,
+                                                          const KernelPlan &plan, unsigned arg);
 
 /// Places every object of `graph` (code, vertex state, descriptors, tensors,
 /// buffers) at one address per object in the tiles' memory: code and the

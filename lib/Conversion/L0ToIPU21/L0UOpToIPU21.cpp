@@ -3,8 +3,10 @@
 // --synpl-convert-l0uop-to-ipu21: each l0uop.plan becomes one ipu21.graph
 // of the same name. Its slots become tensors; its kernels, in schedule
 // order, become compute sets and exchanges whose tile plans the search
-// chooses (MatmulPlan.h); every object is then placed in tile memory
-// (Placement.cpp) and the graph verified. What the sink cannot place yet
+// chooses: bare matrix products on the AMP (MatmulPlan.h), every other
+// kernel on the generic codelet, its parallel RANGEs spread over the tiles
+// (KernelPlan.h). Every object is then placed in tile memory (Placement.cpp)
+// and the graph verified. What the sink cannot place yet
 // fails the whole plan with `lowered N of M plan items; not lowered: ...`,
 // leaving the module untouched.
 //
@@ -44,7 +46,8 @@ struct MatmulKernel {
   Type elem;         ///< the operands' element type
 };
 
-constexpr StringLiteral kNotYet = "needs the generic vertex codelets, not built yet";
+/// Why a product takes the generic codelet instead of the AMP.
+constexpr StringLiteral kNotYet = "is more than the bare product the AMP computes";
 
 /// `kernel` as a product the AMP path takes, or why not.
 FailureOr<MatmulKernel> analyze(l0uop::KernelOp kernel, std::string &why) {
@@ -148,11 +151,29 @@ struct ConvertL0UOpToIPU21Pass
   LogicalResult convert(l0uop::PlanOp plan, const ipu21::Facts &facts);
 };
 
+/// A kernel of the plan and how the sink runs it: a product on the AMP, or
+/// any other body on the generic codelet.
+struct PlannedKernel {
+  l0uop::KernelOp kernel;
+  std::optional<MatmulKernel> matmul;
+  std::optional<KernelModel> model;
+  MatmulPlan matmulPlan;
+  KernelPlan kernelPlan;
+};
+
+/// The tensor type of a slot: a tile stores an i1 as a byte.
+RankedTensorType tensorTypeOf(l0uop::BufType buf) {
+  Type elem = buf.getElementType();
+  if (elem.isInteger(1))
+    elem = IntegerType::get(buf.getContext(), 8, IntegerType::Unsigned);
+  return RankedTensorType::get(buf.getShape(), elem);
+}
+
 LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::Facts &facts) {
   MLIRContext *ctx = plan.getContext();
   // What each plan item becomes, or why it cannot.
   SmallVector<NotLowered> failures;
-  SmallVector<MatmulKernel> kernels;
+  std::vector<PlannedKernel> kernels;
   llvm::DenseMap<Operation *, unsigned> order;
   int64_t total = 0;
   for (Operation &op : plan.getBody().front()) {
@@ -161,12 +182,20 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
       continue; // memory becomes tensors; the BSP program is in order anyway
     if (auto kernel = dyn_cast<l0uop::KernelOp>(op)) {
       order[kernel] = order.size();
+      PlannedKernel k;
+      k.kernel = kernel;
       std::string why;
-      FailureOr<MatmulKernel> k = analyze(kernel, why);
-      if (failed(k))
-        failures.push_back({kernel, why, false, "kernel @" + kernel.getSymName().str()});
-      else
-        kernels.push_back(*k);
+      if (FailureOr<MatmulKernel> m = analyze(kernel, why); succeeded(m)) {
+        k.matmul = *m;
+      } else {
+        why.clear();
+        k.model = KernelModel::build(kernel, why);
+        if (!k.model) {
+          failures.push_back({kernel, why, false, "kernel @" + kernel.getSymName().str()});
+          continue;
+        }
+      }
+      kernels.push_back(std::move(k));
       continue;
     }
     if (auto stream = dyn_cast<l0uop::StreamOp>(op)) {
@@ -203,24 +232,41 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
     return failure();
   }
 
-  // The tile plan of each product.
+  // The tile plan of each kernel.
   auto targetAttr = ipu21::TargetAttr::get(
       ctx, facts.arch, facts.tiles, facts.bytesPerTile, facts.elementBytes, facts.workers,
       int64_t(facts.clockHz), facts.sramBase, facts.execEnd, facts.interleavedBegin,
       facts.sramEnd, facts.rptCountMax);
   int64_t tiles = maxTiles > 0 ? std::min<int64_t>(maxTiles, facts.tiles) : facts.tiles;
-  TileBudget budget{tiles, facts.execBytes(), facts.interleavedBytes(), kReservedBytes};
-  SmallVector<MatmulPlan> chosen;
-  for (MatmulKernel &k : kernels) {
-    search::SearchResult<MatmulPlan> result =
-        planMatmul(k.shape, facts, budget, k.kernel.getSymName());
-    if (!result.succeeded()) {
-      (void)search::emitSearchFailure(k.kernel, result.failure(), &result.report);
+  TileBudget budget{tiles, facts.execBytes(), facts.interleavedBytes(), kReservedBytes, 0};
+  // Every slot's home spread evenly, at 16-byte alignment: what the
+  // generic kernels' windows share a tile with.
+  for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
+    budget.homes += (int64_t(slot.getBufType().getSizeInBytes()) / tiles + 16 + 15) / 16 * 16;
+  for (PlannedKernel &k : kernels) {
+    StringRef name = k.kernel.getSymName();
+    auto record = [&](auto result) -> bool {
+      if (!result.succeeded()) {
+        (void)search::emitSearchFailure(k.kernel, result.failure(), &result.report);
+        search::recordSearchReport(std::move(result.report));
+        return false;
+      }
       search::recordSearchReport(std::move(result.report));
-      return failure();
+      return true;
+    };
+    if (k.matmul) {
+      auto result = planMatmul(k.matmul->shape, facts, budget, name);
+      if (result.succeeded())
+        k.matmulPlan = *result.winner;
+      if (!record(std::move(result)))
+        return failure();
+    } else {
+      auto result = planKernel(*k.model, facts, budget, name);
+      if (result.succeeded())
+        k.kernelPlan = *result.winner;
+      if (!record(std::move(result)))
+        return failure();
     }
-    chosen.push_back(*result.winner);
-    search::recordSearchReport(std::move(result.report));
   }
 
   // The graph, beside the plan.
@@ -232,32 +278,31 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
     graph.erase();
     return failure();
   };
-  // Tensors: a product's C takes its grid; the others spread evenly.
+  auto program = ipu21::ProgramOp::create(items, loc, items.getStringAttr("main"));
+  OpBuilder steps = OpBuilder::atBlockBegin(&program.getBody().emplaceBlock());
+  items.setInsertionPoint(program);
+
+  // Homes: a product's C takes its grid, a generic kernel's output the
+  // windows its tiles write (when they can be homes), the others spread
+  // evenly, each made when a kernel first needs it.
   llvm::StringMap<ipu21::TensorOp> tensors;
-  for (auto [k, p] : llvm::zip(kernels, chosen)) {
-    if (tensors.count(k.c)) {
-      k.kernel.emitError() << "slot @" << k.c << " is written by two products; the ipu21 sink "
-                           << "gives each slot one home";
-      return failGraph();
-    }
-    auto type = RankedTensorType::get({k.shape.M, k.shape.N}, Float32Type::get(ctx));
-    tensors[k.c] = ipu21::TensorOp::create(
-        items, loc, items.getStringAttr(k.c), TypeAttr::get(type), DenseI64ArrayAttr(),
-        DenseI64ArrayAttr(), items.getDenseI64ArrayAttr(gridMapping(p)), items.getI64IntegerAttr(0));
-  }
-  for (MatmulKernel &k : kernels)
-    for (StringRef slot : {k.a, k.b}) {
-      if (tensors.count(slot))
-        continue;
-      auto slotOp = plan.lookup<l0uop::SlotOp>(slot);
-      l0uop::BufType buf = slotOp.getBufType();
-      auto type = RankedTensorType::get(buf.getShape(), buf.getElementType());
-      int64_t perTile = (type.getNumElements() + tiles - 1) / tiles;
-      tensors[slot] = ipu21::TensorOp::create(
-          items, loc, items.getStringAttr(slot), TypeAttr::get(type), DenseI64ArrayAttr(),
-          items.getDenseI64ArrayAttr({0, perTile}), DenseI64ArrayAttr(), items.getI64IntegerAttr(0));
-    }
-  // Codelets, one per kind and types.
+  auto newTensor = [&](StringRef slot, DenseI64ArrayAttr intervals, DenseI64ArrayAttr blocked,
+                       DenseI64ArrayAttr grid) {
+    auto type = tensorTypeOf(plan.lookup<l0uop::SlotOp>(slot).getBufType());
+    return tensors[slot] = ipu21::TensorOp::create(items, loc, items.getStringAttr(slot),
+                                                   TypeAttr::get(type), intervals, blocked, grid,
+                                                   items.getI64IntegerAttr(0));
+  };
+  auto homeOf = [&](StringRef slot) {
+    if (ipu21::TensorOp t = tensors.lookup(slot))
+      return t;
+    int64_t n = plan.lookup<l0uop::SlotOp>(slot).getBufType().getNumElements();
+    int64_t perTile = (n + tiles - 1) / tiles;
+    return newTensor(slot, DenseI64ArrayAttr(), items.getDenseI64ArrayAttr({0, perTile}),
+                     DenseI64ArrayAttr());
+  };
+
+  // Codelets of the fixed kinds, one per kind and types.
   llvm::StringMap<ipu21::CodeletOp> codelets;
   auto codelet = [&](ipu21::CodeletKind kind, Type in, Type out, int64_t bytes) {
     std::string name;
@@ -268,26 +313,58 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
       slot = ipu21::CodeletOp::create(
           items, loc, items.getStringAttr(name),
           ipu21::CodeletKindAttr::get(ctx, kind), TypeAttr::get(in), TypeAttr::get(out),
-          items.getI64IntegerAttr(bytes), items.getI64IntegerAttr(0));
+          ArrayAttr(), IntegerAttr(), items.getI64IntegerAttr(bytes), items.getI64IntegerAttr(0));
     return slot;
   };
-  auto program = ipu21::ProgramOp::create(items, loc, items.getStringAttr("main"));
-  OpBuilder steps = OpBuilder::atBlockBegin(&program.getBody().emplaceBlock());
-  items.setInsertionPoint(program);
   Type f32 = Float32Type::get(ctx);
-  for (auto [k, p] : llvm::zip(kernels, chosen)) {
-    MatmulEmission m;
-    m.name = k.kernel.getSymName().str();
-    m.a = tensors[k.a];
-    m.b = tensors[k.b];
-    m.c = tensors[k.c];
-    m.amp = codelet(ipu21::CodeletKind::amp_matmul, k.elem, f32, kAmpCodeBytes);
-    m.fill = codelet(ipu21::CodeletKind::fill, f32, f32, kFillCodeBytes);
-    if (p.kSplit > 1)
-      m.reduce = codelet(ipu21::CodeletKind::reduce_add, f32, f32, kReduceCodeBytes);
-    m.shape = k.shape;
-    m.plan = p;
-    emitMatmul(items, k.kernel.getLoc(), m, steps);
+  for (PlannedKernel &k : kernels) {
+    if (k.matmul) {
+      MatmulKernel &mk = *k.matmul;
+      if (tensors.count(mk.c)) {
+        k.kernel.emitError() << "slot @" << mk.c << " already has a home when this product "
+                             << "writes it; the ipu21 sink gives a product's C its grid";
+        return failGraph();
+      }
+      MatmulEmission m;
+      m.name = k.kernel.getSymName().str();
+      m.a = homeOf(mk.a);
+      m.b = homeOf(mk.b);
+      m.c = newTensor(mk.c, DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                      items.getDenseI64ArrayAttr(gridMapping(k.matmulPlan)));
+      m.amp = codelet(ipu21::CodeletKind::amp_matmul, mk.elem, f32, kAmpCodeBytes);
+      m.fill = codelet(ipu21::CodeletKind::fill, f32, f32, kFillCodeBytes);
+      if (k.matmulPlan.kSplit > 1)
+        m.reduce = codelet(ipu21::CodeletKind::reduce_add, f32, f32, kReduceCodeBytes);
+      m.shape = mk.shape;
+      m.plan = k.matmulPlan;
+      emitMatmul(items, k.kernel.getLoc(), m, steps);
+      continue;
+    }
+    KernelEmission e;
+    e.name = k.kernel.getSymName().str();
+    e.model = &*k.model;
+    e.plan = k.kernelPlan;
+    Block &body = k.kernel.getBody().front();
+    for (BlockArgument arg : body.getArguments()) {
+      StringRef slot = k.kernel.getSlotOf(arg).getValue();
+      if (!tensors.count(slot) && arg.getArgNumber() >= k.kernel.getNumInputs())
+        if (auto flat = homeFromWindows(*k.model, k.kernelPlan, arg.getArgNumber())) {
+          // Sorted by tile, then begin: the tile-local order.
+          SmallVector<std::array<int64_t, 3>> triples;
+          for (size_t i = 0; i + 2 < flat->size(); i += 3)
+            triples.push_back({(*flat)[i], (*flat)[i + 1], (*flat)[i + 2]});
+          llvm::sort(triples);
+          SmallVector<int64_t> sorted;
+          for (auto &t : triples)
+            sorted.append(t.begin(), t.end());
+          newTensor(slot, items.getDenseI64ArrayAttr(sorted), DenseI64ArrayAttr(),
+                    DenseI64ArrayAttr());
+        }
+      e.homes.push_back(homeOf(slot));
+    }
+    e.codelet = emitUOpCodelet(items, k.kernel, k.kernel.getSymName());
+    if (failed(emitKernel(items, k.kernel.getLoc(), e, steps)))
+      return failGraph();
   }
   if (failed(placeGraph(graph)) || failed(verify(graph)))
     return failGraph();

@@ -39,6 +39,9 @@ struct TileBudget {
   int64_t tiles = 0;
   int64_t execBytes = 0, interleavedBytes = 0;
   int64_t reserved = 0;
+  /// What the tensors' homes take on each tile (a generic kernel's windows
+  /// share the tile with them).
+  int64_t homes = 0;
 };
 
 struct MatmulPlan {

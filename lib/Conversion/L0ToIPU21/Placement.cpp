@@ -10,9 +10,12 @@
 //               weights and outputs, reduction partials)
 //
 // then state, descriptors and the remaining objects wherever room is left,
-// executable region first. Each region is filled upward at 16-byte
-// alignment. Objects on disjoint tiles could share addresses; this pass
-// does not reuse them (the graph's verifier checks the result, IPU.1-IPU.3).
+// executable region first. Each region is filled upward, tile by tile, at
+// 16-byte alignment: an object goes at the lowest address free on every
+// tile it is on, so objects on disjoint tiles share addresses (a vertex's
+// state on tile 7 and another's on tile 8). Objects are live for the whole
+// program: a kernel's window buffers are not reused by the next kernel's
+// yet. The graph's verifier checks the result (IPU.1-IPU.3).
 //
 //===----------------------------------------------------------------------===//
 #include "Emit.h"
@@ -35,7 +38,23 @@ struct Object {
   Operation *op;
   int64_t bytes;
   Area region;
+  std::vector<int64_t> tiles; ///< the tiles that hold it
 };
+
+std::vector<int64_t> tilesOf(ArrayRef<int64_t> ranges) {
+  std::vector<int64_t> tiles;
+  for (size_t i = 0; i + 1 < ranges.size(); i += 2)
+    for (int64_t t = ranges[i]; t < ranges[i + 1]; ++t)
+      tiles.push_back(t);
+  return tiles;
+}
+std::vector<int64_t> tilesWhere(const std::vector<int64_t> &count) {
+  std::vector<int64_t> tiles;
+  for (size_t t = 0; t < count.size(); ++t)
+    if (count[t] > 0)
+      tiles.push_back(static_cast<int64_t>(t));
+  return tiles;
+}
 
 int64_t align16(int64_t v) { return (v + 15) / 16 * 16; }
 } // namespace
@@ -51,12 +70,12 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
     if (auto set = dyn_cast<ComputeSetOp>(op))
       for (Operation &v : set.getBody().front()) {
         auto vertex = cast<VertexOp>(v);
-        auto codelet = graph.lookup<CodeletOp>(vertex.getCodelet());
+        auto codelet = index.lookup<CodeletOp>(vertex.getCodelet());
         if (!codelet)
           return vertex.emitOpError("names no codelet");
         const CodeletSpec &spec = codeletSpec(codelet.getKind());
         for (auto [i, field] : llvm::enumerate(spec.fields)) {
-          Operation *object = SymbolTable::lookupSymbolIn(graph, vertex.getFieldObject(i).getAttr());
+          Operation *object = index.lookup(vertex.getFieldObject(i).getValue());
           if (field.interleaved)
             interleaved.insert(object);
         }
@@ -64,13 +83,26 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
         // goes to the executable region, its output to the interleaved one.
         for (const std::pair<unsigned, unsigned> &pair : spec.distinctElements)
           apart.insert(
-              SymbolTable::lookupSymbolIn(graph, vertex.getFieldObject(pair.first).getAttr()));
+              index.lookup(vertex.getFieldObject(pair.first).getValue()));
       }
 
-  SmallVector<Object> objects;
+  // The tiles each codelet's code is on: those of its vertices.
+  for (Operation &op : body)
+    if (auto set = dyn_cast<ComputeSetOp>(op))
+      for (Operation &v : set.getBody().front()) {
+        auto vertex = cast<VertexOp>(v);
+        if (auto codelet = index.lookup<CodeletOp>(vertex.getCodelet()))
+          index.noteVertex(codelet, vertex);
+      }
+  std::vector<Object> objects;
   for (Operation &op : body) {
     if (auto codelet = dyn_cast<CodeletOp>(op)) {
-      objects.push_back({codelet, codelet.getCodeBytes(), Area::Exec});
+      std::vector<int64_t> on;
+      if (const std::vector<bool> *code = index.codeTilesOf(codelet))
+        for (size_t t = 0; t < code->size(); ++t)
+          if ((*code)[t])
+            on.push_back(static_cast<int64_t>(t));
+      objects.push_back({codelet, codelet.getCodeBytes(), Area::Exec, std::move(on)});
     } else if (auto tensor = dyn_cast<TensorOp>(op)) {
       int64_t most = 0;
       for (int64_t n : index.elementsOf(tensor).count)
@@ -78,30 +110,44 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
       Area r = interleaved.contains(tensor) ? Area::Interleaved
                  : apart.contains(tensor)     ? Area::Exec
                                               : Area::Any;
-      objects.push_back({tensor, most * *elementBytes(tensor.getElementType()), r});
+      objects.push_back({tensor, most * *elementBytes(tensor.getElementType()), r,
+                         tilesWhere(index.elementsOf(tensor).count)});
     } else if (auto buffer = dyn_cast<BufferOp>(op)) {
       Area r = interleaved.contains(buffer) ? Area::Interleaved
                  : apart.contains(buffer)     ? Area::Exec
                                               : Area::Any;
-      objects.push_back(
-          {buffer, buffer.getElements() * *elementBytes(buffer.getElemType()), r});
+      objects.push_back({buffer, buffer.getElements() * *elementBytes(buffer.getElemType()), r,
+                         tilesOf(buffer.getTiles())});
     } else if (auto set = dyn_cast<ComputeSetOp>(op)) {
       for (Operation &v : set.getBody().front())
-        objects.push_back({&v, cast<VertexOp>(v).getStateBytes(), Area::Any});
+        objects.push_back({&v, cast<VertexOp>(v).getStateBytes(), Area::Any,
+                           tilesOf(cast<VertexOp>(v).getTiles())});
     } else if (auto exchange = dyn_cast<ExchangeOp>(op)) {
       int64_t most = 0;
-      for (int64_t n : sendsPerTile(graph, exchange, index))
+      std::vector<int64_t> sends = sendsPerTile(graph, exchange, index);
+      for (int64_t n : sends)
         most = std::max(most, n);
-      objects.push_back({exchange, exchange.getDescriptorBytes(most), Area::Any});
+      objects.push_back({exchange, exchange.getDescriptorBytes(most), Area::Any,
+                         tilesWhere(sends)});
     }
   }
 
-  int64_t next[2] = {target.getSramBase(), target.getInterleavedBegin()};
+  // Each tile's first free address in each region.
+  std::vector<int64_t> next[2] = {
+      std::vector<int64_t>(target.getTiles(), target.getSramBase()),
+      std::vector<int64_t>(target.getTiles(), target.getInterleavedBegin())};
   int64_t end[2] = {target.getExecEnd(), target.getSramEnd()};
+  auto lowest = [&](const Object &o, int region) {
+    int64_t at = region ? target.getInterleavedBegin() : target.getSramBase();
+    for (int64_t t : o.tiles)
+      at = std::max(at, next[region][t]);
+    return align16(at);
+  };
   Builder b(graph.getContext());
   auto place = [&](const Object &o, int region) {
-    int64_t at = align16(next[region]);
-    next[region] = at + o.bytes;
+    int64_t at = lowest(o, region);
+    for (int64_t t : o.tiles)
+      next[region][t] = at + o.bytes;
     IntegerAttr attr = b.getI64IntegerAttr(at);
     if (auto tensor = dyn_cast<TensorOp>(o.op))
       tensor.setAddressAttr(attr);
@@ -115,7 +161,7 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
       cast<ExchangeOp>(o.op).setDescriptorAddressAttr(attr);
   };
   auto fits = [&](const Object &o, int region) {
-    return align16(next[region]) + o.bytes <= end[region];
+    return lowest(o, region) + o.bytes <= end[region];
   };
   auto name = [](Operation *op) -> std::string {
     if (auto sym = dyn_cast<SymbolOpInterface>(op))
@@ -134,8 +180,8 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
         return graph.emitError()
                << "[resource] IPU.1: placement: " << name(o.op) << " (" << o.bytes
                << " bytes) does not fit in the "
-               << (region ? "interleaved" : "executable") << " region of a tile, "
-               << end[region] - align16(next[region]) << " bytes left";
+               << (region ? "interleaved" : "executable") << " region of its tiles, "
+               << std::max<int64_t>(0, end[region] - lowest(o, region)) << " bytes left";
       place(o, region);
     }
   return success();

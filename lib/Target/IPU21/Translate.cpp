@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Target/IPU21/Translate.h"
+#include "TranslateUOp.h"
 
 #include "synpl/Dialect/IPU21/IPU21Codelets.h"
 #include "synpl/Dialect/IPU21/IPU21Graph.h"
@@ -22,20 +23,6 @@ using namespace synpl;
 using namespace synpl::ipu21;
 
 namespace {
-sim::ElemType elemTypeOf(Type type) {
-  if (type.isF32())
-    return sim::ElemType::F32;
-  if (type.isF16())
-    return sim::ElemType::F16;
-  if (isa<Float8E4M3FNType>(type))
-    return sim::ElemType::F8E4M3;
-  if (isa<Float8E5M2Type>(type))
-    return sim::ElemType::F8E5M2;
-  if (type.isInteger(32))
-    return sim::ElemType::I32;
-  return sim::ElemType::U8; // i8 and ui8: the verifier admits nothing else
-}
-
 sim::TileSet tileSetOf(ArrayRef<int64_t> flat) {
   sim::TileSet set;
   for (size_t i = 0; i + 1 < flat.size(); i += 2)
@@ -53,6 +40,8 @@ sim::CodeletKind codeletKindOf(CodeletKind kind) {
     return sim::CodeletKind::Copy;
   case CodeletKind::fill:
     return sim::CodeletKind::Fill;
+  case CodeletKind::uop:
+    return sim::CodeletKind::UOp;
   }
   return sim::CodeletKind::Copy;
 }
@@ -90,10 +79,19 @@ public:
                                    buffer.getAddress()});
       } else if (auto codelet = dyn_cast<CodeletOp>(op)) {
         codelets[codelet] = program.codelets.size();
-        program.codelets.push_back({codelet.getSymName().str(), codeletKindOf(codelet.getKind()),
-                                    elemTypeOf(codelet.getInType()),
-                                    elemTypeOf(codelet.getOutType()), codelet.getCodeBytes(),
-                                    codelet.getAddress()});
+        sim::Codelet out;
+        out.name = codelet.getSymName().str();
+        out.kind = codeletKindOf(codelet.getKind());
+        out.codeBytes = codelet.getCodeBytes();
+        out.address = codelet.getAddress();
+        if (codelet.getKind() == CodeletKind::uop) {
+          if (failed(translateUOpCodelet(codelet, out)))
+            return failure();
+        } else {
+          out.inType = elemTypeOf(codelet.getInType());
+          out.outType = elemTypeOf(codelet.getOutType());
+        }
+        program.codelets.push_back(std::move(out));
       }
     }
     for (Operation &op : body) {
@@ -105,7 +103,7 @@ public:
         program.exchanges.push_back(translateExchange(exchange));
       }
     }
-    auto main = graph.lookup<ProgramOp>("main");
+    auto main = index.lookup<ProgramOp>("main");
     if (!main)
       return graph.emitError() << "has no ipu21.program @main to run";
     program.main.kind = sim::StepKind::Sequence;
@@ -117,11 +115,11 @@ private:
   sim::Endpoint endpoint(FlatSymbolRefAttr ref, int64_t begin) {
     sim::Endpoint e;
     e.begin = begin;
-    if (auto tensor = graph.lookup<TensorOp>(ref.getValue())) {
+    if (auto tensor = index.lookup<TensorOp>(ref.getValue())) {
       e.isTensor = true;
       e.object = tensors.lookup(tensor);
     } else {
-      e.object = buffers.lookup(graph.lookup<BufferOp>(ref.getValue()));
+      e.object = buffers.lookup(index.lookup<BufferOp>(ref.getValue()));
     }
     return e;
   }
@@ -131,7 +129,7 @@ private:
     out.name = set.getSymName().str();
     for (Operation &op : set.getBody().front()) {
       auto vertex = cast<VertexOp>(op);
-      auto codelet = graph.lookup<CodeletOp>(vertex.getCodelet());
+      auto codelet = index.lookup<CodeletOp>(vertex.getCodelet());
       sim::Vertex v;
       v.codelet = codelets.lookup(codelet);
       v.tiles = tileSetOf(vertex.getTiles());
@@ -141,6 +139,9 @@ private:
         v.fields.push_back({object.isTensor, object.object, lo, hi - lo});
       }
       // Parameters in the codelet's order; a float value as its f64 bits.
+      if (codelet.getKind() == CodeletKind::uop)
+        for (const std::string &name : uopParamNames(codelet))
+          v.params.push_back(vertex.getParam(name));
       for (StringRef name : codeletSpec(codelet.getKind()).params) {
         Attribute value = vertex.getParams().get(name);
         if (auto f = dyn_cast<FloatAttr>(value))
@@ -198,25 +199,25 @@ private:
         step.body = steps(repeat.getBody().front());
       } else if (auto execute = dyn_cast<ExecuteOp>(op)) {
         step.kind = sim::StepKind::Execute;
-        step.ref = computeSets.lookup(graph.lookup<ComputeSetOp>(execute.getComputeSet()));
+        step.ref = computeSets.lookup(index.lookup<ComputeSetOp>(execute.getComputeSet()));
       } else if (auto copy = dyn_cast<CopyOp>(op)) {
         step.kind = sim::StepKind::Copy;
-        step.ref = exchanges.lookup(graph.lookup<ExchangeOp>(copy.getExchange()));
+        step.ref = exchanges.lookup(index.lookup<ExchangeOp>(copy.getExchange()));
       } else if (isa<SyncOp>(op)) {
         step.kind = sim::StepKind::Sync;
       } else if (auto cond = dyn_cast<IfOp>(op)) {
         step.kind = sim::StepKind::If;
-        step.ref = tensors.lookup(graph.lookup<TensorOp>(cond.getCond()));
+        step.ref = tensors.lookup(index.lookup<TensorOp>(cond.getCond()));
         step.body = steps(cond.getThenBody().front());
         if (!cond.getElseBody().empty())
           step.elseBody = steps(cond.getElseBody().front());
       } else if (auto in = dyn_cast<StreamInOp>(op)) {
         step.kind = sim::StepKind::StreamIn;
-        step.ref = tensors.lookup(graph.lookup<TensorOp>(in.getTensor()));
+        step.ref = tensors.lookup(index.lookup<TensorOp>(in.getTensor()));
         step.stream = in.getStream().str();
       } else if (auto outStep = dyn_cast<StreamOutOp>(op)) {
         step.kind = sim::StepKind::StreamOut;
-        step.ref = tensors.lookup(graph.lookup<TensorOp>(outStep.getTensor()));
+        step.ref = tensors.lookup(index.lookup<TensorOp>(outStep.getTensor()));
         step.stream = outStep.getStream().str();
       }
       out.push_back(std::move(step));

@@ -10,91 +10,72 @@
 // A 4096^3 product on one tile: the search says which check rejected what.
 // NOFIT: error: search IPU21 tiles @mm: no candidates: all 1 candidates were rejected; 'tile-memory' rejected 1 (first: 1x1 grid of 4096x4096 blocks: a 4096x4096 block needs {{[0-9]+}} bytes per tile even in chunks of 16)
 
-// An elementwise kernel: the generic vertex codelets do not exist yet.
-// CHECK: error: lowered 5 of 6 plan items; not lowered: kernel @add at {{.*}}invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: not a matrix product: the ipu21 sink lowers matmul kernels so far (elementwise and reduction kernels need the generic vertex codelets, not built yet)
+
+// A kernel whose threads share a block's scratch buffer: a tile's workers
+// do not.
+// CHECK: error: lowered 3 of 4 plan items; not lowered: kernel @shared at {{.*}}invalid.mlir:{{[0-9]+}}:{{[0-9]+}}: it shares buffers between the threads of a block; a tile's workers do not
 // CHECK-NOT: ipu21.graph
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 64MiB
-  l0uop.slot @a pool @dev offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf16>
-  l0uop.slot @b pool @dev offset 1024 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf16>
-  l0uop.slot @c pool @dev offset 2048 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
-  l0uop.slot @bias pool @dev offset 3072 size 64 lifetime(0, 0) : !l0uop.buf<16xf32>
-  // expected-error @+1 {{lowered 5 of 6 plan items; not lowered: kernel @add at}}
-  l0uop.kernel @add inputs(%x = @bias : !l0uop.buf<16xf32>) outputs(%y = @c : !l0uop.buf<16x16xf32>) grid(16, 1, 1) block(16, 1, 1) shared_mem 0 {
-    %i = l0uop.range 0 to 16 over group_x : index
-    %j = l0uop.range 0 to 16 over local_x : index
-    %px = l0uop.index %x[%j] : !l0uop.buf<16xf32>
-    %vx = l0uop.load %px : f32
-    %py = l0uop.index %y[%i, %j] : !l0uop.buf<16x16xf32>
-    l0uop.store %py, %vx : f32
-    l0uop.end %j
-    l0uop.end %i
+  l0uop.slot @x pool @dev offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<256xf32>
+  l0uop.slot @y pool @dev offset 1024 size 1024 lifetime(0, 0) : !l0uop.buf<256xf32>
+  // expected-error @+1 {{lowered 3 of 4 plan items; not lowered: kernel @shared at}}
+  l0uop.kernel @shared inputs(%x = @x : !l0uop.buf<256xf32>) outputs(%y = @y : !l0uop.buf<256xf32>) grid(16, 1, 1) block(16, 1, 1) shared_mem 64 shared(%t : !l0uop.buf<16xf32>) {
+    %g = l0uop.range 0 to 16 over group_x : index
+    %l = l0uop.range 0 to 16 over local_x : index
+    %c16 = l0uop.const 16 : index
+    %base = l0uop.mul %g, %c16 : index
+    %i = l0uop.add %base, %l : index
+    %px = l0uop.index %x[%i] : !l0uop.buf<256xf32>
+    %v = l0uop.load %px : f32
+    %pt = l0uop.index %t[%l] : !l0uop.buf<16xf32>
+    l0uop.store %pt, %v : f32
+    l0uop.barrier
+    %w = l0uop.load %pt : f32
+    %py = l0uop.index %y[%i] : !l0uop.buf<256xf32>
+    l0uop.store %py, %w : f32
+    l0uop.end %l
+    l0uop.end %g
   }
 }
 
 // -----
 
-// A product with a bias epilogue.
-// CHECK: error: lowered 5 of 6 plan items; not lowered: kernel @mm_bias at {{.*}}: the epilogue's 'l0uop.index' needs the generic vertex codelets, not built yet
+// Vector lanes: a worker runs scalar UOps.
+// CHECK: error: lowered 3 of 4 plan items; not lowered: kernel @lanes at {{.*}}: its 'l0uop.load' computes in vector<4xf32>, which an IPU worker does not (scalars: f32, f16, integers, index)
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 64MiB
-  l0uop.slot @a pool @dev offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf16>
-  l0uop.slot @b pool @dev offset 1024 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf16>
-  l0uop.slot @c pool @dev offset 2048 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
-  l0uop.slot @bias pool @dev offset 3072 size 64 lifetime(0, 0) : !l0uop.buf<16xf32>
-  // expected-error @+1 {{not lowered: kernel @mm_bias at}}
-  l0uop.kernel @mm_bias inputs(%a = @a : !l0uop.buf<16x16xf16>, %b = @b : !l0uop.buf<16x16xf16>, %bias = @bias : !l0uop.buf<16xf32>) outputs(%c = @c : !l0uop.buf<16x16xf32>) grid(16, 1, 1) block(16, 1, 1) shared_mem 0 {
-    %i = l0uop.range 0 to 16 over group_x : index
-    %j = l0uop.range 0 to 16 over local_x : index
-    %zero = l0uop.const 0.0 : f32
-    %k = l0uop.range 0 to 16 : index
-    %pa = l0uop.index %a[%i, %k] : !l0uop.buf<16x16xf16>
-    %va = l0uop.load %pa : f16
-    %fa = l0uop.cast %va : f16 to f32
-    %pb = l0uop.index %b[%k, %j] : !l0uop.buf<16x16xf16>
-    %vb = l0uop.load %pb : f16
-    %fb = l0uop.cast %vb : f16 to f32
-    %p = l0uop.mul %fa, %fb : f32
-    l0uop.end %k
-    %s = l0uop.reduce add %p over %k init %zero : f32
-    %pbias = l0uop.index %bias[%j] : !l0uop.buf<16xf32>
-    %vbias = l0uop.load %pbias : f32
-    %sb = l0uop.add %s, %vbias : f32
-    %pc = l0uop.index %c[%i, %j] : !l0uop.buf<16x16xf32>
-    l0uop.store %pc, %sb : f32
-    l0uop.end %j
-    l0uop.end %i
+  l0uop.slot @x pool @dev offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<256xf32>
+  l0uop.slot @y pool @dev offset 1024 size 1024 lifetime(0, 0) : !l0uop.buf<256xf32>
+  // expected-error @+1 {{not lowered: kernel @lanes at}}
+  l0uop.kernel @lanes inputs(%x = @x : !l0uop.buf<256xf32>) outputs(%y = @y : !l0uop.buf<256xf32>) grid(64, 1, 1) block(1, 1, 1) shared_mem 0 {
+    %g = l0uop.range 0 to 64 over group_x : index
+    %c4 = l0uop.const 4 : index
+    %i = l0uop.mul %g, %c4 : index
+    %px = l0uop.index %x[%i] : !l0uop.buf<256xf32>
+    %v = l0uop.load %px : vector<4xf32>
+    %py = l0uop.index %y[%i] : !l0uop.buf<256xf32>
+    l0uop.store %py, %v : vector<4xf32>
+    l0uop.end %g
   }
 }
 
 // -----
 
-// A transposed operand.
-// CHECK: error: lowered 5 of 6 plan items; not lowered: kernel @mm_at at {{.*}}: A is not read row-major [M][K] from its start (a transposed operand needs a transposing exchange, not built yet)
+// A buffer of a type a tile does not store.
+// CHECK: error: lowered 3 of 4 plan items; not lowered: kernel @wide at {{.*}}: buffer #0 holds bf16, which an IPU tile does not store (f32, f16, i32, 8-bit, i1)
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 64MiB
-  l0uop.slot @a pool @dev offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf16>
-  l0uop.slot @b pool @dev offset 1024 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf16>
-  l0uop.slot @c pool @dev offset 2048 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
-  l0uop.slot @bias pool @dev offset 3072 size 64 lifetime(0, 0) : !l0uop.buf<16xf32>
-  // expected-error @+1 {{not lowered: kernel @mm_at at}}
-  l0uop.kernel @mm_at inputs(%a = @a : !l0uop.buf<16x16xf16>, %b = @b : !l0uop.buf<16x16xf16>, %bias = @bias : !l0uop.buf<16xf32>) outputs(%c = @c : !l0uop.buf<16x16xf32>) grid(16, 1, 1) block(16, 1, 1) shared_mem 0 {
-    %i = l0uop.range 0 to 16 over group_x : index
-    %j = l0uop.range 0 to 16 over local_x : index
-    %zero = l0uop.const 0.0 : f32
-    %k = l0uop.range 0 to 16 : index
-    %pa = l0uop.index %a[%k, %i] : !l0uop.buf<16x16xf16>
-    %va = l0uop.load %pa : f16
-    %fa = l0uop.cast %va : f16 to f32
-    %pb = l0uop.index %b[%k, %j] : !l0uop.buf<16x16xf16>
-    %vb = l0uop.load %pb : f16
-    %fb = l0uop.cast %vb : f16 to f32
-    %p = l0uop.mul %fa, %fb : f32
-    l0uop.end %k
-    %s = l0uop.reduce add %p over %k init %zero : f32
-    %pc = l0uop.index %c[%i, %j] : !l0uop.buf<16x16xf32>
-    l0uop.store %pc, %s : f32
-    l0uop.end %j
+  l0uop.slot @x pool @dev offset 0 size 512 lifetime(0, 0) : !l0uop.buf<256xbf16>
+  l0uop.slot @y pool @dev offset 1024 size 1024 lifetime(0, 0) : !l0uop.buf<256xf32>
+  // expected-error @+1 {{not lowered: kernel @wide at}}
+  l0uop.kernel @wide inputs(%x = @x : !l0uop.buf<256xbf16>) outputs(%y = @y : !l0uop.buf<256xf32>) grid(256, 1, 1) block(1, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 256 over group_x : index
+    %px = l0uop.index %x[%i] : !l0uop.buf<256xbf16>
+    %v = l0uop.load %px : bf16
+    %f = l0uop.cast %v : bf16 to f32
+    %py = l0uop.index %y[%i] : !l0uop.buf<256xf32>
+    l0uop.store %py, %f : f32
     l0uop.end %i
   }
 }

@@ -16,6 +16,13 @@ ipu21.graph @g target #ipu21.target<arch = "ipu21", tiles = 8, bytes_per_tile = 
 
 // -----
 
+// A tile has at most 64 workers (six on every IPU).
+// expected-error @+1 {{workers 65 is more than a tile has (at most 64)}}
+ipu21.graph @g target #ipu21.target<arch = "ipu21", tiles = 8, bytes_per_tile = 638976, element_bytes = 16384, workers = 65, clock_hz = 1490000000, sram_base = 311296, exec_end = 524288, interleaved_begin = 524288, sram_end = 950272, rpt_count_max = 65535> {
+}
+
+// -----
+
 // Element types a tile holds.
 ipu21.graph @g target #ipu21.target<arch = "ipu21", tiles = 8, bytes_per_tile = 638976, element_bytes = 16384, workers = 6, clock_hz = 1490000000, sram_base = 311296, exec_end = 524288, interleaved_begin = 524288, sram_end = 950272, rpt_count_max = 65535> {
   // expected-error @+1 {{element type 'bf16' is not one an IPU tile holds}}

@@ -212,7 +212,7 @@ l0uop.plan @p pipeline_depth 1 {
 
 // UOps live in kernels, plan items in plans.
 func.func @f() {
-  // expected-error @+1 {{expects parent op 'l0uop.kernel'}}
+  // expected-error @+1 {{expects parent op to hold a UOp body ('l0uop.kernel' or a generic codelet), got func.func}}
   %c = l0uop.const 1 : index
   return
 }

@@ -81,7 +81,14 @@ inline int32_t addBuffer(Program &p, const std::string &name, ElemType type, Til
 
 inline int32_t addCodelet(Program &p, const std::string &name, CodeletKind kind, ElemType in,
                           ElemType out, int64_t codeBytes = 512, int64_t address = 0x4C000) {
-  p.codelets.push_back({name, kind, in, out, codeBytes, address});
+  Codelet c;
+  c.name = name;
+  c.kind = kind;
+  c.inType = in;
+  c.outType = out;
+  c.codeBytes = codeBytes;
+  c.address = address;
+  p.codelets.push_back(std::move(c));
   return int32_t(p.codelets.size() - 1);
 }
 

@@ -64,6 +64,31 @@ inline int64_t vectorCycles(const Facts &f, int64_t elements, int64_t elemBytes)
                 satMul(workers, ceilDiv(elements, satMul(lanes, workers))));
 }
 
+/// The worker parts of the generic UOp codelet's vertices sharing one tile
+/// in one compute set. Each UOp vertex is a MultiVertex: its slice of the
+/// parallel ranges is cut into up to `workers` worker parts (docs/ipu21.md,
+/// "Generic (UOp) codelets"), and the tile's `workers` contexts run all the
+/// parts of all its UOp vertices. They issue round-robin, one instruction
+/// per cycle in all, so one worker issues one instruction every `workers`
+/// cycles: a part of n instructions running alone takes n × workers
+/// cycles, and parts of n_1 .. n_p instructions run up to `workers` at
+/// once: max(max_i n_i × workers, sum_i n_i) cycles. `longest` is max_i n_i
+/// and `total` sum_i n_i over all the tile's parts (the instructions each
+/// part issued, counted as it ran). No supervisor overhead is added: the
+/// vertex launch is not modelled.
+inline int64_t workerCycles(const Facts &f, int64_t longest, int64_t total) {
+  int64_t workers = std::max<int64_t>(1, f.workers);
+  return std::max(satMul(longest, workers), total);
+}
+
+/// Issue slots of one transcendental UOp (EXP2, LOG2, SIN, SQRT,
+/// RECIPROCAL) in a generic codelet: this project's estimate, not a fact
+/// (the IPU's per-instruction cycles for them are not public); 4 stands for
+/// a short sequence, a range reduction and the function's instruction. The
+/// other UOps issue one slot each, but a CONST (hoisted) and an ENDIF none,
+/// and an INDEX two per dimension (a multiply-add each).
+inline constexpr int64_t kTranscendentalIssueSlots = 4;
+
 /// Copying or filling `bytes` bytes on a tile: memcpy rate plus overhead.
 inline int64_t memcpyCycles(const Facts &f, int64_t bytes) {
   return satAdd(f.supervisorOverheadCycles, ceilDiv(bytes, f.memcpyBytesPerCycle));

@@ -90,7 +90,70 @@ struct Buffer {
 ///    inType to outType.
 ///  - Fill: fields dst [count]; params count, value (the f64 bits of the
 ///    value, rounded to outType).
-enum class CodeletKind : uint8_t { AmpMatmul = 0, ReduceAdd = 1, Copy = 2, Fill = 3 };
+///  - UOp: the generic codelet, an L0 kernel's UOp body (`uop`, below) run
+///    over one tile's slice of the kernel's parallel ranges. Its fields are
+///    `uopFields`; each binds a window of that field's buffer: a box of the
+///    buffer's index space, stored row-major. Params, in this order: for
+///    each parallel RANGE (UInst::par = 0, 1, ...) the [lo, hi) of the
+///    values it takes on this vertex; then for each field, for each of its
+///    dimensions, the window's first index and extent (lo, ext).
+///    inType/outType are unused (f32).
+enum class CodeletKind : uint8_t { AmpMatmul = 0, ReduceAdd = 1, Copy = 2, Fill = 3, UOp = 4 };
+
+/// The type of a UOp register: what a UOp computes in. Floats are kept in
+/// a double rounded to their type after every operation; i1, the integers
+/// and index in an int64 wrapped to their width (index: 64 bits).
+enum class UType : uint8_t { F32 = 0, F16 = 1, I1 = 2, I8 = 3, U8 = 4, I32 = 5, I64 = 6, Index = 7 };
+
+/// The UOps of a generic codelet (the l0uop dialect's, one for one).
+enum class UOpcode : uint8_t {
+  Const = 0,      ///< r = imm (fimm for a float type, iimm otherwise)
+  Range = 1,      ///< loop r over [lo, hi) by step; a parallel range (par >= 0)
+                  ///< takes the vertex's params' [lo, hi) instead (same step)
+  End = 2,        ///< closes the Range at instruction a
+  If = 3,         ///< runs up to the matching EndIf when register a != 0
+  EndIf = 4,
+  Index = 5,      ///< r = the element of field `field` at per-dimension
+                  ///< indices `indices` (registers), as an offset in the
+                  ///< field's window; outside the window is a fault
+  Load = 6,       ///< r = field `field`'s element at offset register a
+  Store = 7,      ///< field `field`'s element at offset register a = b
+  Add = 8, Mul = 9,
+  MulAcc = 10,    ///< a * b + c, one rounding
+  Neg = 11, Reciprocal = 12, Max = 13,
+  Mod = 14, Div = 15, ///< integers: C's % and / (toward zero)
+  CmpLt = 16, CmpNe = 17, ///< r (i1) = a < b, a != b in srcType
+  Where = 18,     ///< r = a ? b : c
+  Exp2 = 19,      ///< 2^a, a result below the smallest normal flushed to 0
+  Log2 = 20, Sin = 21, Sqrt = 22,
+  Cast = 23,      ///< a from srcType to type (float to int truncates)
+  Bitcast = 24,   ///< a's bits from srcType as type (same width)
+  Reduce = 25,    ///< r = c op a(k0) op a(k1) ... over the Range at
+                  ///< instruction b; op: iimm (0 add, 1 mul, 2 max)
+};
+
+/// One UOp. Its result is register `i` for the instruction at index i
+/// (SSA: every register is written by one instruction).
+struct UInst {
+  UOpcode op = UOpcode::Const;
+  UType type = UType::F32;    ///< the result's type (Store: the value's)
+  UType srcType = UType::F32; ///< Cast, Bitcast, CmpLt, CmpNe: the operands'
+  int32_t a = -1, b = -1, c = -1;
+  int32_t field = -1;           ///< Index, Load, Store
+  std::vector<int32_t> indices; ///< Index
+  int64_t lo = 0, hi = 0, step = 1; ///< Range
+  int32_t par = -1;             ///< Range: its parallel slot, or -1 (a loop)
+  double fimm = 0;              ///< Const of a float type
+  int64_t iimm = 0;             ///< Const otherwise; Reduce: the op
+};
+
+/// A field of a generic codelet: a buffer of `shape` elements of `type`.
+struct UOpField {
+  std::string name;
+  ElemType type = ElemType::F32;
+  std::vector<int64_t> shape;
+  bool output = false; ///< written by the codelet (it may also read it)
+};
 
 struct Codelet {
   std::string name;
@@ -98,6 +161,9 @@ struct Codelet {
   ElemType inType = ElemType::F32, outType = ElemType::F32;
   int64_t codeBytes = 0;
   int64_t address = 0;
+  /// CodeletKind::UOp only.
+  std::vector<UOpField> uopFields;
+  std::vector<UInst> uop;
 };
 
 /// Tile-local elements [offset, offset + count) of a tensor's home piece

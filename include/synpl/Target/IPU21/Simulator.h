@@ -4,6 +4,15 @@
 // superstep, and charges each step the cycles the hardware facts (Facts.h)
 // give it. Plain C++, no MLIR.
 //
+// UOp vertices run their codelet's body in an interpreter (UOp.h in the
+// library): registers typed by UInst::type, floats rounded to their type
+// after every op, integers wrapped to their width. Fields of one vertex
+// bound to exactly the same elements share one copy (a store through one
+// is seen by loads through the other); every output field is written back
+// after the vertex ran, input fields never. An index outside its window, an
+// offset outside its field or an integer division by zero stops the run
+// with an error naming the compute set, vertex, tile, codelet and UOp.
+//
 // Values: every tensor is kept as its logical flat array and every buffer as
 // one row of `elements` per tile of its set, each element stored in its own
 // type (f32, f16, f8E4M3FN, f8E5M2, i32, ui8) and converted on every write
@@ -22,6 +31,15 @@
 //    workers × ceil(p·n / (lanes × workers)), lanes = vectorBytes / the
 //    output element's bytes. Copy, Fill: supervisorOverheadCycles +
 //    ceil(bytes / memcpyBytesPerCycle), bytes = count × the wider element.
+//    UOp (the generic codelet): a MultiVertex, run by all the tile's
+//    program.target.workers workers, its slice of the parallel ranges cut
+//    into worker parts (docs/ipu21.md; sim::uopWorkerParts), each part's
+//    issue slots counted as it ran (Cost.h's uopIssueSlots); all the worker
+//    parts of a tile's UOp vertices together cost cost::workerCycles
+//    (CostModel.h, with Facts::workers): max(max_i n_i × workers, sum_i
+//    n_i) for parts of n_i slots, added to its other vertices' costs. Such
+//    a compute set is charged after each run (an If may skip work), so it
+//    needs values: a program running one is refused in timing-only mode.
 //  - Copy (an exchange): each tile's bytes sent and received; a send is paid
 //    once by its source however many tiles receive it; when every tile of a
 //    shared exchange bus (tilesPerExchangeBus, a pair) receives the same
@@ -89,11 +107,18 @@ struct MemoryObject {
 
 struct SimOptions {
   /// false: charge cycles only; keep no values (setTensor, getTensor, streams
-  /// and vertex arithmetic are skipped; an If step is an error).
+  /// and vertex arithmetic are skipped; an If step is an error, and a
+  /// program with UOp vertices is refused: their cycles come from running
+  /// them).
   bool values = true;
   /// The most bytes the simulator may hold for the program: its tensor and
   /// buffer values and its index of the objects on each tile.
   int64_t maxBytes = int64_t(8) << 30;
+  /// The most UOps one UOp vertex may execute on one tile in one run (all
+  /// its worker parts together), each counted as 1 plus its issue slots;
+  /// past it the run stops with an error (a kernel whose loops do not end,
+  /// or a hostile file's, cannot hang the simulator).
+  int64_t maxUOpSteps = int64_t(1) << 36;
 };
 
 class Simulator {

@@ -10,12 +10,15 @@
 //===----------------------------------------------------------------------===//
 #include "Layout.h"
 #include "Names.h"
+#include "UOp.h"
 
 #include "synpl/Target/IPU21/ProgramFile.h"
 #include "synpl/Target/IPU21/Simulator.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace synpl::ipu21::sim {
@@ -69,6 +72,12 @@ private:
   std::vector<TensorLayout> layouts;
   std::vector<RangeMin> tileMins;
   std::vector<bool> tileMinsBuilt;
+  /// Per codelet (UOp codelets only; empty for the others): its parallel
+  /// slots' Range UOps, its fields' element types and its vertices' params
+  /// count, computed once rather than for each of its vertices.
+  std::vector<std::vector<int32_t>> parallelRanges;
+  std::vector<std::vector<ElemType>> uopTypes;
+  std::vector<size_t> uopParams;
 
   bool fail(std::string msg) {
     error = std::move(msg);
@@ -89,8 +98,11 @@ private:
       return fail("target: " + str(t.tiles) + " tiles; a target has 1 to " + str(kMaxTiles));
     if (t.clockHz < 1 || t.clockHz > int64_t(1e12))
       return fail("target: clock " + str(t.clockHz) + " Hz is outside [1, 1e12]");
+    if (t.workers < 0 || t.workers > kMaxWorkers)
+      return fail("target: " + str(t.workers) + " workers; a target has 0 to " +
+                  str(kMaxWorkers));
     return size(t.bytesPerTile, "target bytesPerTile") &&
-           size(t.elementBytes, "target elementBytes") && size(t.workers, "target workers") &&
+           size(t.elementBytes, "target elementBytes") &&
            size(t.sramBase, "target sramBase") && size(t.execEnd, "target execEnd") &&
            size(t.interleavedBegin, "target interleavedBegin") &&
            size(t.sramEnd, "target sramEnd") && size(t.rptCountMax, "target rptCountMax");
@@ -182,8 +194,8 @@ private:
     for (size_t i = 0; i < p.codelets.size(); ++i) {
       const Codelet &c = p.codelets[i];
       std::string name = "codelet " + str(i) + " " + quote(c.name);
-      if (static_cast<uint8_t>(c.kind) > static_cast<uint8_t>(CodeletKind::Fill))
-        return fail(name + ": kind " + str(int(c.kind)) + " is not one of 0..3");
+      if (static_cast<uint8_t>(c.kind) > static_cast<uint8_t>(CodeletKind::UOp))
+        return fail(name + ": kind " + str(int(c.kind)) + " is not one of 0..4");
       if (!validElem(c.inType) || !validElem(c.outType))
         return fail(name + ": an element type is not one of 0..5");
       if (!size(c.codeBytes, name + " code bytes") || !size(c.address, name + " address"))
@@ -195,6 +207,22 @@ private:
         if (!f32 && !f16)
           return fail(name + ": the AMP reads f32 into f32, or f16 or f8 into f32 or f16, not " +
                       elemName(c.inType) + " into " + elemName(c.outType));
+      }
+      std::string uopError;
+      if (!checkUOpCodelet(c, uopError))
+        return fail(name + ": " + uopError);
+      parallelRanges.emplace_back();
+      uopTypes.emplace_back();
+      uopParams.push_back(0);
+      if (c.kind == CodeletKind::UOp) {
+        parallelRanges.back() = uopParallelRanges(c);
+        // [lo, hi) per parallel range, then (lo, ext) per field dimension.
+        size_t n = 2 * parallelRanges.back().size();
+        for (const UOpField &f : c.uopFields) {
+          uopTypes.back().push_back(f.type);
+          n += 2 * f.shape.size();
+        }
+        uopParams.back() = n;
       }
     }
     return true;
@@ -210,11 +238,14 @@ private:
       return {c.inType, c.outType};
     case CodeletKind::Fill:
       return {c.outType};
+    case CodeletKind::UOp:
+      break; // uopTypes
     }
     return {};
   }
-  static size_t paramCount(CodeletKind k) {
-    switch (k) {
+  size_t paramCount(int32_t codelet) const {
+    const Codelet &c = p.codelets[codelet];
+    switch (c.kind) {
     case CodeletKind::AmpMatmul:
       return 4;
     case CodeletKind::ReduceAdd:
@@ -223,8 +254,104 @@ private:
       return 1;
     case CodeletKind::Fill:
       return 2;
+    case CodeletKind::UOp:
+      return uopParams[codelet];
     }
     return 0;
+  }
+
+  /// A UOp vertex's params: each parallel range's [lo, hi) within the
+  /// Range's own, each field's window inside the field's shape; `counts`
+  /// the elements of each window box.
+  bool uopCounts(const Codelet &c, const Vertex &v, const std::string &name,
+                 std::vector<int64_t> &counts) {
+    const auto &q = v.params;
+    const std::vector<int32_t> &ranges = parallelRanges[v.codelet];
+    for (size_t k = 0; k < ranges.size(); ++k) {
+      const UInst &r = c.uop[ranges[k]];
+      int64_t lo = q[2 * k], hi = q[2 * k + 1];
+      if (lo > hi || lo < r.lo || hi > r.hi)
+        return fail(name + ": parallel slot " + str(int64_t(k)) + " takes [" + str(lo) + ", " +
+                    str(hi) + "), not a range within its UOp " + str(ranges[k]) + "'s [" +
+                    str(r.lo) + ", " + str(r.hi) + ")");
+    }
+    size_t at = 2 * ranges.size();
+    for (size_t f = 0; f < c.uopFields.size(); ++f) {
+      const UOpField &u = c.uopFields[f];
+      int64_t n = 1;
+      for (size_t d = 0; d < u.shape.size(); ++d, at += 2) {
+        int64_t lo = q[at], ext = q[at + 1];
+        // ext <= shape[d] - lo: no sum here can overflow.
+        if (lo < 0 || ext < 0 || lo > u.shape[d] || ext > u.shape[d] - lo)
+          return fail(name + " field " + str(int64_t(f)) + " " + quote(u.name) +
+                      ": the window [" + str(lo) + ", " + str(lo) + " + " + str(ext) +
+                      ") of dimension " + str(int64_t(d)) + " is not within its " +
+                      str(u.shape[d]) + " indices");
+        n *= ext; // at most the shape's product, at most 2^40
+      }
+      counts.push_back(n);
+    }
+    return true;
+  }
+
+  /// Two fields of a UOp vertex that bind overlapping elements of one object
+  /// bind exactly the same ones when either is an output (the simulator
+  /// lets identical bindings share one copy; a partial overlap would make
+  /// a store visible through one field and not the other). Sorted by
+  /// object and offset, a field overlaps an earlier one iff an earlier
+  /// field of its object ends past its offset: O(F log F) for F fields.
+  bool uopAliasing(const Codelet &c, const Vertex &v, const std::string &name) {
+    std::vector<size_t> order;
+    for (size_t f = 0; f < v.fields.size(); ++f)
+      if (v.fields[f].count > 0)
+        order.push_back(f);
+    auto key = [&](size_t f) {
+      const FieldRef &r = v.fields[f];
+      return std::make_tuple(r.isTensor, r.object, r.offset, r.count, f);
+    };
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+    // Fields bound to exactly the same elements form a group (they share
+    // one copy), an output group if any of them is an output. Of the
+    // earlier groups of the current object: the one reaching furthest, and
+    // the output one reaching furthest (a field of each, for messages).
+    auto end = [&](size_t f) { return v.fields[f].offset + v.fields[f].count; };
+    auto refuse = [&](size_t a, size_t b) {
+      size_t g = std::min(a, b), f = std::max(a, b);
+      return fail(name + ": fields " + str(int64_t(g)) + " " + quote(c.uopFields[g].name) +
+                  " and " + str(int64_t(f)) + " " + quote(c.uopFields[f].name) +
+                  " overlap without binding the same elements");
+    };
+    size_t reach = 0, outReach = 0;
+    bool any = false, anyOut = false;
+    for (size_t k = 0; k < order.size();) {
+      const FieldRef &r = v.fields[order[k]];
+      if (k > 0) {
+        const FieldRef &prev = v.fields[order[k - 1]];
+        if (prev.isTensor != r.isTensor || prev.object != r.object)
+          any = anyOut = false; // a new object
+      }
+      size_t first = order[k], out = first;
+      bool output = false;
+      for (; k < order.size(); ++k) {
+        const FieldRef &m = v.fields[order[k]];
+        if (m.isTensor != r.isTensor || m.object != r.object || m.offset != r.offset ||
+            m.count != r.count)
+          break;
+        if (c.uopFields[order[k]].output && !output)
+          out = order[k], output = true;
+      }
+      // Every earlier group starts at or before this one: it overlaps this
+      // one iff it ends past this one's offset.
+      if (anyOut && end(outReach) > r.offset)
+        return refuse(outReach, first);
+      if (output && any && end(reach) > r.offset)
+        return refuse(reach, out);
+      if (!any || end(first) > end(reach))
+        reach = first, any = true;
+      if (output && (!anyOut || end(first) > end(outReach)))
+        outReach = out, anyOut = true;
+    }
+    return true;
   }
 
   /// Elements each field must have, from the params.
@@ -260,6 +387,8 @@ private:
         return false;
       counts = {q[0]};
       return true;
+    case CodeletKind::UOp:
+      return uopCounts(c, v, name, counts);
     }
     return false;
   }
@@ -313,10 +442,14 @@ private:
     if (!tileSet(v.tiles, name) || !size(v.stateAddress, name + " state address") ||
         !size(v.stateBytes, name + " state bytes"))
       return false;
-    std::vector<ElemType> types = fieldTypes(c);
-    if (v.fields.size() != types.size() || v.params.size() != paramCount(c.kind))
+    std::vector<ElemType> fixedTypes;
+    if (c.kind != CodeletKind::UOp)
+      fixedTypes = fieldTypes(c);
+    const std::vector<ElemType> &types =
+        c.kind == CodeletKind::UOp ? uopTypes[v.codelet] : fixedTypes;
+    if (v.fields.size() != types.size() || v.params.size() != paramCount(v.codelet))
       return fail(name + ": codelet " + quote(c.name) + " takes " + str(types.size()) +
-                  " fields and " + str(paramCount(c.kind)) + " params, not " +
+                  " fields and " + str(paramCount(v.codelet)) + " params, not " +
                   str(v.fields.size()) + " and " + str(v.params.size()));
     std::vector<int64_t> counts;
     if (!fieldCounts(c, v, name, counts))
@@ -324,6 +457,8 @@ private:
     for (size_t f = 0; f < v.fields.size(); ++f) {
       const FieldRef &r = v.fields[f];
       std::string at = name + " field " + str(f);
+      if (c.kind == CodeletKind::UOp)
+        at += " " + quote(c.uopFields[f].name);
       if (!size(r.offset, at + " offset") || !size(r.count, at + " count"))
         return false;
       if (r.count != counts[f])
@@ -352,7 +487,7 @@ private:
                       ") pass the " + str(b.elements) + " elements of " + bufferName(r.object));
       }
     }
-    return true;
+    return c.kind != CodeletKind::UOp || uopAliasing(c, v, name);
   }
 
   bool computeSets() {

@@ -7,6 +7,8 @@
 // ReduceAdd: out (+)= the column sums of partials, summed in float for a
 // float output and exactly (in double, exact for these integers) for an
 // integer output. Copy: dst = src (the store converts). Fill: dst = value.
+// UOp: the codelet's own body, interpreted (UOpInterp.cpp), once per
+// worker part of the vertex (a MultiVertex: runUOpVertex).
 //
 //===----------------------------------------------------------------------===//
 #include "Codelets.h"
@@ -69,24 +71,35 @@ void reduceAdd(const Codelet &c, const std::vector<int64_t> &q,
 
 } // namespace
 
-void runCodelet(const Codelet &c, const std::vector<int64_t> &params,
-                std::vector<std::vector<double>> &fields, const Facts &facts) {
+bool runCodelet(const Codelet &c, const std::vector<int64_t> &params,
+                std::vector<std::vector<double>> &fields, const Facts &facts, UOpRun &run,
+                std::string &error, const std::vector<int32_t> &shared, int64_t maxSteps,
+                int64_t workers) {
   switch (c.kind) {
   case CodeletKind::AmpMatmul:
-    return ampMatmul(c, params, fields, facts);
+    ampMatmul(c, params, fields, facts);
+    return true;
   case CodeletKind::ReduceAdd:
-    return reduceAdd(c, params, fields);
+    reduceAdd(c, params, fields);
+    return true;
   case CodeletKind::Copy:
     fields[1] = fields[0];
-    return;
+    return true;
   case CodeletKind::Fill: {
     double value;
     static_assert(sizeof(value) == sizeof(params[1]), "the value is the f64 bits of a param");
     std::memcpy(&value, &params[1], sizeof(value));
     fields[0].assign(fields[0].size(), value);
-    return;
+    return true;
+  }
+  case CodeletKind::UOp: {
+    std::vector<std::vector<double> *> views(fields.size());
+    for (size_t f = 0; f < fields.size(); ++f)
+      views[f] = &fields[f < shared.size() ? size_t(shared[f]) : f];
+    return runUOpVertex(c, params, views, workers, maxSteps, run, error);
   }
   }
+  return true;
 }
 
 } // namespace synpl::ipu21::sim

@@ -21,7 +21,32 @@ int64_t positive(int64_t v) { return v > 0 ? v : 1; }
 
 bool isF32(ElemType t) { return t == ElemType::F32; }
 
+/// Issue slots of one transcendental UOp (Exp2, Log2, Sin, Sqrt,
+/// Reciprocal): this project's estimate, not a fact. The IPU's f32/f16
+/// transcendental instructions are not public per-op in cycles; 4 stands
+/// for a short instruction sequence (a range reduction and the function's
+/// instruction), between a single op and poplibs' library calls.
+constexpr int64_t kTranscendentalIssueSlots = 4;
+
 } // namespace
+
+int64_t uopIssueSlots(const UInst &u) {
+  switch (u.op) {
+  case UOpcode::Const:
+  case UOpcode::EndIf:
+    return 0;
+  case UOpcode::Index:
+    return satMul(2, int64_t(u.indices.size()));
+  case UOpcode::Exp2:
+  case UOpcode::Log2:
+  case UOpcode::Sin:
+  case UOpcode::Sqrt:
+  case UOpcode::Reciprocal:
+    return kTranscendentalIssueSlots;
+  default:
+    return 1;
+  }
+}
 
 int64_t vertexCycles(const Codelet &c, const Vertex &v, const Facts &f) {
   const auto &q = v.params;
@@ -35,11 +60,14 @@ int64_t vertexCycles(const Codelet &c, const Vertex &v, const Facts &f) {
         f, satMul(q[0], std::max(elemBytes(c.inType), elemBytes(c.outType))));
   case CodeletKind::Fill:
     return cost::memcpyCycles(f, satMul(q[0], elemBytes(c.outType)));
+  case CodeletKind::UOp:
+    return 0; // charged from its run: computeSetCost's `issued`
   }
   return 0;
 }
 
-StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &facts) {
+StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &facts,
+                        const std::vector<std::vector<std::vector<int64_t>>> *issued) {
   // Only the tiles some vertex runs on are counted (the others are idle): a
   // program may hold thousands of compute sets for a target of a million
   // tiles, and costing one must take time in its vertices, not in the tiles.
@@ -49,14 +77,33 @@ StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &fac
   const TileSet used = unionOf(std::move(ranges));
   const TileSetRank rank(used);
   std::vector<int64_t> busy(size_t(used.count()), 0);
-  for (const Vertex &v : cs.vertices) {
+  // Per tile, the most and total issue slots of its UOp vertices' worker
+  // parts, all vertices together.
+  std::vector<int64_t> longest, total;
+  if (issued) {
+    longest.assign(busy.size(), 0);
+    total.assign(busy.size(), 0);
+  }
+  for (size_t i = 0; i < cs.vertices.size(); ++i) {
+    const Vertex &v = cs.vertices[i];
     int64_t c = vertexCycles(p.codelets[v.codelet], v, facts);
+    const std::vector<std::vector<int64_t>> *slots =
+        issued && i < issued->size() && !(*issued)[i].empty() ? &(*issued)[i] : nullptr;
+    size_t k = 0; // the vertex's tile, in forEachTile order
     // Each range of the vertex lies inside one range of `used`, so its tiles
     // have consecutive ranks.
     for (const auto &r : v.tiles.ranges)
-      for (int64_t t = r.first, at = rank.rank(used, r.first); t < r.second; ++t, ++at)
+      for (int64_t t = r.first, at = rank.rank(used, r.first); t < r.second; ++t, ++at, ++k) {
         busy[at] = satAdd(busy[at], c);
+        if (slots && k < slots->size())
+          for (int64_t part : (*slots)[k]) {
+            longest[at] = std::max(longest[at], part);
+            total[at] = satAdd(total[at], part);
+          }
+      }
   }
+  for (size_t at = 0; issued && at < busy.size(); ++at)
+    busy[at] = satAdd(busy[at], cost::workerCycles(facts, longest[at], total[at]));
   StepCost cost;
   for (int64_t b : busy) {
     cost.cycles = std::max(cost.cycles, b);

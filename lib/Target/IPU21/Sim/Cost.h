@@ -1,9 +1,13 @@
 //===- Cost.h - Cycle costs of the ipu21 simulator -----------------*- C++ -*-===//
 //
 // The cycles each step of a checked program costs (Simulator.h states the
-// model). Every constant is a field of Facts; none is spelled here. A step's
-// cost depends only on the program, never on the values, so the simulator
-// computes each compute set's and exchange's cost once.
+// model). Every hardware constant is a field of Facts; the issue slots of
+// the generic codelet's UOps are this project's estimates (Cost.cpp). A
+// step's cost depends only on the program, never on the values, so the
+// simulator computes each compute set's and exchange's cost once -- except
+// for UOp vertices, whose cost is the instructions they issued as they ran
+// (an If may skip its body): a compute set holding one is costed after each
+// run (computeSetCost with `issued`).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_LIB_TARGET_IPU21_SIM_COST_H
@@ -19,8 +23,19 @@
 
 namespace synpl::ipu21::sim {
 
-/// Cycles of one vertex of codelet `c` on one tile.
+/// Cycles of one vertex of codelet `c` on one tile; 0 for a UOp codelet,
+/// whose cost comes from its run (workerCycles over its worker parts' issue
+/// slots).
 int64_t vertexCycles(const Codelet &c, const Vertex &v, const Facts &facts);
+
+/// The issue slots one execution of `u` takes on a worker: 1 for most
+/// UOps; 0 for Const (hoisted out of the loops) and EndIf (a branch
+/// target, no instruction); End 1 per iteration (the loop's branch; an
+/// `rpt` loop could remove it, which is not modelled); Index 2 per
+/// dimension (a multiply-add each); the transcendental ones (Exp2, Log2,
+/// Sin, Sqrt, Reciprocal) kTranscendentalIssueSlots. A Reduce takes 1 for
+/// itself plus 1 per iteration of its range (the fold, charged at the End).
+int64_t uopIssueSlots(const UInst &u);
 
 struct StepCost {
   int64_t cycles = 0;
@@ -29,8 +44,15 @@ struct StepCost {
   double busy = 0;
 };
 
-/// A compute set costs its slowest tile; a tile the sum of its vertices.
-StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &facts);
+/// A compute set costs its slowest tile; a tile the sum of its vertices'
+/// costs, plus workerCycles(max, sum) over the issue slots of all the
+/// worker parts of all its UOp vertices (each a MultiVertex, its slice cut
+/// into worker parts: UOp.h, uopWorkerParts). `issued`, when given, holds
+/// for each vertex of `cs`, on each of its tiles in forEachTile order, the
+/// slots each worker part of its UOp body issued (empty for the other
+/// kinds); without it UOp vertices cost nothing.
+StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &facts,
+                        const std::vector<std::vector<std::vector<int64_t>>> *issued = nullptr);
 
 /// An exchange costs ceil(max over tiles of max(sent, received) bytes /
 /// Facts::exchangeBytesPerCycle), a send paid once by its source and split

@@ -4,7 +4,13 @@
 // every read is bounds-checked, every count is checked against the bytes
 // left before anything is allocated for it (each item takes at least a known
 // number of bytes), enums are checked as they are read, recursion is bounded
-// by kMaxStepDepth, and the program is then held to checkProgram's rules.
+// by kMaxStepDepth, and the program is then held to checkProgram's rules
+// (which check a UOp body's SSA form, nesting and types).
+//
+// A program is written as the oldest version that holds it: version 1 when
+// it has no UOp codelet, else version 2, where each UOp codelet is followed
+// by its fields and its body. So every program has exactly one file, and a
+// file read back writes the same bytes (the fuzz target relies on it).
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Target/IPU21/ProgramFile.h"
@@ -58,6 +64,36 @@ public:
     i64(e.begin);
     tiles(e.tiles);
   }
+  void uopBody(const Codelet &c) {
+    u64(c.uopFields.size());
+    for (const UOpField &f : c.uopFields) {
+      str(f.name);
+      u8(uint8_t(f.type));
+      u64(f.shape.size());
+      for (int64_t d : f.shape)
+        i64(d);
+      boolean(f.output);
+    }
+    u64(c.uop.size());
+    for (const UInst &u : c.uop) {
+      u8(uint8_t(u.op));
+      u8(uint8_t(u.type));
+      u8(uint8_t(u.srcType));
+      for (int32_t r : {u.a, u.b, u.c, u.field})
+        i32(r);
+      u64(u.indices.size());
+      for (int32_t r : u.indices)
+        i32(r);
+      i64(u.lo);
+      i64(u.hi);
+      i64(u.step);
+      i32(u.par);
+      uint64_t bits;
+      std::memcpy(&bits, &u.fimm, sizeof(bits)); // every bit, NaN payloads too
+      u64(bits);
+      i64(u.iimm);
+    }
+  }
   void step(const Step &s) {
     u8(uint8_t(s.kind));
     i64(s.count);
@@ -109,6 +145,8 @@ public:
       u8(uint8_t(c.outType));
       i64(c.codeBytes);
       i64(c.address);
+      if (c.kind == CodeletKind::UOp)
+        uopBody(c);
     }
     u64(p.computeSets.size());
     for (const ComputeSet &cs : p.computeSets) {
@@ -173,11 +211,14 @@ constexpr size_t kEndpointBytes = 1 + 4 + 8 + kTileSetBytes;
 constexpr size_t kSendBytes = 2 * kEndpointBytes + 4 * 8;
 constexpr size_t kExchangeBytes = kStringBytes + 8 + 8 + 8;
 constexpr size_t kStepBytes = 1 + 8 + 4 + kStringBytes + 8 + 8;
+constexpr size_t kUOpFieldBytes = kStringBytes + 1 + 8 + 1;
+constexpr size_t kUInstBytes = 3 + 4 * 4 + 8 + 3 * 8 + 4 + 8 + 8;
+constexpr size_t kRegisterBytes = 4;
 
 class Reader {
 public:
-  Reader(const uint8_t *data, size_t size, std::string &error)
-      : base(data), p(data), left(size), error(error) {}
+  Reader(const uint8_t *data, size_t size, uint32_t version, std::string &error)
+      : base(data), p(data), left(size), version(version), error(error) {}
 
   bool done() {
     if (left == 0)
@@ -200,6 +241,7 @@ public:
 private:
   const uint8_t *base, *p;
   size_t left;
+  uint32_t version;
   std::string &error;
 
   bool fail(std::string msg) {
@@ -342,13 +384,65 @@ private:
     if (!count(n, kCodeletBytes, "the codelets"))
       return false;
     out.codelets.resize(n);
+    // Version 1 files predate the UOp codelet.
+    const uint8_t maxKind = uint8_t(version == 1 ? CodeletKind::Fill : CodeletKind::UOp);
+    bool anyUOp = false;
     for (Codelet &c : out.codelets) {
       const char *what = "a codelet";
-      if (!str(c.name, what) ||
-          !enumeration(c.kind, uint8_t(CodeletKind::Fill), "a codelet's kind") ||
+      if (!str(c.name, what) || !enumeration(c.kind, maxKind, "a codelet's kind") ||
           !elem(c.inType, what) || !elem(c.outType, what) || !i64(c.codeBytes, what) ||
           !i64(c.address, what))
         return false;
+      if (c.kind == CodeletKind::UOp) {
+        anyUOp = true;
+        if (!uopBody(c))
+          return false;
+      }
+    }
+    if (version != 1 && !anyUOp)
+      return fail("a version " + std::to_string(version) +
+                  " file holds no UOp codelet (such a program is written as version 1)");
+    return true;
+  }
+
+  bool uopBody(Codelet &c) {
+    size_t fields = 0, insts = 0;
+    if (!count(fields, kUOpFieldBytes, "a UOp codelet's fields"))
+      return false;
+    c.uopFields.resize(fields);
+    for (UOpField &f : c.uopFields) {
+      const char *what = "a UOp field";
+      size_t dims = 0;
+      if (!str(f.name, what) || !elem(f.type, what) || !count(dims, kDimBytes, what))
+        return false;
+      f.shape.resize(dims);
+      for (int64_t &d : f.shape)
+        if (!i64(d, what))
+          return false;
+      if (!boolean(f.output, what))
+        return false;
+    }
+    if (!count(insts, kUInstBytes, "a UOp codelet's body"))
+      return false;
+    c.uop.resize(insts);
+    for (UInst &u : c.uop) {
+      const char *what = "a UOp";
+      size_t indices = 0;
+      int64_t bits = 0;
+      if (!enumeration(u.op, uint8_t(UOpcode::Reduce), "a UOp's opcode") ||
+          !enumeration(u.type, uint8_t(UType::Index), "a UOp's type") ||
+          !enumeration(u.srcType, uint8_t(UType::Index), "a UOp's source type") ||
+          !i32(u.a, what) || !i32(u.b, what) || !i32(u.c, what) || !i32(u.field, what) ||
+          !count(indices, kRegisterBytes, what))
+        return false;
+      u.indices.resize(indices);
+      for (int32_t &r : u.indices)
+        if (!i32(r, what))
+          return false;
+      if (!i64(u.lo, what) || !i64(u.hi, what) || !i64(u.step, what) || !i32(u.par, what) ||
+          !i64(bits, what) || !i64(u.iimm, what))
+        return false;
+      std::memcpy(&u.fimm, &bits, sizeof(bits));
     }
     return true;
   }
@@ -443,7 +537,10 @@ std::string writeProgram(const Program &program) {
   payload.program(program);
   Writer file;
   file.out.append(kProgramMagic, sizeof(kProgramMagic));
-  file.u32(kProgramFormatVersion);
+  bool uop = false;
+  for (const Codelet &c : program.codelets)
+    uop = uop || c.kind == CodeletKind::UOp;
+  file.u32(uop ? kProgramFormatVersion : kOldestProgramFormatVersion);
   file.u32(0);
   file.u64(payload.out.size());
   file.u64(fnv1a64(payload.out.data(), payload.out.size()));
@@ -464,9 +561,11 @@ bool readProgram(const void *data, size_t size, Program &out, std::string &error
                 std::to_string(kProgramHeaderBytes));
   uint64_t version = readLE(bytes + 8, 4), reserved = readLE(bytes + 12, 4);
   uint64_t payload = readLE(bytes + 16, 8), checksum = readLE(bytes + 24, 8);
-  if (version != kProgramFormatVersion)
+  if (version < kOldestProgramFormatVersion || version > kProgramFormatVersion)
     return fail("program format version " + std::to_string(version) +
-                "; this simulator reads version " + std::to_string(kProgramFormatVersion));
+                "; this simulator reads versions " +
+                std::to_string(kOldestProgramFormatVersion) + " to " +
+                std::to_string(kProgramFormatVersion));
   if (reserved != 0)
     return fail("program file header: reserved field is " + std::to_string(reserved) +
                 ", not 0");
@@ -487,7 +586,7 @@ bool readProgram(const void *data, size_t size, Program &out, std::string &error
     return fail(msg);
   }
   out = Program();
-  Reader reader(body, have, error);
+  Reader reader(body, have, uint32_t(version), error);
   if (!reader.program(out) || !reader.done())
     return false;
   return checkProgram(out, error);

@@ -39,8 +39,10 @@ struct Simulator::Impl {
   /// tile of its set in ascending order. Raw little-endian element bytes.
   std::vector<std::vector<uint8_t>> tensorData, bufferData;
 
-  /// Static costs, computed once.
+  /// Static costs, computed once (a compute set with UOp vertices: of its
+  /// other vertices only; computeSetHasUOp says which).
   std::vector<sim::StepCost> computeSetCosts;
+  std::vector<bool> computeSetHasUOp;
   std::vector<int64_t> exchangeCosts;
 
   /// The objects on each tile (Memory.cpp).

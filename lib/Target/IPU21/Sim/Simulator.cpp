@@ -6,7 +6,10 @@
 // (zeroes) of every tensor and buffer. Running walks Program::main: an
 // Execute runs each vertex on each tile of its set (Codelets.cpp), a Copy
 // stages every send's source before writing any destination (the exchange
-// is one superstep), and each step adds its cycles to its phase.
+// is one superstep), and each step adds its cycles to its phase. A compute
+// set with UOp vertices is charged after it ran, from the instructions its
+// vertices' worker parts issued on each tile (each UOp vertex is a
+// MultiVertex run by the tile's target.workers workers).
 //
 //===----------------------------------------------------------------------===//
 #include "SimImpl.h"
@@ -18,6 +21,8 @@
 #include "synpl/Target/IPU21/ProgramFile.h"
 
 #include <cstring>
+#include <map>
+#include <tuple>
 
 namespace synpl::ipu21::sim {
 
@@ -167,8 +172,7 @@ public:
       return true;
     }
     case StepKind::Execute:
-      execute(s.ref);
-      return true;
+      return execute(s.ref, error);
     case StepKind::Copy:
       exchange(s.ref);
       return true;
@@ -207,24 +211,86 @@ private:
     return true;
   }
 
-  void execute(int32_t ref) {
+  bool execute(int32_t ref, std::string &error) {
     const ComputeSet &cs = p.computeSets[ref];
     int64_t &phase = im.computeSetPhase[ref];
     if (phase < 0)
       phase = int64_t(phaseOf(im, StepKind::Execute, cs.name));
-    charge(im, size_t(phase), im.computeSetCosts[ref].cycles, im.computeSetCosts[ref].busy);
+    // A compute set with UOp vertices is charged after its run, from the
+    // instructions they issued (the constructor refused it without values).
+    if (!im.computeSetHasUOp[ref])
+      charge(im, size_t(phase), im.computeSetCosts[ref].cycles, im.computeSetCosts[ref].busy);
     if (!im.options.values)
-      return;
+      return true;
     std::vector<std::vector<double>> fields;
-    for (const Vertex &v : cs.vertices) {
+    // Per vertex, per tile (forEachTile order), each worker part's slots.
+    std::vector<std::vector<std::vector<int64_t>>> issued;
+    if (im.computeSetHasUOp[ref])
+      issued.resize(cs.vertices.size());
+    for (size_t vi = 0; vi < cs.vertices.size(); ++vi) {
+      const Vertex &v = cs.vertices[vi];
       const Codelet &c = p.codelets[v.codelet];
-      fields.resize(v.fields.size());
+      const bool uop = c.kind == CodeletKind::UOp;
+      std::vector<int32_t> shared, outputs;
+      if (uop)
+        uopBindings(c, v, shared, outputs);
+      fields.assign(v.fields.size(), {});
+      bool ok = true;
       sim::forEachTile(v.tiles, [&](int64_t tile) {
+        if (!ok)
+          return;
         for (size_t f = 0; f < v.fields.size(); ++f)
-          values.read(v.fields[f], tile, fields[f]);
-        sim::runCodelet(c, v.params, fields, im.facts);
-        values.write(v.fields.back(), tile, fields.back());
+          if (shared.empty() || shared[f] == int32_t(f))
+            values.read(v.fields[f], tile, fields[f]);
+        sim::UOpRun counted;
+        // The vertex is cut among the workers the program was compiled for
+        // (its planner cut by the same rule); Facts::workers times them.
+        if (!sim::runCodelet(c, v.params, fields, im.facts, counted, error, shared,
+                             im.options.maxUOpSteps, p.target.workers)) {
+          error = "compute set " + std::to_string(ref) + " " + quoted(cs.name) + " vertex " +
+                  std::to_string(vi) + " on tile " + std::to_string(tile) + ": " + error;
+          ok = false;
+          return;
+        }
+        if (!uop) {
+          values.write(v.fields.back(), tile, fields.back());
+          return;
+        }
+        issued[vi].push_back(std::move(counted.parts));
+        for (int32_t f : outputs)
+          values.write(v.fields[f], tile, fields[f]);
       });
+      if (!ok)
+        return false;
+    }
+    if (im.computeSetHasUOp[ref]) {
+      sim::StepCost cost = sim::computeSetCost(p, cs, im.facts, &issued);
+      charge(im, size_t(phase), cost.cycles, cost.busy);
+    }
+    return true;
+  }
+
+  /// For each field of UOp vertex `v`, the first field bound to exactly the
+  /// same elements (itself when none is): those fields share one vector, so
+  /// that a store through one is seen by a load through the other
+  /// (checkProgram refuses fields that overlap otherwise when one is an
+  /// output). `outputs`: the shared vectors some output field uses, each
+  /// once, to write back after the run; input fields are never written back
+  /// (the codelet cannot store into them).
+  static void uopBindings(const Codelet &c, const Vertex &v, std::vector<int32_t> &shared,
+                          std::vector<int32_t> &outputs) {
+    std::map<std::tuple<bool, int32_t, int64_t, int64_t>, int32_t> first;
+    std::vector<bool> written(v.fields.size(), false);
+    shared.resize(v.fields.size());
+    for (size_t f = 0; f < v.fields.size(); ++f) {
+      const FieldRef &r = v.fields[f];
+      shared[f] = first.emplace(std::make_tuple(r.isTensor, r.object, r.offset, r.count),
+                                int32_t(f))
+                      .first->second;
+      if (c.uopFields[f].output && !written[shared[f]]) {
+        written[shared[f]] = true;
+        outputs.push_back(shared[f]);
+      }
     }
   }
 
@@ -312,6 +378,21 @@ Simulator::Simulator(const Program &program, const Facts &facts, SimOptions opti
                    quoted(facts.arch) + "'s";
       return;
     }
+
+  // A UOp vertex's cycles are the instructions it issued, counted as it
+  // runs: its compute set cannot be charged without running it.
+  for (const ComputeSet &cs : p.computeSets) {
+    bool uop = false;
+    for (const Vertex &v : cs.vertices)
+      uop = uop || p.codelets[v.codelet].kind == CodeletKind::UOp;
+    im.computeSetHasUOp.push_back(uop);
+    if (uop && !options.values) {
+      im.problem = "compute set " + quoted(cs.name) +
+                   " runs UOp codelets, whose cycles are counted as they run: the "
+                   "simulator needs values (not timing only)";
+      return;
+    }
+  }
 
   for (const Tensor &t : p.tensors) {
     im.layouts.emplace_back(t);
