@@ -53,7 +53,7 @@ def IPU21_Dialect : Dialect {
     | row | kind | check |
     |---|---|---|
     | IPU.1 | resource | each tile's live bytes (tensors, buffers, code, vertex state, exchange descriptors) fit its SRAM; every object lies inside it |
-    | IPU.2 | safety | objects on one tile do not overlap; code lies in the executable region |
+    | IPU.2 | safety | objects on one tile that are live together do not overlap (buffers of different steps may share memory); code lies in the executable region |
     | IPU.3 | safety | vertex fields: inside their object, aligned for their codelet, interleaved fields in the interleaved region, `elem(a) != elem(b)` constraints |
     | IPU.4 | consistency | every element of a tensor is mapped to exactly one existing tile |
     | IPU.5 | consistency | exchanges: endpoints resolve, lie inside their objects and on existing tiles of their buffers, and agree in type and count |

@@ -12,6 +12,7 @@
 #include "synpl/Support/Property.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -77,6 +78,47 @@ GraphIndex::GraphIndex(GraphOp graph) : symbols(graph), tiles(graph.getTarget().
     int64_t &most = runs[exchange.getOperation()];
     most = std::max(most, count);
   });
+
+  // Buffers' lifetimes: the top-level steps of @main that use them.
+  llvm::DenseSet<Operation *> elsewhere; // used by another program
+  auto buffersOf = [&](Operation *step, llvm::function_ref<void(Operation *)> fn) {
+    step->walk([&](Operation *op) {
+      auto visit = [&](StringRef name) {
+        if (auto buffer = lookup<BufferOp>(name))
+          fn(buffer);
+      };
+      if (auto execute = dyn_cast<ExecuteOp>(op)) {
+        if (auto set = lookup<ComputeSetOp>(execute.getComputeSet()))
+          for (Operation &v : set.getBody().front())
+            for (Attribute ref : cast<VertexOp>(v).getFieldObjects())
+              visit(cast<FlatSymbolRefAttr>(ref).getValue());
+      } else if (auto copy = dyn_cast<CopyOp>(op)) {
+        if (auto exchange = lookup<ExchangeOp>(copy.getExchange()))
+          for (Operation &s : exchange.getBody().front()) {
+            visit(cast<SendOp>(s).getSrc());
+            visit(cast<SendOp>(s).getDst());
+          }
+      }
+    });
+  };
+  for (auto program : graph.getBody().front().getOps<ProgramOp>()) {
+    bool isMain = program.getSymName() == "main";
+    int64_t step = 0;
+    for (Operation &op : program.getBody().front()) {
+      buffersOf(&op, [&](Operation *buffer) {
+        if (!isMain) {
+          elsewhere.insert(buffer);
+          return;
+        }
+        auto [it, fresh] = lifetimes.try_emplace(buffer, step, step);
+        if (!fresh)
+          it->second.second = step;
+      });
+      ++step;
+    }
+  }
+  for (Operation *buffer : elsewhere)
+    lifetimes.erase(buffer);
 }
 
 TileElements::TileElements(TensorOp tensor, int64_t tiles) : count(tiles, 0) {
@@ -461,6 +503,10 @@ struct Placement {
   int64_t begin, end;
   Operation *op;
   const char *what; // "tensor", "buffer", "code of", "vertex state of", "descriptors of"
+  /// When it holds data (GraphIndex::lifetimeOf): only buffers' are not
+  /// the whole program.
+  int64_t first = 0, last = INT64_MAX;
+  bool liveWith(const Placement &o) const { return first <= o.last && o.first <= last; }
 };
 
 std::string describe(const Placement &p) {
@@ -491,8 +537,9 @@ static LogicalResult verifyMemory(GraphOp graph, GraphIndex &index,
                                 tensor, "tensor"});
     } else if (auto buffer = dyn_cast<BufferOp>(op)) {
       int64_t end = buffer.getAddress() + buffer.getElements() * *elementBytes(buffer.getElemType());
+      auto [first, last] = index.lifetimeOf(buffer);
       forEachTile(buffer.getTiles(), [&](int64_t t) {
-        perTile[t].push_back({buffer.getAddress(), end, buffer, "buffer"});
+        perTile[t].push_back({buffer.getAddress(), end, buffer, "buffer", first, last});
       });
     } else if (auto codelet = dyn_cast<CodeletOp>(op)) {
       if (const std::vector<bool> *on = index.codeTilesOf(codelet))
@@ -519,11 +566,21 @@ static LogicalResult verifyMemory(GraphOp graph, GraphIndex &index,
         perTile[t].push_back({at, end, exchange, "descriptors of"});
   }
 
-  // IPU.1: what each tile holds fits its SRAM, and lies inside it.
+  // IPU.1: what each tile holds fits its SRAM, and lies inside it (the
+  // bytes its objects' address ranges cover: buffers that are never live
+  // together may share them).
   for (int64_t t = 0; t < tiles; ++t) {
-    int64_t total = 0;
+    SmallVector<std::pair<int64_t, int64_t>, 8> spans;
     for (const Placement &p : perTile[t])
-      total += p.end - p.begin;
+      spans.push_back({p.begin, p.end});
+    llvm::sort(spans);
+    int64_t total = 0, reach = INT64_MIN;
+    for (auto [b, e] : spans) {
+      b = std::max(b, reach);
+      if (e > b)
+        total += e - b;
+      reach = std::max(reach, e);
+    }
     if (total > target.getBytesPerTile()) {
       SmallVector<Placement, 8> largest(perTile[t].begin(), perTile[t].end());
       llvm::stable_sort(largest, [](const Placement &a, const Placement &b) {
@@ -558,16 +615,24 @@ static LogicalResult verifyMemory(GraphOp graph, GraphIndex &index,
     llvm::stable_sort(sorted, [](const Placement &a, const Placement &b) {
       return a.begin < b.begin;
     });
-    for (size_t i = 1; i < sorted.size(); ++i)
-      if (sorted[i].begin < sorted[i - 1].end) {
-        auto diag = emitCheckError(sorted[i].op, Property::Safety, "IPU.2")
-                    << describe(sorted[i]) << " at 0x" << llvm::utohexstr(sorted[i].begin)
-                    << " overlaps " << describe(sorted[i - 1]) << " ([0x"
-                    << llvm::utohexstr(sorted[i - 1].begin) << ", 0x"
-                    << llvm::utohexstr(sorted[i - 1].end) << ")) on tile " << t;
-        diag.attachNote(sorted[i - 1].op->getLoc()) << describe(sorted[i - 1]);
+    // Each object against the earlier ones that reach past its start (kept
+    // in `active`) and are live with it: buffers of different steps may
+    // share memory.
+    SmallVector<const Placement *, 8> active;
+    for (const Placement &p : sorted) {
+      llvm::erase_if(active, [&](const Placement *a) { return a->end <= p.begin; });
+      for (const Placement *a : active) {
+        if (!a->liveWith(p))
+          continue;
+        auto diag = emitCheckError(p.op, Property::Safety, "IPU.2")
+                    << describe(p) << " at 0x" << llvm::utohexstr(p.begin) << " overlaps "
+                    << describe(*a) << " ([0x" << llvm::utohexstr(a->begin) << ", 0x"
+                    << llvm::utohexstr(a->end) << ")) on tile " << t;
+        diag.attachNote(a->op->getLoc()) << describe(*a);
         return diag;
       }
+      active.push_back(&p);
+    }
   }
   return success();
 }

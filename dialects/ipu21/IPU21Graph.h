@@ -76,6 +76,15 @@ public:
     auto it = runs.find(exchange.getOperation());
     return it == runs.end() ? 1 : it->second;
   }
+  /// When `buffer` holds data: the first and last top-level steps of
+  /// @main (by position) whose compute sets or exchanges use it, or
+  /// {0, INT64_MAX} (always) for a buffer @main does not use or another
+  /// program does. Two buffers whose lifetimes do not meet may share
+  /// memory.
+  std::pair<int64_t, int64_t> lifetimeOf(BufferOp buffer) const {
+    auto it = lifetimes.find(buffer.getOperation());
+    return it == lifetimes.end() ? std::pair<int64_t, int64_t>{0, INT64_MAX} : it->second;
+  }
   /// The tiles that hold `codelet`'s code (empty: no vertex runs it).
   const std::vector<bool> *codeTilesOf(CodeletOp codelet) {
     auto it = codeTiles.find(codelet.getOperation());
@@ -89,6 +98,7 @@ private:
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<MappedInterval>> intervals;
   llvm::DenseMap<mlir::Operation *, std::vector<bool>> codeTiles;
   llvm::DenseMap<mlir::Operation *, int64_t> runs;
+  llvm::DenseMap<mlir::Operation *, std::pair<int64_t, int64_t>> lifetimes;
 };
 
 /// How many sends of `exchange` each tile takes part in (as a source home,

@@ -103,6 +103,12 @@ def IPU21_BufferOp : IPU21_GraphItem<"buffer", [Symbol]> {
     ```
     Exchange landing zones, partial sums and scratch: `elements` elements of
     `elem_type` at `at` on every tile of the set.
+
+    A buffer holds data from the first top-level step of `@main` whose
+    compute set or exchange uses it to the last (its lifetime); two buffers
+    whose lifetimes do not meet may share memory (row IPU.2). A buffer that
+    `@main` does not use, or that another program uses, lives throughout.
+    Every other object lives throughout.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, IPU21_I64Attr:$elements,
                        TypeAttr:$elem_type, DenseI64ArrayAttr:$tiles,

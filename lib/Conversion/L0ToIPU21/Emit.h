@@ -15,6 +15,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <functional>
+
 namespace synpl::l0toipu21 {
 
 /// Sizes of this sink's codelets' code. The codelets are not encoded yet
@@ -77,6 +79,32 @@ mlir::LogicalResult emitKernel(mlir::OpBuilder &b, mlir::Location loc, const Ker
 /// tiles' windows overlap.
 std::optional<llvm::SmallVector<int64_t>> homeFromWindows(const KernelModel &model,
                                                           const KernelPlan &plan, unsigned arg);
+
+/// How the pass gives tensors their homes (a slot's tensor is made when a
+/// kernel first needs it).
+struct Homes {
+  /// Whether slot `slot` has its tensor yet.
+  std::function<bool(llvm::StringRef slot)> has;
+  /// Slot `slot`'s tensor, made spread evenly over the tiles if it has none.
+  std::function<ipu21::TensorOp(llvm::StringRef slot)> of;
+  /// Makes slot `slot`'s tensor with the intervals `flat` ((tile, begin,
+  /// end) triples, any order).
+  std::function<ipu21::TensorOp(llvm::StringRef slot, llvm::ArrayRef<int64_t> flat)> make;
+  /// Makes a tensor that is no slot (a fold's partials) with the intervals
+  /// `flat`, or spread evenly when `flat` is empty.
+  std::function<ipu21::TensorOp(llvm::StringRef name, mlir::RankedTensorType type,
+                                llvm::ArrayRef<int64_t> flat)>
+      makeTensor;
+};
+
+/// Lowers `kernel` onto the generic codelet: in one stage, or its fold in
+/// two when the search finds that faster or the only fit (GenericKernel.cpp).
+/// Its codelets, buffers, exchanges and compute sets go at `items`, its
+/// steps at `steps`. Fails, with the search's error at the kernel, when no
+/// plan fits.
+mlir::LogicalResult lowerGenericKernel(mlir::OpBuilder &items, mlir::OpBuilder &steps,
+                                       l0uop::KernelOp kernel, const ipu21::Facts &facts,
+                                       const TileBudget &budget, const Homes &homes);
 
 /// Places every object of `graph` (code, vertex state, descriptors, tensors,
 /// buffers) at one address per object in the tiles' memory: code and the

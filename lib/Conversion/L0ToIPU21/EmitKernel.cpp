@@ -170,8 +170,7 @@ CodeletOp synpl::l0toipu21::emitUOpCodelet(OpBuilder &b, l0uop::KernelOp kernel,
 
 std::optional<SmallVector<int64_t>>
 synpl::l0toipu21::homeFromWindows(const KernelModel &model, const KernelPlan &plan, unsigned arg) {
-  auto shape = cast<l0uop::BufType>(model.kernel.getBody().front().getArgument(arg).getType())
-                   .getShape();
+  ArrayRef<int64_t> shape = model.shapeOf(arg);
   int64_t total = 1;
   for (int64_t e : shape)
     total *= e;
@@ -215,8 +214,7 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
   const KernelModel &m = *k.model;
   CodeletOp codelet = k.codelet;
   SmallVector<TensorOp> homes(k.homes.begin(), k.homes.end());
-  Block &body = m.kernel.getBody().front();
-  unsigned numArgs = body.getNumArguments(), numInputs = m.kernel.getNumInputs();
+  unsigned numArgs = m.numArgs(), numInputs = m.numInputs;
   int64_t tiles = k.plan.tiles();
   ArrayAttr fieldNames = *codelet.getFieldNames();
 
@@ -234,10 +232,10 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
     for (int64_t t = 0; t < tiles; ++t)
       for (auto &[w, u] : seen)
         if (w.intersects(windows[t][a]))
-          return m.kernel.emitError()
-                 << "tiles " << u << " and " << t << " would write overlapping windows of "
-                 << m.kernel.getSlotOf(body.getArgument(a)) << "; the ipu21 sink writes each "
-                 << "element from one tile";
+          return mlir::emitError(loc)
+                 << "tiles " << u << " and " << t << " would write overlapping windows of @"
+                 << homes[a].getSymName() << "; the ipu21 sink writes each element from one "
+                 << "tile";
     for (int64_t t = 0; t < tiles; ++t)
       seen.push_back({windows[t][a], t});
   }
@@ -257,7 +255,7 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
         unused[a] = false;
   SmallVector<BufferOp> buffers(numArgs);
   for (unsigned a = 0; a < numArgs; ++a) {
-    auto shape = cast<l0uop::BufType>(body.getArgument(a).getType()).getShape();
+    auto shape = m.shapeOf(a);
     Type elem = homes[a].getElementType();
     HomeIndex home(homes[a]);
     SmallVector<int64_t> bufferedTiles;
@@ -305,7 +303,7 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
     bool output = a >= numInputs;
     if (output && !m.reads(a) && m.storesCoverWindow(a))
       continue;
-    auto shape = cast<l0uop::BufType>(body.getArgument(a).getType()).getShape();
+    auto shape = m.shapeOf(a);
     std::map<std::pair<SmallVector<int64_t, 4>, SmallVector<int64_t, 4>>, SmallVector<int64_t>>
         byWindow;
     for (int64_t t = 0; t < tiles; ++t)
@@ -336,7 +334,7 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
   for (unsigned a = numInputs; a < numArgs; ++a) {
     if (!buffers[a] || unused[a])
       continue;
-    auto shape = cast<l0uop::BufType>(body.getArgument(a).getType()).getShape();
+    auto shape = m.shapeOf(a);
     for (int64_t t = 0; t < tiles; ++t) {
       if (!bind[t][a].buffered || m.window(a, slices[t]).empty())
         continue;

@@ -173,14 +173,19 @@ bool isScalarType(Type t) {
 }
 } // namespace
 
-std::optional<KernelModel> KernelModel::build(l0uop::KernelOp kernel, std::string &why) {
+ArrayRef<int64_t> KernelModel::shapeOf(unsigned arg) const {
+  return cast<l0uop::BufType>(body->getArgument(arg).getType()).getShape();
+}
+
+int64_t KernelModel::elemBytesOf(unsigned arg) const {
+  auto buf = cast<l0uop::BufType>(body->getArgument(arg).getType());
+  return std::max<int64_t>(1, static_cast<int64_t>(buf.getElementBytes()));
+}
+
+std::optional<KernelModel> KernelModel::build(Block &body, unsigned numInputs, std::string &why) {
   KernelModel m;
-  m.kernel = kernel;
-  Block &body = kernel.getBody().front();
-  if (!kernel.getSharedArgs().empty()) {
-    why = "it shares buffers between the threads of a block; a tile's workers do not";
-    return std::nullopt;
-  }
+  m.body = &body;
+  m.numInputs = numInputs;
   for (BlockArgument arg : body.getArguments()) {
     Type elem = cast<l0uop::BufType>(arg.getType()).getElementType();
     if (!(elem.isF32() || elem.isF16() || elem.isInteger(1) || elem.isInteger(8) ||
@@ -289,7 +294,7 @@ Window KernelModel::window(unsigned arg, const Slice &slice) const {
   Window w;
   if (slice.iterations() == 0)
     return w;
-  auto shape = cast<l0uop::BufType>(kernel.getBody().front().getArgument(arg).getType()).getShape();
+  ArrayRef<int64_t> shape = shapeOf(arg);
   Evaluator eval(*this, slice);
   SmallVector<int64_t, 4> lo, hi;
   for (const Access &a : accesses) {

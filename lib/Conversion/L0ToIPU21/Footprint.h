@@ -54,13 +54,20 @@ struct Slice {
 /// The model of one kernel's body that the planner and the emitter read.
 class KernelModel {
 public:
-  /// Fails, with `why`, for a body the generic codelet cannot run (it is
-  /// the codelet's IPU.11 list: vectors, BARRIER, CUSTOM, WMMA, shared
-  /// buffers, a REDUCE whose init comes after its RANGE).
-  static std::optional<KernelModel> build(l0uop::KernelOp kernel, std::string &why);
+  /// The model of a UOp body whose first `numInputs` buffers are inputs
+  /// (an l0uop.kernel's, or a generic codelet's). Fails, with `why`, for a
+  /// body the generic codelet cannot run (the codelet's IPU.11 list:
+  /// vectors, BARRIER, CUSTOM, WMMA, buffers of types a tile does not
+  /// store, a REDUCE whose init comes after its RANGE).
+  static std::optional<KernelModel> build(mlir::Block &body, unsigned numInputs,
+                                          std::string &why);
 
-  /// The kernel (an op handle: its accessors are not const).
-  mutable l0uop::KernelOp kernel;
+  mlir::Block *body = nullptr;
+  unsigned numInputs = 0;
+  unsigned numArgs() const { return body->getNumArguments(); }
+  /// Buffer `arg`'s shape and bytes per element.
+  llvm::ArrayRef<int64_t> shapeOf(unsigned arg) const;
+  int64_t elemBytesOf(unsigned arg) const;
   /// The parallel RANGEs in body order, and their trip counts.
   llvm::SmallVector<l0uop::RangeOp, 3> parallel;
   llvm::SmallVector<int64_t, 3> trips;

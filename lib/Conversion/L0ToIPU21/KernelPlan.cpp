@@ -85,11 +85,6 @@ SmallVector<int64_t> pieceSizes(int64_t n, int64_t most) {
   return sizes;
 }
 
-int64_t elemBytesOf(const KernelModel &m, unsigned arg) {
-  auto buf = cast<l0uop::BufType>(m.kernel.getBody().front().getArgument(arg).getType());
-  return std::max<int64_t>(1, static_cast<int64_t>(buf.getElementBytes()));
-}
-
 /// Fills `p`'s estimate from tile 0's slice (the largest piece of each
 /// RANGE).
 void estimate(const KernelModel &m, const ipu21::Facts &f, KernelPlan &p) {
@@ -102,9 +97,9 @@ void estimate(const KernelModel &m, const ipu21::Facts &f, KernelPlan &p) {
   }
   p.computeCycles = cost::workerCycles(f, longest, total);
   int64_t in = 0, out = 0, bytes = 0;
-  unsigned numInputs = m.kernel.getNumInputs();
-  for (unsigned arg = 0, e = m.kernel.getBody().front().getNumArguments(); arg < e; ++arg) {
-    int64_t b = cost::satMul(m.window(arg, s).elements(), elemBytesOf(m, arg));
+  unsigned numInputs = m.numInputs;
+  for (unsigned arg = 0, e = m.numArgs(); arg < e; ++arg) {
+    int64_t b = cost::satMul(m.window(arg, s).elements(), m.elemBytesOf(arg));
     bytes = cost::satAdd(bytes, b);
     bool output = arg >= numInputs;
     // Inputs come in; outputs go out, and come in first unless the stores
@@ -129,8 +124,8 @@ synpl::l0toipu21::planKernel(const KernelModel &model, const ipu21::Facts &facts
   SmallVector<SmallVector<int64_t>> sizes;
   for (int64_t t : model.trips)
     sizes.push_back(pieceSizes(t, budget.tiles));
-  unsigned numInputs = model.kernel.getNumInputs();
-  unsigned numArgs = model.kernel.getBody().front().getNumArguments();
+  unsigned numInputs = model.numInputs;
+  unsigned numArgs = model.numArgs();
   spec.enumerate = [&](llvm::function_ref<bool(KernelPlan)> yield) {
     // Odometer over each RANGE's piece sizes, keeping the pieces' product
     // within the chip.

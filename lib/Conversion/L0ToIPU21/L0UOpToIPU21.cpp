@@ -156,9 +156,6 @@ struct ConvertL0UOpToIPU21Pass
 struct PlannedKernel {
   l0uop::KernelOp kernel;
   std::optional<MatmulKernel> matmul;
-  std::optional<KernelModel> model;
-  MatmulPlan matmulPlan;
-  KernelPlan kernelPlan;
 };
 
 /// The tensor type of a slot: a tile stores an i1 as a byte.
@@ -189,8 +186,11 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
         k.matmul = *m;
       } else {
         why.clear();
-        k.model = KernelModel::build(kernel, why);
-        if (!k.model) {
+        if (!kernel.getSharedArgs().empty())
+          why = "it shares buffers between the threads of a block; a tile's workers do not";
+        else
+          (void)KernelModel::build(kernel.getBody().front(), kernel.getNumInputs(), why);
+        if (!why.empty()) {
           failures.push_back({kernel, why, false, "kernel @" + kernel.getSymName().str()});
           continue;
         }
@@ -243,32 +243,6 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
   // generic kernels' windows share a tile with.
   for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
     budget.homes += (int64_t(slot.getBufType().getSizeInBytes()) / tiles + 16 + 15) / 16 * 16;
-  for (PlannedKernel &k : kernels) {
-    StringRef name = k.kernel.getSymName();
-    auto record = [&](auto result) -> bool {
-      if (!result.succeeded()) {
-        (void)search::emitSearchFailure(k.kernel, result.failure(), &result.report);
-        search::recordSearchReport(std::move(result.report));
-        return false;
-      }
-      search::recordSearchReport(std::move(result.report));
-      return true;
-    };
-    if (k.matmul) {
-      auto result = planMatmul(k.matmul->shape, facts, budget, name);
-      if (result.succeeded())
-        k.matmulPlan = *result.winner;
-      if (!record(std::move(result)))
-        return failure();
-    } else {
-      auto result = planKernel(*k.model, facts, budget, name);
-      if (result.succeeded())
-        k.kernelPlan = *result.winner;
-      if (!record(std::move(result)))
-        return failure();
-    }
-  }
-
   // The graph, beside the plan.
   OpBuilder b(plan);
   Location loc = plan.getLoc();
@@ -301,6 +275,32 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
     return newTensor(slot, DenseI64ArrayAttr(), items.getDenseI64ArrayAttr({0, perTile}),
                      DenseI64ArrayAttr());
   };
+  // (tile, begin, end) triples sorted by tile, then begin: the tile-local
+  // order.
+  auto sortedTriples = [&](ArrayRef<int64_t> flat) {
+    SmallVector<std::array<int64_t, 3>> triples;
+    for (size_t i = 0; i + 2 < flat.size(); i += 3)
+      triples.push_back({flat[i], flat[i + 1], flat[i + 2]});
+    llvm::sort(triples);
+    SmallVector<int64_t> sorted;
+    for (auto &t : triples)
+      sorted.append(t.begin(), t.end());
+    return items.getDenseI64ArrayAttr(sorted);
+  };
+  Homes homes;
+  homes.has = [&](StringRef slot) { return tensors.count(slot) != 0; };
+  homes.of = homeOf;
+  homes.make = [&](StringRef slot, ArrayRef<int64_t> flat) {
+    return newTensor(slot, sortedTriples(flat), DenseI64ArrayAttr(), DenseI64ArrayAttr());
+  };
+  homes.makeTensor = [&](StringRef name, RankedTensorType type, ArrayRef<int64_t> flat) {
+    int64_t perTile = (type.getNumElements() + tiles - 1) / tiles;
+    return ipu21::TensorOp::create(
+        items, loc, items.getStringAttr(name), TypeAttr::get(type),
+        flat.empty() ? DenseI64ArrayAttr() : sortedTriples(flat),
+        flat.empty() ? items.getDenseI64ArrayAttr({0, perTile}) : DenseI64ArrayAttr(),
+        DenseI64ArrayAttr(), items.getI64IntegerAttr(0));
+  };
 
   // Codelets of the fixed kinds, one per kind and types.
   llvm::StringMap<ipu21::CodeletOp> codelets;
@@ -318,53 +318,38 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
   };
   Type f32 = Float32Type::get(ctx);
   for (PlannedKernel &k : kernels) {
-    if (k.matmul) {
-      MatmulKernel &mk = *k.matmul;
-      if (tensors.count(mk.c)) {
-        k.kernel.emitError() << "slot @" << mk.c << " already has a home when this product "
-                             << "writes it; the ipu21 sink gives a product's C its grid";
+    if (!k.matmul) {
+      if (failed(lowerGenericKernel(items, steps, k.kernel, facts, budget, homes)))
         return failGraph();
-      }
-      MatmulEmission m;
-      m.name = k.kernel.getSymName().str();
-      m.a = homeOf(mk.a);
-      m.b = homeOf(mk.b);
-      m.c = newTensor(mk.c, DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-                      items.getDenseI64ArrayAttr(gridMapping(k.matmulPlan)));
-      m.amp = codelet(ipu21::CodeletKind::amp_matmul, mk.elem, f32, kAmpCodeBytes);
-      m.fill = codelet(ipu21::CodeletKind::fill, f32, f32, kFillCodeBytes);
-      if (k.matmulPlan.kSplit > 1)
-        m.reduce = codelet(ipu21::CodeletKind::reduce_add, f32, f32, kReduceCodeBytes);
-      m.shape = mk.shape;
-      m.plan = k.matmulPlan;
-      emitMatmul(items, k.kernel.getLoc(), m, steps);
       continue;
     }
-    KernelEmission e;
-    e.name = k.kernel.getSymName().str();
-    e.model = &*k.model;
-    e.plan = k.kernelPlan;
-    Block &body = k.kernel.getBody().front();
-    for (BlockArgument arg : body.getArguments()) {
-      StringRef slot = k.kernel.getSlotOf(arg).getValue();
-      if (!tensors.count(slot) && arg.getArgNumber() >= k.kernel.getNumInputs())
-        if (auto flat = homeFromWindows(*k.model, k.kernelPlan, arg.getArgNumber())) {
-          // Sorted by tile, then begin: the tile-local order.
-          SmallVector<std::array<int64_t, 3>> triples;
-          for (size_t i = 0; i + 2 < flat->size(); i += 3)
-            triples.push_back({(*flat)[i], (*flat)[i + 1], (*flat)[i + 2]});
-          llvm::sort(triples);
-          SmallVector<int64_t> sorted;
-          for (auto &t : triples)
-            sorted.append(t.begin(), t.end());
-          newTensor(slot, items.getDenseI64ArrayAttr(sorted), DenseI64ArrayAttr(),
-                    DenseI64ArrayAttr());
-        }
-      e.homes.push_back(homeOf(slot));
-    }
-    e.codelet = emitUOpCodelet(items, k.kernel, k.kernel.getSymName());
-    if (failed(emitKernel(items, k.kernel.getLoc(), e, steps)))
+    MatmulKernel &mk = *k.matmul;
+    auto result = planMatmul(mk.shape, facts, budget, k.kernel.getSymName());
+    if (!result.succeeded()) {
+      (void)search::emitSearchFailure(k.kernel, result.failure(), &result.report);
+      search::recordSearchReport(std::move(result.report));
       return failGraph();
+    }
+    MatmulPlan plan = *result.winner;
+    search::recordSearchReport(std::move(result.report));
+    if (tensors.count(mk.c)) {
+      k.kernel.emitError() << "slot @" << mk.c << " already has a home when this product "
+                           << "writes it; the ipu21 sink gives a product's C its grid";
+      return failGraph();
+    }
+    MatmulEmission m;
+    m.name = k.kernel.getSymName().str();
+    m.a = homeOf(mk.a);
+    m.b = homeOf(mk.b);
+    m.c = newTensor(mk.c, DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                    items.getDenseI64ArrayAttr(gridMapping(plan)));
+    m.amp = codelet(ipu21::CodeletKind::amp_matmul, mk.elem, f32, kAmpCodeBytes);
+    m.fill = codelet(ipu21::CodeletKind::fill, f32, f32, kFillCodeBytes);
+    if (plan.kSplit > 1)
+      m.reduce = codelet(ipu21::CodeletKind::reduce_add, f32, f32, kReduceCodeBytes);
+    m.shape = mk.shape;
+    m.plan = plan;
+    emitMatmul(items, k.kernel.getLoc(), m, steps);
   }
   if (failed(placeGraph(graph)) || failed(verify(graph)))
     return failGraph();

@@ -39,6 +39,10 @@ struct Object {
   int64_t bytes;
   Area region;
   std::vector<int64_t> tiles; ///< the tiles that hold it
+  /// When it holds data (GraphIndex::lifetimeOf); the whole program but
+  /// for buffers.
+  int64_t first = 0, last = INT64_MAX;
+  bool transient() const { return first != 0 || last != INT64_MAX; }
 };
 
 std::vector<int64_t> tilesOf(ArrayRef<int64_t> ranges) {
@@ -116,8 +120,9 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
       Area r = interleaved.contains(buffer) ? Area::Interleaved
                  : apart.contains(buffer)     ? Area::Exec
                                               : Area::Any;
+      auto [first, last] = index.lifetimeOf(buffer);
       objects.push_back({buffer, buffer.getElements() * *elementBytes(buffer.getElemType()), r,
-                         tilesOf(buffer.getTiles())});
+                         tilesOf(buffer.getTiles()), first, last});
     } else if (auto set = dyn_cast<ComputeSetOp>(op)) {
       for (Operation &v : set.getBody().front())
         objects.push_back({&v, cast<VertexOp>(v).getStateBytes(), Area::Any,
@@ -137,17 +142,34 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
       std::vector<int64_t>(target.getTiles(), target.getSramBase()),
       std::vector<int64_t>(target.getTiles(), target.getInterleavedBegin())};
   int64_t end[2] = {target.getExecEnd(), target.getSramEnd()};
+  // Above the objects that live throughout, each tile's transient buffers
+  // placed so far: (end, last step). One that ended before a buffer's
+  // first step leaves its memory to it.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> live[2] = {
+      std::vector<std::vector<std::pair<int64_t, int64_t>>>(target.getTiles()),
+      std::vector<std::vector<std::pair<int64_t, int64_t>>>(target.getTiles())};
   auto lowest = [&](const Object &o, int region) {
     int64_t at = region ? target.getInterleavedBegin() : target.getSramBase();
-    for (int64_t t : o.tiles)
+    for (int64_t t : o.tiles) {
       at = std::max(at, next[region][t]);
+      for (auto [liveEnd, liveLast] : live[region][t])
+        if (liveLast >= o.first)
+          at = std::max(at, liveEnd);
+    }
     return align16(at);
   };
   Builder b(graph.getContext());
   auto place = [&](const Object &o, int region) {
     int64_t at = lowest(o, region);
-    for (int64_t t : o.tiles)
-      next[region][t] = at + o.bytes;
+    for (int64_t t : o.tiles) {
+      if (!o.transient()) {
+        next[region][t] = at + o.bytes;
+        continue;
+      }
+      auto &onTile = live[region][t];
+      llvm::erase_if(onTile, [&](auto &entry) { return entry.second < o.first; });
+      onTile.push_back({at + o.bytes, o.last});
+    }
     IntegerAttr attr = b.getI64IntegerAttr(at);
     if (auto tensor = dyn_cast<TensorOp>(o.op))
       tensor.setAddressAttr(attr);
@@ -169,6 +191,13 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
     auto vertex = cast<VertexOp>(op);
     return "the state of a @" + vertex.getCodelet().str() + " vertex";
   };
+  // Area by area (the executable region's demands first); in each, what
+  // lives throughout, then the transient buffers by their first step. (An
+  // object that lives throughout goes above every transient buffer already
+  // on its tiles: `lowest` counts them all for it.)
+  llvm::stable_sort(objects, [](const Object &a, const Object &b) {
+    return std::make_pair(a.transient(), a.first) < std::make_pair(b.transient(), b.first);
+  });
   for (Area want : {Area::Exec, Area::Interleaved, Area::Any})
     for (const Object &o : objects) {
       if (o.region != want)
@@ -177,7 +206,7 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
       if (want == Area::Any && !fits(o, 0))
         region = 1;
       if (!fits(o, region))
-        return graph.emitError()
+        return mlir::emitError(graph.getLoc())
                << "[resource] IPU.1: placement: " << name(o.op) << " (" << o.bytes
                << " bytes) does not fit in the "
                << (region ? "interleaved" : "executable") << " region of its tiles, "

@@ -8,11 +8,11 @@
 // to cut); C's home is where each tile writes: its columns, run by run, so
 // every field is bound in place and nothing is exchanged.
 // CHECK-LABEL: ipu21.graph @p
-// CHECK: ipu21.tensor @c : tensor<16x16xf32> mapping {0: [0, 4) [16, 20) [32, 36)
-// CHECK-SAME: 3: [12, 16) [28, 32)
 // CHECK: ipu21.codelet @add.codelet uop fields ["bias", "c"] inputs 1 code {{[0-9]+}} at
 // CHECK-NEXT: ^bb0(%[[BIAS:.*]]: !l0uop.buf<16xf32>, %[[C:.*]]: !l0uop.buf<16x16xf32>):
 // CHECK: l0uop.index %[[BIAS]][
+// CHECK: ipu21.tensor @c : tensor<16x16xf32> mapping {0: [0, 4) [16, 20) [32, 36)
+// CHECK-SAME: 3: [12, 16) [28, 32)
 // CHECK-NOT: ipu21.exchange
 // CHECK: ipu21.compute_set @add {
 // CHECK-NEXT: ipu21.vertex @add.codelet on tiles [0, 1) (bias = @bias[0, 4), c = @c[0, 64)) params(bias_ext0 = 4, bias_lo0 = 0, c_ext0 = 16, c_ext1 = 4, c_lo0 = 0, c_lo1 = 0, p0_hi = 16, p0_lo = 0, p1_hi = 4, p1_lo = 0)
@@ -134,9 +134,9 @@ l0uop.plan @p pipeline_depth 1 {
 
 // A mask: an i1 buffer is stored one byte per element.
 // CHECK-LABEL: ipu21.graph @p
-// CHECK: ipu21.tensor @m : tensor<256xui8> mapping {0: [0, 64), 1: [64, 128), 2: [128, 192), 3: [192, 256)}
 // CHECK: ipu21.codelet @mask.codelet uop fields ["x", "m"] inputs 1
 // CHECK-NEXT: ^bb0(%{{.*}}: !l0uop.buf<256xf32>, %{{.*}}: !l0uop.buf<256xi1>):
+// CHECK: ipu21.tensor @m : tensor<256xui8> mapping {0: [0, 64), 1: [64, 128), 2: [128, 192), 3: [192, 256)}
 // CHECK: ipu21.vertex @mask.codelet on tiles [0, 1) (x = @x[0, 64), m = @m[0, 64))
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 64MiB
