@@ -56,6 +56,9 @@ struct KernelEmission {
   KernelPlan plan;
   llvm::SmallVector<ipu21::TensorOp> homes; ///< per body argument
   ipu21::CodeletOp codelet;
+  /// The chip's tile that runs the plan's tile 0 (the plan's tiles are
+  /// consecutive from it).
+  int64_t firstTile = 0;
 };
 
 /// The generic codelet that runs `kernel`'s body, named `name`, its fields
@@ -78,7 +81,8 @@ mlir::LogicalResult emitKernel(mlir::OpBuilder &b, mlir::Location loc, const Ker
 /// elements no window holds spread over the plan's tiles; nullopt when two
 /// tiles' windows overlap.
 std::optional<llvm::SmallVector<int64_t>> homeFromWindows(const KernelModel &model,
-                                                          const KernelPlan &plan, unsigned arg);
+                                                          const KernelPlan &plan, unsigned arg,
+                                                          int64_t firstTile);
 
 /// How the pass gives tensors their homes (a slot's tensor is made when a
 /// kernel first needs it).
@@ -95,6 +99,11 @@ struct Homes {
   std::function<ipu21::TensorOp(llvm::StringRef name, mlir::RankedTensorType type,
                                 llvm::ArrayRef<int64_t> flat)>
       makeTensor;
+  /// Where the next kernel's tiles start: kernels on fewer tiles than the
+  /// chip's take turns along it, so that no tile holds every kernel's code,
+  /// state and descriptors.
+  int64_t *nextTile = nullptr;
+  int64_t chipTiles = 0;
 };
 
 /// Lowers `kernel` onto the generic codelet: in one stage, or its fold in

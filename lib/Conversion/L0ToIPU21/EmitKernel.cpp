@@ -169,7 +169,8 @@ CodeletOp synpl::l0toipu21::emitUOpCodelet(OpBuilder &b, l0uop::KernelOp kernel,
 }
 
 std::optional<SmallVector<int64_t>>
-synpl::l0toipu21::homeFromWindows(const KernelModel &model, const KernelPlan &plan, unsigned arg) {
+synpl::l0toipu21::homeFromWindows(const KernelModel &model, const KernelPlan &plan, unsigned arg,
+                                  int64_t firstTile) {
   ArrayRef<int64_t> shape = model.shapeOf(arg);
   int64_t total = 1;
   for (int64_t e : shape)
@@ -182,7 +183,7 @@ synpl::l0toipu21::homeFromWindows(const KernelModel &model, const KernelPlan &pl
     if (w.empty())
       continue;
     for (auto [begin, end] : runsOf(w, shape))
-      runs.push_back({begin, end, t});
+      runs.push_back({begin, end, firstTile + t});
   }
   llvm::sort(runs);
   SmallVector<int64_t> flat; // tile, begin, end triples
@@ -190,7 +191,7 @@ synpl::l0toipu21::homeFromWindows(const KernelModel &model, const KernelPlan &pl
   auto gap = [&](int64_t begin, int64_t end) {
     // Elements no window holds: on the plan's tiles in turn.
     if (begin < end) {
-      flat.append({spare % std::max<int64_t>(plan.tiles(), 1), begin, end});
+      flat.append({firstTile + spare % std::max<int64_t>(plan.tiles(), 1), begin, end});
       ++spare;
     }
   };
@@ -233,7 +234,8 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
       for (auto &[w, u] : seen)
         if (w.intersects(windows[t][a]))
           return mlir::emitError(loc)
-                 << "tiles " << u << " and " << t << " would write overlapping windows of @"
+                 << "tiles " << k.firstTile + u << " and " << k.firstTile + t
+                 << " would write overlapping windows of @"
                  << homes[a].getSymName() << "; the ipu21 sink writes each element from one "
                  << "tile";
     for (int64_t t = 0; t < tiles; ++t)
@@ -269,13 +271,13 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
       }
       Binding &bd = bind[t][a];
       bd.count = w.elements();
-      if (auto off = home.offsetOn(t, runsOf(w, shape))) {
+      if (auto off = home.offsetOn(k.firstTile + t, runsOf(w, shape))) {
         bd.object = homes[a];
         bd.offset = *off;
         continue;
       }
       bd.buffered = true;
-      bufferedTiles.push_back(t);
+      bufferedTiles.push_back(k.firstTile + t);
       most = std::max(most, bd.count);
     }
     if (bufferedTiles.empty())
@@ -285,8 +287,8 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
                                   TypeAttr::get(elem),
                                   b.getDenseI64ArrayAttr(rangesOf(bufferedTiles)),
                                   b.getI64IntegerAttr(0));
-    for (int64_t t : bufferedTiles)
-      bind[t][a].object = buffers[a];
+    for (int64_t t : bufferedTiles) // the chip's tiles: the plan's are t - firstTile
+      bind[t - k.firstTile][a].object = buffers[a];
   }
 
   // Windows in: inputs, and outputs the kernel reads or may not write
@@ -308,7 +310,7 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
         byWindow;
     for (int64_t t = 0; t < tiles; ++t)
       if (bind[t][a].buffered)
-        byWindow[{windows[t][a].lo, windows[t][a].ext}].push_back(t);
+        byWindow[{windows[t][a].lo, windows[t][a].ext}].push_back(k.firstTile + t);
     for (auto &[key, on] : byWindow) {
       Window w{key.first, key.second};
       if (!in) {
@@ -348,7 +350,8 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
         for (int64_t row = 0; row < r.rows; ++row, src += r.length) {
           int64_t begin = r.begin + row * r.stride;
           SendOp::create(at, loc, ref(at, buffers[a]), at.getI64IntegerAttr(src),
-                         at.getI64IntegerAttr(src + r.length), at.getI64IntegerAttr(t),
+                         at.getI64IntegerAttr(src + r.length),
+                         at.getI64IntegerAttr(k.firstTile + t),
                          IntegerAttr(), IntegerAttr(), IntegerAttr(), ref(at, homes[a]),
                          at.getI64IntegerAttr(begin), at.getI64IntegerAttr(begin + r.length),
                          DenseI64ArrayAttr());
@@ -389,7 +392,8 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
       params.push_back(vb.getNamedAttr("p" + std::to_string(i) + "_lo", vb.getI64IntegerAttr(lo)));
       params.push_back(vb.getNamedAttr("p" + std::to_string(i) + "_hi", vb.getI64IntegerAttr(hi)));
     }
-    VertexOp::create(vb, loc, ref(vb, codelet), vb.getDenseI64ArrayAttr({t, t + 1}), fieldNames,
+    int64_t tile = k.firstTile + t;
+    VertexOp::create(vb, loc, ref(vb, codelet), vb.getDenseI64ArrayAttr({tile, tile + 1}), fieldNames,
                      vb.getArrayAttr(objects), vb.getDenseI64ArrayAttr(fieldRanges),
                      vb.getDictionaryAttr(params), vb.getI64IntegerAttr(0));
   }

@@ -150,8 +150,20 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
     search::recordSearchReport(std::move(won.plans[i]->report));
   dropAll(&won);
 
+  // Each stage's tiles start where the last kernel's left off (wrapping
+  // when they would pass the chip's end).
+  int64_t firstTile[2] = {0, 0};
+  for (unsigned i = 0; i < won.stages(); ++i) {
+    int64_t n = won.plans[i]->winner->tiles();
+    int64_t &next = *homes.nextTile;
+    if (next + n > homes.chipTiles)
+      next = 0;
+    firstTile[i] = next;
+    next = (next + n) % std::max<int64_t>(homes.chipTiles, 1);
+  }
   auto emit = [&](unsigned stage, StringRef suffix, ArrayRef<ipu21::TensorOp> fieldHomes) {
     KernelEmission e;
+    e.firstTile = firstTile[stage];
     e.name = name + suffix.str();
     e.model = won.models[stage].get();
     e.plan = *won.plans[stage]->winner;
@@ -167,7 +179,7 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
       if (homes.has(slot))
         continue;
       if (auto flat = homeFromWindows(*won.models[stage], *won.plans[stage]->winner,
-                                      firstOutput + (a - numInputs)))
+                                      firstOutput + (a - numInputs), firstTile[stage]))
         homes.make(slot, *flat);
     }
   };
@@ -188,7 +200,7 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
     auto buf = cast<l0uop::BufType>(won.codelets[0].getUOpBody()->getArgument(numArgs + r).getType());
     auto type = RankedTensorType::get(buf.getShape(), buf.getElementType());
     std::optional<SmallVector<int64_t>> flat =
-        homeFromWindows(*won.models[0], *won.plans[0]->winner, numArgs + r);
+        homeFromWindows(*won.models[0], *won.plans[0]->winner, numArgs + r, firstTile[0]);
     partials.push_back(homes.makeTensor(tensor, type, flat ? ArrayRef<int64_t>(*flat)
                                                            : ArrayRef<int64_t>()));
   }

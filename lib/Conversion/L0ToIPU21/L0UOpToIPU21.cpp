@@ -288,6 +288,9 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
     return items.getDenseI64ArrayAttr(sorted);
   };
   Homes homes;
+  int64_t nextTile = 0;
+  homes.nextTile = &nextTile;
+  homes.chipTiles = tiles;
   homes.has = [&](StringRef slot) { return tensors.count(slot) != 0; };
   homes.of = homeOf;
   homes.make = [&](StringRef slot, ArrayRef<int64_t> flat) {
