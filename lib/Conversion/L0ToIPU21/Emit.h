@@ -12,6 +12,7 @@
 #include "MatmulPlan.h"
 
 #include "synpl/Dialect/IPU21/IPU21Ops.h"
+#include "synpl/Dialect/L0UOp/L0UOpMatch.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -28,6 +29,22 @@ inline constexpr int64_t kReduceCodeBytes = 512;
 /// What code, vertex state and descriptors reserve in the executable region
 /// while the planner sizes a product's blocks (Placement.cpp places them).
 inline constexpr int64_t kReservedBytes = 8192;
+
+/// A kernel's matrix product C = A . B and its slots, as the AMP takes it.
+struct MatmulKernel {
+  l0uop::KernelOp kernel;
+  MatmulShape shape;
+  llvm::StringRef a, b; ///< the operands' slots
+  llvm::StringRef c;    ///< C's slot (a bare product's; empty otherwise)
+  mlir::Type elem;      ///< the operands' element type
+  l0uop::MatmulStructure structure;
+};
+
+/// `kernel` as a product the AMP takes (f32, or f16 cast to f32; A and B
+/// read row-major), or why not. `bare`: also nothing but C[i, j] = the sum
+/// from 0 (a product with an epilogue takes the AMP for its product and
+/// the generic codelet for the rest).
+mlir::FailureOr<MatmulKernel> analyzeProduct(l0uop::KernelOp kernel, bool bare, std::string &why);
 
 /// One planned product: its tensors (made by the caller, C with the plan's
 /// grid mapping), the codelets it runs, and the names its objects take.
@@ -99,6 +116,14 @@ struct Homes {
   std::function<ipu21::TensorOp(llvm::StringRef name, mlir::RankedTensorType type,
                                 llvm::ArrayRef<int64_t> flat)>
       makeTensor;
+  /// A tensor that is no slot with the `grid` mapping (a product's C).
+  std::function<ipu21::TensorOp(llvm::StringRef name, mlir::RankedTensorType type,
+                                llvm::ArrayRef<int64_t> grid)>
+      makeGridTensor;
+  /// The graph's codelet of a fixed kind and types (one per kind and types).
+  std::function<ipu21::CodeletOp(ipu21::CodeletKind kind, mlir::Type in, mlir::Type out,
+                                 int64_t codeBytes)>
+      fixedCodelet;
   /// Where the next kernel's tiles start: kernels on fewer tiles than the
   /// chip's take turns along it, so that no tile holds every kernel's code,
   /// state and descriptors.

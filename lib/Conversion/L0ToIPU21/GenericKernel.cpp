@@ -5,8 +5,12 @@
 // (boundary `IPU21 fold @<kernel>`): one stage (G = 1: the kernel's own
 // plan), or G groups of the fold's iterations for each divisor G of its
 // length up to the chip's tiles, each stage planned by the kernel planner;
-// a stage without a plan rejects its G (`stage-plans`); the score is the
-// stages' estimated cycles; the fewest win, one stage among equals.
+// and when the fold is a matrix product the AMP takes (a product with an
+// epilogue: a bias, an activation), the product on the AMP (the product
+// planner's plan, into a C of its own) then the epilogue as the fold's
+// second stage with one group. A stage without a plan rejects its option
+// (`stage-plans`); the score is the stages' estimated cycles; the fewest
+// win, one stage among equals.
 //
 //===----------------------------------------------------------------------===//
 #include "Emit.h"
@@ -21,15 +25,19 @@ using namespace synpl;
 using namespace synpl::l0toipu21;
 
 namespace {
-/// One way to run the kernel: one stage, or its fold in two.
+/// One way to run the kernel: one stage; its fold in two; or its product
+/// on the AMP (`amp`: stage 0 is the product, stage 1 the epilogue).
 struct Option {
   int64_t groups = 1;
+  bool amp = false;
   ipu21::CodeletOp codelets[2];
   std::unique_ptr<KernelModel> models[2];
   std::optional<search::SearchResult<KernelPlan>> plans[2];
-  std::string unplanned; ///< why a stage has no plan ("" when both have one)
+  std::optional<MatmulKernel> product;
+  std::optional<search::SearchResult<MatmulPlan>> productPlan;
+  std::string unplanned; ///< why a stage has no plan ("" when all have one)
   int64_t cycles = 0;
-  unsigned stages() const { return groups > 1 ? 2 : 1; }
+  unsigned stages() const { return groups > 1 || amp ? 2 : 1; }
 };
 
 /// Plans stage `i` of `o` from its codelet.
@@ -94,6 +102,34 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
       options.push_back(std::move(o));
     }
 
+  // The product on the AMP, when the fold is one it takes.
+  std::string notProduct;
+  if (fold && fold->reduces.size() == 1 && fold->parallel.size() == 2)
+    if (FailureOr<MatmulKernel> mk = analyzeProduct(kernel, /*bare=*/false, notProduct);
+        // The fold is the product's sum over K, its parallel RANGEs i then
+        // j: the partial P[0, i, j] is C[i, j].
+        succeeded(mk) && fold->trips == mk->shape.K &&
+        fold->parallel[0].getTripCount() == mk->shape.M &&
+        fold->parallel[1].getTripCount() == mk->shape.N &&
+        mk->structure.ri->isBeforeInBlock(mk->structure.rj)) {
+      Option o;
+      o.amp = true;
+      o.product = *mk;
+      TwoStages stages = buildTwoStages(items, *options[0].codelets[0].getUOpBody(), numInputs,
+                                        fieldNames, *fold, 1, name + ".amp");
+      stages.first.erase();
+      stages.second.setSymName(name + ".epilogue.codelet");
+      o.codelets[1] = stages.second;
+      o.productPlan = planMatmul(mk->shape, facts, budget, name + ".product");
+      if (!o.productPlan->succeeded())
+        o.unplanned = o.productPlan->failure().reason;
+      else
+        o.cycles += o.productPlan->winner->totalCycles();
+      if (o.unplanned.empty())
+        planStage(o, 1, facts, budget);
+      options.push_back(std::move(o));
+    }
+
   // Which way: the search over the options built above.
   search::SearchSpec<size_t> spec;
   spec.name = "IPU21 fold @" + name;
@@ -115,6 +151,8 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
   };
   spec.describe = [&](const size_t &i) {
     const Option &o = options[i];
+    if (o.amp)
+      return std::string("the product on the AMP, then the epilogue");
     if (o.groups == 1)
       return std::string("one stage");
     return llvm::formatv("the fold of {0} in {1} groups of {2}, then their {1} partials",
@@ -122,14 +160,15 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
         .str();
   };
   spec.tieBreakKey = [&](const size_t &i) {
-    return llvm::formatv("{0,8}", options[i].groups).str();
+    return llvm::formatv("{0} {1,8}", options[i].amp, options[i].groups).str();
   };
   search::SearchResult<size_t> result = search::search(spec, search::SearchOptions{});
   auto dropAll = [&](const Option *keep) {
     for (Option &o : options)
       if (&o != keep)
-        for (unsigned i = 0; i < o.stages(); ++i)
-          o.codelets[i].erase();
+        for (ipu21::CodeletOp c : o.codelets)
+          if (c)
+            c.erase();
   };
   if (!result.succeeded()) {
     // Say why the kernel's own plan failed (the likeliest to read), then
@@ -146,14 +185,16 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
   Option &won = options[*result.winner];
   if (fold)
     search::recordSearchReport(std::move(result.report));
-  for (unsigned i = 0; i < won.stages(); ++i)
+  if (won.amp)
+    search::recordSearchReport(std::move(won.productPlan->report));
+  for (unsigned i = won.amp ? 1 : 0; i < won.stages(); ++i)
     search::recordSearchReport(std::move(won.plans[i]->report));
   dropAll(&won);
 
   // Each stage's tiles start where the last kernel's left off (wrapping
   // when they would pass the chip's end).
   int64_t firstTile[2] = {0, 0};
-  for (unsigned i = 0; i < won.stages(); ++i) {
+  for (unsigned i = won.amp ? 1 : 0; i < won.stages(); ++i) {
     int64_t n = won.plans[i]->winner->tiles();
     int64_t &next = *homes.nextTile;
     if (next + n > homes.chipTiles)
@@ -184,6 +225,36 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
     }
   };
   SmallVector<ipu21::TensorOp> inputs, outputs;
+  if (won.amp) {
+    // The product into a C of its own (its grid), then the epilogue reading
+    // it as the fold's one partial.
+    MatmulKernel &mk = *won.product;
+    MatmulPlan plan = *won.productPlan->winner;
+    MLIRContext *ctx = items.getContext();
+    Type f32 = Float32Type::get(ctx);
+    MatmulEmission m;
+    m.name = name + ".product";
+    m.a = homes.of(mk.a);
+    m.b = homes.of(mk.b);
+    m.c = homes.makeGridTensor(name + ".product.c",
+                               RankedTensorType::get({mk.shape.M, mk.shape.N}, f32),
+                               gridMapping(plan));
+    m.amp = homes.fixedCodelet(ipu21::CodeletKind::amp_matmul, mk.elem, f32, kAmpCodeBytes);
+    m.fill = homes.fixedCodelet(ipu21::CodeletKind::fill, f32, f32, kFillCodeBytes);
+    if (plan.kSplit > 1)
+      m.reduce = homes.fixedCodelet(ipu21::CodeletKind::reduce_add, f32, f32, kReduceCodeBytes);
+    m.shape = mk.shape;
+    m.plan = plan;
+    emitMatmul(items, loc, m, steps);
+    outputHomes(1, numInputs + 1);
+    SmallVector<ipu21::TensorOp> epilogue;
+    for (BlockArgument arg : body.getArguments().take_front(numInputs))
+      epilogue.push_back(homes.of(kernel.getSlotOf(arg).getValue()));
+    epilogue.push_back(m.c);
+    for (BlockArgument arg : body.getArguments().drop_front(numInputs))
+      epilogue.push_back(homes.of(kernel.getSlotOf(arg).getValue()));
+    return emit(1, ".epilogue", epilogue);
+  }
   if (won.groups == 1) {
     outputHomes(0, numInputs);
     for (BlockArgument arg : body.getArguments())

@@ -38,23 +38,17 @@ using namespace synpl::l0toipu21;
 
 namespace {
 
-/// A kernel the sink takes: a matrix product and its slots.
-struct MatmulKernel {
-  l0uop::KernelOp kernel;
-  MatmulShape shape;
-  StringRef a, b, c; ///< slot names
-  Type elem;         ///< the operands' element type
-};
 
 /// Why a product takes the generic codelet instead of the AMP.
 constexpr StringLiteral kNotYet = "is more than the bare product the AMP computes";
 
-/// `kernel` as a product the AMP path takes, or why not.
-FailureOr<MatmulKernel> analyze(l0uop::KernelOp kernel, std::string &why) {
+} // namespace
+
+FailureOr<MatmulKernel> synpl::l0toipu21::analyzeProduct(l0uop::KernelOp kernel, bool bare,
+                                                         std::string &why) {
   std::optional<l0uop::MatmulStructure> m = l0uop::matchMatmulStructure(kernel);
   if (!m) {
-    why = "not a matrix product: the ipu21 sink lowers matmul kernels so far (elementwise "
-          "and reduction kernels need the generic vertex codelets, not built yet)";
+    why = "not a matrix product";
     return failure();
   }
   MatmulKernel k;
@@ -80,6 +74,15 @@ FailureOr<MatmulKernel> analyze(l0uop::KernelOp kernel, std::string &why) {
           "transposing exchange, not built yet)";
     return failure();
   }
+  k.shape.M = m->M, k.shape.N = m->N, k.shape.K = m->K;
+  k.shape.f32Inputs = f32;
+  k.shape.inBytes = f32 ? 4 : 2;
+  k.shape.outBytes = 4;
+  k.a = kernel.getSlotOf(kernel.getBody().front().getArgument(m->a.arg)).getValue();
+  k.b = kernel.getSlotOf(kernel.getBody().front().getArgument(m->b.arg)).getValue();
+  k.structure = *m;
+  if (!bare)
+    return k; // the epilogue (and the sum's init) run on the generic codelet
   auto init = m->reduce.getInit().getDefiningOp<l0uop::ConstOp>();
   auto zero = init ? dyn_cast<FloatAttr>(init.getValue()) : FloatAttr();
   if (!zero || !zero.getValue().isZero()) {
@@ -115,17 +118,11 @@ FailureOr<MatmulKernel> analyze(l0uop::KernelOp kernel, std::string &why) {
     why = "C is not an f32 [M][N] buffer (the AMP's partials are f32)";
     return failure();
   }
-  k.shape.M = M, k.shape.N = N, k.shape.K = K;
-  k.shape.f32Inputs = f32;
-  k.shape.inBytes = f32 ? 4 : 2;
-  k.shape.outBytes = 4;
-  k.a = kernel.getSlotOf(cast<BlockArgument>(
-                             kernel.getBody().front().getArgument(m->a.arg)))
-            .getValue();
-  k.b = kernel.getSlotOf(kernel.getBody().front().getArgument(m->b.arg)).getValue();
   k.c = kernel.getSlotOf(out).getValue();
   return k;
 }
+
+namespace {
 
 struct ConvertL0UOpToIPU21Pass
     : public synpl::impl::ConvertL0UOpToIPU21Base<ConvertL0UOpToIPU21Pass> {
@@ -182,7 +179,7 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
       PlannedKernel k;
       k.kernel = kernel;
       std::string why;
-      if (FailureOr<MatmulKernel> m = analyze(kernel, why); succeeded(m)) {
+      if (FailureOr<MatmulKernel> m = analyzeProduct(kernel, /*bare=*/true, why); succeeded(m)) {
         k.matmul = *m;
       } else {
         why.clear();
@@ -287,7 +284,27 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
       sorted.append(t.begin(), t.end());
     return items.getDenseI64ArrayAttr(sorted);
   };
+  // Codelets of the fixed kinds, one per kind and types.
+  llvm::StringMap<ipu21::CodeletOp> codelets;
+  auto codelet = [&](ipu21::CodeletKind kind, Type in, Type out, int64_t bytes) {
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    os << ipu21::stringifyCodeletKind(kind) << "_" << in << "_" << out;
+    auto &slot = codelets[name];
+    if (!slot)
+      slot = ipu21::CodeletOp::create(
+          items, loc, items.getStringAttr(name),
+          ipu21::CodeletKindAttr::get(ctx, kind), TypeAttr::get(in), TypeAttr::get(out),
+          ArrayAttr(), IntegerAttr(), items.getI64IntegerAttr(bytes), items.getI64IntegerAttr(0));
+    return slot;
+  };
   Homes homes;
+  homes.fixedCodelet = codelet;
+  homes.makeGridTensor = [&](StringRef name, RankedTensorType type, ArrayRef<int64_t> grid) {
+    return ipu21::TensorOp::create(items, loc, items.getStringAttr(name), TypeAttr::get(type),
+                                   DenseI64ArrayAttr(), DenseI64ArrayAttr(),
+                                   items.getDenseI64ArrayAttr(grid), items.getI64IntegerAttr(0));
+  };
   int64_t nextTile = 0;
   homes.nextTile = &nextTile;
   homes.chipTiles = tiles;
@@ -305,20 +322,6 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
         DenseI64ArrayAttr(), items.getI64IntegerAttr(0));
   };
 
-  // Codelets of the fixed kinds, one per kind and types.
-  llvm::StringMap<ipu21::CodeletOp> codelets;
-  auto codelet = [&](ipu21::CodeletKind kind, Type in, Type out, int64_t bytes) {
-    std::string name;
-    llvm::raw_string_ostream os(name);
-    os << ipu21::stringifyCodeletKind(kind) << "_" << in << "_" << out;
-    auto &slot = codelets[name];
-    if (!slot)
-      slot = ipu21::CodeletOp::create(
-          items, loc, items.getStringAttr(name),
-          ipu21::CodeletKindAttr::get(ctx, kind), TypeAttr::get(in), TypeAttr::get(out),
-          ArrayAttr(), IntegerAttr(), items.getI64IntegerAttr(bytes), items.getI64IntegerAttr(0));
-    return slot;
-  };
   Type f32 = Float32Type::get(ctx);
   for (PlannedKernel &k : kernels) {
     if (!k.matmul) {

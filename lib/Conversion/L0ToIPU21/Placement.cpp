@@ -144,7 +144,8 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
   int64_t end[2] = {target.getExecEnd(), target.getSramEnd()};
   // Above the objects that live throughout, each tile's transient buffers
   // placed so far: (end, last step). One that ended before a buffer's
-  // first step leaves its memory to it.
+  // first step leaves its memory to it; an object that lives throughout
+  // goes above them all.
   std::vector<std::vector<std::pair<int64_t, int64_t>>> live[2] = {
       std::vector<std::vector<std::pair<int64_t, int64_t>>>(target.getTiles()),
       std::vector<std::vector<std::pair<int64_t, int64_t>>>(target.getTiles())};
@@ -166,9 +167,9 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
         next[region][t] = at + o.bytes;
         continue;
       }
-      auto &onTile = live[region][t];
-      llvm::erase_if(onTile, [&](auto &entry) { return entry.second < o.first; });
-      onTile.push_back({at + o.bytes, o.last});
+      // (Kept after it ends: an object placed later that lives throughout
+      // must still go above it.)
+      live[region][t].push_back({at + o.bytes, o.last});
     }
     IntegerAttr attr = b.getI64IntegerAttr(at);
     if (auto tensor = dyn_cast<TensorOp>(o.op))

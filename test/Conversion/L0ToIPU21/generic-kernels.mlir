@@ -43,25 +43,21 @@ l0uop.plan @p pipeline_depth 1 {
 
 // -----
 
-// A product with a bias epilogue: not the bare product the AMP computes.
-// Each tile needs all of A (one send fans it out to the four) and a block
-// of B's columns (a send of 16 rows, 16 apart).
+// A product with a bias epilogue: the product runs on the AMP into a C of
+// its own (its grid), the bias on the generic codelet, reading that C as
+// the fold's one partial (the search's other options fold on the workers).
 // CHECK-LABEL: ipu21.graph @p
-// CHECK: ipu21.codelet @mm_bias.codelet uop fields ["a", "b", "bias", "c"] inputs 3
-// CHECK: ipu21.buffer @mm_bias.a : 256 x f16 on tiles [0, 4)
-// CHECK: ipu21.buffer @mm_bias.b : 64 x f16 on tiles [0, 4)
-// CHECK: ipu21.exchange @mm_bias.in
-// CHECK-NEXT: ipu21.send @a[0, 256) to @mm_bias.a[0, 256) on tiles [0, 4)
-// CHECK-NEXT: ipu21.send @b[0, 4) rows 16 stride 16 to @mm_bias.b[0, 64) on tiles [0, 1)
-// CHECK: ipu21.send @b[12, 16) rows 16 stride 16 to @mm_bias.b[0, 64) on tiles [3, 4)
-// CHECK-NEXT: }
-// CHECK: ipu21.vertex @mm_bias.codelet on tiles [1, 2) (a = @mm_bias.a[0, 256), b = @mm_bias.b[0, 64), bias = @bias[0, 4), c = @c[0, 64))
+// CHECK: ipu21.codelet @mm_bias.epilogue.codelet uop fields ["a", "b", "bias", "partials0", "c"] inputs 4
+// CHECK: ipu21.tensor @mm_bias.product.c : tensor<16x16xf32> mapping grid(
+// CHECK: ipu21.codelet @amp_matmul_f16_f32 amp_matmul(f16 -> f32)
+// CHECK: ipu21.exchange @mm_bias.epilogue.in
+// CHECK-NEXT: ipu21.send @mm_bias.product.c[0, 4) rows 16 stride 16 to @mm_bias.epilogue.partials0[0, 64) on tiles [0, 1)
 // CHECK: ipu21.program @main {
-// CHECK-NEXT: ipu21.copy @mm_bias.in
+// CHECK-NEXT: ipu21.execute @mm_bias.product.zero
+// CHECK: ipu21.execute @mm_bias.product.mm
+// CHECK: ipu21.copy @mm_bias.epilogue.in
 // CHECK-NEXT: ipu21.sync
-// CHECK-NEXT: ipu21.execute @mm_bias
-// CHECK-NEXT: ipu21.sync
-// CHECK-NEXT: }
+// CHECK-NEXT: ipu21.execute @mm_bias.epilogue
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 64MiB
   l0uop.slot @a pool @dev offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf16>
