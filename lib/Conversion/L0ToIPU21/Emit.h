@@ -37,6 +37,9 @@ struct MatmulKernel {
   llvm::StringRef a, b; ///< the operands' slots
   llvm::StringRef c;    ///< C's slot (a bare product's; empty otherwise)
   mlir::Type elem;      ///< the operands' element type
+  /// A is stored [K][M] (B [N][K]): it is transposed on the workers before
+  /// the AMP reads it (products with an epilogue only).
+  bool transA = false, transB = false;
   l0uop::MatmulStructure structure;
 };
 
@@ -130,6 +133,12 @@ struct Homes {
   int64_t *nextTile = nullptr;
   int64_t chipTiles = 0;
 };
+
+/// A generic codelet that transposes a [rows][cols] matrix stored in a
+/// buffer of type `src` (row-major, any rank) into a [cols][rows] one,
+/// named `name`.
+ipu21::CodeletOp emitTransposeCodelet(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                                      l0uop::BufType src, int64_t rows, int64_t cols);
 
 /// Lowers `kernel` onto the generic codelet: in one stage, or its fold in
 /// two when the search finds that faster or the only fit (GenericKernel.cpp).

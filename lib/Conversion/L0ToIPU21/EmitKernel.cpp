@@ -410,3 +410,52 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
   }
   return success();
 }
+
+CodeletOp synpl::l0toipu21::emitTransposeCodelet(OpBuilder &b, Location loc, StringRef name,
+                                                 l0uop::BufType src, int64_t rows, int64_t cols) {
+  MLIRContext *ctx = b.getContext();
+  Type elem = src.getElementType();
+  auto dstType = l0uop::BufType::get(ctx, {cols, rows}, elem);
+  auto codelet = CodeletOp::create(
+      b, loc, b.getStringAttr(name), CodeletKindAttr::get(ctx, CodeletKind::uop),
+      TypeAttr::get(b.getNoneType()), TypeAttr::get(b.getNoneType()),
+      b.getStrArrayAttr({"src", "dst"}), b.getI64IntegerAttr(1), b.getI64IntegerAttr(64),
+      b.getI64IntegerAttr(0));
+  Block &body = codelet.getBody().emplaceBlock();
+  Value in = body.addArgument(src, loc), out = body.addArgument(dstType, loc);
+  OpBuilder ob = OpBuilder::atBlockEnd(&body);
+  Type index = ob.getIndexType();
+  auto constant = [&](int64_t v) -> Value {
+    return l0uop::ConstOp::create(ob, loc, index, ob.getIndexAttr(v));
+  };
+  Value r = l0uop::RangeOp::create(ob, loc, index, int64_t{0}, rows, 1, l0uop::RangeKind::group_x);
+  Value c = l0uop::RangeOp::create(ob, loc, index, int64_t{0}, cols, 1, l0uop::RangeKind::local_x);
+  // Source element (r, c) of the row-major matrix: its coordinates in the
+  // buffer's own shape.
+  SmallVector<Value> at;
+  ArrayRef<int64_t> shape = src.getShape();
+  if (shape.size() == 2 && shape[0] == rows && shape[1] == cols) {
+    at = {r, c};
+  } else {
+    Value flat = l0uop::AddOp::create(
+        ob, loc, index,
+        ValueRange{l0uop::MulOp::create(ob, loc, index, ValueRange{r, constant(cols)}), c});
+    int64_t stride = 1;
+    at.assign(shape.size(), Value());
+    for (size_t d = shape.size(); d-- > 0;) {
+      Value q = stride == 1 ? flat
+                            : l0uop::DivOp::create(ob, loc, index, ValueRange{flat, constant(stride)});
+      at[d] = d == 0 ? q : l0uop::ModOp::create(ob, loc, index, ValueRange{q, constant(shape[d])});
+      stride *= shape[d];
+    }
+  }
+  Value p = l0uop::IndexOp::create(ob, loc, l0uop::PtrType::get(ctx, elem), in, at);
+  Value v = l0uop::LoadOp::create(ob, loc, elem, ValueRange{p});
+  Value q = l0uop::IndexOp::create(ob, loc, l0uop::PtrType::get(ctx, elem), out, ValueRange{c, r});
+  l0uop::StoreOp::create(ob, loc, ValueRange{q, v});
+  l0uop::EndOp::create(ob, loc, c);
+  l0uop::EndOp::create(ob, loc, r);
+  int64_t ops = static_cast<int64_t>(body.getOperations().size());
+  codelet.setCodeBytes((64 + 8 * ops + 15) / 16 * 16);
+  return codelet;
+}

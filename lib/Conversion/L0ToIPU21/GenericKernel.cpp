@@ -35,6 +35,15 @@ struct Option {
   std::optional<search::SearchResult<KernelPlan>> plans[2];
   std::optional<MatmulKernel> product;
   std::optional<search::SearchResult<MatmulPlan>> productPlan;
+  /// The transposes of the product's operands read transposed, run before
+  /// it (`preA`: the first transposes A).
+  struct Transpose {
+    bool isA;
+    ipu21::CodeletOp codelet;
+    std::unique_ptr<KernelModel> model;
+    std::optional<search::SearchResult<KernelPlan>> plan;
+  };
+  std::vector<Transpose> transposes;
   std::string unplanned; ///< why a stage has no plan ("" when all have one)
   int64_t cycles = 0;
   unsigned stages() const { return groups > 1 || amp ? 2 : 1; }
@@ -125,6 +134,29 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
         o.unplanned = o.productPlan->failure().reason;
       else
         o.cycles += o.productPlan->winner->totalCycles();
+      // An operand read transposed is transposed on the workers first.
+      for (bool isA : {true, false}) {
+        if (isA ? !mk->transA : !mk->transB)
+          continue;
+        unsigned arg = isA ? mk->structure.a.arg : mk->structure.b.arg;
+        auto src = cast<l0uop::BufType>(body.getArgument(arg).getType());
+        // A stored [K][M] becomes [M][K]; B stored [N][K] becomes [K][N].
+        int64_t rows = isA ? mk->shape.K : mk->shape.N, cols = isA ? mk->shape.M : mk->shape.K;
+        Option::Transpose t;
+        t.isA = isA;
+        t.codelet = emitTransposeCodelet(items, loc, name + (isA ? ".a_t" : ".b_t") + ".codelet",
+                                         src, rows, cols);
+        std::string why;
+        std::optional<KernelModel> m =
+            KernelModel::build(*t.codelet.getUOpBody(), 1, why);
+        t.model = std::make_unique<KernelModel>(std::move(*m));
+        t.plan = planKernel(*t.model, facts, budget, name + (isA ? ".a_t" : ".b_t"));
+        if (!t.plan->succeeded() && o.unplanned.empty())
+          o.unplanned = t.plan->failure().reason;
+        else if (t.plan->succeeded())
+          o.cycles += t.plan->winner->totalCycles();
+        o.transposes.push_back(std::move(t));
+      }
       if (o.unplanned.empty())
         planStage(o, 1, facts, budget);
       options.push_back(std::move(o));
@@ -164,11 +196,15 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
   };
   search::SearchResult<size_t> result = search::search(spec, search::SearchOptions{});
   auto dropAll = [&](const Option *keep) {
-    for (Option &o : options)
-      if (&o != keep)
-        for (ipu21::CodeletOp c : o.codelets)
-          if (c)
-            c.erase();
+    for (Option &o : options) {
+      if (&o == keep)
+        continue;
+      for (ipu21::CodeletOp c : o.codelets)
+        if (c)
+          c.erase();
+      for (Option::Transpose &t : o.transposes)
+        t.codelet.erase();
+    }
   };
   if (!result.succeeded()) {
     // Say why the kernel's own plan failed (the likeliest to read), then
@@ -185,8 +221,11 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
   Option &won = options[*result.winner];
   if (fold)
     search::recordSearchReport(std::move(result.report));
-  if (won.amp)
+  if (won.amp) {
+    for (Option::Transpose &t : won.transposes)
+      search::recordSearchReport(std::move(t.plan->report));
     search::recordSearchReport(std::move(won.productPlan->report));
+  }
   for (unsigned i = won.amp ? 1 : 0; i < won.stages(); ++i)
     search::recordSearchReport(std::move(won.plans[i]->report));
   dropAll(&won);
@@ -236,6 +275,29 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
     m.name = name + ".product";
     m.a = homes.of(mk.a);
     m.b = homes.of(mk.b);
+    for (Option::Transpose &t : won.transposes) {
+      KernelEmission e;
+      e.name = name + (t.isA ? ".a_t" : ".b_t");
+      e.model = t.model.get();
+      e.plan = *t.plan->winner;
+      e.codelet = t.codelet;
+      int64_t n = e.plan.tiles();
+      int64_t &next = *homes.nextTile;
+      if (next + n > homes.chipTiles)
+        next = 0;
+      e.firstTile = next;
+      next = (next + n) % std::max<int64_t>(homes.chipTiles, 1);
+      auto dst = cast<l0uop::BufType>(t.codelet.getUOpBody()->getArgument(1).getType());
+      std::optional<SmallVector<int64_t>> flat = homeFromWindows(*e.model, e.plan, 1, e.firstTile);
+      ipu21::TensorOp transposed = homes.makeTensor(
+          name + (t.isA ? ".a_transposed" : ".b_transposed"),
+          RankedTensorType::get(dst.getShape(), dst.getElementType()),
+          flat ? ArrayRef<int64_t>(*flat) : ArrayRef<int64_t>());
+      e.homes = {t.isA ? m.a : m.b, transposed};
+      if (failed(emitKernel(items, loc, e, steps)))
+        return failure();
+      (t.isA ? m.a : m.b) = transposed;
+    }
     m.c = homes.makeGridTensor(name + ".product.c",
                                RankedTensorType::get({mk.shape.M, mk.shape.N}, f32),
                                gridMapping(plan));

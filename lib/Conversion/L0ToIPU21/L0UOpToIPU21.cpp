@@ -64,14 +64,16 @@ FailureOr<MatmulKernel> synpl::l0toipu21::analyzeProduct(l0uop::KernelOp kernel,
     return failure();
   }
   int64_t M = m->M, N = m->N, K = m->K;
-  if (m->a.base != 0 || m->a.strideK != 1 || m->a.strideR != K) {
-    why = "A is not read row-major [M][K] from its start (a transposed operand needs a "
-          "transposing exchange, not built yet)";
+  // A read [M][K] row-major, or (not bare) transposed: stored [K][M].
+  k.transA = !bare && m->a.base == 0 && m->a.strideR == 1 && m->a.strideK == M && M > 1;
+  if (!k.transA && (m->a.base != 0 || m->a.strideK != 1 || m->a.strideR != K)) {
+    why = "A is not read row-major [M][K] (or, with an epilogue, [K][M]) from its start";
     return failure();
   }
-  if (m->b.base != 0 || m->b.strideR != 1 || m->b.strideK != N) {
-    why = "B is not read row-major [K][N] from its start (a transposed operand needs a "
-          "transposing exchange, not built yet)";
+  // B read [K][N] row-major, or (not bare) transposed: stored [N][K].
+  k.transB = !bare && m->b.base == 0 && m->b.strideR == K && m->b.strideK == 1 && N > 1;
+  if (!k.transB && (m->b.base != 0 || m->b.strideR != 1 || m->b.strideK != N)) {
+    why = "B is not read row-major [K][N] (or, with an epilogue, [N][K]) from its start";
     return failure();
   }
   k.shape.M = m->M, k.shape.N = m->N, k.shape.K = m->K;

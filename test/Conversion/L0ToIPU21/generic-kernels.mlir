@@ -91,14 +91,22 @@ l0uop.plan @p pipeline_depth 1 {
 
 // -----
 
-// A product reading A transposed, with a buffer its body never indexes:
-// that field binds a place and nothing is sent for it.
+// A product reading A transposed, with a buffer its body never indexes: A
+// is transposed on the workers into a tensor of its own, the product runs
+// on the AMP; the epilogue's fields that its body never indexes (A, B, the
+// bias) bind a place and nothing is sent for them.
 // CHECK-LABEL: ipu21.graph @p
-// CHECK: ipu21.codelet @mm_at.codelet uop
-// CHECK: ipu21.exchange @mm_at.in
+// CHECK: ipu21.codelet @mm_at.epilogue.codelet uop
+// CHECK: ipu21.codelet @mm_at.a_t.codelet uop fields ["src", "dst"] inputs 1
+// CHECK: ipu21.tensor @mm_at.a_transposed : tensor<16x16xf16>
+// CHECK: ipu21.exchange @mm_at.epilogue.in
 // CHECK-NOT: @bias[
 // CHECK: }
-// CHECK: ipu21.compute_set @mm_at
+// CHECK: ipu21.compute_set @mm_at.epilogue
+// CHECK: ipu21.program @main {
+// CHECK-NEXT: ipu21.copy @mm_at.a_t.in
+// CHECK-NEXT: ipu21.sync
+// CHECK-NEXT: ipu21.execute @mm_at.a_t
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 64MiB
   l0uop.slot @a pool @dev offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf16>
