@@ -16,7 +16,9 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
 #include <functional>
+#include <vector>
 
 namespace synpl::l0toipu21 {
 
@@ -48,6 +50,23 @@ struct MatmulKernel {
 /// from 0 (a product with an epilogue takes the AMP for its product and
 /// the generic codelet for the rest).
 mlir::FailureOr<MatmulKernel> analyzeProduct(l0uop::KernelOp kernel, bool bare, std::string &why);
+
+/// Tiles (any order, no repeats) as the flat, merged [first, end) pairs of
+/// a tile-range attribute.
+inline llvm::SmallVector<int64_t> tileRanges(std::vector<int64_t> tiles) {
+  std::sort(tiles.begin(), tiles.end());
+  llvm::SmallVector<int64_t> flat;
+  for (int64_t t : tiles) {
+    if (!flat.empty() && flat.back() == t)
+      ++flat.back();
+    else
+      flat.append({t, t + 1});
+  }
+  return flat;
+}
+inline llvm::SmallVector<int64_t> tileRanges(llvm::ArrayRef<int64_t> tiles) {
+  return tileRanges(std::vector<int64_t>(tiles.begin(), tiles.end()));
+}
 
 /// One planned product: its tensors (made by the caller, C with the plan's
 /// grid mapping), the codelets it runs, and the names its objects take.

@@ -29,18 +29,6 @@ FlatSymbolRefAttr ref(OpBuilder &b, Operation *op) {
   return FlatSymbolRefAttr::get(b.getContext(), cast<SymbolOpInterface>(op).getName());
 }
 
-/// Sorted tiles as the flat [lo, hi) pairs of tile-range attributes.
-SmallVector<int64_t> rangesOf(ArrayRef<int64_t> tiles) {
-  SmallVector<int64_t> flat;
-  for (int64_t t : tiles) {
-    if (!flat.empty() && flat.back() == t)
-      ++flat.back();
-    else
-      flat.append({t, t + 1});
-  }
-  return flat;
-}
-
 /// Where each tile's elements of a tensor sit: its intervals in tile-local
 /// order.
 struct HomeIndex {
@@ -285,7 +273,7 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
     std::string name = (k.name + "." + cast<StringAttr>(fieldNames[a]).getValue()).str();
     buffers[a] = BufferOp::create(b, loc, b.getStringAttr(name), b.getI64IntegerAttr(most),
                                   TypeAttr::get(elem),
-                                  b.getDenseI64ArrayAttr(rangesOf(bufferedTiles)),
+                                  b.getDenseI64ArrayAttr(tileRanges(bufferedTiles)),
                                   b.getI64IntegerAttr(0));
     for (int64_t t : bufferedTiles) // the chip's tiles: the plan's are t - firstTile
       bind[t - k.firstTile][a].object = buffers[a];
@@ -327,7 +315,7 @@ LogicalResult synpl::l0toipu21::emitKernel(OpBuilder &b, Location loc, const Ker
                        r.rows > 1 ? at.getI64IntegerAttr(r.stride) : IntegerAttr(), IntegerAttr(),
                        ref(at, buffers[a]), at.getI64IntegerAttr(dst),
                        at.getI64IntegerAttr(dst + r.rows * r.length),
-                       at.getDenseI64ArrayAttr(rangesOf(on)));
+                       at.getDenseI64ArrayAttr(tileRanges(on)));
         dst += r.rows * r.length;
       }
     }

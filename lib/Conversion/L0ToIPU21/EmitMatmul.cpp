@@ -45,19 +45,6 @@ int64_t tileOf(const MatmulPlan &p, int64_t bi, int64_t bj, int64_t g = 0) {
   return g * p.blocks() + (p.columnMajor ? bj * p.mBlocks + bi : bi * p.nBlocks + bj);
 }
 
-/// Tiles as [first, end) pairs (sorted, merged).
-SmallVector<int64_t> rangesOf(std::vector<int64_t> tiles) {
-  std::sort(tiles.begin(), tiles.end());
-  SmallVector<int64_t> flat;
-  for (int64_t t : tiles) {
-    if (!flat.empty() && flat.back() == t)
-      ++flat.back();
-    else
-      flat.append({t, t + 1});
-  }
-  return flat;
-}
-
 struct OpFactory {
   OpBuilder &b;
   Location loc;
@@ -98,7 +85,7 @@ void synpl::l0toipu21::emitMatmul(OpBuilder &b, Location loc, const MatmulEmissi
     std::vector<int64_t> tiles;
     for (int64_t t = first; t < end; ++t)
       tiles.push_back(t);
-    return rangesOf(std::move(tiles));
+    return tileRanges(std::move(tiles));
   };
   int64_t groupK = p.groupK(s.K);
   bool split = p.kSplit > 1;
@@ -143,7 +130,7 @@ void synpl::l0toipu21::emitMatmul(OpBuilder &b, Location loc, const MatmulEmissi
     bothGroups([&](std::pair<int64_t, int64_t> shape, const std::vector<int64_t> &tiles,
                    Operation *out) {
       int64_t n = shape.first * shape.second;
-      bb.vertex(m.fill, rangesOf(tiles), {{"dst", out, n}},
+      bb.vertex(m.fill, tileRanges(tiles), {{"dst", out, n}},
                 {b.getNamedAttr("count", bb.i64(n)),
                  b.getNamedAttr("value", b.getF64FloatAttr(0.0))});
     });
@@ -152,7 +139,7 @@ void synpl::l0toipu21::emitMatmul(OpBuilder &b, Location loc, const MatmulEmissi
     bothGroups([&](std::pair<int64_t, int64_t> shape, const std::vector<int64_t> &tiles,
                    Operation *out) {
       auto [rows, cols] = shape;
-      bb.vertex(m.amp, rangesOf(tiles),
+      bb.vertex(m.amp, tileRanges(tiles),
                 {{"in", aIn, rows * p.kc}, {"weights", bIn, p.kc * cols}, {"out", out, rows * cols}},
                 {b.getNamedAttr("m", bb.i64(rows)), b.getNamedAttr("n", bb.i64(cols)),
                  b.getNamedAttr("k", bb.i64(p.kc)), b.getNamedAttr("accumulate", bb.i64(1))});
@@ -173,7 +160,7 @@ void synpl::l0toipu21::emitMatmul(OpBuilder &b, Location loc, const MatmulEmissi
                      rows > 1 ? bb.i64(rows) : IntegerAttr(),
                      rows > 1 ? bb.i64(stride) : IntegerAttr(),
                      p.steps > 1 ? bb.i64(advance) : IntegerAttr(), bb.ref(dst), bb.i64(0),
-                     bb.i64(rows * length), b.getDenseI64ArrayAttr(rangesOf(std::move(tiles))));
+                     bb.i64(rows * length), b.getDenseI64ArrayAttr(tileRanges(std::move(tiles))));
     };
     for (int64_t g = 0; g < p.kSplit; ++g) {
       // A [M][K]: block row bi of group g needs rows [bi*mb, +rows) of the
@@ -217,7 +204,7 @@ void synpl::l0toipu21::emitMatmul(OpBuilder &b, Location loc, const MatmulEmissi
     sum = computeSet(".sum", [&] {
       for (auto &[shape, tiles] : shapes) {
         int64_t n = shape.first * shape.second;
-        bb.vertex(m.reduce, rangesOf(tiles.first),
+        bb.vertex(m.reduce, tileRanges(tiles.first),
                   {{"partials", parts, (p.kSplit - 1) * n}, {"out", m.c, n}},
                   {b.getNamedAttr("p", bb.i64(p.kSplit - 1)), b.getNamedAttr("n", bb.i64(n)),
                    b.getNamedAttr("accumulate", bb.i64(1))});

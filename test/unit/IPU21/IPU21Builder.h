@@ -1,7 +1,8 @@
 //===- IPU21Builder.h - Building ipu21 programs in tests -----------*- C++ -*-===//
 //
 // Small helpers that fill a Program (Program.h) directly, as the
-// translation from the ipu21 dialect would.
+// translation from the ipu21 dialect would; and a few that patch a program
+// file's bytes, read one back, or get and set a simulator's tensors.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_TEST_UNIT_IPU21_BUILDER_H
@@ -9,7 +10,13 @@
 
 #include "synpl/Target/IPU21/Facts.h"
 #include "synpl/Target/IPU21/Program.h"
+#include "synpl/Target/IPU21/ProgramFile.h"
+#include "synpl/Target/IPU21/Simulator.h"
 
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <string>
@@ -165,6 +172,44 @@ inline Step streamStep(StepKind kind, int32_t tensor, const std::string &stream)
   Step s = leaf(kind, tensor);
   s.stream = stream;
   return s;
+}
+
+/// Sets the checksum in the header of program file `bytes` to its payload's.
+inline void fixChecksum(std::string &bytes) {
+  uint64_t sum = fnv1a64(bytes.data() + kProgramHeaderBytes, bytes.size() - kProgramHeaderBytes);
+  for (int i = 0; i < 8; ++i)
+    bytes[24 + i] = char(uint8_t(sum >> (8 * i)));
+}
+
+/// Writes `v` little-endian at byte `at` of `bytes`.
+inline void setU64(std::string &bytes, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    bytes[at + i] = char(uint8_t(v >> (8 * i)));
+}
+
+/// The error readProgram gives for `bytes`, or "" when it reads them.
+inline std::string readError(const std::string &bytes) {
+  Program out;
+  std::string error;
+  if (readProgram(bytes.data(), bytes.size(), out, error))
+    return "";
+  return error;
+}
+
+/// The values of `sim`'s tensor `name`.
+inline std::vector<double> get(const Simulator &sim, const std::string &name) {
+  std::vector<double> v;
+  std::string error;
+  INFO(error);
+  REQUIRE(sim.getTensor(name, v, error));
+  return v;
+}
+
+/// Sets `sim`'s tensor `name` to `v`.
+inline void set(Simulator &sim, const std::string &name, const std::vector<double> &v) {
+  std::string error;
+  INFO(error);
+  REQUIRE(sim.setTensor(name, v, error));
 }
 
 } // namespace ipu21test

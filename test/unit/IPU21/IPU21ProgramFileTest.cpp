@@ -54,25 +54,6 @@ Program richProgram() {
   return p;
 }
 
-void fixChecksum(std::string &bytes) {
-  uint64_t sum = fnv1a64(bytes.data() + kProgramHeaderBytes, bytes.size() - kProgramHeaderBytes);
-  for (int i = 0; i < 8; ++i)
-    bytes[24 + i] = char(uint8_t(sum >> (8 * i)));
-}
-
-void setU64(std::string &bytes, size_t at, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    bytes[at + i] = char(uint8_t(v >> (8 * i)));
-}
-
-std::string readError(const std::string &bytes) {
-  Program out;
-  std::string error;
-  if (readProgram(bytes.data(), bytes.size(), out, error))
-    return "";
-  return error;
-}
-
 /// The payload offsets at which the files of two programs differ.
 std::vector<size_t> differences(const Program &a, const Program &b) {
   std::string x = writeProgram(a), y = writeProgram(b);

@@ -25,20 +25,6 @@ std::vector<double> randomValues(size_t n, std::mt19937 &rng, double lo = -1, do
   return v;
 }
 
-std::vector<double> get(const Simulator &sim, const std::string &name) {
-  std::vector<double> v;
-  std::string error;
-  INFO(error);
-  REQUIRE(sim.getTensor(name, v, error));
-  return v;
-}
-
-void set(Simulator &sim, const std::string &name, const std::vector<double> &v) {
-  std::string error;
-  INFO(error);
-  REQUIRE(sim.setTensor(name, v, error));
-}
-
 struct Matmul {
   std::vector<double> in, w, before, after;
 };

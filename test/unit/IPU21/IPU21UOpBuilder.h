@@ -104,6 +104,33 @@ inline int32_t addUOpCodelet(Program &p, const UOpBody &body) {
   return int32_t(p.codelets.size() - 1);
 }
 
+/// A one-tile program running `body` once on a target of `workers`
+/// workers, its fields bound to tensors of the fields' names and shapes on
+/// tile 0; params: the parallel ranges' `ranges`, then each field's whole
+/// shape as its window.
+inline Program oneTile(const UOpBody &body, std::vector<int64_t> ranges = {},
+                       int64_t workers = ipu21Facts().workers) {
+  Program p = makeProgram(body.codelet.name);
+  p.target.workers = workers;
+  int32_t k = addUOpCodelet(p, body);
+  std::vector<FieldRef> fields;
+  std::vector<int64_t> params = std::move(ranges);
+  int64_t address = 0x80000;
+  for (const UOpField &f : body.codelet.uopFields) {
+    int64_t n = 1;
+    for (int64_t d : f.shape) {
+      n *= d;
+      params.push_back(0);
+      params.push_back(d);
+    }
+    int32_t t = addTensor(p, f.name, f.type, f.shape, 0, n, address);
+    address += 0x1000;
+    fields.push_back(tensorField(t, 0, n));
+  }
+  p.main.body = {executeStep(addComputeSet(p, "cs", {vertex(k, tiles(0, 1), fields, params)}))};
+  return p;
+}
+
 } // namespace ipu21test
 
 #endif // SYNPL_TEST_UNIT_IPU21_UOPBUILDER_H

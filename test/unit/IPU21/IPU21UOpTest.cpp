@@ -21,20 +21,6 @@ using namespace ipu21test;
 
 namespace {
 
-std::vector<double> get(const Simulator &sim, const std::string &name) {
-  std::vector<double> v;
-  std::string error;
-  INFO(error);
-  REQUIRE(sim.getTensor(name, v, error));
-  return v;
-}
-
-void set(Simulator &sim, const std::string &name, const std::vector<double> &v) {
-  std::string error;
-  INFO(error);
-  REQUIRE(sim.setTensor(name, v, error));
-}
-
 std::vector<double> randomFloats(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> d(-3, 3);
@@ -95,30 +81,6 @@ Program scaleShiftProgram() {
                          0, 5,                     // b's
                          3 * t, 3, 0, 5}));        // y's
   p.main.body = {executeStep(addComputeSet(p, "scale_shift", vs))};
-  return p;
-}
-
-/// A one-tile program running `body` once, its fields bound to tensors of
-/// the fields' names and shapes on tile 0; params: the parallel ranges'
-/// `ranges`, then each field's whole shape as its window.
-Program oneTile(const UOpBody &body, std::vector<int64_t> ranges = {}) {
-  Program p = makeProgram(body.codelet.name);
-  int32_t k = addUOpCodelet(p, body);
-  std::vector<FieldRef> fields;
-  std::vector<int64_t> params = std::move(ranges);
-  int64_t address = 0x80000;
-  for (const UOpField &f : body.codelet.uopFields) {
-    int64_t n = 1;
-    for (int64_t d : f.shape) {
-      n *= d;
-      params.push_back(0);
-      params.push_back(d);
-    }
-    int32_t t = addTensor(p, f.name, f.type, f.shape, 0, n, address);
-    address += 0x1000;
-    fields.push_back(tensorField(t, 0, n));
-  }
-  p.main.body = {executeStep(addComputeSet(p, "cs", {vertex(k, tiles(0, 1), fields, params)}))};
   return p;
 }
 

@@ -53,45 +53,12 @@ Codelet parallelRanges(const std::vector<std::pair<std::pair<int64_t, int64_t>, 
   return k.codelet;
 }
 
-std::vector<double> get(const Simulator &sim, const std::string &name) {
-  std::vector<double> v;
-  std::string error;
-  INFO(error);
-  REQUIRE(sim.getTensor(name, v, error));
-  return v;
-}
-
 int64_t phaseCycles(const Simulator &sim, const std::string &name) {
   for (const PhaseCost &ph : sim.report().phases)
     if (ph.name == name)
       return ph.cycles;
   FAIL("no phase " << name);
   return -1;
-}
-
-/// A one-tile program running `body` once on a target of `workers`
-/// workers, its fields bound to tensors of the fields' names and shapes;
-/// params: the parallel ranges' `ranges`, then each field's whole shape.
-Program oneTile(const UOpBody &body, std::vector<int64_t> ranges, int64_t workers) {
-  Program p = makeProgram(body.codelet.name);
-  p.target.workers = workers;
-  int32_t k = addUOpCodelet(p, body);
-  std::vector<FieldRef> fields;
-  std::vector<int64_t> params = std::move(ranges);
-  int64_t address = 0x80000;
-  for (const UOpField &f : body.codelet.uopFields) {
-    int64_t n = 1;
-    for (int64_t d : f.shape) {
-      n *= d;
-      params.push_back(0);
-      params.push_back(d);
-    }
-    int32_t t = addTensor(p, f.name, f.type, f.shape, 0, n, address);
-    address += 0x1000;
-    fields.push_back(tensorField(t, 0, n));
-  }
-  p.main.body = {executeStep(addComputeSet(p, "cs", {vertex(k, tiles(0, 1), fields, params)}))};
-  return p;
 }
 
 /// Runs `body` on targets of 6 and 1 workers with `inputs` set; checks that
