@@ -75,6 +75,16 @@ llvm::SmallVector<std::string> uopParamNames(CodeletOp codelet);
 /// i1 buffer (a tile stores a flag in a byte).
 bool fieldStorageMatches(mlir::Type field, mlir::Type object);
 
+/// Types a tile computes in (a uop codelet's values): f32, f16, index, i1,
+/// i8, i32, i64.
+bool isTileValueType(mlir::Type type);
+/// Element types a tile stores a uop codelet's buffer of: f32, f16, i1 (a
+/// byte each), 8-bit and 32-bit integers.
+bool isTileBufferElement(mlir::Type type);
+/// Whether `op` is a UOp a tile's worker cannot run: block-level
+/// cooperation (BARRIER), escapes (CUSTOM), WMMA and vector lanes.
+bool isNonTileUOp(mlir::Operation &op);
+
 /// Row IPU.11 on a uop codelet's body (its region verifier).
 mlir::LogicalResult verifyUOpCodeletBody(CodeletOp codelet);
 

@@ -537,9 +537,9 @@ static LogicalResult verifyMemory(GraphOp graph, GraphIndex &index,
                                 tensor, "tensor"});
     } else if (auto buffer = dyn_cast<BufferOp>(op)) {
       int64_t end = buffer.getAddress() + buffer.getElements() * *elementBytes(buffer.getElemType());
-      auto [first, last] = index.lifetimeOf(buffer);
+      std::pair<int64_t, int64_t> life = index.lifetimeOf(buffer);
       forEachTile(buffer.getTiles(), [&](int64_t t) {
-        perTile[t].push_back({buffer.getAddress(), end, buffer, "buffer", first, last});
+        perTile[t].push_back({buffer.getAddress(), end, buffer, "buffer", life.first, life.second});
       });
     } else if (auto codelet = dyn_cast<CodeletOp>(op)) {
       if (const std::vector<bool> *on = index.codeTilesOf(codelet))

@@ -54,14 +54,17 @@ bool synpl::ipu21::fieldStorageMatches(Type field, Type object) {
   return field.isInteger(1) ? object.isInteger(8) : field == object;
 }
 
-/// Types a tile computes in: the floats and integers it has, index, i1.
-static bool isTileValueType(Type t) {
+bool synpl::ipu21::isTileValueType(Type t) {
   return t.isF32() || t.isF16() || t.isIndex() || t.isInteger(1) || t.isInteger(8) ||
          t.isInteger(32) || t.isInteger(64);
 }
-/// Types a tile stores a buffer of.
-static bool isTileBufferElement(Type t) {
+bool synpl::ipu21::isTileBufferElement(Type t) {
   return t.isF32() || t.isF16() || t.isInteger(1) || t.isInteger(8) || t.isInteger(32);
+}
+
+bool synpl::ipu21::isNonTileUOp(Operation &op) {
+  return isa<l0uop::BarrierOp, l0uop::CustomOp, l0uop::WmmaOp, l0uop::VectorizeOp,
+             l0uop::GepOp>(op);
 }
 
 static bool isIdentifier(StringRef name) {
@@ -109,8 +112,7 @@ LogicalResult synpl::ipu21::verifyUOpCodeletBody(CodeletOp codelet) {
     return failure();
 
   for (Operation &op : body) {
-    if (isa<l0uop::BarrierOp, l0uop::CustomOp, l0uop::WmmaOp, l0uop::VectorizeOp,
-            l0uop::GepOp>(op))
+    if (isNonTileUOp(op))
       return error(&op) << "'" << op.getName()
                         << "' does not run in a generic codelet: it runs scalar UOps, one "
                            "worker each, without block-level cooperation or escapes";

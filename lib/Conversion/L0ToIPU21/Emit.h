@@ -100,6 +100,15 @@ struct KernelEmission {
   int64_t firstTile = 0;
 };
 
+/// A generic codelet `name` with fields `fieldNames`, the first
+/// `numInputs` of them inputs, and an empty body region (the caller builds
+/// the body, then calls finishUOpCodelet).
+ipu21::CodeletOp newUOpCodelet(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                               llvm::ArrayRef<mlir::Attribute> fieldNames, unsigned numInputs);
+/// Sets a generic codelet's code size from its finished body: a
+/// reservation (the simulator runs the UOps), 64 bytes and 8 per UOp.
+void finishUOpCodelet(ipu21::CodeletOp codelet);
+
 /// The generic codelet that runs `kernel`'s body, named `name`, its fields
 /// named after the slots they bind.
 ipu21::CodeletOp emitUOpCodelet(mlir::OpBuilder &b, l0uop::KernelOp kernel, llvm::StringRef name);

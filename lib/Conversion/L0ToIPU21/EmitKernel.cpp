@@ -136,23 +136,33 @@ std::string fieldNameOf(StringRef slot, llvm::StringSet<> &taken) {
 }
 } // namespace
 
+CodeletOp synpl::l0toipu21::newUOpCodelet(OpBuilder &b, Location loc, StringRef name,
+                                          ArrayRef<Attribute> fieldNames, unsigned numInputs) {
+  MLIRContext *ctx = b.getContext();
+  return CodeletOp::create(b, loc, b.getStringAttr(name),
+                           CodeletKindAttr::get(ctx, CodeletKind::uop),
+                           TypeAttr::get(b.getNoneType()), TypeAttr::get(b.getNoneType()),
+                           b.getArrayAttr(fieldNames), b.getI64IntegerAttr(numInputs),
+                           b.getI64IntegerAttr(64), b.getI64IntegerAttr(0));
+}
+
+void synpl::l0toipu21::finishUOpCodelet(CodeletOp codelet) {
+  // A reservation, not an encoding (the simulator runs the UOps): 8 bytes
+  // per UOp and an entry.
+  int64_t ops = static_cast<int64_t>(codelet.getUOpBody()->getOperations().size());
+  codelet.setCodeBytes((64 + 8 * ops + 15) / 16 * 16);
+}
+
 CodeletOp synpl::l0toipu21::emitUOpCodelet(OpBuilder &b, l0uop::KernelOp kernel, StringRef name) {
   llvm::StringSet<> taken;
   SmallVector<Attribute> names;
-  Block &body = kernel.getBody().front();
-  for (BlockArgument arg : body.getArguments())
+  for (BlockArgument arg : kernel.getBody().front().getArguments())
     names.push_back(b.getStringAttr(fieldNameOf(kernel.getSlotOf(arg).getValue(), taken)));
-  // A reservation, not an encoding (the simulator runs the UOps): 8 bytes
-  // per UOp and an entry.
-  int64_t code = (64 + 8 * static_cast<int64_t>(body.getOperations().size()) + 15) / 16 * 16;
-  MLIRContext *ctx = b.getContext();
-  auto codelet = CodeletOp::create(
-      b, kernel.getLoc(), b.getStringAttr(name + ".codelet"), CodeletKindAttr::get(ctx, CodeletKind::uop),
-      TypeAttr::get(b.getNoneType()), TypeAttr::get(b.getNoneType()), b.getArrayAttr(names),
-      b.getI64IntegerAttr(kernel.getNumInputs()), b.getI64IntegerAttr(code),
-      b.getI64IntegerAttr(0));
+  CodeletOp codelet = newUOpCodelet(b, kernel.getLoc(), (name + ".codelet").str(), names,
+                                    kernel.getNumInputs());
   IRMapping map;
   kernel.getBody().cloneInto(&codelet.getBody(), map);
+  finishUOpCodelet(codelet);
   return codelet;
 }
 
@@ -404,11 +414,8 @@ CodeletOp synpl::l0toipu21::emitTransposeCodelet(OpBuilder &b, Location loc, Str
   MLIRContext *ctx = b.getContext();
   Type elem = src.getElementType();
   auto dstType = l0uop::BufType::get(ctx, {cols, rows}, elem);
-  auto codelet = CodeletOp::create(
-      b, loc, b.getStringAttr(name), CodeletKindAttr::get(ctx, CodeletKind::uop),
-      TypeAttr::get(b.getNoneType()), TypeAttr::get(b.getNoneType()),
-      b.getStrArrayAttr({"src", "dst"}), b.getI64IntegerAttr(1), b.getI64IntegerAttr(64),
-      b.getI64IntegerAttr(0));
+  CodeletOp codelet =
+      newUOpCodelet(b, loc, name, {b.getStringAttr("src"), b.getStringAttr("dst")}, 1);
   Block &body = codelet.getBody().emplaceBlock();
   Value in = body.addArgument(src, loc), out = body.addArgument(dstType, loc);
   OpBuilder ob = OpBuilder::atBlockEnd(&body);
@@ -443,7 +450,6 @@ CodeletOp synpl::l0toipu21::emitTransposeCodelet(OpBuilder &b, Location loc, Str
   l0uop::StoreOp::create(ob, loc, ValueRange{q, v});
   l0uop::EndOp::create(ob, loc, c);
   l0uop::EndOp::create(ob, loc, r);
-  int64_t ops = static_cast<int64_t>(body.getOperations().size());
-  codelet.setCodeBytes((64 + 8 * ops + 15) / 16 * 16);
+  finishUOpCodelet(codelet);
   return codelet;
 }

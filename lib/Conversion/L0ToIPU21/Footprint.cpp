@@ -1,6 +1,7 @@
 //===- Footprint.cpp - What a kernel touches on one tile ------------------===//
 #include "Footprint.h"
 
+#include "synpl/Dialect/IPU21/IPU21Codelets.h"
 #include "synpl/Target/IPU21/CostModel.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -167,10 +168,6 @@ int64_t issueSlots(Operation &op) {
   return 1;
 }
 
-bool isScalarType(Type t) {
-  return t.isF32() || t.isF16() || t.isIndex() || t.isInteger(1) || t.isInteger(8) ||
-         t.isInteger(32) || t.isInteger(64);
-}
 } // namespace
 
 ArrayRef<int64_t> KernelModel::shapeOf(unsigned arg) const {
@@ -188,8 +185,7 @@ std::optional<KernelModel> KernelModel::build(Block &body, unsigned numInputs, s
   m.numInputs = numInputs;
   for (BlockArgument arg : body.getArguments()) {
     Type elem = cast<l0uop::BufType>(arg.getType()).getElementType();
-    if (!(elem.isF32() || elem.isF16() || elem.isInteger(1) || elem.isInteger(8) ||
-          elem.isInteger(32))) {
+    if (!ipu21::isTileBufferElement(elem)) {
       llvm::raw_string_ostream os(why);
       os << "buffer #" << arg.getArgNumber() << " holds " << elem
          << ", which an IPU tile does not store (f32, f16, i32, 8-bit, i1)";
@@ -203,8 +199,7 @@ std::optional<KernelModel> KernelModel::build(Block &body, unsigned numInputs, s
   SmallVector<Operation *> ifs;
   DenseMap<unsigned, int> storesTo;
   for (Operation &op : body) {
-    if (isa<l0uop::BarrierOp, l0uop::CustomOp, l0uop::WmmaOp, l0uop::VectorizeOp, l0uop::GepOp>(
-            op)) {
+    if (ipu21::isNonTileUOp(op)) {
       why = ("its '" + op.getName().getStringRef() +
              "' does not run on an IPU worker (scalar UOps, no block-level cooperation or "
              "escapes)")
@@ -212,7 +207,7 @@ std::optional<KernelModel> KernelModel::build(Block &body, unsigned numInputs, s
       return std::nullopt;
     }
     for (Type t : llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes()))
-      if (!isa<l0uop::BufType, l0uop::PtrType>(t) && !isScalarType(t)) {
+      if (!isa<l0uop::BufType, l0uop::PtrType>(t) && !ipu21::isTileValueType(t)) {
         llvm::raw_string_ostream os(why);
         os << "its '" << op.getName() << "' computes in " << t
            << ", which an IPU worker does not (scalars: f32, f16, integers, index)";

@@ -232,15 +232,17 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
 
   // Each stage's tiles start where the last kernel's left off (wrapping
   // when they would pass the chip's end).
-  int64_t firstTile[2] = {0, 0};
-  for (unsigned i = won.amp ? 1 : 0; i < won.stages(); ++i) {
-    int64_t n = won.plans[i]->winner->tiles();
+  auto takeTiles = [&](int64_t n) {
     int64_t &next = *homes.nextTile;
     if (next + n > homes.chipTiles)
       next = 0;
-    firstTile[i] = next;
+    int64_t first = next;
     next = (next + n) % std::max<int64_t>(homes.chipTiles, 1);
-  }
+    return first;
+  };
+  int64_t firstTile[2] = {0, 0};
+  for (unsigned i = won.amp ? 1 : 0; i < won.stages(); ++i)
+    firstTile[i] = takeTiles(won.plans[i]->winner->tiles());
   auto emit = [&](unsigned stage, StringRef suffix, ArrayRef<ipu21::TensorOp> fieldHomes) {
     KernelEmission e;
     e.firstTile = firstTile[stage];
@@ -281,12 +283,7 @@ LogicalResult synpl::l0toipu21::lowerGenericKernel(OpBuilder &items, OpBuilder &
       e.model = t.model.get();
       e.plan = *t.plan->winner;
       e.codelet = t.codelet;
-      int64_t n = e.plan.tiles();
-      int64_t &next = *homes.nextTile;
-      if (next + n > homes.chipTiles)
-        next = 0;
-      e.firstTile = next;
-      next = (next + n) % std::max<int64_t>(homes.chipTiles, 1);
+      e.firstTile = takeTiles(e.plan.tiles());
       auto dst = cast<l0uop::BufType>(t.codelet.getUOpBody()->getArgument(1).getType());
       std::optional<SmallVector<int64_t>> flat = homeFromWindows(*e.model, e.plan, 1, e.firstTile);
       ipu21::TensorOp transposed = homes.makeTensor(

@@ -1,5 +1,6 @@
 //===- SplitFold.cpp - A kernel's fold in two stages ----------------------===//
 #include "SplitFold.h"
+#include "Emit.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
@@ -97,23 +98,13 @@ Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return l0uop::ConstOp::create(b, loc, b.getIndexType(), b.getIndexAttr(v));
 }
 
-/// A uop codelet with an empty body block (its code size is set by
-/// finish()).
+/// A uop codelet with an empty body block (finishUOpCodelet sets its code
+/// size).
 ipu21::CodeletOp newCodelet(OpBuilder &b, Location loc, StringRef name, ArrayRef<Attribute> names,
                             unsigned numInputs) {
-  MLIRContext *ctx = b.getContext();
-  auto codelet = ipu21::CodeletOp::create(
-      b, loc, b.getStringAttr(name), ipu21::CodeletKindAttr::get(ctx, ipu21::CodeletKind::uop),
-      TypeAttr::get(b.getNoneType()), TypeAttr::get(b.getNoneType()), b.getArrayAttr(names),
-      b.getI64IntegerAttr(numInputs), b.getI64IntegerAttr(64), b.getI64IntegerAttr(0));
+  ipu21::CodeletOp codelet = newUOpCodelet(b, loc, name, names, numInputs);
   codelet.getBody().emplaceBlock();
   return codelet;
-}
-
-/// The code size reservation of a finished body: as emitUOpCodelet's.
-void finish(ipu21::CodeletOp codelet) {
-  int64_t ops = static_cast<int64_t>(codelet.getUOpBody()->getOperations().size());
-  codelet.setCodeBytes((64 + 8 * ops + 15) / 16 * 16);
 }
 
 /// Erases the pure UOps nothing uses (the stages' copies of what only the
@@ -209,7 +200,7 @@ TwoStages synpl::l0toipu21::buildTwoStages(OpBuilder &b, Block &body, unsigned n
     for (l0uop::RangeOp p : llvm::reverse(fold.parallel))
       l0uop::EndOp::create(ob, loc, map.lookup(p.getResult()));
     eraseDead(*block);
-    finish(out.first);
+    finishUOpCodelet(out.first);
   }
 
   // The second stage: the kernel's inputs and the partials read, its
@@ -258,7 +249,7 @@ TwoStages synpl::l0toipu21::buildTwoStages(OpBuilder &b, Block &body, unsigned n
       ob.clone(op, map);
     }
     eraseDead(*block);
-    finish(out.second);
+    finishUOpCodelet(out.second);
   }
   return out;
 }

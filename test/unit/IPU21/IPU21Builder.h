@@ -2,7 +2,8 @@
 //
 // Small helpers that fill a Program (Program.h) directly, as the
 // translation from the ipu21 dialect would; and a few that patch a program
-// file's bytes, read one back, or get and set a simulator's tensors.
+// file's bytes, damage them, read one back, or read a simulator's tensors
+// and phases.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_TEST_UNIT_IPU21_BUILDER_H
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -194,6 +196,36 @@ inline std::string readError(const std::string &bytes) {
   if (readProgram(bytes.data(), bytes.size(), out, error))
     return "";
   return error;
+}
+
+/// Damages 1 .. `maxEdits` payload bytes of program file `bytes` at random
+/// (a random byte, one flipped bit, or 0x00 / 0xFF): what the reader must
+/// refuse or read without crashing.
+inline void damagePayload(std::string &bytes, std::mt19937 &rng, int maxEdits) {
+  int edits = 1 + int(rng() % maxEdits);
+  for (int e = 0; e < edits; ++e) {
+    size_t at = kProgramHeaderBytes + rng() % (bytes.size() - kProgramHeaderBytes);
+    switch (rng() % 3) {
+    case 0:
+      bytes[at] = char(rng());
+      break;
+    case 1:
+      bytes[at] = char(uint8_t(bytes[at]) ^ (1u << (rng() % 8)));
+      break;
+    default:
+      bytes[at] = char(rng() % 2 ? 0xFF : 0);
+      break;
+    }
+  }
+}
+
+/// The cycles of `sim`'s phase `name` (a test failure when it has none).
+inline int64_t phaseCycles(const Simulator &sim, const std::string &name) {
+  for (const PhaseCost &ph : sim.report().phases)
+    if (ph.name == name)
+      return ph.cycles;
+  FAIL("no phase " << name);
+  return -1;
 }
 
 /// The values of `sim`'s tensor `name`.

@@ -274,21 +274,7 @@ TEST_CASE("ipu21 program file: random damage never crashes") {
   int accepted = 0;
   for (int i = 0; i < 20000; ++i) {
     std::string b = bytes;
-    int edits = 1 + int(rng() % 4);
-    for (int e = 0; e < edits; ++e) {
-      size_t at = kProgramHeaderBytes + rng() % (b.size() - kProgramHeaderBytes);
-      switch (rng() % 3) {
-      case 0:
-        b[at] = char(rng());
-        break;
-      case 1:
-        b[at] = char(uint8_t(b[at]) ^ (1u << (rng() % 8)));
-        break;
-      default:
-        b[at] = char(rng() % 2 ? 0xFF : 0);
-        break;
-      }
-    }
+    damagePayload(b, rng, 4);
     if (rng() % 8 == 0)
       b.resize(kProgramHeaderBytes + rng() % (b.size() - kProgramHeaderBytes));
     setU64(b, 16, b.size() - kProgramHeaderBytes);

@@ -30,15 +30,6 @@ std::vector<double> randomFloats(size_t n, uint32_t seed) {
   return v;
 }
 
-/// The cycles of the phase named `name`.
-int64_t phaseCycles(const Simulator &sim, const std::string &name) {
-  for (const PhaseCost &ph : sim.report().phases)
-    if (ph.name == name)
-      return ph.cycles;
-  FAIL("no phase " << name);
-  return -1;
-}
-
 /// y[i, j] = x[i, j] * s[i] + b[j] over rows [0, M) (a parallel range) and
 /// columns [0, N) (a loop).
 UOpBody scaleShift() {

@@ -53,14 +53,6 @@ Codelet parallelRanges(const std::vector<std::pair<std::pair<int64_t, int64_t>, 
   return k.codelet;
 }
 
-int64_t phaseCycles(const Simulator &sim, const std::string &name) {
-  for (const PhaseCost &ph : sim.report().phases)
-    if (ph.name == name)
-      return ph.cycles;
-  FAIL("no phase " << name);
-  return -1;
-}
-
 /// Runs `body` on targets of 6 and 1 workers with `inputs` set; checks that
 /// every tensor ends the same, returns the 6-worker run's tensors and the
 /// cycles of both runs.

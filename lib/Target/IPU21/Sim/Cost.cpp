@@ -21,13 +21,6 @@ int64_t positive(int64_t v) { return v > 0 ? v : 1; }
 
 bool isF32(ElemType t) { return t == ElemType::F32; }
 
-/// Issue slots of one transcendental UOp (Exp2, Log2, Sin, Sqrt,
-/// Reciprocal): this project's estimate, not a fact. The IPU's f32/f16
-/// transcendental instructions are not public per-op in cycles; 4 stands
-/// for a short instruction sequence (a range reduction and the function's
-/// instruction), between a single op and poplibs' library calls.
-constexpr int64_t kTranscendentalIssueSlots = 4;
-
 } // namespace
 
 int64_t uopIssueSlots(const UInst &u) {
@@ -42,7 +35,7 @@ int64_t uopIssueSlots(const UInst &u) {
   case UOpcode::Sin:
   case UOpcode::Sqrt:
   case UOpcode::Reciprocal:
-    return kTranscendentalIssueSlots;
+    return cost::kTranscendentalIssueSlots; // an estimate: CostModel.h
   default:
     return 1;
   }
