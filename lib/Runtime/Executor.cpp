@@ -290,9 +290,18 @@ int32_t Executor::setUp() {
   workers = synpl_rt_workers_create(threads);
   if (!workers)
     return synpl_rt_last_status();
-  if (p.header->device_arch > 0)
+  if (device) {
+    // The device runs every step whole: the plan is the host's side only.
+    if (p.kernels.size || p.transfers.size || p.header->device_arch > 0)
+      return fail(SYNPL_RT_ERR_INVALID,
+                  "a plan run on %s has no kernels or transfers of its own; this one has "
+                  "%" PRId64 " kernels and %" PRId64 " transfers",
+                  device->name, p.kernels.size, p.transfers.size);
+    deviceStaging.assign(p.slots.size, {});
+  } else if (p.header->device_arch > 0) {
     if (int32_t st = setUpCuda())
       return st;
+  }
   if (int32_t st = allocatePools())
     return st;
   if (int32_t st = allocateRegions())
@@ -530,6 +539,13 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
     if (o.checkFinite)
       if (int32_t st = checkBatchFinite(g, g.*split, dst))
         return st;
+    if (device)
+      for (int64_t f = 0; f < g.desc->num_fields; ++f) {
+        int64_t slot = p.ingestFields[g.desc->first_field + f].slot;
+        if (int32_t st = writeSlot(slot, stream, deviceStaging[slot].data(),
+                                   deviceStaging[slot].size()))
+          return st;
+      }
     if (cuda)
       for (int64_t f = 0; f < g.desc->num_fields; ++f) {
         int64_t slot = p.ingestFields[g.desc->first_field + f].slot;
@@ -543,6 +559,12 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
       }
   }
   ingestNanos += nowNanos() - t0;
+  if (device) {
+    uint64_t s0 = nowNanos();
+    int32_t st = device->step(device->ctx, train ? 1 : 0);
+    controlNanos += nowNanos() - s0;
+    return st ? deviceFailed(st, train ? "a training step" : "an evaluation step") : st;
+  }
   if (!cuda)
     return issueEntries(stream, train, /*capturing=*/false);
   CUstream cs = cuStreams[stream];
@@ -785,11 +807,18 @@ int64_t killAfterSteps() {
   return k;
 }
 
+int32_t Executor::deviceFailed(int32_t status, const char *doing) const {
+  const char *why = device->last_error(device->ctx);
+  return fail(status, "%s, %s: %s", device->name, doing, why && *why ? why : "failed");
+}
+
 } // namespace synpl::rt::exec
 
 using namespace synpl::rt::exec;
 
-extern "C" int synpl_rt_main(int argc, char **argv, const synpl_plan_desc *desc) {
+namespace {
+
+int mainOn(int argc, char **argv, const synpl_plan_desc *desc, const synpl_rt_device *device) {
   Plan plan;
   if (loadPlan(desc, plan) != SYNPL_RT_OK) {
     std::fprintf(stderr, "synpl: error: %s\n", synpl_rt_last_error());
@@ -798,7 +827,7 @@ extern "C" int synpl_rt_main(int argc, char **argv, const synpl_plan_desc *desc)
   Options options;
   if (int r = parseOptions(argc, argv, options, plan))
     return r == 1 ? 0 : 2;
-  Executor ex(plan, options);
+  Executor ex(plan, options, device);
   if (ex.setUp() != SYNPL_RT_OK) {
     std::fprintf(stderr, "synpl: error: %s\n", synpl_rt_last_error());
     return 1;
@@ -807,4 +836,21 @@ extern "C" int synpl_rt_main(int argc, char **argv, const synpl_plan_desc *desc)
   // the previous dispositions come back when it returns.
   StopSignals stop;
   return ex.run();
+}
+
+} // namespace
+
+extern "C" int synpl_rt_main(int argc, char **argv, const synpl_plan_desc *desc) {
+  return mainOn(argc, argv, desc, nullptr);
+}
+
+extern "C" int synpl_rt_main_device(int argc, char **argv, const synpl_plan_desc *desc,
+                                    const synpl_rt_device *device) {
+  if (!device || !device->name || !device->write_slot || !device->read_slot ||
+      !device->step || !device->last_error) {
+    std::fprintf(stderr, "synpl: error: synpl_rt_main_device needs a device with a name "
+                         "and all four calls\n");
+    return 1;
+  }
+  return mainOn(argc, argv, desc, device);
 }

@@ -3,7 +3,8 @@
 // The executor's side of a plan with device kernels: opening the GPU
 // (Cuda.cpp's driver), loading the embedded cubin or PTX, device pools,
 // one CUDA stream per step in flight, launching a kernel, transfers, and
-// reading and writing slots that live on the device.
+// reading and writing slots that live on the device (or on a
+// synpl_rt_device, which reads and writes them itself).
 //
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
@@ -244,6 +245,11 @@ int32_t Executor::syncStream(int64_t stream) {
 int32_t Executor::readSlot(int64_t slot, int64_t stream, void *dst,
                            uint64_t bytes) const {
   const uint8_t *a = slotAddr(slot, stream);
+  if (device) {
+    int32_t st = device->read_slot(device->ctx, slot, dst, bytes);
+    return st ? deviceFailed(st, (std::string("reading slot ") + p.str(p.slots[slot].name)).c_str())
+              : st;
+  }
   if (!onDevice(slot)) {
     std::memcpy(dst, a, bytes);
     return SYNPL_RT_OK;
@@ -255,6 +261,11 @@ int32_t Executor::readSlot(int64_t slot, int64_t stream, void *dst,
 int32_t Executor::writeSlot(int64_t slot, int64_t stream, const void *src,
                             uint64_t bytes) {
   uint8_t *a = slotAddr(slot, stream);
+  if (device) {
+    int32_t st = device->write_slot(device->ctx, slot, src, bytes);
+    return st ? deviceFailed(st, (std::string("writing slot ") + p.str(p.slots[slot].name)).c_str())
+              : st;
+  }
   if (!onDevice(slot)) {
     std::memcpy(a, src, bytes);
     return SYNPL_RT_OK;

@@ -269,7 +269,10 @@ struct Dispatch {
 
 class Executor {
 public:
-  Executor(const Plan &p, const Options &o) : p(p), o(o) {}
+  /// `device`: the plan's steps run there (synpl_rt_main_device), not as
+  /// its kernels; null for a compiled program.
+  Executor(const Plan &p, const Options &o, const synpl_rt_device *device = nullptr)
+      : p(p), o(o), device(device) {}
   ~Executor();
   int32_t setUp();
   /// The training loop (EpochLoop.cpp): the exit status, 0 when the run
@@ -313,7 +316,7 @@ private:
   int32_t transferCuda(int64_t t, int64_t stream);
   /// Waits for the stream's work; a failure names `lastKernel`.
   int32_t syncStream(int64_t stream);
-  bool onDevice(int64_t slot) const { return cuda && slotOnDevice[slot]; }
+  bool onDevice(int64_t slot) const { return device || (cuda && slotOnDevice[slot]); }
   static CUdeviceptr dptr(const uint8_t *a) { return (CUdeviceptr)(uintptr_t)a; }
   /// Host <-> slot copies that work for device slots too (synchronous).
   int32_t readSlot(int64_t slot, int64_t stream, void *dst, uint64_t bytes) const;
@@ -400,6 +403,10 @@ private:
   int32_t checkStateFinite(const std::string &where, const std::string &consequence) const;
 
   std::unique_ptr<CudaDevice> cuda;
+  /// The device every slot lives on (synpl_rt_main_device); null otherwise.
+  const synpl_rt_device *device = nullptr;
+  /// A failed device call as the run's error.
+  int32_t deviceFailed(int32_t status, const char *doing) const;
   std::vector<bool> slotOnDevice;
   std::vector<CUstream> cuStreams;    // per plan stream
   std::vector<CUevent> cuEvents;      // per plan event

@@ -3,13 +3,15 @@
 // Loads a program file (ProgramFile.h), runs its main step N times on the
 // simulator (Simulator.h) and prints the cycle report, optionally with a
 // tile's memory map, tensors and streams read from and written to text files
-// of whitespace-separated numbers. Every failure is one line on stderr,
+// of whitespace-separated numbers. A training program (one with a host
+// side) is trained instead by the runtime's executor (Training.h). Every failure is one line on stderr,
 // "synpl-ipu21-sim: error: ...", and exit status 1.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Target/IPU21/Facts.h"
 #include "synpl/Target/IPU21/ProgramFile.h"
 #include "synpl/Target/IPU21/Simulator.h"
+#include "Training.h"
 
 #include <cerrno>
 #include <charconv>
@@ -91,6 +93,17 @@ options:
                           counted as they run)
   --help                  print this help
 A FILE of "-" is standard input (inputs) or standard output (outputs).
+
+A training program (synplc --target=ipu21 on a spec) carries its host side:
+the runtime's executor trains it as it trains a compiled host program, with
+this simulator as its device, printing the same epoch=... lines and then
+the simulated cycles per training and evaluation step. After PROGRAM it
+takes the options of a compiled training program (docs/training.md):
+  --data DIR  --epochs N  --steps N  --no-eval  --metrics FILE  --quiet
+  --checkpoint FILE  --checkpoint-every N  --resume FILE  --save-weights FILE
+  --check-finite  --profile ...
+as well as --report, --memory-map and --tensor-out (after the last step).
+  synpl-ipu21-sim fm.ipu --data /usr/share/datasets/fashion-mnist --steps 100
 Numbers are decimal (as strtod reads them: 1, -2.5e-3, inf, nan), separated
 by whitespace; outputs print the shortest text that reads back to the same
 element.
@@ -205,13 +218,58 @@ bool parseInt(const std::string &s, int64_t &v) {
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
+void printMemoryMap(const Simulator &sim, const Program &program, int64_t tile) {
+  if (tile < 0)
+    return;
+  std::printf("memory of tile %lld (%lld bytes, 0x%llx-0x%llx):\n", (long long)tile,
+              (long long)program.target.bytesPerTile, (long long)program.target.sramBase,
+              (long long)program.target.sramEnd);
+  std::printf("  %-10s %10s  %-8s %s\n", "address", "bytes", "kind", "name");
+  for (const MemoryObject &m : sim.memoryMap(tile))
+    std::printf("  0x%-8llx %10lld  %-8s %s\n", (long long)m.address, (long long)m.bytes,
+                memoryKindName(m.kind), m.name.c_str());
+}
+
+void writeTensors(const Simulator &sim, const std::vector<Binding> &tensorOut) {
+  std::string error;
+  for (const Binding &b : tensorOut) {
+    std::vector<double> values;
+    if (!sim.getTensor(b.name, values, error))
+      fatal("--tensor-out " + b.name + ": " + error);
+    OutFile out(b.file);
+    out.line(formatNumbers(values));
+    out.close();
+  }
+}
+
+/// The simulated cycles of a training run's steps, one line each kind.
+std::string formatSummary(const TrainingSummary &s, const Program &program) {
+  std::string out;
+  char line[256];
+  double hz = double(program.target.clockHz);
+  auto add = [&](const char *what, int64_t steps, int64_t cycles) {
+    if (!steps)
+      return;
+    double per = double(cycles) / double(steps);
+    std::snprintf(line, sizeof(line),
+                  "ipu21: %lld %s steps, %.0f cycles per step (%.3f ms at %.2f GHz)\n",
+                  (long long)steps, what, per, per / hz * 1e3, hz / 1e9);
+    out += line;
+  };
+  add("training", s.trainSteps, s.trainCycles);
+  add("evaluation", s.evalSteps, s.evalCycles);
+  return out;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   std::string programPath, report = "text";
   int64_t runs = 1, mapTile = -1;
-  bool timingOnly = false;
+  bool timingOnly = false, reportGiven = false, runsGiven = false;
   std::vector<Binding> tensorIn, tensorOut, streamIn, streamOut;
+  // A training program's options (the executor's), after PROGRAM.
+  std::vector<std::string> training;
 
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -239,10 +297,12 @@ int main(int argc, char **argv) {
     } else if (value("--runs", v)) {
       if (!parseInt(v, runs) || runs < 1)
         fatal("--runs takes a positive count, not '" + v + "'");
+      runsGiven = true;
     } else if (value("--report", v)) {
       if (v != "text" && v != "json" && v != "none")
         fatal("--report is text, json or none, not '" + v + "'");
       report = v;
+      reportGiven = true;
     } else if (value("--memory-map", v)) {
       if (!parseInt(v, mapTile) || mapTile < 0)
         fatal("--memory-map takes a tile number, not '" + v + "'");
@@ -254,6 +314,11 @@ int main(int argc, char **argv) {
       streamIn.push_back(binding("--stream-in", v));
     } else if (value("--stream-out", v)) {
       streamOut.push_back(binding("--stream-out", v));
+    } else if (arg.size() > 1 && arg[0] == '-' && !programPath.empty()) {
+      // The executor's (a training program's), with its value if one follows.
+      training.push_back(arg);
+      if (arg.find('=') == std::string::npos && i + 1 < argc && argv[i + 1][0] != '-')
+        training.push_back(argv[++i]);
     } else if (arg.size() > 1 && arg[0] == '-') {
       fatal("unknown option '" + arg + "' (see --help)");
     } else if (programPath.empty()) {
@@ -279,11 +344,37 @@ int main(int argc, char **argv) {
     fatal("--memory-map: tile " + std::to_string(mapTile) + " is not one of the target's " +
           std::to_string(program.target.tiles));
 
+  bool trains = !program.hostTable.empty();
+  if (!trains && !training.empty())
+    fatal("unknown option '" + training.front() + "' (see --help; the training options " +
+          "belong to a training program, and '" + programPath + "' has no host side)");
+  if (trains && (timingOnly || runsGiven || !streamIn.empty() || !streamOut.empty()))
+    fatal("'" + programPath + "' is a training program: the executor runs its steps and " +
+          "streams (--steps, --epochs, --data); it takes no --runs, --timing-only, " +
+          "--stream-in or --stream-out");
+
   SimOptions options;
   options.values = !timingOnly;
   Simulator sim(program, *facts, options);
   if (!sim.valid(error))
     fatal(error);
+  if (trains) {
+    if (!tensorIn.empty())
+      fatal("--tensor-in " + tensorIn.front().name +
+            ": a training program's tensors come from its inits and its data");
+    TrainingSummary summary;
+    training.insert(training.begin(), "synpl-ipu21-sim " + programPath);
+    int status = runTraining(program, sim, training, summary);
+    if (summary.trainSteps || summary.evalSteps)
+      std::printf("%s", formatSummary(summary, program).c_str());
+    if (status != 0)
+      return status;
+    if (reportGiven && report != "none")
+      std::fputs(formatReport(sim.report(), program, report == "json").c_str(), stdout);
+    printMemoryMap(sim, program, mapTile);
+    writeTensors(sim, tensorOut);
+    return std::fflush(stdout) == 0 ? 0 : 1;
+  }
 
   for (const Binding &b : tensorIn) {
     std::string text;
@@ -344,22 +435,7 @@ int main(int argc, char **argv) {
 
   if (report != "none")
     std::fputs(formatReport(sim.report(), program, report == "json").c_str(), stdout);
-  if (mapTile >= 0) {
-    std::printf("memory of tile %lld (%lld bytes, 0x%llx-0x%llx):\n", (long long)mapTile,
-                (long long)program.target.bytesPerTile, (long long)program.target.sramBase,
-                (long long)program.target.sramEnd);
-    std::printf("  %-10s %10s  %-8s %s\n", "address", "bytes", "kind", "name");
-    for (const MemoryObject &m : sim.memoryMap(mapTile))
-      std::printf("  0x%-8llx %10lld  %-8s %s\n", (long long)m.address, (long long)m.bytes,
-                  memoryKindName(m.kind), m.name.c_str());
-  }
-  for (const Binding &b : tensorOut) {
-    std::vector<double> values;
-    if (!sim.getTensor(b.name, values, error))
-      fatal("--tensor-out " + b.name + ": " + error);
-    OutFile out(b.file);
-    out.line(formatNumbers(values));
-    out.close();
-  }
+  printMemoryMap(sim, program, mapTile);
+  writeTensors(sim, tensorOut);
   return std::fflush(stdout) == 0 ? 0 : 1;
 }

@@ -299,6 +299,36 @@ typedef struct synpl_plan_desc {
  * binds the plan and trains. Returns the process exit status. */
 int synpl_rt_main(int argc, char **argv, const synpl_plan_desc *plan);
 
+/* A device the executor trains on in place of the plan's kernels: a
+ * machine (or a simulator of one) that runs the whole step itself. The
+ * plan then holds only the host's side of the program (pools, slots,
+ * inits, ingests, reports and one stream with no entries); the executor
+ * does everything else as for a compiled program (the command line, the
+ * data and its order, inits, the epoch loop, evaluation, reports,
+ * checkpoints, non-finite checks) and talks to the device through these
+ * calls, one thread at a time. Each returns SYNPL_RT_OK or a status, the
+ * message then from last_error. */
+typedef struct synpl_rt_device {
+  void *ctx;
+  const char *name; /* in messages: "the ipu21 simulator" */
+  /* Host -> device: the `bytes` bytes of slot `slot` (an init's fill, a
+   * restored checkpoint's state, a batch an ingest gathered for the next
+   * step, a runtime-filled scalar such as planned_steps). */
+  int32_t (*write_slot)(void *ctx, int64_t slot, const void *src, uint64_t bytes);
+  /* Device -> host: slot `slot`'s current bytes (a report after a step,
+   * the state for a checkpoint, --save-weights or a finite check). */
+  int32_t (*read_slot)(void *ctx, int64_t slot, void *dst, uint64_t bytes);
+  /* One step on the batches written since the last: a training step
+   * (train != 0), or an evaluation step that leaves the state as it is. */
+  int32_t (*step)(void *ctx, int32_t train);
+  /* Why the last call failed (one line). */
+  const char *(*last_error)(void *ctx);
+} synpl_rt_device;
+
+/* synpl_rt_main on `device`: the plan must have no kernels. */
+int synpl_rt_main_device(int argc, char **argv, const synpl_plan_desc *plan,
+                         const synpl_rt_device *device);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

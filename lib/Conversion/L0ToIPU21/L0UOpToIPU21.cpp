@@ -10,8 +10,16 @@
 // fails the whole plan with `lowered N of M plan items; not lowered: ...`,
 // leaving the module untouched.
 //
+// A training program (a plan with ingests, inits or reports) keeps its
+// host side: the plan, renamed `<name>.host`, holds only its pools, slots,
+// inits, ingests and reports, which the executor binds. Main streams each
+// ingest's slots in first and each report's slot out last; what
+// evaluation must not run sits under an If on the training-mode slot
+// (HostSide.h).
+//
 //===----------------------------------------------------------------------===//
 #include "Emit.h"
+#include "HostSide.h"
 #include "MatmulPlan.h"
 
 #include "synpl/Conversion/Passes.h"
@@ -170,6 +178,10 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
   // What each plan item becomes, or why it cannot.
   SmallVector<NotLowered> failures;
   std::vector<PlannedKernel> kernels;
+  // The host's side: what the executor does around each step.
+  SmallVector<l0uop::IngestOp> ingests;
+  SmallVector<l0uop::InitOp> inits;
+  SmallVector<l0uop::ReportOp> reports;
   llvm::DenseMap<Operation *, unsigned> order;
   int64_t total = 0;
   for (Operation &op : plan.getBody().front()) {
@@ -219,11 +231,32 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
       }
       continue;
     }
-    StringRef what = isa<l0uop::IngestOp>(op)     ? "reading batches from the host"
-                     : isa<l0uop::InitOp>(op)     ? "initialising slots on the host"
-                     : isa<l0uop::TransferOp>(op) ? "transfers between pools"
-                     : isa<l0uop::ReportOp>(op)   ? "reporting to the host"
-                                                  : "host control code";
+    if (auto ingest = dyn_cast<l0uop::IngestOp>(op)) {
+      ingests.push_back(ingest);
+      continue;
+    }
+    if (auto init = dyn_cast<l0uop::InitOp>(op)) {
+      inits.push_back(init);
+      continue;
+    }
+    if (auto report = dyn_cast<l0uop::ReportOp>(op)) {
+      reports.push_back(report);
+      continue;
+    }
+    // The host's control program dispatches each batch onto the stream of
+    // the next step in flight. With one step in flight (depth 1) it puts
+    // batch b on the one stream, as the executor does without one: the
+    // chip runs the steps in order, so the program has nothing to do.
+    if (isa<l0ctl::L0CtlDialect>(op.getDialect()) && plan.getPipelineDepth() == 1)
+      continue;
+    if (isa<l0ctl::L0CtlDialect>(op.getDialect())) {
+      failures.push_back({&op, "pipelined steps (pipeline_depth " +
+                                   std::to_string(plan.getPipelineDepth()) +
+                                   ") need the host's dispatch program; the ipu21 sink runs "
+                                   "one step at a time"});
+      continue;
+    }
+    StringRef what = isa<l0uop::TransferOp>(op) ? "transfers between pools" : "host control code";
     failures.push_back({&op, ("the ipu21 sink does not do " + what + " yet").str()});
   }
   if (!failures.empty()) {
@@ -247,8 +280,11 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
   Location loc = plan.getLoc();
   auto graph = ipu21::GraphOp::create(b, loc, plan.getSymNameAttr(), targetAttr);
   OpBuilder items = OpBuilder::atBlockBegin(&graph.getBody().emplaceBlock());
+  std::optional<HostMode> mode;
   auto failGraph = [&] {
     graph.erase();
+    if (mode)
+      mode->undo();
     return failure();
   };
   auto program = ipu21::ProgramOp::create(items, loc, items.getStringAttr("main"));
@@ -324,10 +360,29 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
         DenseI64ArrayAttr(), items.getI64IntegerAttr(0));
   };
 
+  // A training program's evaluation steps run only what its reports need,
+  // never what writes state: the rest runs under an If on the
+  // training-mode slot, one If per kernel (so each kernel's buffers keep
+  // their own lifetime).
+  bool hostSide = !ingests.empty() || !inits.empty() || !reports.empty();
+  if (hostSide) {
+    FailureOr<HostMode> found = HostMode::find(plan, ingests, inits, reports);
+    if (failed(found))
+      return failGraph();
+    mode = std::move(*found);
+  }
   Type f32 = Float32Type::get(ctx);
   for (PlannedKernel &k : kernels) {
+    OpBuilder gated(ctx);
+    bool underIf = mode && mode->trainingOnly(k.kernel);
+    if (underIf) {
+      auto cond = FlatSymbolRefAttr::get(ctx, mode->slot());
+      auto ifOp = ipu21::IfOp::create(steps, k.kernel.getLoc(), cond);
+      gated.setInsertionPointToStart(&ifOp.getThenBody().emplaceBlock());
+    }
+    OpBuilder &kernelSteps = underIf ? gated : steps;
     if (!k.matmul) {
-      if (failed(lowerGenericKernel(items, steps, k.kernel, facts, budget, homes)))
+      if (failed(lowerGenericKernel(items, kernelSteps, k.kernel, facts, budget, homes)))
         return failGraph();
       continue;
     }
@@ -357,11 +412,48 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
       m.reduce = codelet(ipu21::CodeletKind::reduce_add, f32, f32, kReduceCodeBytes);
     m.shape = mk.shape;
     m.plan = plan;
-    emitMatmul(items, k.kernel.getLoc(), m, steps);
+    emitMatmul(items, k.kernel.getLoc(), m, kernelSteps);
+  }
+  if (hostSide) {
+    // Each ingest's batch streams in before the step, each report out
+    // after it; inits (and the mode) the host writes into their tensors.
+    // (A stream is a phase of its own: a sync ends it.)
+    OpBuilder head = OpBuilder::atBlockBegin(&program.getBody().front());
+    for (l0uop::IngestOp ingest : ingests)
+      for (Attribute slot : ingest.getSlots()) {
+        StringRef name = cast<FlatSymbolRefAttr>(slot).getValue();
+        homeOf(name);
+        ipu21::StreamInOp::create(head, ingest.getLoc(), head.getStringAttr(name),
+                                  cast<FlatSymbolRefAttr>(slot));
+        ipu21::SyncOp::create(head, loc);
+      }
+    for (l0uop::ReportOp report : reports) {
+      homeOf(report.getSlot());
+      ipu21::StreamOutOp::create(steps, report.getLoc(), report.getSlotAttr(),
+                                 steps.getStringAttr(report.getSlot()));
+      ipu21::SyncOp::create(steps, loc);
+    }
+    for (l0uop::InitOp init : inits)
+      homeOf(init.getSlot());
+    if (mode)
+      homeOf(mode->slot());
   }
   if (failed(placeGraph(graph)) || failed(verify(graph)))
     return failGraph();
-  plan.erase();
+  if (!hostSide) {
+    plan.erase();
+    return success();
+  }
+  // The plan keeps its host side, renamed beside the graph: what the
+  // executor binds (a slot no kernel or host item uses has no tensor and
+  // goes too).
+  for (Operation &op : llvm::make_early_inc_range(plan.getBody().front())) {
+    auto slot = dyn_cast<l0uop::SlotOp>(op);
+    if (slot ? !tensors.count(slot.getSymName())
+             : !isa<l0uop::PoolOp, l0uop::InitOp, l0uop::IngestOp, l0uop::ReportOp>(op))
+      op.erase();
+  }
+  plan.setSymName(plan.getSymName().str() + ".host");
   return success();
 }
 

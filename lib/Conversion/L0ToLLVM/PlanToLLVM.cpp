@@ -19,6 +19,7 @@
 #include "Lowering.h"
 #include "synpl/Dialect/L0Ctl/L0CtlOps.h"
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
+#include "synpl/Dialect/L0UOp/L0UOpTables.h"
 #include "synpl/Runtime/PlanFormat.h"
 #include "synpl/Target/CudaTarget.h"
 
@@ -28,7 +29,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -45,80 +45,6 @@ using namespace synpl;
 using synpl::l0tollvm::NotLowered;
 
 namespace {
-
-/// The tables of one plan, built up as int64 words and a string blob.
-class TableWriter {
-public:
-  int64_t str(StringRef s) {
-    auto it = offsets.find(s);
-    if (it != offsets.end())
-      return it->second;
-    int64_t off = strings.size();
-    strings.append(s.begin(), s.end());
-    strings.push_back('\0');
-    offsets[s] = off;
-    return off;
-  }
-  /// Appends one record to a section (sections are written in order).
-  template <typename Record> void add(int section, const Record &r) {
-    static_assert(sizeof(Record) % sizeof(int64_t) == 0, "int64 records");
-    const int64_t *w = reinterpret_cast<const int64_t *>(&r);
-    sections[section].insert(sections[section].end(), w,
-                             w + sizeof(Record) / sizeof(int64_t));
-    ++counts[section];
-  }
-  int64_t count(int section) const { return counts[section]; }
-
-  /// `head` holds the fixed words (name, depth, the loop's defaults); the
-  /// magic, the version and the section table are filled in here.
-  std::vector<int64_t> finish(synpl_plan_header head) {
-    head.magic = SYNPL_PLAN_MAGIC;
-    head.version = SYNPL_PLAN_VERSION;
-    std::vector<int64_t> words(SYNPL_PLAN_HEADER_WORDS, 0);
-    static_assert(sizeof(synpl_plan_header) ==
-                      SYNPL_PLAN_HEADER_WORDS * sizeof(int64_t),
-                  "the header is its words");
-    for (int s = 0; s < SYNPL_PLAN_NUM_SECTIONS; ++s) {
-      head.section[s][0] = words.size();
-      head.section[s][1] = counts[s];
-      words.insert(words.end(), sections[s].begin(), sections[s].end());
-    }
-    std::memcpy(words.data(), &head, sizeof head);
-    return words;
-  }
-  std::string strings;
-
-private:
-  llvm::StringMap<int64_t> offsets;
-  std::vector<int64_t> sections[SYNPL_PLAN_NUM_SECTIONS];
-  int64_t counts[SYNPL_PLAN_NUM_SECTIONS] = {};
-};
-
-static int64_t elementCode(Type t) {
-  if (t.isF32())
-    return SYNPL_PLAN_F32;
-  if (t.isF64())
-    return SYNPL_PLAN_F64;
-  if (t.isF16())
-    return SYNPL_PLAN_F16;
-  if (t.isBF16())
-    return SYNPL_PLAN_BF16;
-  if (auto i = dyn_cast<IntegerType>(t)) {
-    switch (i.getWidth()) {
-    case 1:
-      return SYNPL_PLAN_I1;
-    case 8:
-      return i.isUnsigned() ? SYNPL_PLAN_U8 : SYNPL_PLAN_I8;
-    case 16:
-      return SYNPL_PLAN_I16;
-    case 32:
-      return SYNPL_PLAN_I32;
-    case 64:
-      return SYNPL_PLAN_I64;
-    }
-  }
-  return SYNPL_PLAN_OTHER;
-}
 
 /// The `.entry` names of a PTX module.
 llvm::StringSet<> ptxEntries(StringRef ptx) {
@@ -175,39 +101,17 @@ struct ConvertL0PlanToLLVM
     std::vector<NotLowered> failures;
     unsigned total = 0;
 
-    TableWriter w;
-    llvm::StringMap<int64_t> poolIndex, slotIndex, kernelIndex, transferIndex,
-        streamIndex, eventIndex, regionIndex;
+    l0uop::PlanTableWriter w;
+    llvm::StringMap<int64_t> kernelIndex, transferIndex, streamIndex, eventIndex, regionIndex;
     SmallVector<std::string> kernelFns, programFns;
     SmallVector<int64_t> kernelClamp; // a CUDA fallback's range; -1: none
     llvm::StringSet<> unlowered;
     Block &body = plan.getBody().front();
 
-    for (auto pool : body.getOps<l0uop::PoolOp>()) {
-      ++total;
-      poolIndex[pool.getSymName()] = w.count(SYNPL_PLAN_POOLS);
-      w.add(SYNPL_PLAN_POOLS,
-            synpl_plan_pool{w.str(pool.getSymName()), (int64_t)pool.getKind(),
-                            (int64_t)pool.getSpace(),
-                            (int64_t)pool.getCapacity(),
-                            (int64_t)pool.getAlignment()});
-    }
-    for (auto slot : body.getOps<l0uop::SlotOp>()) {
-      ++total;
-      l0uop::BufType buf = slot.getBufType();
-      int64_t element = elementCode(buf.getElementType());
-      if (element == SYNPL_PLAN_OTHER)
-        failures.push_back({slot, "its element type has no runtime code"});
-      slotIndex[slot.getSymName()] = w.count(SYNPL_PLAN_SLOTS);
-      w.add(SYNPL_PLAN_SLOTS,
-            synpl_plan_slot{w.str(slot.getSymName()),
-                            poolIndex.lookup(slot.getPool()),
-                            slot.getOffset() ? (int64_t)*slot.getOffset() : -1,
-                            (int64_t)slot.getSize(), element,
-                            (int64_t)buf.getNumElements()});
-    }
+    auto fail = [&](Operation *op, const Twine &why) { failures.push_back({op, why.str()}); };
+    total += w.addMemory(plan, fail);
     auto slotOf = [&](Attribute ref) -> int64_t {
-      return slotIndex.lookup(cast<FlatSymbolRefAttr>(ref).getValue());
+      return w.slotIndex(cast<FlatSymbolRefAttr>(ref).getValue());
     };
 
     // The CUDA kernels' module, when the plan has device kernels.
@@ -337,79 +241,7 @@ struct ConvertL0PlanToLLVM
         addSync(wt, SYNPL_PLAN_SYNC_WAIT, wt.getEventAttr(), wt.getEntryAttr(),
                 wt.getStreamAttr());
     }
-    for (auto init : body.getOps<l0uop::InitOp>()) {
-      ++total;
-      int64_t valueBits = 0;
-      if (std::optional<APFloat> v = init.getValue()) {
-        double d = v->convertToDouble();
-        std::memcpy(&valueBits, &d, sizeof d);
-      }
-      w.add(SYNPL_PLAN_INITS,
-            synpl_plan_init{(int64_t)init.getKind(), slotOf(init.getSlotAttr()),
-                            init.getFanIn() ? (int64_t)*init.getFanIn() : 0,
-                            init.getSeed() ? (int64_t)*init.getSeed() : 0,
-                            valueBits,
-                            init.getPath() ? w.str(*init.getPath()) : -1});
-    }
-    for (auto ingest : body.getOps<l0uop::IngestOp>()) {
-      ++total;
-      int64_t first = w.count(SYNPL_PLAN_INGEST_FIELDS);
-      std::optional<ArrayRef<int64_t>> classes = ingest.getClasses();
-      bool text = ingest.getFormat() == "text";
-      for (auto [i, slot, path] :
-           llvm::enumerate(ingest.getSlots(), ingest.getPaths())) {
-        auto slotOp = SymbolTable::lookupNearestSymbolFrom<l0uop::SlotOp>(
-            ingest, cast<FlatSymbolRefAttr>(slot));
-        l0uop::BufType buf = slotOp.getBufType();
-        int64_t typeCode = 0;
-        switch (elementCode(buf.getElementType())) {
-        case SYNPL_PLAN_U8:
-          typeCode = 0x08;
-          break;
-        case SYNPL_PLAN_I8:
-          typeCode = 0x09;
-          break;
-        case SYNPL_PLAN_I16:
-          typeCode = 0x0B;
-          break;
-        case SYNPL_PLAN_I32:
-          typeCode = 0x0C;
-          break;
-        case SYNPL_PLAN_F32:
-          typeCode = 0x0D;
-          break;
-        case SYNPL_PLAN_F64:
-          typeCode = 0x0E;
-          break;
-        default:
-          failures.push_back({ingest, "slot element type has no IDX type"});
-          break;
-        }
-        std::optional<ArrayRef<int64_t>> ranks = ingest.getRanks();
-        int64_t ndims = ranks ? (*ranks)[i]
-                              : l0uop::IngestOp::fileRank(buf.getShape().drop_front());
-        std::optional<ArrayRef<int64_t>> shifts = ingest.getShifts();
-        w.add(SYNPL_PLAN_INGEST_FIELDS,
-              synpl_plan_ingest_field{slotOf(slot),
-                                      w.str(cast<StringAttr>(path).getValue()),
-                                      classes ? (*classes)[i] : 0,
-                                      text ? 0 : (typeCode << 8) | ndims,
-                                      shifts ? (*shifts)[i] : 0});
-      }
-      w.add(SYNPL_PLAN_INGESTS,
-            synpl_plan_ingest{w.str(ingest.getSymName()),
-                              text ? SYNPL_PLAN_FORMAT_TEXT : SYNPL_PLAN_FORMAT_IDX,
-                              (int64_t)ingest.getBatch(), ingest.getShuffle(),
-                              ingest.getDropLast(), (int64_t)ingest.getSeed(),
-                              first, (int64_t)ingest.getSlots().size(),
-                              (int64_t)ingest.getStride().value_or(1)});
-    }
-    for (auto report : body.getOps<l0uop::ReportOp>()) {
-      ++total;
-      w.add(SYNPL_PLAN_REPORTS,
-            synpl_plan_report{w.str(report.getName()),
-                              slotOf(report.getSlotAttr())});
-    }
+    total += w.addHostIO(plan, fail);
     // Control: the regions, and each lowered program with its regions in
     // argument order (synpl.regions, set by --synpl-convert-l0ctl-to-llvm).
     SmallVector<l0ctl::RegionOp> regions;
@@ -468,13 +300,7 @@ struct ConvertL0PlanToLLVM
     auto i64 = b.getI64Type();
     auto i32 = b.getI32Type();
     auto ptrTy = LLVM::LLVMPointerType::get(ctx);
-    synpl_plan_header head{};
-    head.name = w.str(plan.getSymName());
-    head.pipeline_depth = (int64_t)plan.getPipelineDepth();
-    head.epochs = plan.getEpochs().value_or(0);
-    head.checkpoint_every = plan.getCheckpointEvery().value_or(0);
-    head.steps = plan.getSteps().value_or(0);
-    head.evaluate = plan.getEvaluate() ? w.str(*plan.getEvaluate()) : -1;
+    synpl_plan_header head = w.headerOf(plan);
     if (device) {
       head.device_arch = device->arch->major * 10 + device->arch->minor;
       // The chip's PTX ISA, or the module's own `.version` when newer.
@@ -492,11 +318,10 @@ struct ConvertL0PlanToLLVM
             RankedTensorType::get({(int64_t)words.size()}, i64),
             ArrayRef<int64_t>(words)),
         /*alignment=*/8);
-    if (w.strings.empty()) // the runtime reads a blob that ends with a NUL
-      w.strings.push_back('\0');
-    auto stringsTy = LLVM::LLVMArrayType::get(b.getI8Type(), w.strings.size());
+    std::string strings = w.takeStrings();
+    auto stringsTy = LLVM::LLVMArrayType::get(b.getI8Type(), strings.size());
     LLVM::GlobalOp::create(b, loc, stringsTy, true, LLVM::Linkage::Internal,
-                           "synpl_plan_strings", b.getStringAttr(w.strings));
+                           "synpl_plan_strings", b.getStringAttr(strings));
     auto pointerArray = [&](StringRef name, ArrayRef<std::string> fns) {
       // An empty table still gets one null entry (zero-length arrays are
       // not worth a special case in the runtime).
@@ -611,7 +436,7 @@ struct ConvertL0PlanToLLVM
             i++);
       };
       addArray("synpl_plan_table", words.size());
-      addArray("synpl_plan_strings", w.strings.size());
+      addArray("synpl_plan_strings", strings.size());
       addArray("synpl_plan_kernels", packedFns.size());
       addArray("synpl_plan_programs", programFns.size());
       auto addBlob = [&](bool present, StringRef name, int64_t size) {

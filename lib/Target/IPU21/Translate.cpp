@@ -11,6 +11,7 @@
 
 #include "synpl/Dialect/IPU21/IPU21Codelets.h"
 #include "synpl/Dialect/IPU21/IPU21Graph.h"
+#include "synpl/Dialect/L0UOp/L0UOpTables.h"
 #include "synpl/Target/IPU21/ProgramFile.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -251,12 +252,51 @@ FailureOr<GraphOp> synpl::ipu21::findGraph(Operation *op) {
   return graph;
 }
 
-/// The program of `op`'s one graph.
+std::string synpl::ipu21::hostPlanName(StringRef graph) { return (graph + ".host").str(); }
+
+LogicalResult synpl::ipu21::addHostSide(l0uop::PlanOp host, GraphOp graph, sim::Program &program) {
+  l0uop::PlanTableWriter w;
+  bool failed = false;
+  auto fail = [&](Operation *op, const Twine &why) {
+    op->emitError() << "the host side cannot hold it: " << why;
+    failed = true;
+  };
+  for (Operation &op : host.getBody().front())
+    if (!isa<l0uop::PoolOp, l0uop::SlotOp, l0uop::InitOp, l0uop::IngestOp, l0uop::ReportOp>(op))
+      return op.emitError() << "the host side of ipu21 program @" << graph.getSymName()
+                            << " holds pools, slots, inits, ingests and reports only; the "
+                               "device runs everything else";
+  w.addMemory(host, fail);
+  // One stream, with no entries: the device runs the step whole.
+  w.add(SYNPL_PLAN_STREAMS, synpl_plan_stream{w.str(graph.getSymName()), 0, 0});
+  w.addHostIO(host, fail);
+  if (failed)
+    return failure();
+  for (auto slot : host.getBody().front().getOps<l0uop::SlotOp>())
+    if (!graph.lookup<TensorOp>(slot.getSymName()))
+      return slot.emitError() << "slot @" << slot.getSymName() << " of the host side has no "
+                              << "tensor of its name in ipu21.graph @" << graph.getSymName();
+  synpl_plan_header head = w.headerOf(host);
+  head.name = w.str(graph.getSymName());
+  program.hostTable = w.finish(head);
+  program.hostStrings = w.takeStrings();
+  return success();
+}
+
+/// The program of `op`'s one graph, with its host side when the module
+/// holds one.
 static FailureOr<sim::Program> programOf(Operation *op) {
   FailureOr<GraphOp> graph = findGraph(op);
   if (failed(graph))
     return failure();
-  return toProgram(*graph);
+  FailureOr<sim::Program> program = toProgram(*graph);
+  if (failed(program))
+    return failure();
+  if (auto module = dyn_cast<ModuleOp>(op))
+    if (auto host = module.lookupSymbol<l0uop::PlanOp>(hostPlanName(graph->getSymName())))
+      if (failed(addHostSide(host, *graph, *program)))
+        return failure();
+  return program;
 }
 
 LogicalResult synpl::ipu21::saveProgramFile(Operation *op, StringRef path) {
@@ -281,5 +321,7 @@ void synpl::ipu21::registerToProgramTranslation() {
         os << sim::writeProgram(*program);
         return success();
       },
-      [](DialectRegistry &registry) { registry.insert<IPU21Dialect>(); });
+      [](DialectRegistry &registry) {
+        registry.insert<IPU21Dialect, l0uop::L0UOpDialect>();
+      });
 }

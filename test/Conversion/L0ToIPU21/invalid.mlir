@@ -82,8 +82,8 @@ l0uop.plan @p pipeline_depth 1 {
 
 // -----
 
-// Host work: an ingest.
-// CHECK: error: lowered 8 of 9 plan items; not lowered: l0uop.ingest at {{.*}}: the ipu21 sink does not do reading batches from the host yet
+// A transfer between pools: a tile has one memory.
+// CHECK: error: lowered 9 of 10 plan items; not lowered: l0uop.transfer at {{.*}}: the ipu21 sink does not do transfers between pools yet
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 64MiB
   l0uop.slot @a pool @dev offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf16>
@@ -111,8 +111,9 @@ l0uop.plan @p pipeline_depth 1 {
   }
   l0uop.pool @host persistent on host capacity 1MiB
   l0uop.slot @x pool @host offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
-  // expected-error @+1 {{not lowered: l0uop.ingest at}}
-  l0uop.ingest @read into [@x] from ["x.idx"] format "idx" batch 16 seed 0
+  l0uop.slot @y pool @dev offset 4096 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
+  // expected-error @+1 {{not lowered: l0uop.transfer at}}
+  l0uop.transfer @t @x -> @y h2d bytes 1024
 }
 
 // -----

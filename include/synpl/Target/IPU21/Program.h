@@ -263,7 +263,21 @@ struct Program {
   std::vector<ComputeSet> computeSets;
   std::vector<Exchange> exchanges;
   Step main; ///< a Sequence
+  /// A training program's host side (both empty: none): the runtime's plan
+  /// tables (synpl/Runtime/PlanFormat.h) of its pools, slots, inits,
+  /// ingests and reports, which the executor (synpl_rt_main_device) binds
+  /// to drive main step by step. Slot S is tensor S; an ingest's slot is
+  /// streamed in under its own name at the head of main, a report's
+  /// streamed out under its own name at the end; kTrainingStream gives
+  /// each step its mode. The simulator itself never reads them.
+  std::vector<int64_t> hostTable; ///< int64 words
+  std::string hostStrings;        ///< NUL-terminated names; ends with a NUL
 };
+
+/// The stream a training program's main reads its mode from before each
+/// step: one value, 1 for a training step, 0 for an evaluation step (the
+/// state-writing and training-only kernels run under an If on it).
+inline constexpr const char *kTrainingStream = "synpl.training";
 
 } // namespace synpl::ipu21::sim
 

@@ -21,10 +21,13 @@
 // Versions: 1 has no UOp codelet; 2 adds CodeletKind::UOp, whose codelets
 // (and only theirs) carry Codelet::uopFields and Codelet::uop after their
 // address: each UOpField's name, type, shape and output flag, each UInst's
-// members in declaration order. writeProgram writes the oldest version
-// that holds the program (2 only when it has a UOp codelet), and
-// readProgram reads both, refusing a version 2 file without a UOp codelet:
-// every program has exactly one file.
+// members in declaration order; 3 adds, after main, the host side of a
+// training program (Program::hostTable as a u64 count and its words, then
+// Program::hostStrings). writeProgram writes the oldest version that holds
+// the program (3 only with a host side, 2 only with a UOp codelet), and
+// readProgram reads all three, refusing a version 2 file without a UOp
+// codelet and a version 3 file without a host side: every program has
+// exactly one file.
 //
 // readProgram never trusts the file: it checks the header, the checksum,
 // every count against the bytes left (it allocates nothing the remaining
@@ -46,8 +49,9 @@ namespace synpl::ipu21::sim {
 /// The first 8 bytes of a program file.
 inline constexpr char kProgramMagic[8] = {'S', 'Y', 'N', 'I', 'P', 'U', '2', '1'};
 /// The newest format version this library writes and reads (a program with
-/// a UOp codelet), and the oldest (every other program).
-inline constexpr uint32_t kProgramFormatVersion = 2;
+/// a host side), and the oldest (a program with neither a host side nor a
+/// UOp codelet).
+inline constexpr uint32_t kProgramFormatVersion = 3;
 inline constexpr uint32_t kOldestProgramFormatVersion = 1;
 /// Bytes of the header before the payload.
 inline constexpr size_t kProgramHeaderBytes = 32;
@@ -124,7 +128,10 @@ bool loadProgram(const std::string &path, Program &out, std::string &error);
 ///    ref names an existing compute set (Execute), exchange (Copy) or
 ///    tensor (If: a tensor with at least one element, StreamIn/StreamOut);
 ///    Repeat's count >= 0; only Sequence, Repeat and If have a body, only If
-///    an elseBody; a stream step names its stream.
+///    an elseBody; a stream step names its stream;
+///  - the host side: both hostTable and hostStrings or neither, hostStrings
+///    ending with a NUL (the runtime checks the tables' records when it
+///    binds them).
 bool checkProgram(const Program &program, std::string &error);
 
 } // namespace synpl::ipu21::sim

@@ -61,7 +61,7 @@ public:
 
   bool run() {
     return target() && tensors() && buffers() && codelets() && computeSets() && exchanges() &&
-           steps();
+           steps() && host();
   }
 
 private:
@@ -82,6 +82,17 @@ private:
   bool fail(std::string msg) {
     error = std::move(msg);
     return false;
+  }
+  /// The host side is opaque here (the runtime checks its records): both
+  /// parts or neither, the strings NUL-terminated.
+  bool host() {
+    if (p.hostTable.empty() && p.hostStrings.empty())
+      return true;
+    if (p.hostTable.empty() || p.hostStrings.empty() || p.hostStrings.back() != '\0')
+      return fail("the host side needs its tables and its strings, which end with a NUL");
+    if (int64_t(p.hostTable.size()) > kMaxCount)
+      return fail("the host tables hold more than " + std::to_string(kMaxCount) + " words");
+    return true;
   }
   /// `v` in [0, kMaxCount].
   bool size(int64_t v, const std::string &what) {

@@ -7,9 +7,9 @@
 // by kMaxStepDepth, and the program is then held to checkProgram's rules
 // (which check a UOp body's SSA form, nesting and types).
 //
-// A program is written as the oldest version that holds it: version 1 when
-// it has no UOp codelet, else version 2, where each UOp codelet is followed
-// by its fields and its body. So every program has exactly one file, and a
+// A program is written as the oldest version that holds it: version 3 when
+// it has a host side (after main), else version 2 when it has a UOp
+// codelet (each followed by its fields and its body), else version 1. So every program has exactly one file, and a
 // file read back writes the same bytes (the fuzz target relies on it).
 //
 //===----------------------------------------------------------------------===//
@@ -185,6 +185,12 @@ public:
       i64(x.descriptorBytes);
     }
     step(p.main);
+    if (p.hostTable.empty())
+      return; // versions 1 and 2 end here
+    u64(p.hostTable.size());
+    for (int64_t w : p.hostTable)
+      i64(w);
+    str(p.hostStrings);
   }
 
 private:
@@ -234,8 +240,22 @@ public:
                        &t.sramBase, &t.execEnd, &t.interleavedBegin, &t.sramEnd, &t.rptCountMax})
       if (!i64(*v, "the target"))
         return false;
-    return tensors(out) && buffers(out) && codelets(out) && computeSets(out) &&
-           exchanges(out) && step(out.main, 1, "main");
+    if (!(tensors(out) && buffers(out) && codelets(out) && computeSets(out) &&
+          exchanges(out) && step(out.main, 1, "main")))
+      return false;
+    if (version < 3)
+      return true;
+    size_t words = 0;
+    if (!count(words, 8, "the host tables"))
+      return false;
+    if (words == 0)
+      return fail("a version 3 file has no host tables (such a program is written as "
+                  "version 1 or 2)");
+    out.hostTable.resize(words);
+    for (int64_t &w : out.hostTable)
+      if (!i64(w, "the host tables"))
+        return false;
+    return str(out.hostStrings, "the host strings");
   }
 
 private:
@@ -399,7 +419,7 @@ private:
           return false;
       }
     }
-    if (version != 1 && !anyUOp)
+    if (version == 2 && !anyUOp)
       return fail("a version " + std::to_string(version) +
                   " file holds no UOp codelet (such a program is written as version 1)");
     return true;
@@ -540,7 +560,7 @@ std::string writeProgram(const Program &program) {
   bool uop = false;
   for (const Codelet &c : program.codelets)
     uop = uop || c.kind == CodeletKind::UOp;
-  file.u32(uop ? kProgramFormatVersion : kOldestProgramFormatVersion);
+  file.u32(!program.hostTable.empty() ? kProgramFormatVersion : uop ? 2 : kOldestProgramFormatVersion);
   file.u32(0);
   file.u64(payload.out.size());
   file.u64(fnv1a64(payload.out.data(), payload.out.size()));
