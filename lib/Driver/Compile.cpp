@@ -4,7 +4,8 @@
 // alone does not say: the system to place an L2 program on (a --system
 // file, the program's own, else this machine, with a nominal GPU for a CUDA
 // build on a machine without one) and, once placed, whether the kernels run
-// on a GPU and for which chip.
+// on a GPU (and for which chip) or on an IPU (the ipu21 sink, when the
+// placement chose an isa = ipu21 or ipu2 node, or --target=ipu21).
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Driver/Driver.h"
@@ -15,6 +16,7 @@
 #include "synpl/InitAll.h"
 #include "synpl/Target/CudaTarget.h"
 #include "synpl/Target/HostSystem.h"
+#include "synpl/Target/IPU21/Facts.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -123,7 +125,16 @@ struct Compilation {
 
   LogicalResult loadSystem(llvm::StringRef path);
   LogicalResult addHostSystem(const cuda::CudaArch *nominalGpu);
-  SmallVector<l1::NodeOp> usedCudaNodes();
+  /// The nodes of the placed program's system whose isa is `wanted` and
+  /// that hold an actor, a stage or a tensor graph (in system order).
+  SmallVector<l1::NodeOp> usedNodes(llvm::function_ref<bool(llvm::StringRef)> wanted);
+  SmallVector<l1::NodeOp> usedCudaNodes() {
+    return usedNodes([](llvm::StringRef isa) { return isa == "cuda"; });
+  }
+  /// The IPU nodes (isa ipu21 or ipu2) the placed program uses.
+  SmallVector<l1::NodeOp> usedIpuNodes() {
+    return usedNodes([](llvm::StringRef isa) { return ipu21::factsFor(isa).has_value(); });
+  }
   LogicalResult run();
 };
 
@@ -184,13 +195,11 @@ LogicalResult Compilation::addHostSystem(const cuda::CudaArch *nominalGpu) {
   return success();
 }
 
-/// The CUDA nodes of the placed program's system that hold an actor, a
-/// stage or a tensor graph (in system order).
-SmallVector<l1::NodeOp> Compilation::usedCudaNodes() {
+SmallVector<l1::NodeOp> Compilation::usedNodes(llvm::function_ref<bool(llvm::StringRef)> wanted) {
   SmallVector<l1::NodeOp> used;
   for (auto system : module.getBody()->getOps<l1::SystemOp>())
     for (auto node : system.getBody().front().getOps<l1::NodeOp>()) {
-      if (node.getIsa() != "cuda")
+      if (!node.getIsa() || !wanted(*node.getIsa()))
         continue;
       bool holds = false;
       for (Operation &op : module.getBody()->getOperations())
@@ -251,7 +260,25 @@ LogicalResult Compilation::run() {
   // The target: what the placement used, or what was asked for. (Read
   // now: L1 -> L0 replaces the L1 ops.)
   KernelTarget target = KernelTarget::Host;
-  if (options.target == TargetChoice::IPU21) {
+  SmallVector<l1::NodeOp> ipus;
+  if (from == Phase::L1)
+    ipus = usedIpuNodes();
+  if (!ipus.empty()) {
+    // The placement put the model on an IPU: the ipu21 sink compiles it,
+    // for the node's chip.
+    if (options.target == TargetChoice::Host || options.target == TargetChoice::Cuda)
+      return fail("the placement put the model on @" + ipus.front().getSymName() + " (isa " +
+                  *ipus.front().getIsa() + "); --target=" +
+                  (options.target == TargetChoice::Host ? "host" : "cuda") +
+                  " cannot run it (--target=ipu21, or a system without the IPU)");
+    if (ipus.size() > 1)
+      return fail("the placed program uses " + llvm::Twine(ipus.size()) +
+                  " IPU nodes; the ipu21 sink runs one IPU per program");
+    target = KernelTarget::IPU21;
+    phaseOptions.ipuArch = ipus.front().getIsa()->str();
+    progress("target ipu21: @" + ipus.front().getSymName() + ", the " + phaseOptions.ipuArch +
+             " (docs/ipu21.md)");
+  } else if (options.target == TargetChoice::IPU21) {
     // The kernels go to the IPU's tiles whatever node the placement chose:
     // the L0 plan is what the ipu21 sink reads.
     target = KernelTarget::IPU21;

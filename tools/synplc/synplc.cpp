@@ -10,6 +10,7 @@
 // flags (--mlir-print-ir-after-all, --mlir-timing, ...) apply to every pass.
 //
 //===----------------------------------------------------------------------===//
+#include "synpl/Dialect/IPU21/IPU21Ops.h"
 #include "synpl/Driver/Driver.h"
 #include "synpl/Support/DeepInput.h"
 #include "synpl/InitAll.h"
@@ -365,8 +366,14 @@ static int synplcMain(int argc, char **argv) {
     file->keep();
     return 0;
   };
-  if (ipu21 && compileTo.empty() && output == Emit::Executable)
+  // A placement on an IPU node compiles for the ipu21 sink too: the module
+  // then ends in its graph.
+  bool onIpu = ipu21 || !module->getBody()->getOps<synpl::ipu21::GraphOp>().empty();
+  if (onIpu && compileTo.empty() && output == Emit::Executable)
     return failed(writeIPU21Program(*module, outputFile.empty() ? "a.ipu" : out));
+  if (onIpu && compileTo.empty() && output > Emit::L0)
+    return fail("the placement put the model on an IPU: synplc writes its program file (the "
+                "default --emit) or a layer up to l0");
   switch (output) {
   case Emit::PTX:
     return writeText([&](llvm::raw_ostream &os) { printPtx(*module, os); });

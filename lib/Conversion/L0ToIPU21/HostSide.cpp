@@ -13,9 +13,51 @@ using namespace synpl::l0toipu21;
 static constexpr StringLiteral kModePool = "synpl.ipu21.host";
 static constexpr StringLiteral kModeSlot = "synpl.ipu21.training_mode";
 
+HostStreams HostStreams::of(l0uop::PlanOp plan, ArrayRef<l0uop::IngestOp> ingests,
+                            ArrayRef<l0uop::ReportOp> reports,
+                            ArrayRef<l0uop::TransferOp> transfers,
+                            SmallVectorImpl<NotLowered> &failures) {
+  HostStreams io;
+  llvm::StringSet<> ingested, reported;
+  for (l0uop::IngestOp g : ingests)
+    for (Attribute slot : g.getSlots())
+      ingested.insert(cast<FlatSymbolRefAttr>(slot).getValue());
+  for (l0uop::ReportOp r : reports)
+    reported.insert(r.getSlot());
+  for (l0uop::TransferOp tx : transfers) {
+    auto fail = [&](const Twine &why) {
+      failures.push_back({tx, why.str(), false, "transfer @" + tx.getSymName().str()});
+    };
+    StringRef src = tx.getSrc(), dst = tx.getDst();
+    bool in = tx.getDirection() == l0uop::Direction::h2d && ingested.contains(src);
+    bool out = tx.getDirection() == l0uop::Direction::d2h && reported.contains(dst);
+    if (!in && !out) {
+      fail("it moves @" + src + " to @" + dst + " (" +
+           l0uop::stringifyDirection(tx.getDirection()) +
+           "); the ipu21 sink streams only batches in (h2d from an ingest's slot) and "
+           "reports out (d2h to a report's slot)");
+      continue;
+    }
+    StringRef host = in ? src : dst, chip = in ? dst : src;
+    auto a = plan.lookup<l0uop::SlotOp>(host), b = plan.lookup<l0uop::SlotOp>(chip);
+    // (The device's slot may be the host's flattened: a stream moves the
+    // elements in order.)
+    if (!a || !b || a.getBufType().getElementType() != b.getBufType().getElementType() ||
+        a.getBufType().getNumElements() != b.getBufType().getNumElements() ||
+        int64_t(tx.getBytes()) != int64_t(a.getBufType().getSizeInBytes())) {
+      fail("it moves " + Twine(tx.getBytes()) + " bytes between slots of different element "
+           "types or counts; a stream moves a whole slot into one of its elements");
+      continue;
+    }
+    if (!io.device.try_emplace(host, chip.str()).second)
+      fail("@" + host + " moves twice; a host slot streams to one tensor");
+  }
+  return io;
+}
+
 FailureOr<HostMode> HostMode::find(l0uop::PlanOp plan, ArrayRef<l0uop::IngestOp> ingests,
                                    ArrayRef<l0uop::InitOp> inits,
-                                   ArrayRef<l0uop::ReportOp> reports) {
+                                   ArrayRef<l0uop::ReportOp> reports, const HostStreams &io) {
   HostMode mode;
   for (l0uop::InitOp init : inits)
     if (init.getKind() == l0uop::InitKind::training_mode)
@@ -51,7 +93,7 @@ FailureOr<HostMode> HostMode::find(l0uop::PlanOp plan, ArrayRef<l0uop::IngestOp>
   bool text = llvm::any_of(ingests, [](l0uop::IngestOp g) { return g.getFormat() == "text"; });
   for (l0uop::ReportOp r : reports)
     if (r.getName() == "correct" || (text && r.getName() == "loss"))
-      want.insert(r.getSlot());
+      want.insert(io.deviceOf(r.getSlot()));
   auto persistent = [&](Attribute ref) {
     auto slot = plan.lookup<l0uop::SlotOp>(cast<FlatSymbolRefAttr>(ref).getValue());
     auto pool = slot ? plan.lookup<l0uop::PoolOp>(slot.getPool()) : l0uop::PoolOp();

@@ -182,6 +182,8 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
   SmallVector<l0uop::IngestOp> ingests;
   SmallVector<l0uop::InitOp> inits;
   SmallVector<l0uop::ReportOp> reports;
+  SmallVector<l0uop::TransferOp> transfers;
+  l0uop::StreamOp firstStream;
   llvm::DenseMap<Operation *, unsigned> order;
   int64_t total = 0;
   for (Operation &op : plan.getBody().front()) {
@@ -215,9 +217,11 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
         Operation *target = SymbolTable::lookupSymbolIn(plan, cast<FlatSymbolRefAttr>(entry).getAttr());
         auto kernel = dyn_cast_or_null<l0uop::KernelOp>(target);
         auto it = kernel ? order.find(kernel) : order.end();
+        if (isa_and_nonnull<l0uop::TransferOp>(target))
+          continue; // a batch in or a report out: checked below
         if (!kernel) {
-          failures.push_back({stream, "it runs a transfer; the ipu21 sink has one memory per tile "
-                                      "and moves no data between pools yet",
+          failures.push_back({stream, "it runs @" + cast<FlatSymbolRefAttr>(entry).getValue().str() +
+                                          ", which is neither a kernel nor a transfer",
                               false, "stream @" + stream.getSymName().str()});
           break;
         }
@@ -229,6 +233,19 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
         }
         last = it->second;
       }
+      // Steps in flight each take a stream of their own, all running the
+      // same entries: the chip runs the steps one after the other.
+      if (!firstStream)
+        firstStream = stream;
+      else if (stream.getEntries() != firstStream.getEntries())
+        failures.push_back({stream, "it runs other entries than @" +
+                                        firstStream.getSymName().str() +
+                                        "; the ipu21 sink runs every step the same way",
+                            false, "stream @" + stream.getSymName().str()});
+      continue;
+    }
+    if (auto tx = dyn_cast<l0uop::TransferOp>(op)) {
+      transfers.push_back(tx);
       continue;
     }
     if (auto ingest = dyn_cast<l0uop::IngestOp>(op)) {
@@ -244,21 +261,16 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
       continue;
     }
     // The host's control program dispatches each batch onto the stream of
-    // the next step in flight. With one step in flight (depth 1) it puts
-    // batch b on the one stream, as the executor does without one: the
-    // chip runs the steps in order, so the program has nothing to do.
-    if (isa<l0ctl::L0CtlDialect>(op.getDialect()) && plan.getPipelineDepth() == 1)
+    // the next step in flight. The chip runs the steps one after the other,
+    // every stream the same entries (checked above): batch b runs as the
+    // executor runs it without a control program, so it has nothing to do.
+    if (isa<l0ctl::L0CtlDialect>(op.getDialect()))
       continue;
-    if (isa<l0ctl::L0CtlDialect>(op.getDialect())) {
-      failures.push_back({&op, "pipelined steps (pipeline_depth " +
-                                   std::to_string(plan.getPipelineDepth()) +
-                                   ") need the host's dispatch program; the ipu21 sink runs "
-                                   "one step at a time"});
-      continue;
-    }
-    StringRef what = isa<l0uop::TransferOp>(op) ? "transfers between pools" : "host control code";
-    failures.push_back({&op, ("the ipu21 sink does not do " + what + " yet").str()});
+    failures.push_back({&op, "the ipu21 sink does not do host control code yet"});
   }
+  // Transfers: only a batch from an ingest's slot to the device (streamed
+  // in) and a report's value back to the host (streamed out).
+  HostStreams io = HostStreams::of(plan, ingests, reports, transfers, failures);
   if (!failures.empty()) {
     reportNotLowered(total - int64_t(failures.size()), total, failures, "plan items");
     return failure();
@@ -366,7 +378,7 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
   // their own lifetime).
   bool hostSide = !ingests.empty() || !inits.empty() || !reports.empty();
   if (hostSide) {
-    FailureOr<HostMode> found = HostMode::find(plan, ingests, inits, reports);
+    FailureOr<HostMode> found = HostMode::find(plan, ingests, inits, reports, io);
     if (failed(found))
       return failGraph();
     mode = std::move(*found);
@@ -422,14 +434,16 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
     for (l0uop::IngestOp ingest : ingests)
       for (Attribute slot : ingest.getSlots()) {
         StringRef name = cast<FlatSymbolRefAttr>(slot).getValue();
-        homeOf(name);
+        StringRef tensor = io.deviceOf(name);
+        homeOf(tensor);
         ipu21::StreamInOp::create(head, ingest.getLoc(), head.getStringAttr(name),
-                                  cast<FlatSymbolRefAttr>(slot));
+                                  FlatSymbolRefAttr::get(ctx, tensor));
         ipu21::SyncOp::create(head, loc);
       }
     for (l0uop::ReportOp report : reports) {
-      homeOf(report.getSlot());
-      ipu21::StreamOutOp::create(steps, report.getLoc(), report.getSlotAttr(),
+      StringRef tensor = io.deviceOf(report.getSlot());
+      homeOf(tensor);
+      ipu21::StreamOutOp::create(steps, report.getLoc(), FlatSymbolRefAttr::get(ctx, tensor),
                                  steps.getStringAttr(report.getSlot()));
       ipu21::SyncOp::create(steps, loc);
     }
@@ -449,7 +463,7 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
   // goes too).
   for (Operation &op : llvm::make_early_inc_range(plan.getBody().front())) {
     auto slot = dyn_cast<l0uop::SlotOp>(op);
-    if (slot ? !tensors.count(slot.getSymName())
+    if (slot ? !tensors.count(slot.getSymName()) && !io.onHost(slot.getSymName())
              : !isa<l0uop::PoolOp, l0uop::InitOp, l0uop::IngestOp, l0uop::ReportOp>(op))
       op.erase();
   }

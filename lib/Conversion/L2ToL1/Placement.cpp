@@ -8,6 +8,7 @@
 // time, compute time, memory pressure, bubble ratio), select the cheapest.
 //
 //===----------------------------------------------------------------------===//
+#include "synpl/Target/IPU21/Facts.h"
 #include "L2ToL1Impl.h"
 
 #include "synpl/Search/Search.h"
@@ -34,6 +35,9 @@ namespace {
 ///  * x86_64 core: 2 GHz x 2 FMA units x 8 f32 lanes (AVX2) x 2 = 64 GFLOP/s,
 ///    derated by half for memory-bound kernels: 32 GFLOP/s.
 ///  * CUDA SM: 128 f32 lanes x 2 (FMA) x 1.5 GHz = 384 GFLOP/s.
+///  * An IPU (isa ipu21 or ipu2): its f32 AMP peak from its facts (tiles x
+///    ampF32MacsPerCycle x 2 x clock; 70 TFLOP/s on the ipu21), derated by
+///    half like the x86 core (the epilogues run on the workers).
 constexpr double kX86CoreFlops = 32.0e9;
 constexpr double kCudaSmFlops = 384.0e9;
 /// A node that does not state its unit count is assumed to have one.
@@ -51,6 +55,8 @@ std::optional<double> synpl::l2tol1::nominalThroughput(l1::NodeOp node) {
     return kX86CoreFlops * double(node.getCores().value_or(kDefaultUnits));
   if (isa == "cuda")
     return kCudaSmFlops * double(node.getSm().value_or(kDefaultUnits));
+  if (std::optional<ipu21::Facts> f = ipu21::factsFor(isa))
+    return 0.5 * double(f->tiles) * double(f->ampF32MacsPerCycle) * 2 * f->clockHz;
   return std::nullopt;
 }
 
@@ -283,7 +289,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                             if (!nominalThroughput(c))
                               return "@" + p.compute + " (isa " +
                                      c.getIsa().value_or("?").str() +
-                                     ") cannot run tensor graphs (x86_64, cuda)";
+                                     ") cannot run tensor graphs (x86_64, cuda, ipu21, ipu2)";
                             l1::NodeOp h = system.lookupNode(p.host);
                             if (h.getIsa().value_or("") != "x86_64")
                               return "@" + p.host + " (isa " +

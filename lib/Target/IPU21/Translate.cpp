@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/bit.h"
 
 using namespace mlir;
@@ -272,8 +273,16 @@ LogicalResult synpl::ipu21::addHostSide(l0uop::PlanOp host, GraphOp graph, sim::
   w.addHostIO(host, fail);
   if (failed)
     return failure();
+  // Every slot is a tensor, but an ingest's or a report's: the program
+  // streams those.
+  llvm::StringSet<> streamed;
+  for (auto ingest : host.getBody().front().getOps<l0uop::IngestOp>())
+    for (Attribute slot : ingest.getSlots())
+      streamed.insert(cast<FlatSymbolRefAttr>(slot).getValue());
+  for (auto report : host.getBody().front().getOps<l0uop::ReportOp>())
+    streamed.insert(report.getSlot());
   for (auto slot : host.getBody().front().getOps<l0uop::SlotOp>())
-    if (!graph.lookup<TensorOp>(slot.getSymName()))
+    if (!streamed.contains(slot.getSymName()) && !graph.lookup<TensorOp>(slot.getSymName()))
       return slot.emitError() << "slot @" << slot.getSymName() << " of the host side has no "
                               << "tensor of its name in ipu21.graph @" << graph.getSymName();
   synpl_plan_header head = w.headerOf(host);
