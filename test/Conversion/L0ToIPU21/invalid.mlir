@@ -82,8 +82,9 @@ l0uop.plan @p pipeline_depth 1 {
 
 // -----
 
-// A transfer between pools: a tile has one memory.
-// CHECK: error: lowered 9 of 10 plan items; not lowered: l0uop.transfer at {{.*}}: the ipu21 sink does not do transfers between pools yet
+// A transfer that is neither a batch in nor a report out: a tile has one
+// memory.
+// CHECK: error: lowered 9 of 10 plan items; not lowered: transfer @t at {{.*}}: it moves @x to @y (h2d); the ipu21 sink streams only batches in (h2d from an ingest's slot) and reports out (d2h to a report's slot)
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 64MiB
   l0uop.slot @a pool @dev offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf16>
@@ -112,7 +113,7 @@ l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @host persistent on host capacity 1MiB
   l0uop.slot @x pool @host offset 0 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
   l0uop.slot @y pool @dev offset 4096 size 1024 lifetime(0, 0) : !l0uop.buf<16x16xf32>
-  // expected-error @+1 {{not lowered: l0uop.transfer at}}
+  // expected-error @+1 {{not lowered: transfer @t at}}
   l0uop.transfer @t @x -> @y h2d bytes 1024
 }
 

@@ -119,10 +119,10 @@ TEST_CASE("ipu21 program file: header, checksum and truncation") {
   SECTION("an unknown version") {
     std::string b = bytes;
     CHECK(b[8] == 1); // no UOp codelet: the oldest version holds it
-    b[8] = 3;
-    CHECK(readError(b) == "program format version 3; this simulator reads versions 1 to 2");
+    b[8] = 4;
+    CHECK(readError(b) == "program format version 4; this simulator reads versions 1 to 3");
     b[8] = 0;
-    CHECK(readError(b) == "program format version 0; this simulator reads versions 1 to 2");
+    CHECK(readError(b) == "program format version 0; this simulator reads versions 1 to 3");
   }
   SECTION("a corrupted byte") {
     std::string b = bytes;

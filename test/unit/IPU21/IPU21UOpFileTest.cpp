@@ -132,6 +132,39 @@ TEST_CASE("ipu21 program file: a UOp codelet round trip keeps every member") {
   CHECK(sim.run(error));
 }
 
+TEST_CASE("ipu21 program file: version 3 carries a training program's host side") {
+  Program p = uopProgram();
+  p.hostTable = {1, 2, -3, int64_t(1) << 40};
+  p.hostStrings = std::string("plan\0slot\0", 10);
+  std::string v3 = writeProgram(p);
+  CHECK(v3[8] == 3); // a host side: the newest version
+  Program r;
+  std::string error;
+  REQUIRE(readProgram(v3.data(), v3.size(), r, error));
+  CHECK(r.hostTable == p.hostTable);
+  CHECK(r.hostStrings == p.hostStrings);
+  CHECK(writeProgram(r) == v3);
+  // Without a host side it is an older version; a version 3 file must have one.
+  Program bare = uopProgram();
+  std::string v2 = writeProgram(bare);
+  CHECK(v2[8] == 2);
+  std::string b = v2;
+  b[8] = 3;
+  CHECK(readError(b).find("the payload ends inside the host tables") == 0);
+  // The host side's rules: both parts, the strings ending with a NUL.
+  Program half = uopProgram();
+  half.hostTable = {1};
+  CHECK_FALSE(checkProgram(half, error));
+  CHECK(error == "the host side needs its tables and its strings, which end with a NUL");
+  half.hostStrings = "no terminator";
+  CHECK_FALSE(checkProgram(half, error));
+  half.hostStrings.push_back('\0');
+  CHECK(checkProgram(half, error));
+  // Every truncation of a version 3 file is refused, never read past.
+  for (size_t n = 0; n < v3.size(); ++n)
+    CHECK_FALSE(readError(v3.substr(0, n)).empty());
+}
+
 TEST_CASE("ipu21 program file: versions 1 and 2") {
   Program plain = makeProgram("plain");
   addCodelet(plain, "fill", CodeletKind::Fill, ElemType::F32, ElemType::F32);
