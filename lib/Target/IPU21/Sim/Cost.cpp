@@ -59,15 +59,23 @@ int64_t vertexCycles(const Codelet &c, const Vertex &v, const Facts &f) {
   return 0;
 }
 
-StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &facts,
-                        const std::vector<std::vector<std::vector<int64_t>>> *issued) {
-  // Only the tiles some vertex runs on are counted (the others are idle): a
-  // program may hold thousands of compute sets for a target of a million
-  // tiles, and costing one must take time in its vertices, not in the tiles.
+TileSet computeSetTiles(const ComputeSet &cs) {
   std::vector<std::pair<int64_t, int64_t>> ranges;
   for (const Vertex &v : cs.vertices)
     ranges.insert(ranges.end(), v.tiles.ranges.begin(), v.tiles.ranges.end());
-  const TileSet used = unionOf(std::move(ranges));
+  return unionOf(std::move(ranges));
+}
+
+StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &facts,
+                        const std::vector<std::vector<std::vector<int64_t>>> *issued,
+                        const TileSet *usedTiles) {
+  // Only the tiles some vertex runs on are counted (the others are idle): a
+  // program may hold thousands of compute sets for a target of a million
+  // tiles, and costing one must take time in its vertices, not in the tiles.
+  TileSet own;
+  if (!usedTiles)
+    own = computeSetTiles(cs);
+  const TileSet &used = usedTiles ? *usedTiles : own;
   const TileSetRank rank(used);
   std::vector<int64_t> busy(size_t(used.count()), 0);
   // Per tile, the most and total issue slots of its UOp vertices' worker

@@ -51,8 +51,13 @@ struct StepCost {
 /// for each vertex of `cs`, on each of its tiles in forEachTile order, the
 /// slots each worker part of its UOp body issued (empty for the other
 /// kinds); without it UOp vertices cost nothing.
+/// `used`, when given, is computeSetTiles(cs) (a compute set that runs
+/// again and again need not work it out each time).
 StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &facts,
-                        const std::vector<std::vector<std::vector<int64_t>>> *issued = nullptr);
+                        const std::vector<std::vector<std::vector<int64_t>>> *issued = nullptr,
+                        const TileSet *used = nullptr);
+/// The tiles some vertex of `cs` runs on.
+TileSet computeSetTiles(const ComputeSet &cs);
 
 /// An exchange costs ceil(max over tiles of max(sent, received) bytes /
 /// Facts::exchangeBytesPerCycle), a send paid once by its source and split

@@ -43,6 +43,8 @@ struct Simulator::Impl {
   /// other vertices only; computeSetHasUOp says which).
   std::vector<sim::StepCost> computeSetCosts;
   std::vector<bool> computeSetHasUOp;
+  /// A UOp compute set's tiles (it is costed again after every run).
+  std::vector<sim::TileSet> computeSetTiles;
   std::vector<int64_t> exchangeCosts;
 
   /// The objects on each tile (Memory.cpp).

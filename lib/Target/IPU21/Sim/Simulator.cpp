@@ -264,7 +264,8 @@ private:
         return false;
     }
     if (im.computeSetHasUOp[ref]) {
-      sim::StepCost cost = sim::computeSetCost(p, cs, im.facts, &issued);
+      sim::StepCost cost =
+          sim::computeSetCost(p, cs, im.facts, &issued, &im.computeSetTiles[ref]);
       charge(im, size_t(phase), cost.cycles, cost.busy);
     }
     return true;
@@ -423,8 +424,10 @@ Simulator::Simulator(const Program &program, const Facts &facts, SimOptions opti
       im.bufferData.emplace_back(size_t(b.tiles.count() * b.elements * elemBytes(b.type)), 0);
   }
 
-  for (const ComputeSet &cs : p.computeSets)
+  for (const ComputeSet &cs : p.computeSets) {
     im.computeSetCosts.push_back(sim::computeSetCost(p, cs, facts));
+    im.computeSetTiles.push_back(sim::computeSetTiles(cs));
+  }
   for (const Exchange &x : p.exchanges)
     im.exchangeCosts.push_back(sim::exchangeCycles(p, im.layouts, x, facts));
   im.computeSetPhase.assign(p.computeSets.size(), -1);
