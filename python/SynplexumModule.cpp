@@ -144,7 +144,7 @@ public:
     if (!from.empty())
       synplCompileOptionsSetFrom(options, parsePhase(from));
     if (!synplCompileOptionsSetTarget(options, ref(target)))
-      throw py::value_error("target '" + target + "': auto, host or cuda");
+      throw py::value_error("target '" + target + "': auto, host, cuda or ipu21");
     synplCompileOptionsSetCudaArch(options, ref(cudaArch));
     synplCompileOptionsSetPtxas(options, ref(ptxas));
     synplCompileOptionsSetSystemFile(options, ref(system));
@@ -170,6 +170,10 @@ public:
   }
   void writeExecutable(const std::string &path, const std::string &cpu, int optLevel) {
     check(synplWriteExecutable(module, ref(path), ref(cpu), optLevel), "link");
+  }
+  bool isIPU21Program() const { return synplModuleIsIPU21Program(module); }
+  void writeIPU21Program(const std::string &path) {
+    check(synplWriteIPU21Program(module, ref(path)), "ipu21 program file");
   }
 
 private:
@@ -242,7 +246,12 @@ PYBIND11_MODULE(_core, m) {
       .def("write_object", &Module::writeObject, py::arg("path"), py::arg("cpu") = "native",
            py::arg("opt_level") = 3)
       .def("write_executable", &Module::writeExecutable, py::arg("path"),
-           py::arg("cpu") = "native", py::arg("opt_level") = 3);
+           py::arg("cpu") = "native", py::arg("opt_level") = 3)
+      .def_property_readonly("is_ipu21_program", &Module::isIPU21Program,
+                             "whether the module ends in an ipu21 graph (the model placed "
+                             "on an IPU, or target ipu21)")
+      .def("write_ipu21_program", &Module::writeIPU21Program, py::arg("path"),
+           "the ipu21 program file synpl-ipu21-sim trains");
 
   m.def("phases", [] {
     std::vector<std::string> names;

@@ -92,6 +92,14 @@ MLIR_CAPI_EXPORTED MlirLogicalResult synplWriteExecutable(MlirModule module,
                                                           MlirStringRef path,
                                                           MlirStringRef cpu, int optLevel);
 
+/// Whether the module ends in an ipu21 graph: the placement put the model
+/// on an IPU node, or the target was ipu21 (after the device phase).
+MLIR_CAPI_EXPORTED bool synplModuleIsIPU21Program(MlirModule module);
+/// The module's ipu21 graph (and a training program's host side) as the
+/// program file `path` that synpl-ipu21-sim runs.
+MLIR_CAPI_EXPORTED MlirLogicalResult synplWriteIPU21Program(MlirModule module,
+                                                            MlirStringRef path);
+
 /// The reports of every search run since the last clear, as one JSON
 /// array of objects (boundary, candidates, rejections, the best few, the
 /// winner and why, time).

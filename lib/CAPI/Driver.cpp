@@ -1,6 +1,7 @@
 //===- Driver.cpp - C API of the synplexum compile driver -----------------===//
 #include "synpl-c/Driver.h"
 
+#include "synpl/Dialect/IPU21/IPU21Ops.h"
 #include "synpl/Driver/Driver.h"
 #include "synpl/Search/Search.h"
 
@@ -88,6 +89,7 @@ bool synplCompileOptionsSetTarget(SynplCompileOptions options, MlirStringRef tar
           .Case("auto", TargetChoice::Auto)
           .Case("host", TargetChoice::Host)
           .Case("cuda", TargetChoice::Cuda)
+          .Case("ipu21", TargetChoice::IPU21)
           .Default(std::nullopt);
   if (t)
     unwrapOptions(options)->target = *t;
@@ -149,6 +151,14 @@ MlirLogicalResult synplWriteExecutable(MlirModule module, MlirStringRef path,
                                        MlirStringRef cpu, int optLevel) {
   return wrap(synpl::driver::writeExecutable(unwrap(module), unwrap(path),
                                              linkOptions(cpu, optLevel)));
+}
+
+bool synplModuleIsIPU21Program(MlirModule module) {
+  return !unwrap(module).getBody()->getOps<synpl::ipu21::GraphOp>().empty();
+}
+
+MlirLogicalResult synplWriteIPU21Program(MlirModule module, MlirStringRef path) {
+  return wrap(synpl::driver::writeIPU21Program(unwrap(module), unwrap(path)));
 }
 
 void synplSearchReportsPrintJSON(MlirStringCallback callback, void *userData) {

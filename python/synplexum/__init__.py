@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import textwrap
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
@@ -114,13 +115,17 @@ class Program:
     reports: List[SearchReport]
     source: str
 
+    #: An IPU program's simulator (synpl-ipu21-sim); None: an executable.
+    simulator: Optional[str] = None
+
     def train(self, **options) -> Run:
         """Runs the program; iterate the result for its metrics as it trains.
 
         Options are the program's own flags without dashes: epochs=3,
-        steps=100, threads=2, data="DIR", no_eval=True, ...
+        steps=100, threads=2, data="DIR", no_eval=True, ... An IPU program
+        trains in the simulator, which takes the same options.
         """
-        return Run(self.path, **options)
+        return Run(self.path, launcher=[self.simulator] if self.simulator else None, **options)
 
     def __str__(self) -> str:
         return f"Program({self.path})"
@@ -131,7 +136,9 @@ def compile(source, output: Optional[str] = None, *, target: str = "auto",
             cpu: str = "native", opt_level: int = 3,
             progress: Optional[Callable[[str], None]] = None) -> Program:
     """Compiles a .syn spec (or an L3, L2 or L1 MLIR program) into a training
-    executable at `output` (default: the source's name without extension).
+    executable at `output` (default: the source's name without extension);
+    a model placed on an IPU node of `system` (or `target="ipu21"`) into an
+    IPU program file there, which `train` runs in synpl-ipu21-sim.
 
     The searches the program leaves open run as in synplc: L3 -> L2 picks the
     method, L2 -> L1 places it (on `system`, else the program's own, else
@@ -144,17 +151,42 @@ def compile(source, output: Optional[str] = None, *, target: str = "auto",
     context = Context()
     _core.clear_search_reports()
     module = context.parse_file(source)
-    options = dict(target=target, cuda_arch=cuda_arch, ptxas=ptxas, system=system,
-                   progress=progress)
+    options = dict(target=target, cuda_arch=cuda_arch, ptxas=ptxas, progress=progress)
     method = placement = ""
     if module.phase in ("l3", "l2"):
         module.compile(to="l2", **options)
         method = "\n".join(_ops(str(module), "l2.methods"))
     if module.phase in ("l2", "l1"):
-        module.compile(to="l1", **options)
+        # The system places an L2 program; a placed one keeps its own.
+        module.compile(to="l1", system=system if module.phase == "l2" else "", **options)
         text = str(module)
         placement = "\n".join(_ops(text, "l1.system") + _ops(text, "l1.pipeline"))
     module.compile(to="llvm", **options)
-    module.write_executable(os.fspath(output), cpu=cpu, opt_level=opt_level)
+    simulator = None
+    if module.is_ipu21_program:
+        # Placed on an IPU (or target="ipu21"): its program file, which the
+        # BSP simulator trains.
+        module.write_ipu21_program(os.fspath(output))
+        simulator = _ipu21_simulator()
+    else:
+        module.write_executable(os.fspath(output), cpu=cpu, opt_level=opt_level)
     return Program(path=os.path.abspath(output), method=method, placement=placement,
-                   reports=_take_reports(), source=source)
+                   reports=_take_reports(), source=source, simulator=simulator)
+
+
+def _ipu21_simulator() -> str:
+    """synpl-ipu21-sim: $SYNPL_IPU21_SIM, else beside this package's build or
+    install (../../bin), else on the PATH."""
+    explicit = os.environ.get("SYNPL_IPU21_SIM")
+    if explicit:
+        return explicit
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(here, "..", "..", "bin", "synpl-ipu21-sim"),
+                      os.path.join(here, "..", "..", "..", "..", "bin", "synpl-ipu21-sim")):
+        if os.access(candidate, os.X_OK):
+            return os.path.normpath(candidate)
+    found = shutil.which("synpl-ipu21-sim")
+    if not found:
+        raise FileNotFoundError("synpl-ipu21-sim, which trains an IPU program, is neither beside "
+                                "the synplexum package nor on the PATH (set SYNPL_IPU21_SIM)")
+    return found

@@ -64,7 +64,10 @@ class Run:
     they are written; when it ends, a non-zero exit raises RuntimeError with
     the program's own error message. `history` keeps every record seen."""
 
-    def __init__(self, executable: str, metrics: Optional[str] = None, **options):
+    def __init__(self, executable: str, metrics: Optional[str] = None,
+                 launcher: Optional[List[str]] = None, **options):
+        """`launcher`: the command that runs `executable` (an IPU program's
+        simulator); None: it runs itself."""
         self.executable = executable
         self._own_metrics = metrics is None
         if metrics is None:
@@ -75,7 +78,7 @@ class Run:
         self.metrics_path = metrics
         self.history: List[Metric] = []
         options.setdefault("quiet", True)
-        self.command = [executable, "--metrics", metrics] + _flags(options)
+        self.command = list(launcher or []) + [executable, "--metrics", metrics] + _flags(options)
         self._process = subprocess.Popen(self.command, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, text=True)
         self._stdout = ""

@@ -139,3 +139,22 @@ def test_docs_example_runs_as_written(src_root, tmp_path):
     if "matplotlib" in done.stderr:
         pytest.skip("no matplotlib")
     assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_model_placed_on_an_ipu_trains_in_the_simulator(trained, src_root, tmp_path):
+    # The C600 system puts the model on its IPU: compile() writes the
+    # program file and train() runs it in synpl-ipu21-sim, whose losses are
+    # the host build's.
+    host, _, _ = trained
+    ipu = synplexum.compile(os.path.join(src_root, "examples/fashion_mnist/fashion_mnist.syn"),
+                            str(tmp_path / "fm.ipu"),
+                            system=os.path.join(src_root, "examples/systems/c600.syn"))
+    assert ipu.simulator and os.path.basename(ipu.simulator) == "synpl-ipu21-sim"
+    assert "l1.system @c600" in ipu.placement
+    with open(ipu.path, "rb") as f:
+        assert f.read(8) == b"SYNIPU21"
+    on_ipu = [r for r in ipu.train(epochs=1, steps=3, no_eval=True) if r.kind == "step"]
+    on_host = [r for r in host.train(epochs=1, steps=3, no_eval=True) if r.kind == "step"]
+    assert [r.step for r in on_ipu] == [1, 2, 3]
+    for a, b in zip(on_ipu, on_host):
+        assert a.loss == pytest.approx(b.loss, rel=1e-5)
