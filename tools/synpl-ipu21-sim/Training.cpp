@@ -6,8 +6,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <deque>
-#include <map>
 
 namespace synpl::ipu21::sim {
 namespace {
@@ -132,20 +130,13 @@ struct Device {
   };
   std::vector<Slot> slots;
   /// Batches written for the next step, per ingest stream.
-  std::map<std::string, std::deque<std::vector<double>>, std::less<>> pending;
+  StreamQueues pending;
   /// The last values each report stream gave.
   std::map<std::string, std::vector<double>, std::less<>> reported;
 
   Device(const Program &program, Simulator &sim, TrainingSummary &summary)
       : program(program), sim(sim), summary(summary) {
-    sim.setStreamSource([this](std::string_view stream, std::vector<double> &out) {
-      auto it = pending.find(stream);
-      if (it == pending.end() || it->second.empty())
-        return false;
-      out = std::move(it->second.front());
-      it->second.pop_front();
-      return true;
-    });
+    sim.setStreamSource(queuedSource(pending));
     sim.setStreamSink([this](std::string_view stream, const std::vector<double> &values) {
       reported[std::string(stream)] = values;
     });
@@ -235,6 +226,17 @@ struct Device {
 };
 
 } // namespace
+
+Simulator::StreamSource queuedSource(StreamQueues &queues) {
+  return [&queues](std::string_view stream, std::vector<double> &out) {
+    auto it = queues.find(stream);
+    if (it == queues.end() || it->second.empty())
+      return false;
+    out = std::move(it->second.front());
+    it->second.pop_front();
+    return true;
+  };
+}
 
 int runTraining(const Program &program, Simulator &sim, const std::vector<std::string> &args,
                 TrainingSummary &summary) {

@@ -15,10 +15,18 @@
 #include "synpl/Target/IPU21/Program.h"
 #include "synpl/Target/IPU21/Simulator.h"
 
+#include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace synpl::ipu21::sim {
+
+/// Values queued per host stream, each item one StreamIn's.
+using StreamQueues = std::map<std::string, std::deque<std::vector<double>>, std::less<>>;
+/// A stream source that takes each stream's items from `queues` in order
+/// (false: that stream has none left).
+Simulator::StreamSource queuedSource(StreamQueues &queues);
 
 /// How the steps went, for the summary after the run.
 struct TrainingSummary {

@@ -388,7 +388,7 @@ int main(int argc, char **argv) {
   }
 
   // Stream inputs: each line one transfer, taken in order.
-  std::map<std::string, std::deque<std::vector<double>>, std::less<>> pending;
+  StreamQueues pending;
   for (const Binding &b : streamIn) {
     std::string text;
     if (!readFile(b.file, text))
@@ -410,14 +410,7 @@ int main(int argc, char **argv) {
       start = nl + 1;
     }
   }
-  sim.setStreamSource([&](std::string_view stream, std::vector<double> &out) {
-    auto it = pending.find(stream);
-    if (it == pending.end() || it->second.empty())
-      return false;
-    out = std::move(it->second.front());
-    it->second.pop_front();
-    return true;
-  });
+  sim.setStreamSource(queuedSource(pending));
   std::map<std::string, std::unique_ptr<OutFile>, std::less<>> sinks;
   for (const Binding &b : streamOut)
     sinks[b.name] = std::make_unique<OutFile>(b.file);
