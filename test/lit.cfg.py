@@ -68,6 +68,9 @@ config.substitutions.append(("%synpl_runtime_lib", os.path.join(config.synpl_obj
 # instrumented, so a program linked by hand needs the sanitizers' runtimes
 # as synplc's own link line adds them.
 synpl_cxx = config.synpl_cxx
+# The IPU training test's steps: the simulator interprets every UOp, so a
+# sanitizer tree (-O1, instrumented) trains fewer of them.
+config.substitutions.append(("%ipu21_train_steps", "10" if config.synpl_sanitizers else "100"))
 if config.synpl_sanitizers:
     synpl_cxx += " -fsanitize=" + config.synpl_sanitizers
     config.available_features.add("sanitizers")
