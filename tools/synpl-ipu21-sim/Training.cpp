@@ -10,39 +10,6 @@
 namespace synpl::ipu21::sim {
 namespace {
 
-/// The IEEE half with the value `v` (rounded to nearest, ties to even).
-uint16_t halfBits(double v) {
-  uint16_t sign = std::signbit(v) ? 0x8000 : 0;
-  double a = std::fabs(v);
-  if (std::isnan(v))
-    return sign | 0x7e00;
-  if (a >= 65520.0)
-    return sign | 0x7c00;
-  if (a < 6.103515625e-05) // subnormal: units of 2^-24
-    return sign | uint16_t(std::nearbyint(a * 16777216.0));
-  int e = 0;
-  double fraction = std::frexp(a, &e); // a = fraction * 2^e, fraction in [0.5, 1)
-  auto m = uint32_t(std::nearbyint((2 * fraction - 1) * 1024));
-  int biased = e - 1 + 15;
-  if (m == 1024) {
-    m = 0;
-    ++biased;
-  }
-  if (biased >= 31)
-    return sign | 0x7c00;
-  return uint16_t(sign | (biased << 10) | m);
-}
-
-double halfValue(uint16_t h) {
-  double sign = (h & 0x8000) ? -1.0 : 1.0;
-  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  if (e == 0)
-    return sign * std::ldexp(m, -24);
-  if (e == 31)
-    return m ? NAN : sign * INFINITY;
-  return sign * std::ldexp(1024 + m, e - 25);
-}
-
 /// A host slot's element `i` of `bytes` as a double.
 double decode(int64_t element, const uint8_t *bytes, int64_t i) {
   auto load = [&](auto v) {
@@ -54,11 +21,8 @@ double decode(int64_t element, const uint8_t *bytes, int64_t i) {
     return load(float());
   case SYNPL_PLAN_F64:
     return load(double());
-  case SYNPL_PLAN_F16: {
-    uint16_t h;
-    std::memcpy(&h, bytes + 2 * i, 2);
-    return halfValue(h);
-  }
+  case SYNPL_PLAN_F16:
+    return decodeElem(ElemType::F16, bytes + 2 * i);
   case SYNPL_PLAN_BF16: {
     uint16_t h;
     std::memcpy(&h, bytes + 2 * i, 2);
@@ -92,7 +56,7 @@ void encode(int64_t element, double v, uint8_t *bytes, int64_t i) {
   case SYNPL_PLAN_F64:
     return store(v);
   case SYNPL_PLAN_F16:
-    return store(halfBits(v));
+    return encodeElem(ElemType::F16, v, bytes + 2 * i);
   case SYNPL_PLAN_BF16: {
     // v came from a bf16 slot's tensor, so it is exact; keep its top half.
     float f = float(v);

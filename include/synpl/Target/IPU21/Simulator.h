@@ -72,6 +72,12 @@ namespace synpl::ipu21::sim {
 /// toward zero and saturate, NaN becoming 0 (as arith.fptosi/fptoui with
 /// saturation).
 double roundToElem(ElemType t, double value);
+/// The element of type `t` at `p` (little-endian) as a double (exact for
+/// every type).
+double decodeElem(ElemType t, const uint8_t *p);
+/// `value` rounded to `t` (as roundToElem), written at `p` (elemBytes(t)
+/// bytes, little-endian).
+void encodeElem(ElemType t, double value, uint8_t *p);
 
 /// The cost of one named phase of the program, over every time it ran.
 struct PhaseCost {
