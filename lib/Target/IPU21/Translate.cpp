@@ -12,6 +12,7 @@
 #include "synpl/Dialect/IPU21/IPU21Codelets.h"
 #include "synpl/Dialect/IPU21/IPU21Graph.h"
 #include "synpl/Dialect/L0UOp/L0UOpTables.h"
+#include "synpl/Target/IPU21/ExchangeSchedule.h"
 #include "synpl/Target/IPU21/ProgramFile.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -305,6 +306,14 @@ static FailureOr<sim::Program> programOf(Operation *op) {
     if (auto host = module.lookupSymbol<l0uop::PlanOp>(hostPlanName(graph->getSymName())))
       if (failed(addHostSide(host, *graph, *program)))
         return failure();
+  // The exchange code: when each transfer runs (ExchangeSchedule.h). The
+  // graph's verifier held it to the program's rules already; a program
+  // that still breaks one is this translation's bug, reported as such.
+  std::string error;
+  if (!sim::checkProgram(*program, error, sim::CheckSchedules::No) ||
+      !sim::scheduleExchanges(*program, error))
+    return graph->emitError() << "internal error: the program of ipu21.graph @"
+                              << graph->getSymName() << " cannot be scheduled: " << error;
   return program;
 }
 

@@ -9,6 +9,7 @@
 #ifndef SYNPL_TEST_UNIT_IPU21_BUILDER_H
 #define SYNPL_TEST_UNIT_IPU21_BUILDER_H
 
+#include "synpl/Target/IPU21/ExchangeSchedule.h"
 #include "synpl/Target/IPU21/Facts.h"
 #include "synpl/Target/IPU21/Program.h"
 #include "synpl/Target/IPU21/ProgramFile.h"
@@ -147,6 +148,16 @@ inline int32_t addExchange(Program &p, const std::string &name, std::vector<Send
   x.descriptorBytes = descriptorBytes;
   p.exchanges.push_back(std::move(x));
   return int32_t(p.exchanges.size() - 1);
+}
+
+/// Schedules `p`'s exchanges, as the translation to a program file does
+/// (the simulator runs only scheduled exchanges); returns `p`.
+inline Program &scheduled(Program &p) {
+  std::string error;
+  INFO(error);
+  REQUIRE(checkProgram(p, error, CheckSchedules::No));
+  REQUIRE(scheduleExchanges(p, error));
+  return p;
 }
 
 inline Step leaf(StepKind kind, int32_t ref = -1) {

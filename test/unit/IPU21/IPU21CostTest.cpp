@@ -65,7 +65,7 @@ int64_t computeSetCycles(Program p, std::vector<Vertex> vertices, double *utilis
 int64_t exchangeCycles(Program p, std::vector<Send> sends) {
   int32_t x = addExchange(p, "x", std::move(sends));
   p.main.body = {copyStep(x)};
-  Simulator sim(p, ipu21Facts());
+  Simulator sim(scheduled(p), ipu21Facts());
   std::string error;
   REQUIRE(sim.valid(error));
   REQUIRE(sim.run(error));
@@ -278,6 +278,7 @@ TEST_CASE("ipu21 costing takes time in what a compute set or exchange touches, n
     addExchange(p, "empty", {});
   }
   p.main.body = {executeStep(cs), copyStep(x), executeStep(cs + 1), copyStep(x + 1)};
+  scheduled(p);
   const auto start = std::chrono::steady_clock::now();
   Simulator sim(p, f, SimOptions{false});
   std::string error;

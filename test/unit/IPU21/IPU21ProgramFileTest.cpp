@@ -51,6 +51,7 @@ Program richProgram() {
   Step loop = repeatStep(3, {executeStep(mm), syncStep()});
   p.main.body = {streamStep(StepKind::StreamIn, f8, "feed"), executeStep(init), copyStep(x),
                  ifStep(flag, {loop}, {syncStep(), streamStep(StepKind::StreamOut, 0, "drain")})};
+  scheduled(p);
   return p;
 }
 
@@ -118,11 +119,11 @@ TEST_CASE("ipu21 program file: header, checksum and truncation") {
   }
   SECTION("an unknown version") {
     std::string b = bytes;
-    CHECK(b[8] == 1); // no UOp codelet: the oldest version holds it
-    b[8] = 4;
-    CHECK(readError(b) == "program format version 4; this simulator reads versions 1 to 3");
+    CHECK(b[8] == 4); // an exchange (its schedule): the oldest version that holds it
+    b[8] = 5;
+    CHECK(readError(b) == "program format version 5; this simulator reads versions 1 to 4");
     b[8] = 0;
-    CHECK(readError(b) == "program format version 0; this simulator reads versions 1 to 3");
+    CHECK(readError(b) == "program format version 0; this simulator reads versions 1 to 4");
   }
   SECTION("a corrupted byte") {
     std::string b = bytes;
@@ -140,7 +141,12 @@ TEST_CASE("ipu21 program file: header, checksum and truncation") {
     std::string b = bytes.substr(0, bytes.size() - 5);
     setU64(b, 16, b.size() - kProgramHeaderBytes);
     fixChecksum(b);
-    CHECK(readError(b).find("the payload ends inside") != std::string::npos);
+    // The last bytes are the exchange's rounds: their count no longer fits.
+    CHECK(readError(b).find("an exchange's rounds: a count of") != std::string::npos);
+    b = bytes.substr(0, bytes.size() - 2);
+    setU64(b, 16, b.size() - kProgramHeaderBytes);
+    fixChecksum(b);
+    CHECK(readError(b).find("an exchange's rounds") != std::string::npos);
   }
 }
 

@@ -220,6 +220,10 @@ struct Exchange {
   /// Descriptors on each participating tile: at one address, `descriptorBytes`
   /// per tile (the most any tile needs).
   int64_t descriptorAddress = 0, descriptorBytes = 0;
+  /// When each transfer runs (ExchangeSchedule.h): for each run of the
+  /// innermost Repeat around the Copy when a send advances (copyRuns), else
+  /// for the one run, the round of every transfer of exchangeTransfers.
+  std::vector<std::vector<int32_t>> schedule;
 };
 
 /// The control program: a tree of steps.

@@ -7,7 +7,7 @@
 // Layout (every integer little-endian):
 //
 //   header   8 bytes  magic "SYNIPU21"
-//            u32      format version (1 or 2, below)
+//            u32      format version (1 to 4, below)
 //            u32      reserved, 0
 //            u64      payload bytes (the rest of the file, exactly)
 //            u64      FNV-1a-64 checksum of the payload
@@ -23,11 +23,16 @@
 // address: each UOpField's name, type, shape and output flag, each UInst's
 // members in declaration order; 3 adds, after main, the host side of a
 // training program (Program::hostTable as a u64 count and its words, then
-// Program::hostStrings). writeProgram writes the oldest version that holds
-// the program (3 only with a host side, 2 only with a UOp codelet), and
-// readProgram reads all three, refusing a version 2 file without a UOp
-// codelet and a version 3 file without a host side: every program has
-// exactly one file.
+// Program::hostStrings); 4 adds, after that (a count of 0 and no strings
+// when there is no host side), every exchange's schedule (Exchange::schedule
+// as a u64 count of runs, each a u64 count of rounds and the rounds as
+// int32). writeProgram writes the oldest version that holds the program (4
+// only with an exchange, 3 only with a host side, 2 only with a UOp
+// codelet), and readProgram reads all four, refusing a version 2 file
+// without a UOp codelet, a version 3 file without a host side and a version
+// 4 file without an exchange: every program has exactly one file. An
+// exchange needs its schedule (checkProgram), so a version 1 to 3 file
+// holds no exchange.
 //
 // readProgram never trusts the file: it checks the header, the checksum,
 // every count against the bytes left (it allocates nothing the remaining
@@ -49,9 +54,9 @@ namespace synpl::ipu21::sim {
 /// The first 8 bytes of a program file.
 inline constexpr char kProgramMagic[8] = {'S', 'Y', 'N', 'I', 'P', 'U', '2', '1'};
 /// The newest format version this library writes and reads (a program with
-/// a host side), and the oldest (a program with neither a host side nor a
+/// an exchange), and the oldest (a program with no exchange, host side or
 /// UOp codelet).
-inline constexpr uint32_t kProgramFormatVersion = 3;
+inline constexpr uint32_t kProgramFormatVersion = 4;
 inline constexpr uint32_t kOldestProgramFormatVersion = 1;
 /// Bytes of the header before the payload.
 inline constexpr size_t kProgramHeaderBytes = 32;
@@ -131,8 +136,16 @@ bool loadProgram(const std::string &path, Program &out, std::string &error);
 ///    an elseBody; a stream step names its stream;
 ///  - the host side: both hostTable and hostStrings or neither, hostStrings
 ///    ending with a NUL (the runtime checks the tables' records when it
-///    binds them).
-bool checkProgram(const Program &program, std::string &error);
+///    binds them);
+///  - with CheckSchedules::Yes, every exchange's schedule: a round list for
+///    each run (copyRuns) when a send advances, else one, each a schedule of
+///    that run's transfers (checkSchedule, ExchangeSchedule.h: every round
+///    below the transfer count, no tile sending twice in a round or
+///    receiving more than its bus holds). scheduleExchanges needs a program
+///    that passes the other rules (CheckSchedules::No).
+enum class CheckSchedules : bool { No = false, Yes = true };
+bool checkProgram(const Program &program, std::string &error,
+                  CheckSchedules schedules = CheckSchedules::Yes);
 
 } // namespace synpl::ipu21::sim
 

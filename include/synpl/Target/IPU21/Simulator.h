@@ -40,12 +40,13 @@
 //    n_i) for parts of n_i slots, added to its other vertices' costs. Such
 //    a compute set is charged after each run (an If may skip work), so it
 //    needs values: a program running one is refused in timing-only mode.
-//  - Copy (an exchange): each tile's bytes sent and received; a send is paid
-//    once by its source however many tiles receive it; when every tile of a
-//    shared exchange bus (tilesPerExchangeBus, a pair) receives the same
-//    send, each pays its share (half). cycles = ceil(max over tiles of
-//    max(sent, received) / exchangeBytesPerCycle). Bytes a tile sends to
-//    itself are charged like any other.
+//  - Copy (an exchange): its schedule (ExchangeSchedule.h), the rounds of
+//    the run's transfers one after another, each ceil(its largest
+//    transfer's bytes / exchangeBytesPerCycle). A send is one transfer
+//    however many tiles receive it; a tile sends one transfer per round and
+//    receives one, or two bus-shared ones (tilesPerExchangeBus, a pair).
+//    Bytes a tile sends to itself are charged like any other. The report
+//    also gives the bound no schedule beats (PhaseCost::boundCycles).
 //  - Sync: syncCycles, a placeholder: the chip's sync cost is not public.
 //  - StreamIn / StreamOut: ceil(bytes × target.clockHz / hostBytesPerSecond).
 //
@@ -88,6 +89,9 @@ struct PhaseCost {
   /// Compute sets only: the tiles' busy cycles / (target.tiles × cycles),
   /// over all its runs; 0 for the other kinds.
   double utilisation = 0;
+  /// Exchanges only: the cycles no schedule could beat over its runs
+  /// (lowerBoundCycles, ExchangeSchedule.h); `cycles` are its schedule's.
+  int64_t boundCycles = 0;
 };
 
 struct SimReport {

@@ -8,10 +8,12 @@
 // reported as one line.
 //
 //===----------------------------------------------------------------------===//
+#include "Cost.h"
 #include "Layout.h"
 #include "Names.h"
 #include "UOp.h"
 
+#include "synpl/Target/IPU21/ExchangeSchedule.h"
 #include "synpl/Target/IPU21/ProgramFile.h"
 #include "synpl/Target/IPU21/Simulator.h"
 
@@ -59,9 +61,9 @@ class Checker {
 public:
   Checker(const Program &p, std::string &error) : p(p), error(error) {}
 
-  bool run() {
+  bool run(bool withSchedules) {
     return target() && tensors() && buffers() && codelets() && computeSets() && exchanges() &&
-           steps() && host();
+           steps() && host() && (!withSchedules || schedules());
   }
 
 private:
@@ -92,6 +94,30 @@ private:
       return fail("the host side needs its tables and its strings, which end with a NUL");
     if (int64_t(p.hostTable.size()) > kMaxCount)
       return fail("the host tables hold more than " + std::to_string(kMaxCount) + " words");
+    return true;
+  }
+  /// Every exchange has a round list per run (one unless a send advances)
+  /// that is a schedule of its transfers on the target's exchange buses.
+  bool schedules() {
+    const int64_t bus = factsFor(p.target.arch).value_or(Facts()).tilesPerExchangeBus;
+    for (size_t i = 0; i < p.exchanges.size(); ++i) {
+      const Exchange &x = p.exchanges[i];
+      std::string name = "exchange " + str(int64_t(i)) + " " + quote(x.name);
+      size_t runs = sim::advances(x) ? size_t(runsOf(i)) : 1;
+      if (x.schedule.empty())
+        return fail(name + " has no schedule (scheduleExchanges writes one)");
+      if (x.schedule.size() != runs)
+        return fail(name + ": its schedule has rounds for " + str(int64_t(x.schedule.size())) +
+                    " runs, not " + str(int64_t(runs)) +
+                    " (one per run of the Repeat around an advancing send, else one)");
+      for (size_t run = 0; run < runs; ++run) {
+        std::string why =
+            checkSchedule(exchangeTransfers(p, layouts, x, int64_t(run), bus), x.schedule[run], bus);
+        if (!why.empty())
+          return fail(name + (runs > 1 ? " run " + str(int64_t(run)) : std::string()) +
+                      ": schedule: " + why);
+      }
+    }
     return true;
   }
   /// `v` in [0, kMaxCount].
@@ -656,8 +682,8 @@ private:
 
 } // namespace
 
-bool checkProgram(const Program &program, std::string &error) {
-  return Checker(program, error).run();
+bool checkProgram(const Program &program, std::string &error, CheckSchedules schedules) {
+  return Checker(program, error).run(schedules == CheckSchedules::Yes);
 }
 
 } // namespace synpl::ipu21::sim

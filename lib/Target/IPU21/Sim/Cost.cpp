@@ -17,7 +17,6 @@
 namespace synpl::ipu21::sim {
 namespace {
 
-int64_t positive(int64_t v) { return v > 0 ? v : 1; }
 
 bool isF32(ElemType t) { return t == ElemType::F32; }
 
@@ -120,57 +119,14 @@ bool advances(const Exchange &x) {
   return false;
 }
 
-int64_t exchangeCycles(const Program &p, const std::vector<TensorLayout> &layouts,
-                       const Exchange &x, const Facts &facts, int64_t run) {
-  // Bytes are counted in units of 1/bus: a tile that shares a send with the
-  // rest of its bus pays bytes/bus of it, exactly.
-  // The bytes are kept for the tiles the exchange touches only: a program
-  // may hold thousands of exchanges for a target of a million tiles, and an
-  // advancing exchange is costed again in every run.
-  const int64_t bus = positive(facts.tilesPerExchangeBus), tiles = p.target.tiles;
-  std::unordered_map<int64_t, int64_t> sent, received;
-  auto add = [](std::unordered_map<int64_t, int64_t> &a, int64_t tile, int64_t units) {
-    int64_t &v = a[tile];
-    v = satAdd(v, units);
-  };
-  for (const Send &s : x.sends) {
-    if (s.count == 0)
-      continue;
-    int64_t width = elemBytes(s.src.isTensor ? p.tensors[s.src.object].type
-                                             : p.buffers[s.src.object].type);
-    int64_t units = satMul(satMul(s.count, width), bus);
-    if (s.src.isTensor) {
-      int64_t rows = std::max<int64_t>(s.rows, 1), rowLength = s.count / rows;
-      int64_t first = satAdd(s.src.begin, satMul(s.advance, run));
-      for (int64_t r = 0; r < rows; ++r)
-        layouts[s.src.object].forEachHome(p.tensors[s.src.object],
-                                          satAdd(first, satMul(r, s.rowStride)), rowLength,
-                                          [&](int64_t tile, int64_t, int64_t len) {
-                                            add(sent, tile, satMul(satMul(len, width), bus));
-                                          });
-    } else
-      add(sent, s.src.tiles.ranges.front().first, units);
-    if (s.dst.isTensor) {
-      layouts[s.dst.object].forEachHome(p.tensors[s.dst.object], s.dst.begin, s.count,
-                                        [&](int64_t tile, int64_t, int64_t len) {
-                                          add(received, tile, satMul(satMul(len, width), bus));
-                                        });
-      continue;
-    }
-    const TileSet &to = s.dst.tiles;
-    forEachTile(to, [&](int64_t t) {
-      int64_t first = t - t % bus;
-      bool whole = bus > 1 && first + bus <= tiles;
-      for (int64_t u = first; whole && u < first + bus; ++u)
-        whole = to.contains(u);
-      add(received, t, whole ? units / bus : units);
-    });
-  }
-  int64_t most = 0;
-  for (const auto *a : {&sent, &received})
-    for (const auto &tileUnits : *a)
-      most = std::max(most, tileUnits.second);
-  return cost::exchangeCycles(facts, ceilDiv(most, bus));
+ExchangeCost exchangeCost(const Program &p, const std::vector<TensorLayout> &layouts,
+                          const Exchange &x, const Facts &facts, int64_t run) {
+  // A non-advancing exchange has one round list, whatever the run.
+  const std::vector<int32_t> &rounds =
+      x.schedule[advances(x) ? size_t(run) : 0];
+  std::vector<Transfer> transfers =
+      exchangeTransfers(p, layouts, x, run, facts.tilesPerExchangeBus);
+  return {scheduleCycles(transfers, rounds, facts), lowerBoundCycles(transfers, facts)};
 }
 
 int64_t streamCycles(int64_t bytes, const Program &p, const Facts &facts) {

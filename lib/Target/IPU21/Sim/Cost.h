@@ -15,6 +15,7 @@
 
 #include "Layout.h"
 
+#include "synpl/Target/IPU21/ExchangeSchedule.h"
 #include "synpl/Target/IPU21/Facts.h"
 #include "synpl/Target/IPU21/Program.h"
 
@@ -59,12 +60,18 @@ StepCost computeSetCost(const Program &p, const ComputeSet &cs, const Facts &fac
 /// The tiles some vertex of `cs` runs on.
 TileSet computeSetTiles(const ComputeSet &cs);
 
-/// An exchange costs ceil(max over tiles of max(sent, received) bytes /
-/// Facts::exchangeBytesPerCycle), a send paid once by its source and split
-/// between the tiles of a bus that all receive it. `run` is the run of the
-/// innermost Repeat around the Copy (it moves an advancing source).
-int64_t exchangeCycles(const Program &p, const std::vector<TensorLayout> &layouts,
-                       const Exchange &x, const Facts &facts, int64_t run = 0);
+/// exchangeTransfers (ExchangeSchedule.h) with every tensor's layout built.
+std::vector<Transfer> exchangeTransfers(const Program &p, const std::vector<TensorLayout> &layouts,
+                                        const Exchange &x, int64_t run, int64_t busTiles);
+
+/// What exchange `x` costs in run `run` of the innermost Repeat around its
+/// Copy: its schedule's rounds (scheduleCycles), and the bound no schedule
+/// beats (lowerBoundCycles).
+struct ExchangeCost {
+  int64_t cycles = 0, bound = 0;
+};
+ExchangeCost exchangeCost(const Program &p, const std::vector<TensorLayout> &layouts,
+                          const Exchange &x, const Facts &facts, int64_t run = 0);
 
 /// Whether any send of `x` advances with its Repeat's runs.
 bool advances(const Exchange &x);

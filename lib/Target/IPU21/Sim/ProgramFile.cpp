@@ -7,10 +7,12 @@
 // by kMaxStepDepth, and the program is then held to checkProgram's rules
 // (which check a UOp body's SSA form, nesting and types).
 //
-// A program is written as the oldest version that holds it: version 3 when
-// it has a host side (after main), else version 2 when it has a UOp
-// codelet (each followed by its fields and its body), else version 1. So every program has exactly one file, and a
-// file read back writes the same bytes (the fuzz target relies on it).
+// A program is written as the oldest version that holds it: version 4 when
+// it has exchanges (their schedules follow the host side), else version 3
+// when it has a host side (after main), else version 2 when it has a UOp
+// codelet (each followed by its fields and its body), else version 1. So
+// every program has exactly one file, and a file read back writes the same
+// bytes (the fuzz target relies on it).
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Target/IPU21/ProgramFile.h"
@@ -36,6 +38,18 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Writing
 //===----------------------------------------------------------------------===//
+
+/// The oldest version that holds `p` (the file comment).
+uint32_t formatVersion(const Program &p) {
+  if (!p.exchanges.empty())
+    return 4;
+  if (!p.hostTable.empty())
+    return 3;
+  for (const Codelet &c : p.codelets)
+    if (c.kind == CodeletKind::UOp)
+      return 2;
+  return kOldestProgramFormatVersion;
+}
 
 class Writer {
 public:
@@ -185,12 +199,24 @@ public:
       i64(x.descriptorBytes);
     }
     step(p.main);
-    if (p.hostTable.empty())
+    uint32_t version = formatVersion(p);
+    if (version < 3)
       return; // versions 1 and 2 end here
     u64(p.hostTable.size());
     for (int64_t w : p.hostTable)
       i64(w);
-    str(p.hostStrings);
+    if (!p.hostTable.empty())
+      str(p.hostStrings);
+    if (version < 4)
+      return;
+    for (const Exchange &x : p.exchanges) {
+      u64(x.schedule.size());
+      for (const std::vector<int32_t> &rounds : x.schedule) {
+        u64(rounds.size());
+        for (int32_t r : rounds)
+          i32(r);
+      }
+    }
   }
 
 private:
@@ -248,14 +274,36 @@ public:
     size_t words = 0;
     if (!count(words, 8, "the host tables"))
       return false;
-    if (words == 0)
+    if (words == 0 && version == 3)
       return fail("a version 3 file has no host tables (such a program is written as "
                   "version 1 or 2)");
     out.hostTable.resize(words);
     for (int64_t &w : out.hostTable)
       if (!i64(w, "the host tables"))
         return false;
-    return str(out.hostStrings, "the host strings");
+    if (words > 0 && !str(out.hostStrings, "the host strings"))
+      return false;
+    if (version < 4)
+      return true;
+    if (out.exchanges.empty())
+      return fail("a version 4 file has no exchanges (such a program is written as version 1, "
+                  "2 or 3)");
+    for (Exchange &x : out.exchanges) {
+      size_t runs = 0;
+      if (!count(runs, 8, "an exchange's schedule"))
+        return false;
+      x.schedule.resize(runs);
+      for (std::vector<int32_t> &rounds : x.schedule) {
+        size_t n = 0;
+        if (!count(n, 4, "an exchange's rounds"))
+          return false;
+        rounds.resize(n);
+        for (int32_t &r : rounds)
+          if (!i32(r, "an exchange's rounds"))
+            return false;
+      }
+    }
+    return true;
   }
 
 private:
@@ -557,10 +605,7 @@ std::string writeProgram(const Program &program) {
   payload.program(program);
   Writer file;
   file.out.append(kProgramMagic, sizeof(kProgramMagic));
-  bool uop = false;
-  for (const Codelet &c : program.codelets)
-    uop = uop || c.kind == CodeletKind::UOp;
-  file.u32(!program.hostTable.empty() ? kProgramFormatVersion : uop ? 2 : kOldestProgramFormatVersion);
+  file.u32(formatVersion(program));
   file.u32(0);
   file.u64(payload.out.size());
   file.u64(fnv1a64(payload.out.data(), payload.out.size()));

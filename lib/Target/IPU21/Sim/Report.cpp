@@ -1,4 +1,6 @@
 //===- Report.cpp - The simulator's report as text or JSON ----------------===//
+#include "Layout.h"
+
 #include "synpl/Target/IPU21/Simulator.h"
 
 #include <cstdarg>
@@ -88,8 +90,11 @@ std::string formatReport(const SimReport &r, const Program &p, bool json) {
       const PhaseCost &ph = r.phases[i];
       s += i ? ", " : "";
       s += "{\"name\": " + jsonString(ph.name) + ", \"kind\": \"" + stepKindName(ph.kind) + "\"";
-      s += format(", \"runs\": %lld, \"cycles\": %lld, \"utilisation\": %.17g}",
+      s += format(", \"runs\": %lld, \"cycles\": %lld, \"utilisation\": %.17g",
                   (long long)ph.runs, (long long)ph.cycles, ph.utilisation);
+      if (ph.kind == StepKind::Copy)
+        s += format(", \"boundCycles\": %lld", (long long)ph.boundCycles);
+      s += "}";
     }
     return s + "]}\n";
   }
@@ -103,13 +108,24 @@ std::string formatReport(const SimReport &r, const Program &p, bool json) {
               (long long)r.syncs, (long long)r.syncCycles);
   s += format("busiest tile: %lld, %lld of %lld bytes\n", (long long)r.maxTile,
               (long long)r.maxTileBytes, (long long)p.target.bytesPerTile);
-  s += format("%-32s %-10s %10s %16s %7s %12s\n", "phase", "kind", "runs", "cycles", "share",
-              "utilisation");
+  int64_t exchanged = 0, bound = 0;
+  for (const PhaseCost &ph : r.phases)
+    if (ph.kind == StepKind::Copy) {
+      exchanged = satAdd(exchanged, ph.cycles);
+      bound = satAdd(bound, ph.boundCycles);
+    }
+  if (exchanged > 0)
+    s += format("exchanges: %lld cycles as scheduled, %lld at the bound no schedule beats "
+                "(%.1f%%)\n",
+                (long long)exchanged, (long long)bound, 100 * double(bound) / double(exchanged));
+  s += format("%-32s %-10s %10s %16s %7s %12s %12s\n", "phase", "kind", "runs", "cycles", "share",
+              "utilisation", "bound");
   for (const PhaseCost &ph : r.phases) {
     std::string util = ph.kind == StepKind::Execute ? format("%.1f%%", 100 * ph.utilisation) : "-";
-    s += format("%-32s %-10s %10lld %16lld %6.1f%% %12s\n", plain(ph.name).c_str(),
+    std::string low = ph.kind == StepKind::Copy ? format("%lld", (long long)ph.boundCycles) : "-";
+    s += format("%-32s %-10s %10lld %16lld %6.1f%% %12s %12s\n", plain(ph.name).c_str(),
                 stepKindName(ph.kind), (long long)ph.runs, (long long)ph.cycles,
-                total > 0 ? 100 * double(ph.cycles) / total : 0.0, util.c_str());
+                total > 0 ? 100 * double(ph.cycles) / total : 0.0, util.c_str(), low.c_str());
   }
   return s;
 }

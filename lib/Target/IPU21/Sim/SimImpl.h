@@ -45,7 +45,9 @@ struct Simulator::Impl {
   std::vector<bool> computeSetHasUOp;
   /// A UOp compute set's tiles (it is costed again after every run).
   std::vector<sim::TileSet> computeSetTiles;
-  std::vector<int64_t> exchangeCosts;
+  /// Per exchange, per run (one unless a send advances): its cost, computed
+  /// when the run first happens (cycles < 0 until then).
+  std::vector<std::vector<sim::ExchangeCost>> exchangeCosts;
 
   /// The objects on each tile (Memory.cpp).
   std::vector<std::vector<TileObject>> tileObjects;

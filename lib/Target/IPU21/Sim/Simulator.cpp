@@ -300,10 +300,15 @@ private:
     int64_t &phase = im.exchangePhase[ref];
     if (phase < 0)
       phase = int64_t(phaseOf(im, StepKind::Copy, x.name));
-    // An advancing exchange reads other tiles in each run: cost it per run.
-    charge(im, size_t(phase),
-           sim::advances(x) ? sim::exchangeCycles(p, im.layouts, x, im.facts, run)
-                            : im.exchangeCosts[ref]);
+    // An advancing exchange reads other tiles in each run: each run has
+    // its own transfers and schedule.
+    std::vector<sim::ExchangeCost> &costs = im.exchangeCosts[ref];
+    sim::ExchangeCost &cost = costs[costs.size() > 1 ? size_t(run) : 0];
+    if (cost.cycles < 0)
+      cost = sim::exchangeCost(p, im.layouts, x, im.facts, costs.size() > 1 ? run : 0);
+    charge(im, size_t(phase), cost.cycles);
+    im.report.phases[size_t(phase)].boundCycles =
+        sim::satAdd(im.report.phases[size_t(phase)].boundCycles, cost.bound);
     if (!im.options.values)
       return;
     // Every source is read before any destination is written.
@@ -428,8 +433,25 @@ Simulator::Simulator(const Program &program, const Facts &facts, SimOptions opti
     im.computeSetCosts.push_back(sim::computeSetCost(p, cs, facts));
     im.computeSetTiles.push_back(sim::computeSetTiles(cs));
   }
+  // Each exchange's schedule was checked against the target's facts; the
+  // simulator's may name another exchange bus.
+  if (facts.tilesPerExchangeBus != factsFor(p.target.arch).value_or(Facts()).tilesPerExchangeBus) {
+    for (size_t i = 0; i < p.exchanges.size(); ++i)
+      for (size_t run = 0; run < p.exchanges[i].schedule.size(); ++run) {
+        std::string why = sim::checkSchedule(
+            sim::exchangeTransfers(p, im.layouts, p.exchanges[i], int64_t(run),
+                                   facts.tilesPerExchangeBus),
+            p.exchanges[i].schedule[run], facts.tilesPerExchangeBus);
+        if (!why.empty()) {
+          im.problem = "exchange " + quoted(p.exchanges[i].name) + ": its schedule does not " +
+                       "hold with " + std::to_string(facts.tilesPerExchangeBus) +
+                       " tiles per exchange bus: " + why;
+          return;
+        }
+      }
+  }
   for (const Exchange &x : p.exchanges)
-    im.exchangeCosts.push_back(sim::exchangeCycles(p, im.layouts, x, facts));
+    im.exchangeCosts.emplace_back(x.schedule.size(), sim::ExchangeCost{-1, 0});
   im.computeSetPhase.assign(p.computeSets.size(), -1);
   im.exchangePhase.assign(p.exchanges.size(), -1);
   im.findBusiestTile();
