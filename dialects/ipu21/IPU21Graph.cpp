@@ -79,14 +79,23 @@ GraphIndex::GraphIndex(GraphOp graph) : symbols(graph), tiles(graph.getTarget().
     most = std::max(most, count);
   });
 
-  // Buffers' lifetimes: the top-level steps of @main that use them.
+  // Buffers' and scratch tensors' lifetimes: the top-level steps of @main
+  // that use them.
   llvm::DenseSet<Operation *> elsewhere; // used by another program
   auto buffersOf = [&](Operation *step, llvm::function_ref<void(Operation *)> fn) {
     step->walk([&](Operation *op) {
       auto visit = [&](StringRef name) {
         if (auto buffer = lookup<BufferOp>(name))
           fn(buffer);
+        else if (auto tensor = lookup<TensorOp>(name); tensor && tensor.getScratch())
+          fn(tensor);
       };
+      if (auto in = dyn_cast<StreamInOp>(op))
+        visit(in.getTensor());
+      else if (auto out = dyn_cast<StreamOutOp>(op))
+        visit(out.getTensor());
+      else if (auto cond = dyn_cast<IfOp>(op))
+        visit(cond.getCond());
       if (auto execute = dyn_cast<ExecuteOp>(op)) {
         if (auto set = lookup<ComputeSetOp>(execute.getComputeSet()))
           for (Operation &v : set.getBody().front())
@@ -437,13 +446,26 @@ std::vector<int64_t> synpl::ipu21::sendsPerTile(GraphOp graph, ExchangeOp exchan
         ++sends[t];
       }
     };
-    // The tiles any run's rows may come from (a superset when the rows
-    // leave gaps or advance: descriptors are sized for the worst run).
-    if (auto tensor = index.lookup<TensorOp>(send.getSrc()))
-      forEachHomeTile(index.byBegin(tensor), send.getSrcBegin(),
-                      send.getSrcLast(index.runsOf(exchange) - 1),
-                      [&](int64_t t, int64_t) { touch(t); });
-    else if (send.getSrcTile())
+    // The tiles any run's rows come from: each row of each run, exactly,
+    // unless that is more than kExactRows rows (then every tile between the
+    // first row's start and the last run's last row's end, a superset).
+    if (auto tensor = index.lookup<TensorOp>(send.getSrc())) {
+      constexpr int64_t kExactRows = int64_t(1) << 16;
+      int64_t runs = send.getAdvance() ? index.runsOf(exchange) : 1;
+      int64_t rows = send.getNumRows(), stride = send.getRowStride().value_or(0);
+      int64_t advance = send.getAdvance().value_or(0), length = send.getRowLength();
+      if (runs > kExactRows / std::max<int64_t>(rows, 1))
+        forEachHomeTile(index.byBegin(tensor), send.getSrcBegin(),
+                        send.getSrcLast(index.runsOf(exchange) - 1),
+                        [&](int64_t t, int64_t) { touch(t); });
+      else
+        for (int64_t run = 0; run < runs; ++run)
+          for (int64_t r = 0; r < rows; ++r) {
+            int64_t begin = send.getSrcBegin() + run * advance + r * stride;
+            forEachHomeTile(index.byBegin(tensor), begin, begin + length,
+                            [&](int64_t t, int64_t) { touch(t); });
+          }
+    } else if (send.getSrcTile())
       touch(*send.getSrcTile());
     if (auto tensor = index.lookup<TensorOp>(send.getDst()))
       forEachHomeTile(index.byBegin(tensor), send.getDstBegin(), send.getDstEnd(),
@@ -503,8 +525,8 @@ struct Placement {
   int64_t begin, end;
   Operation *op;
   const char *what; // "tensor", "buffer", "code of", "vertex state of", "descriptors of"
-  /// When it holds data (GraphIndex::lifetimeOf): only buffers' are not
-  /// the whole program.
+  /// When it holds data (GraphIndex::lifetimeOf): only buffers' and
+  /// scratch tensors' are not the whole program.
   int64_t first = 0, last = INT64_MAX;
   bool liveWith(const Placement &o) const { return first <= o.last && o.first <= last; }
 };
@@ -531,10 +553,11 @@ static LogicalResult verifyMemory(GraphOp graph, GraphIndex &index,
     if (auto tensor = dyn_cast<TensorOp>(op)) {
       int64_t bytes = *elementBytes(tensor.getElementType());
       const TileElements &on = index.elementsOf(tensor);
+      std::pair<int64_t, int64_t> life = index.lifetimeOf(tensor);
       for (int64_t t = 0; t < tiles; ++t)
         if (on.count[t])
           perTile[t].push_back({tensor.getAddress(), tensor.getAddress() + on.count[t] * bytes,
-                                tensor, "tensor"});
+                                tensor, "tensor", life.first, life.second});
     } else if (auto buffer = dyn_cast<BufferOp>(op)) {
       int64_t end = buffer.getAddress() + buffer.getElements() * *elementBytes(buffer.getElemType());
       std::pair<int64_t, int64_t> life = index.lifetimeOf(buffer);

@@ -85,6 +85,12 @@ public:
     auto it = lifetimes.find(buffer.getOperation());
     return it == lifetimes.end() ? std::pair<int64_t, int64_t>{0, INT64_MAX} : it->second;
   }
+  /// A scratch tensor's lifetime, as a buffer's (streams and an If's flag
+  /// count as uses too); {0, INT64_MAX} for any other tensor.
+  std::pair<int64_t, int64_t> lifetimeOf(TensorOp tensor) const {
+    auto it = lifetimes.find(tensor.getOperation());
+    return it == lifetimes.end() ? std::pair<int64_t, int64_t>{0, INT64_MAX} : it->second;
+  }
   /// The tiles that hold `codelet`'s code (empty: no vertex runs it).
   const std::vector<bool> *codeTilesOf(CodeletOp codelet) {
     auto it = codeTiles.find(codelet.getOperation());

@@ -71,15 +71,24 @@ def IPU21_TensorOp : IPU21_GraphItem<"tensor", [Symbol]> {
     row-major (what a matmul's output block is).
     On each tile the elements are stored contiguously at `at`, in the
     order of that tile's intervals.
+
+    A tensor lives throughout, unless it is `scratch`: then, like a
+    buffer, it holds data only from the first top-level step of `@main`
+    that uses it (a compute set's field, an exchange's end, a stream, an
+    `if`'s flag) to the last, and may share memory with objects whose
+    lifetimes do not meet its own (row IPU.2). Whoever makes a tensor
+    scratch promises that each run of `@main` writes it before reading it
+    and that nothing outside `@main` reads it: a step's temporaries, not
+    state or what the host reads or writes between runs.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
                        OptionalAttr<DenseI64ArrayAttr>:$intervals,
                        OptionalAttr<DenseI64ArrayAttr>:$blocked,
                        OptionalAttr<DenseI64ArrayAttr>:$grid,
-                       IPU21_I64Attr:$address);
+                       IPU21_I64Attr:$address, UnitAttr:$scratch);
   let assemblyFormat = [{
     $sym_name `:` $type `mapping` custom<Mapping>($intervals, $blocked, $grid)
-    `at` custom<Address>($address) attr-dict
+    `at` custom<Address>($address) (`scratch` $scratch^)? attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

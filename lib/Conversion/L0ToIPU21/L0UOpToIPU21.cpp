@@ -30,6 +30,8 @@
 #include "synpl/Support/NotLowered.h"
 #include "synpl/Target/IPU21/Facts.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
@@ -350,10 +352,14 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
   };
   Homes homes;
   homes.fixedCodelet = codelet;
+  // The tensors a kernel's lowering makes for itself (a product's C, a
+  // fold's partials, a transposed operand) are written and read within the
+  // kernel: scratch.
   homes.makeGridTensor = [&](StringRef name, RankedTensorType type, ArrayRef<int64_t> grid) {
     return ipu21::TensorOp::create(items, loc, items.getStringAttr(name), TypeAttr::get(type),
                                    DenseI64ArrayAttr(), DenseI64ArrayAttr(),
-                                   items.getDenseI64ArrayAttr(grid), items.getI64IntegerAttr(0));
+                                   items.getDenseI64ArrayAttr(grid), items.getI64IntegerAttr(0),
+                                   items.getUnitAttr());
   };
   int64_t nextTile = 0;
   homes.nextTile = &nextTile;
@@ -369,7 +375,7 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
         items, loc, items.getStringAttr(name), TypeAttr::get(type),
         flat.empty() ? DenseI64ArrayAttr() : sortedTriples(flat),
         flat.empty() ? items.getDenseI64ArrayAttr({0, perTile}) : DenseI64ArrayAttr(),
-        DenseI64ArrayAttr(), items.getI64IntegerAttr(0));
+        DenseI64ArrayAttr(), items.getI64IntegerAttr(0), items.getUnitAttr());
   };
 
   // A training program's evaluation steps run only what its reports need,
@@ -451,6 +457,23 @@ LogicalResult ConvertL0UOpToIPU21Pass::convert(l0uop::PlanOp plan, const ipu21::
       homeOf(init.getSlot());
     if (mode)
       homeOf(mode->slot());
+    // A training step's temporaries are scratch: the slots of arena pools,
+    // which the plan frees within the step, but for those the host writes
+    // between steps (inits, the training mode). The batch arrives and the
+    // reports leave by streams inside @main. (A plan without a host side
+    // keeps every slot: whoever runs it reads and writes them around it.)
+    llvm::StringSet<> hostWritten;
+    for (l0uop::InitOp init : inits)
+      hostWritten.insert(init.getSlot());
+    if (mode)
+      hostWritten.insert(mode->slot());
+    for (auto &entry : tensors) {
+      auto slot = plan.lookup<l0uop::SlotOp>(entry.getKey());
+      auto pool = slot ? plan.lookup<l0uop::PoolOp>(slot.getPool()) : l0uop::PoolOp();
+      if (pool && pool.getKind() == l0uop::PoolKind::arena &&
+          !hostWritten.contains(entry.getKey()))
+        entry.getValue().setScratch(true);
+    }
   }
   if (failed(placeGraph(graph)) || failed(verify(graph)))
     return failGraph();

@@ -13,9 +13,10 @@
 // executable region first. Each region is filled upward, tile by tile, at
 // 16-byte alignment: an object goes at the lowest address free on every
 // tile it is on, so objects on disjoint tiles share addresses (a vertex's
-// state on tile 7 and another's on tile 8). Objects are live for the whole
-// program: a kernel's window buffers are not reused by the next kernel's
-// yet. The graph's verifier checks the result (IPU.1-IPU.3).
+// state on tile 7 and another's on tile 8). Buffers and scratch tensors
+// hold data only over their lifetimes (GraphIndex::lifetimeOf): one placed
+// after another whose lifetime ended takes its memory. The graph's verifier
+// checks the result (IPU.1-IPU.3).
 //
 //===----------------------------------------------------------------------===//
 #include "Emit.h"
@@ -114,8 +115,9 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
       Area r = interleaved.contains(tensor) ? Area::Interleaved
                  : apart.contains(tensor)     ? Area::Exec
                                               : Area::Any;
+      auto [first, last] = index.lifetimeOf(tensor);
       objects.push_back({tensor, most * *elementBytes(tensor.getElementType()), r,
-                         tilesWhere(index.elementsOf(tensor).count)});
+                         tilesWhere(index.elementsOf(tensor).count), first, last});
     } else if (auto buffer = dyn_cast<BufferOp>(op)) {
       Area r = interleaved.contains(buffer) ? Area::Interleaved
                  : apart.contains(buffer)     ? Area::Exec
@@ -159,10 +161,16 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
     }
     return align16(at);
   };
+  // What each tile holds in each region (for the message when something
+  // does not fit): the objects' indices into `objects`.
+  std::vector<std::vector<size_t>> holds[2] = {
+      std::vector<std::vector<size_t>>(target.getTiles()),
+      std::vector<std::vector<size_t>>(target.getTiles())};
   Builder b(graph.getContext());
   auto place = [&](const Object &o, int region) {
     int64_t at = lowest(o, region);
     for (int64_t t : o.tiles) {
+      holds[region][t].push_back(size_t(&o - objects.data()));
       if (!o.transient()) {
         next[region][t] = at + o.bytes;
         continue;
@@ -206,12 +214,55 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
       int region = want == Area::Interleaved ? 1 : 0;
       if (want == Area::Any && !fits(o, 0))
         region = 1;
-      if (!fits(o, region))
-        return mlir::emitError(graph.getLoc())
+      if (!fits(o, region)) {
+        // The fullest of its tiles, and the largest objects there that
+        // live while it would.
+        int64_t worst = o.tiles.empty() ? 0 : o.tiles.front(), worstAt = -1;
+        for (int64_t t : o.tiles) {
+          Object one = o;
+          one.tiles = {t};
+          if (int64_t at = lowest(one, region); at > worstAt)
+            std::tie(worst, worstAt) = std::make_pair(t, at);
+        }
+        std::vector<size_t> there;
+        for (size_t k : holds[region][size_t(worst)])
+          if (objects[k].last >= o.first && objects[k].first <= o.last)
+            there.push_back(k);
+        llvm::sort(there, [&](size_t a, size_t c) {
+          return std::make_pair(-objects[a].bytes, a) < std::make_pair(-objects[c].bytes, c);
+        });
+        auto lifetime = [](const Object &x) {
+          return x.transient() ? " (steps " + std::to_string(x.first) + " to " +
+                                     std::to_string(x.last) + ")"
+                               : std::string(" (throughout)");
+        };
+        InFlightDiagnostic diag = mlir::emitError(graph.getLoc())
                << "[resource] IPU.1: placement: " << name(o.op) << " (" << o.bytes
                << " bytes) does not fit in the "
                << (region ? "interleaved" : "executable") << " region of its tiles, "
                << std::max<int64_t>(0, end[region] - lowest(o, region)) << " bytes left";
+        int64_t held = 0;
+        for (size_t k : there)
+          held += objects[k].bytes;
+        diag.attachNote() << "tile " << worst << " holds " << there.size() << " objects ("
+                          << held << " bytes) there while it would live" << lifetime(o)
+                          << "; the largest:";
+        // Is it this object's tiles or the whole chip that is full?
+        std::vector<int64_t> left;
+        for (int64_t t = 0; t < target.getTiles(); ++t) {
+          Object one = o;
+          one.tiles = {t};
+          left.push_back(std::max<int64_t>(0, end[region] - lowest(one, region)));
+        }
+        llvm::sort(left);
+        diag.attachNote() << "across the chip's " << left.size() << " tiles that region has "
+                          << left[left.size() / 2] << " bytes free on the median tile, "
+                          << left.back() << " on the emptiest";
+        for (size_t k = 0; k < there.size() && k < 6; ++k)
+          diag.attachNote() << name(objects[there[k]].op) << ": " << objects[there[k]].bytes
+                            << " bytes" << lifetime(objects[there[k]]);
+        return diag;
+      }
       place(o, region);
     }
   return success();
