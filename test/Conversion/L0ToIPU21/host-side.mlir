@@ -6,9 +6,15 @@
 // the one evaluation does not need (@grad, which only @update reads) run
 // under an If on the training-mode slot the lowering adds (the plan had
 // none); @predict, which the `correct` report reads, runs in every step.
+// The slots of the arena pool (@x, @g, @correct) are the step's
+// temporaries: scratch tensors; the state @w and the training mode, which
+// the host writes between steps, live throughout.
 // CHECK-LABEL: ipu21.graph @p
-// CHECK-DAG: ipu21.tensor @x : tensor<4x8xf32>
-// CHECK-DAG: ipu21.tensor @synpl.ipu21.training_mode : tensor<1xf32>
+// CHECK-DAG: ipu21.tensor @x : tensor<4x8xf32> {{.*}} scratch
+// CHECK-DAG: ipu21.tensor @g : tensor<8xf32> {{.*}} scratch
+// CHECK-DAG: ipu21.tensor @correct : tensor<1xf32> {{.*}} scratch
+// CHECK-DAG: ipu21.tensor @w : tensor<8xf32> {{.*}} at 0x{{[0-9A-F]+}}{{$}}
+// CHECK-DAG: ipu21.tensor @synpl.ipu21.training_mode : tensor<1xf32> {{.*}} at 0x{{[0-9A-F]+}}{{$}}
 // CHECK: ipu21.program @main {
 // CHECK-NEXT: ipu21.stream_in "x" to @x
 // CHECK-NEXT: ipu21.sync
