@@ -54,6 +54,7 @@ HEADER_COMPONENTS = [
     ("Target/IPU21/Program.h", "ipu21-sim"),  # the program file and simulator
     ("Target/IPU21/ProgramFile.h", "ipu21-sim"),
     ("Target/IPU21/Simulator.h", "ipu21-sim"),
+    ("Target/IPU21/ExchangeSchedule.h", "ipu21-sim"),
     ("Target/", "target"),
     ("Frontend/", "frontend"),
     ("Pipelines/", "pipelines"),
