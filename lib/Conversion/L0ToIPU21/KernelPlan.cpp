@@ -1,6 +1,7 @@
 //===- KernelPlan.cpp - Tile plans of a generic kernel on the IPU ---------===//
 #include "KernelPlan.h"
 
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Target/IPU21/CostModel.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -162,21 +163,34 @@ synpl::l0toipu21::planKernel(const KernelModel &model, const ipu21::Facts &facts
                                                  p.bytesPerTile, room)
                                 .str();
                           }});
-  spec.filters.push_back({"outputs-apart", [&](const KernelPlan &p) -> std::optional<std::string> {
-                            // Neighbouring pieces of each cut RANGE write apart.
-                            Slice first = sliceOf(model, p, 0);
+  // Indices built with div or mod wrap: a piece cut across a wrap has a
+  // window spanning the whole wrapped dimension, so every neighbouring pair
+  // is checked; otherwise windows grow with the pieces, and the first two
+  // pieces of each RANGE stand for all.
+  bool wraps = false;
+  model.body->walk([&](mlir::Operation *op) {
+    wraps = wraps || mlir::isa<l0uop::DivOp, l0uop::ModOp>(op);
+  });
+  spec.filters.push_back({"outputs-apart", [&, wraps](const KernelPlan &p) -> std::optional<std::string> {
+                            // Neighbouring pieces of each cut RANGE write
+                            // apart (the other RANGEs at their first piece).
                             int64_t stride = p.tiles();
                             for (size_t i = 0; i < p.pieces.size(); ++i) {
                               stride /= p.pieces[i];
                               if (p.pieces[i] < 2)
                                 continue;
-                              Slice next = sliceOf(model, p, stride);
-                              for (unsigned arg = numInputs; arg < numArgs; ++arg)
-                                if (model.window(arg, first).intersects(model.window(arg, next)))
-                                  return llvm::formatv("pieces of parallel RANGE {0} write "
-                                                       "overlapping windows of output #{1}",
-                                                       i, arg - numInputs)
-                                      .str();
+                              Slice prev = sliceOf(model, p, 0);
+                              for (int64_t j = 1; j < (wraps ? p.pieces[i] : 2); ++j) {
+                                Slice next = sliceOf(model, p, j * stride);
+                                for (unsigned arg = numInputs; arg < numArgs; ++arg)
+                                  if (model.window(arg, prev).intersects(model.window(arg, next)))
+                                    return llvm::formatv("pieces {0} and {1} of parallel RANGE "
+                                                         "{2} write overlapping windows of "
+                                                         "output #{3}",
+                                                         j - 1, j, i, arg - numInputs)
+                                        .str();
+                                prev = std::move(next);
+                              }
                             }
                             return std::nullopt;
                           }});

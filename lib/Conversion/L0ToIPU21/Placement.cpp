@@ -43,6 +43,7 @@ struct Object {
   /// When it holds data (GraphIndex::lifetimeOf); the whole program but
   /// for buffers.
   int64_t first = 0, last = INT64_MAX;
+  int64_t address = 0; ///< once placed
   bool transient() const { return first != 0 || last != INT64_MAX; }
 };
 
@@ -139,47 +140,72 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
     }
   }
 
-  // Each tile's first free address in each region.
-  std::vector<int64_t> next[2] = {
-      std::vector<int64_t>(target.getTiles(), target.getSramBase()),
-      std::vector<int64_t>(target.getTiles(), target.getInterleavedBegin())};
+  // What each tile holds in each region: the objects placed there, as
+  // indices into `objects`. Tiles that were given the same objects hold the
+  // same intervals; `history` (a hash of the objects, in order) finds them,
+  // so a search over an object's tiles reads each distinct tile once.
+  int64_t base[2] = {target.getSramBase(), target.getInterleavedBegin()};
   int64_t end[2] = {target.getExecEnd(), target.getSramEnd()};
-  // Above the objects that live throughout, each tile's transient buffers
-  // placed so far: (end, last step). One that ended before a buffer's
-  // first step leaves its memory to it; an object that lives throughout
-  // goes above them all.
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> live[2] = {
-      std::vector<std::vector<std::pair<int64_t, int64_t>>>(target.getTiles()),
-      std::vector<std::vector<std::pair<int64_t, int64_t>>>(target.getTiles())};
-  auto lowest = [&](const Object &o, int region) {
-    int64_t at = region ? target.getInterleavedBegin() : target.getSramBase();
-    for (int64_t t : o.tiles) {
-      at = std::max(at, next[region][t]);
-      for (auto [liveEnd, liveLast] : live[region][t])
-        if (liveLast >= o.first)
-          at = std::max(at, liveEnd);
-    }
-    return align16(at);
-  };
-  // What each tile holds in each region (for the message when something
-  // does not fit): the objects' indices into `objects`.
   std::vector<std::vector<size_t>> holds[2] = {
       std::vector<std::vector<size_t>>(target.getTiles()),
       std::vector<std::vector<size_t>>(target.getTiles())};
-  Builder b(graph.getContext());
-  auto place = [&](const Object &o, int region) {
-    int64_t at = lowest(o, region);
-    for (int64_t t : o.tiles) {
-      holds[region][t].push_back(size_t(&o - objects.data()));
-      if (!o.transient()) {
-        next[region][t] = at + o.bytes;
+  std::vector<uint64_t> history[2] = {std::vector<uint64_t>(target.getTiles(), 0),
+                                      std::vector<uint64_t>(target.getTiles(), 0)};
+  auto meets = [](const Object &x, const Object &y) {
+    return x.first <= y.last && y.first <= x.last;
+  };
+  // The lowest 16-aligned address where `o` fits on every one of `tiles`
+  // beside what lives while it does (first fit), and the largest such gap
+  // below the region's end; the address is past the end when none fits.
+  struct Fit {
+    int64_t at, largestGap;
+  };
+  // (Each object counted once however many of the tiles hold it: `stamp`
+  // marks those counted by the current search.)
+  std::vector<uint64_t> stamp(objects.size(), 0);
+  uint64_t search = 0;
+  auto firstFit = [&](const Object &o, ArrayRef<int64_t> tiles, int region) {
+    llvm::DenseSet<uint64_t> seen;
+    std::vector<std::pair<int64_t, int64_t>> busy; // [begin, end)
+    ++search;
+    for (int64_t t : tiles) {
+      if (!seen.insert(history[region][size_t(t)]).second)
         continue;
-      }
-      // (Kept after it ends: an object placed later that lives throughout
-      // must still go above it.)
-      live[region][t].push_back({at + o.bytes, o.last});
+      for (size_t k : holds[region][size_t(t)])
+        if (stamp[k] != search && meets(objects[k], o)) {
+          stamp[k] = search;
+          busy.push_back({objects[k].address, objects[k].address + objects[k].bytes});
+        }
     }
-    IntegerAttr attr = b.getI64IntegerAttr(at);
+    llvm::sort(busy);
+    Fit fit{-1, 0};
+    int64_t at = align16(base[region]);
+    auto gap = [&](int64_t until) {
+      if (until - at > fit.largestGap)
+        fit.largestGap = until - at;
+      if (fit.at < 0 && at + o.bytes <= until)
+        fit.at = at;
+    };
+    for (auto [from, to] : busy) {
+      if (from > at)
+        gap(std::min(from, end[region]));
+      at = std::max(at, align16(to));
+    }
+    gap(end[region]);
+    if (fit.at < 0)
+      fit.at = end[region] + 1;
+    return fit;
+  };
+  Builder b(graph.getContext());
+  auto place = [&](Object &o, int region, int64_t at) {
+    o.address = at;
+    size_t id = size_t(&o - objects.data());
+    for (int64_t t : o.tiles) {
+      holds[region][size_t(t)].push_back(id);
+      uint64_t &h = history[region][size_t(t)];
+      h = llvm::hash_combine(h, id);
+    }
+    IntegerAttr attr = b.getI64IntegerAttr(o.address);
     if (auto tensor = dyn_cast<TensorOp>(o.op))
       tensor.setAddressAttr(attr);
     else if (auto buffer = dyn_cast<BufferOp>(o.op))
@@ -191,79 +217,82 @@ LogicalResult synpl::l0toipu21::placeGraph(GraphOp graph) {
     else
       cast<ExchangeOp>(o.op).setDescriptorAddressAttr(attr);
   };
-  auto fits = [&](const Object &o, int region) {
-    return lowest(o, region) + o.bytes <= end[region];
-  };
   auto name = [](Operation *op) -> std::string {
     if (auto sym = dyn_cast<SymbolOpInterface>(op))
       return "@" + sym.getName().str();
     auto vertex = cast<VertexOp>(op);
     return "the state of a @" + vertex.getCodelet().str() + " vertex";
   };
+  auto lifetime = [](const Object &x) {
+    return x.transient() ? "steps " + std::to_string(x.first) + " to " + std::to_string(x.last)
+                         : std::string("throughout");
+  };
+  // Why `o` does not fit: the largest gap on all its tiles, the fullest of
+  // them and what it holds there while `o` would live, and how full the
+  // region is across the chip (its tiles, or all of them?).
+  auto noRoom = [&](const Object &o, int region) -> LogicalResult {
+    int64_t worst = o.tiles.empty() ? 0 : o.tiles.front(), worstGap = INT64_MAX;
+    llvm::DenseMap<uint64_t, int64_t> gapOf; // per distinct tile history
+    auto gapOn = [&](int64_t t) {
+      auto [it, fresh] = gapOf.try_emplace(history[region][size_t(t)], 0);
+      if (fresh)
+        it->second = firstFit(o, ArrayRef<int64_t>(t), region).largestGap;
+      return it->second;
+    };
+    for (int64_t t : o.tiles)
+      if (int64_t g = gapOn(t); g < worstGap)
+        std::tie(worst, worstGap) = std::make_pair(t, g);
+    std::vector<size_t> there;
+    int64_t held = 0;
+    for (size_t k : holds[region][size_t(worst)])
+      if (meets(objects[k], o)) {
+        there.push_back(k);
+        held += objects[k].bytes;
+      }
+    llvm::sort(there, [&](size_t a, size_t c) {
+      return std::make_pair(-objects[a].bytes, a) < std::make_pair(-objects[c].bytes, c);
+    });
+    InFlightDiagnostic diag =
+        mlir::emitError(graph.getLoc())
+        << "[resource] IPU.1: placement: " << name(o.op) << " (" << o.bytes
+        << " bytes) does not fit in the " << (region ? "interleaved" : "executable")
+        << " region of its " << o.tiles.size() << " tiles: the largest gap free on all of them "
+        << "while it lives (" << lifetime(o) << ") is " << firstFit(o, o.tiles, region).largestGap
+        << " bytes";
+    diag.attachNote() << "tile " << worst << " holds " << there.size() << " objects (" << held
+                      << " bytes) there while it would live, the largest gap " << worstGap
+                      << " bytes; the largest objects:";
+    for (size_t k = 0; k < there.size() && k < 6; ++k)
+      diag.attachNote() << name(objects[there[k]].op) << ": " << objects[there[k]].bytes
+                        << " bytes (" << lifetime(objects[there[k]]) << ")";
+    std::vector<int64_t> gaps;
+    for (int64_t t = 0; t < target.getTiles(); ++t)
+      gaps.push_back(gapOn(t));
+    llvm::sort(gaps);
+    diag.attachNote() << "across the chip's " << gaps.size() << " tiles the largest gap there "
+                      << "while it would live is " << gaps[gaps.size() / 2]
+                      << " bytes on the median tile, " << gaps.back() << " on the emptiest";
+    return diag;
+  };
   // Area by area (the executable region's demands first); in each, what
-  // lives throughout, then the transient buffers by their first step. (An
-  // object that lives throughout goes above every transient buffer already
-  // on its tiles: `lowest` counts them all for it.)
+  // lives throughout, then the transient objects by their first step, each
+  // at the lowest address free on all its tiles while it lives.
   llvm::stable_sort(objects, [](const Object &a, const Object &b) {
     return std::make_pair(a.transient(), a.first) < std::make_pair(b.transient(), b.first);
   });
   for (Area want : {Area::Exec, Area::Interleaved, Area::Any})
-    for (const Object &o : objects) {
+    for (Object &o : objects) {
       if (o.region != want)
         continue;
       int region = want == Area::Interleaved ? 1 : 0;
-      if (want == Area::Any && !fits(o, 0))
+      int64_t at = firstFit(o, o.tiles, region).at;
+      if (want == Area::Any && at + o.bytes > end[0]) {
         region = 1;
-      if (!fits(o, region)) {
-        // The fullest of its tiles, and the largest objects there that
-        // live while it would.
-        int64_t worst = o.tiles.empty() ? 0 : o.tiles.front(), worstAt = -1;
-        for (int64_t t : o.tiles) {
-          Object one = o;
-          one.tiles = {t};
-          if (int64_t at = lowest(one, region); at > worstAt)
-            std::tie(worst, worstAt) = std::make_pair(t, at);
-        }
-        std::vector<size_t> there;
-        for (size_t k : holds[region][size_t(worst)])
-          if (objects[k].last >= o.first && objects[k].first <= o.last)
-            there.push_back(k);
-        llvm::sort(there, [&](size_t a, size_t c) {
-          return std::make_pair(-objects[a].bytes, a) < std::make_pair(-objects[c].bytes, c);
-        });
-        auto lifetime = [](const Object &x) {
-          return x.transient() ? " (steps " + std::to_string(x.first) + " to " +
-                                     std::to_string(x.last) + ")"
-                               : std::string(" (throughout)");
-        };
-        InFlightDiagnostic diag = mlir::emitError(graph.getLoc())
-               << "[resource] IPU.1: placement: " << name(o.op) << " (" << o.bytes
-               << " bytes) does not fit in the "
-               << (region ? "interleaved" : "executable") << " region of its tiles, "
-               << std::max<int64_t>(0, end[region] - lowest(o, region)) << " bytes left";
-        int64_t held = 0;
-        for (size_t k : there)
-          held += objects[k].bytes;
-        diag.attachNote() << "tile " << worst << " holds " << there.size() << " objects ("
-                          << held << " bytes) there while it would live" << lifetime(o)
-                          << "; the largest:";
-        // Is it this object's tiles or the whole chip that is full?
-        std::vector<int64_t> left;
-        for (int64_t t = 0; t < target.getTiles(); ++t) {
-          Object one = o;
-          one.tiles = {t};
-          left.push_back(std::max<int64_t>(0, end[region] - lowest(one, region)));
-        }
-        llvm::sort(left);
-        diag.attachNote() << "across the chip's " << left.size() << " tiles that region has "
-                          << left[left.size() / 2] << " bytes free on the median tile, "
-                          << left.back() << " on the emptiest";
-        for (size_t k = 0; k < there.size() && k < 6; ++k)
-          diag.attachNote() << name(objects[there[k]].op) << ": " << objects[there[k]].bytes
-                            << " bytes" << lifetime(objects[there[k]]);
-        return diag;
+        at = firstFit(o, o.tiles, region).at;
       }
-      place(o, region);
+      if (at + o.bytes > end[region])
+        return noRoom(o, region);
+      place(o, region, at);
     }
   return success();
 }
