@@ -199,7 +199,7 @@ TEST_CASE("ipu21 exchange schedule: sends cut into transfers and packets") {
   CHECK(lowerBoundCycles(ts, f) == 384 / 4);
 }
 
-TEST_CASE("ipu21 exchange schedule: programs carry it; a broken one is refused") {
+TEST_CASE("ipu21 exchange schedule: programs carry it, a broken one is refused") {
   Program p = makeProgram("sched");
   int32_t a = addTensor(p, "a", ElemType::F32, {8}, 0, 4); // tiles 0, 1
   int32_t land = addBuffer(p, "land", ElemType::F32, tileList({5}), 8);
