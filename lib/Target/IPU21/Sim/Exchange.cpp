@@ -1,12 +1,12 @@
 //===- Exchange.cpp - Exchange transfers and their schedule ---------------===//
 //
 // The model is in ExchangeSchedule.h. The colouring keeps, per tile, the
-// rounds it sends in and the receive slots it has used in each round, and
-// per transfer the rounds already closed to it (its saturation). Placing a
-// transfer touches only the transfers that share one of its tiles: each
-// has the new round checked against its own tiles and, when the round is
-// now closed to it, its saturation raised and a fresh queue entry pushed
-// (stale entries are skipped when popped).
+// receive slots it has used in each round, and per transfer the rounds
+// already closed to it (its saturation). Placing a transfer touches only
+// the transfers that share one of its tiles: each sender of its source has
+// the round closed; each receiver of its destinations has it closed when
+// the slots left there no longer hold it. Closing raises the saturation and
+// pushes a fresh queue entry (stale entries are skipped when popped).
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Target/IPU21/ExchangeSchedule.h"
@@ -100,25 +100,21 @@ std::vector<int32_t> colourTransfers(const std::vector<Transfer> &transfers, int
       }
   }
 
-  // Per round: its longest transfer (bytes); per tile and round: whether
-  // the tile sends, and the receive slots it uses (tile-major, `rounds`
-  // wide, widened as rounds open).
+  // Per round: its longest transfer (bytes); per tile and round: the
+  // receive slots it uses (tile-major, `width` rounds wide, widened as
+  // rounds open). A tile's sends need no such record: placing a transfer
+  // closes its round to every other sender of its source at once.
   std::vector<int64_t> length;
   size_t width = 0;
-  std::vector<uint8_t> sends;
   std::vector<int64_t> received;
   auto widen = [&](size_t rounds) {
     if (rounds <= width)
       return;
     size_t w = std::max<size_t>(rounds, 2 * width);
-    std::vector<uint8_t> s(tiles * w, 0);
     std::vector<int64_t> r(tiles * w, 0);
     for (size_t t = 0; t < tiles; ++t)
-      for (size_t k = 0; k < width; ++k) {
-        s[t * w + k] = sends[t * width + k];
+      for (size_t k = 0; k < width; ++k)
         r[t * w + k] = received[t * width + k];
-      }
-    sends.swap(s);
     received.swap(r);
     width = w;
   };
@@ -199,7 +195,6 @@ std::vector<int32_t> colourTransfers(const std::vector<Transfer> &transfers, int
     const size_t r = size_t(best);
     round[i] = int32_t(r);
     length[r] = std::max(length[r], t.bytes);
-    sends[size_t(src[i]) * width + r] = 1;
     for (const int32_t *k = d; k != dEnd; ++k)
       received[size_t(*k) * width + r] += slotsOn(t, size_t(k - d), bus);
 
@@ -287,9 +282,11 @@ int64_t scheduleCycles(const std::vector<Transfer> &transfers, const std::vector
   return cycles;
 }
 
-int64_t lowerBoundCycles(const std::vector<Transfer> &transfers, const Facts &facts) {
+/// The most bytes one tile sends, or receives counting a bus-shared
+/// transfer at 1/bus, rounded up.
+static int64_t busiestBytes(const std::vector<Transfer> &transfers, int64_t busTiles) {
   // In units of 1/bus byte, so that a shared transfer's share is exact.
-  const int64_t bus = positive(facts.tilesPerExchangeBus);
+  const int64_t bus = positive(busTiles);
   std::unordered_map<int64_t, int64_t> sent, received;
   for (const Transfer &t : transfers) {
     int64_t &s = sent[t.src];
@@ -303,17 +300,18 @@ int64_t lowerBoundCycles(const std::vector<Transfer> &transfers, const Facts &fa
   for (const auto *m : {&sent, &received})
     for (const auto &tileUnits : *m)
       most = std::max(most, tileUnits.second);
-  return cost::exchangeCycles(facts, ceilDiv(most, bus));
+  return ceilDiv(most, bus);
+}
+
+int64_t lowerBoundCycles(const std::vector<Transfer> &transfers, const Facts &facts) {
+  return cost::exchangeCycles(facts, busiestBytes(transfers, facts.tilesPerExchangeBus));
 }
 
 /// Cuts every transfer longer than a packet into packets of near-equal
 /// whole words, a packet being the busiest tile's bound load over
 /// kPacketsPerBusiestTile, in whole words, and at least kMinPacketBytes.
 static std::vector<Transfer> packets(std::vector<Transfer> whole, int64_t bus) {
-  Facts unit;
-  unit.tilesPerExchangeBus = bus;
-  unit.exchangeBytesPerCycle = 1;
-  const int64_t most = lowerBoundCycles(whole, unit); // bytes, at 1 byte per cycle
+  const int64_t most = busiestBytes(whole, bus);
   const int64_t packet =
       std::max<int64_t>(kMinPacketBytes, 4 * ceilDiv(ceilDiv(most, kPacketsPerBusiestTile), 4));
   std::vector<Transfer> out;
