@@ -110,13 +110,9 @@ private:
         return fail(name + ": its schedule has rounds for " + str(int64_t(x.schedule.size())) +
                     " runs, not " + str(int64_t(runs)) +
                     " (one per run of the Repeat around an advancing send, else one)");
-      for (size_t run = 0; run < runs; ++run) {
-        std::string why =
-            checkSchedule(exchangeTransfers(p, layouts, x, int64_t(run), bus), x.schedule[run], bus);
-        if (!why.empty())
-          return fail(name + (runs > 1 ? " run " + str(int64_t(run)) : std::string()) +
-                      ": schedule: " + why);
-      }
+      auto [run, why] = firstBadRun(p, layouts, x, bus);
+      if (run >= 0)
+        return fail(name + (runs > 1 ? " run " + str(run) : std::string()) + ": schedule: " + why);
     }
     return true;
   }

@@ -20,6 +20,8 @@
 #include "synpl/Target/IPU21/Program.h"
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace synpl::ipu21::sim {
@@ -63,6 +65,13 @@ TileSet computeSetTiles(const ComputeSet &cs);
 /// exchangeTransfers (ExchangeSchedule.h) with every tensor's layout built.
 std::vector<Transfer> exchangeTransfers(const Program &p, const std::vector<TensorLayout> &layouts,
                                         const Exchange &x, int64_t run, int64_t busTiles);
+
+/// The first run of exchange `x` whose round list (x.schedule, one per
+/// run) is not a schedule of that run's transfers on buses of `busTiles`
+/// tiles, and checkSchedule's reason; {-1, ""} when every one is.
+std::pair<int64_t, std::string> firstBadRun(const Program &p,
+                                            const std::vector<TensorLayout> &layouts,
+                                            const Exchange &x, int64_t busTiles);
 
 /// What exchange `x` costs in run `run` of the innermost Repeat around its
 /// Copy: its schedule's rounds (scheduleCycles), and the bound no schedule

@@ -405,6 +405,18 @@ std::vector<Transfer> exchangeTransfers(const Program &p, const std::vector<Tens
   return packets(std::move(out), bus);
 }
 
+std::pair<int64_t, std::string> firstBadRun(const Program &p,
+                                            const std::vector<TensorLayout> &layouts,
+                                            const Exchange &x, int64_t busTiles) {
+  for (size_t run = 0; run < x.schedule.size(); ++run) {
+    std::string why = checkSchedule(exchangeTransfers(p, layouts, x, int64_t(run), busTiles),
+                                    x.schedule[run], busTiles);
+    if (!why.empty())
+      return {int64_t(run), why};
+  }
+  return {-1, ""};
+}
+
 std::vector<Transfer> exchangeTransfers(const Program &p, const Exchange &x, int64_t run,
                                         const Facts &facts) {
   std::vector<TensorLayout> layouts(p.tensors.size());

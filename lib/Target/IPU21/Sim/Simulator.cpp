@@ -436,18 +436,12 @@ Simulator::Simulator(const Program &program, const Facts &facts, SimOptions opti
   // Each exchange's schedule was checked against the target's facts; the
   // simulator's may name another exchange bus.
   if (facts.tilesPerExchangeBus != factsFor(p.target.arch).value_or(Facts()).tilesPerExchangeBus) {
-    for (size_t i = 0; i < p.exchanges.size(); ++i)
-      for (size_t run = 0; run < p.exchanges[i].schedule.size(); ++run) {
-        std::string why = sim::checkSchedule(
-            sim::exchangeTransfers(p, im.layouts, p.exchanges[i], int64_t(run),
-                                   facts.tilesPerExchangeBus),
-            p.exchanges[i].schedule[run], facts.tilesPerExchangeBus);
-        if (!why.empty()) {
-          im.problem = "exchange " + quoted(p.exchanges[i].name) + ": its schedule does not " +
-                       "hold with " + std::to_string(facts.tilesPerExchangeBus) +
-                       " tiles per exchange bus: " + why;
-          return;
-        }
+    for (const Exchange &x : p.exchanges)
+      if (auto [run, why] = sim::firstBadRun(p, im.layouts, x, facts.tilesPerExchangeBus);
+          run >= 0) {
+        im.problem = "exchange " + quoted(x.name) + ": its schedule does not hold with " +
+                     std::to_string(facts.tilesPerExchangeBus) + " tiles per exchange bus: " + why;
+        return;
       }
   }
   for (const Exchange &x : p.exchanges)
