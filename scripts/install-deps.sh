@@ -10,6 +10,7 @@ PACKAGES=(
   catch2 zlib1g-dev libzstd-dev libedit-dev libxml2-dev
   python3 python3-dev python3-numpy pybind11-dev python3-pytest python3-matplotlib
   libopenblas0-pthread
+  openmpi-bin libopenmpi-dev
   dataset-fashion-mnist
   fortunes
 )

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define SYNPL_PLAN_MAGIC 0x314e414c504e5953ll /* "SYNPLAN1" little-endian */
-#define SYNPL_PLAN_VERSION 6
+#define SYNPL_PLAN_VERSION 7
 /* The most buffers one kernel binds: the executor passes a kernel's
  * arguments in a fixed array of this many pointers (a CUDA launch's 2 KiB
  * of parameters fit the driver's 4 KiB). The L0 verifier rejects a kernel
@@ -66,6 +66,8 @@ enum synpl_plan_section {
   SYNPL_PLAN_REGIONS,
   SYNPL_PLAN_PROGRAMS,
   SYNPL_PLAN_PROGRAM_REGIONS,
+  SYNPL_PLAN_COLLECTIVES,
+  SYNPL_PLAN_COLLECTIVE_SLOTS,
   SYNPL_PLAN_NUM_SECTIONS
 };
 
@@ -87,9 +89,16 @@ typedef struct synpl_plan_header {
                                (11000: CUDA 11.0); 0: no CUDA kernel */
   int64_t steps;            /* default --steps (update steps per epoch at
                                most); 0: the whole training split */
+  int64_t ranks;            /* the processes the plan was placed on (data
+                               parallel replicas, one per rank); 1: one
+                               process. A plan with ranks > 1 runs alone or
+                               under mpirun with any number of ranks: each
+                               rank trains on its slice of a global batch of
+                               (ranks at run time) x the ingest's batch, and
+                               its collectives combine the ranks' work */
   int64_t section[SYNPL_PLAN_NUM_SECTIONS][2]; /* (word offset, count) */
 } synpl_plan_header;
-#define SYNPL_PLAN_HEADER_FIXED_WORDS 10
+#define SYNPL_PLAN_HEADER_FIXED_WORDS 11
 #define SYNPL_PLAN_HEADER_WORDS \
   (SYNPL_PLAN_HEADER_FIXED_WORDS + 2 * SYNPL_PLAN_NUM_SECTIONS)
 
@@ -178,6 +187,7 @@ typedef struct synpl_plan_stream {
 
 #define SYNPL_PLAN_ENTRY_KERNEL 0
 #define SYNPL_PLAN_ENTRY_TRANSFER 1
+#define SYNPL_PLAN_ENTRY_COLLECTIVE 2
 
 typedef struct synpl_plan_entry {
   int64_t kind;  /* SYNPL_PLAN_ENTRY_* */
@@ -237,6 +247,11 @@ typedef struct synpl_plan_ingest {
   int64_t first_field; /* index into INGEST_FIELDS */
   int64_t num_fields;
   int64_t stride;      /* text: bytes between window starts (>= 1) */
+  int64_t sharded;     /* 1: `batch` is one rank's slice: step i of an epoch
+                          reads samples [(i N + r) batch, (i N + r + 1) batch)
+                          of the epoch's order on rank r of N (every rank
+                          draws the same order); 0: every rank reads the
+                          whole batch */
 } synpl_plan_ingest;
 
 typedef struct synpl_plan_ingest_field {
@@ -279,6 +294,38 @@ typedef struct synpl_plan_program {
 typedef struct synpl_plan_program_region {
   int64_t region;
 } synpl_plan_program_region;
+
+/* Collectives: the l0uop enums' values. A collective is a stream entry
+ * across every rank of the run (the world): it starts where its stream
+ * reaches it and is complete before the entry at `complete_before` (an
+ * index into STREAM_ENTRIES, later in the same stream; -1: before the
+ * next entry). No entry in between touches its slots (the L0 verifier's
+ * L0.3). Slots: all_reduce and broadcast work in place on each listed
+ * slot (a bucket); all_gather and reduce_scatter take (source,
+ * destination) pairs, the destination (gather) or the source (scatter)
+ * `ranks at run time` times the other's elements. */
+#define SYNPL_PLAN_ALL_REDUCE 0
+#define SYNPL_PLAN_ALL_GATHER 1
+#define SYNPL_PLAN_REDUCE_SCATTER 2
+#define SYNPL_PLAN_BROADCAST 3
+#define SYNPL_PLAN_REDUCE_SUM 0
+#define SYNPL_PLAN_REDUCE_MEAN 1
+#define SYNPL_PLAN_REDUCE_MAX 2
+#define SYNPL_PLAN_REDUCE_MIN 3
+
+typedef struct synpl_plan_collective {
+  int64_t name;
+  int64_t kind;            /* SYNPL_PLAN_ALL_REDUCE, ... */
+  int64_t reduce;          /* SYNPL_PLAN_REDUCE_*; all_reduce, reduce_scatter */
+  int64_t root;            /* broadcast: the rank that sends; else 0 */
+  int64_t first_slot;      /* index into COLLECTIVE_SLOTS */
+  int64_t num_slots;
+  int64_t complete_before; /* entry index; -1: blocking */
+} synpl_plan_collective;
+
+typedef struct synpl_plan_collective_slot {
+  int64_t slot;
+} synpl_plan_collective_slot;
 
 typedef struct synpl_plan_desc {
   const int64_t *table;
