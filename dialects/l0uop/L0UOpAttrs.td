@@ -48,4 +48,14 @@ def L0UOp_ReduceKind : L0UOp_Enum<"ReduceKind", "combining op of a REDUCE", [
     I32EnumAttrCase<"max", 2>]>;
 def L0UOp_ReduceKindAttr : EnumAttr<L0UOp_Dialect, L0UOp_ReduceKind, "reduce_kind">;
 
+def L0UOp_CollectiveKind : L0UOp_Enum<"CollectiveKind", "what a collective does across the ranks", [
+    I32EnumAttrCase<"all_reduce", 0>, I32EnumAttrCase<"all_gather", 1>,
+    I32EnumAttrCase<"reduce_scatter", 2>, I32EnumAttrCase<"broadcast", 3>]>;
+def L0UOp_CollectiveKindAttr : EnumAttr<L0UOp_Dialect, L0UOp_CollectiveKind, "collective_kind">;
+
+def L0UOp_CollectiveReduce : L0UOp_Enum<"CollectiveReduce", "how a collective combines the ranks' values", [
+    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>,
+    I32EnumAttrCase<"max", 2>, I32EnumAttrCase<"min", 3>]>;
+def L0UOp_CollectiveReduceAttr : EnumAttr<L0UOp_Dialect, L0UOp_CollectiveReduce, "collective_reduce">;
+
 #endif // SYNPL_DIALECT_L0UOP_ATTRS_TD

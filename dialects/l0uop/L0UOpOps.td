@@ -86,23 +86,31 @@ def L0UOp_PlanOp : L0UOp_Op<"plan", [
     at least 0) and `steps` (update steps per epoch at most, positive)
     become the plan header's defaults for the runtime, which its command
     line overrides (`--epochs`, `--checkpoint-every`, `--steps`).
+
+    **Ranks** (optional, default 1): the processes the program was placed
+    on, one replica each (data parallel). A plan with `ranks` > 1 holds
+    the collectives that combine the replicas' work; its sharded ingests
+    read one rank's slice of the global batch. The compiled program runs
+    under `mpirun` with any number of ranks, or alone.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, L0UOp_I64Attr:$pipeline_depth,
                        OptionalAttr<L0UOp_I64Attr>:$epochs,
                        OptionalAttr<StrAttr>:$evaluate,
                        OptionalAttr<L0UOp_I64Attr>:$checkpoint_every,
-                       OptionalAttr<L0UOp_I64Attr>:$steps);
+                       OptionalAttr<L0UOp_I64Attr>:$steps,
+                       OptionalAttr<L0UOp_I64Attr>:$ranks);
   let regions = (region SizedRegion<1>:$body);
   // Without a training loop (the builder callers had before it).
   let builders = [
     OpBuilder<(ins "::llvm::StringRef":$sym_name, "int64_t":$pipeline_depth), [{
       build($_builder, $_state, sym_name, pipeline_depth, ::mlir::IntegerAttr(),
-            ::mlir::StringAttr(), ::mlir::IntegerAttr(), ::mlir::IntegerAttr());
+            ::mlir::StringAttr(), ::mlir::IntegerAttr(), ::mlir::IntegerAttr(),
+            ::mlir::IntegerAttr());
     }]>];
   let assemblyFormat = [{
     $sym_name `pipeline_depth` $pipeline_depth (`epochs` $epochs^)?
     (`evaluate` $evaluate^)? (`checkpoint_every` $checkpoint_every^)?
-    (`steps` $steps^)? attr-dict-with-keyword $body
+    (`steps` $steps^)? (`ranks` $ranks^)? attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
@@ -275,7 +283,7 @@ def L0UOp_KernelOp : L0UOp_PlanItem<"kernel", [
 
 def L0UOp_StreamOp : L0UOp_PlanItem<"stream", [
     Symbol, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
-  let summary = "a stream: an ordered list of kernels and transfers";
+  let summary = "a stream: an ordered list of kernels, transfers and collectives";
   let description = [{
     ```mlir
     l0uop.stream @s0 [@tx_x, @fc1, @gelu, @adam]
@@ -342,6 +350,61 @@ def L0UOp_TransferOp : L0UOp_PlanItem<"transfer", [
                        L0UOp_I64Attr:$bytes);
   let assemblyFormat = [{
     $sym_name $src `->` $dst `` $direction `bytes` $bytes attr-dict
+  }];
+}
+
+def L0UOp_CollectiveOp : L0UOp_PlanItem<"collective", [
+    Symbol, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a collective across the ranks of a data- or tensor-parallel run";
+  let description = [{
+    ```mlir
+    l0uop.collective @grads.ar0 all_reduce mean [@g_w1, @g_b1]
+        complete_before @model_state.GradUpdate.k0_add
+    l0uop.collective @fc1.ag all_gather [@fc1.part, @fc1.full]
+    l0uop.collective @w.bc broadcast [@w] root 0
+    ```
+    One step of the plan runs on every rank of the run (the world) at
+    once; a collective combines the ranks' copies of its slots. It is a
+    stream entry: it starts where its stream reaches it and is complete
+    before `complete_before` (an entry later in the same stream; without
+    it, before the next entry). Between the two the stream goes on with
+    other work — a gradient bucket's all-reduce overlaps the rest of the
+    backward pass — and no entry in between may touch its slots.
+
+    * `all_reduce <reduce>`: each slot, in place, becomes the ranks' sum,
+      mean, max or min. The slots are one bucket: one message.
+    * `broadcast root R`: each slot, in place, becomes rank R's.
+    * `all_gather`: (source, destination) pairs; the destination holds the
+      ranks' sources in rank order, `ranks` times the source's elements.
+    * `reduce_scatter <reduce>`: (source, destination) pairs; rank r's
+      destination is the reduction of the ranks' r-th part of the source,
+      which holds `ranks` times the destination's elements.
+
+    Rows (the plan checks the rest): the slots are distinct plan slots of
+    one element type that the runtime combines (f32, f64, i32, i64; `mean`
+    a float); sizes agree (a pair's elements differ by the plan's
+    `ranks`); the plan places its program on more than one rank. **L0.3**
+    (safety): no entry between the start and `complete_before` reads or
+    writes a slot the collective writes, or writes one it reads.
+    **L0.7** (liveness): exactly one stream runs it, so that every rank
+    reaches it in the same order, and `complete_before` comes after it on
+    that stream.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       L0UOp_CollectiveKindAttr:$kind,
+                       OptionalAttr<L0UOp_CollectiveReduceAttr>:$reduce,
+                       FlatSymbolRefArrayAttr:$slots,
+                       OptionalAttr<L0UOp_I64Attr>:$root,
+                       OptionalAttr<FlatSymbolRefAttr>:$complete_before);
+  let assemblyFormat = [{
+    $sym_name $kind ($reduce^)? $slots (`root` $root^)?
+    (`complete_before` $complete_before^)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The slots it reads and those it writes (in place: the same).
+    void getAccesses(::llvm::SmallVectorImpl<::mlir::StringAttr> &reads,
+                     ::llvm::SmallVectorImpl<::mlir::StringAttr> &writes);
   }];
 }
 
@@ -418,6 +481,11 @@ def L0UOp_IngestOp : L0UOp_PlanItem<"ingest", [
     empty file, or one whose validation split is shorter than a window, is
     rejected before training, naming the file.
 
+    `sharded` (data parallel: the plan's `ranks` > 1): `batch` is one
+    rank's slice of the global batch. Every rank draws the same order;
+    step `i` of rank `r` of `N` reads the samples at positions
+    `[(i N + r) batch, (i N + r + 1) batch)` of it.
+
     ```mlir
     l0uop.ingest @load_data.read0 into [@load_data.bytes, @load_data.bytes_next]
         from ["corpus.txt", "corpus.txt"] format "text" batch 32 shuffle
@@ -435,10 +503,11 @@ def L0UOp_IngestOp : L0UOp_PlanItem<"ingest", [
                        OptionalAttr<DenseI64ArrayAttr>:$classes,
                        OptionalAttr<DenseI64ArrayAttr>:$ranks,
                        OptionalAttr<DenseI64ArrayAttr>:$shifts,
-                       OptionalAttr<L0UOp_I64Attr>:$stride);
+                       OptionalAttr<L0UOp_I64Attr>:$stride,
+                       UnitAttr:$sharded);
   let assemblyFormat = [{
     $sym_name `into` $slots `from` $paths `format` $format `batch` $batch
-    (`shuffle` $shuffle^)? (`drop_last` $drop_last^)? `seed` $seed
+    (`shuffle` $shuffle^)? (`drop_last` $drop_last^)? (`sharded` $sharded^)? `seed` $seed
     (`classes` $classes^)? (`ranks` $ranks^)? (`shifts` $shifts^)?
     (`stride` $stride^)? attr-dict
   }];

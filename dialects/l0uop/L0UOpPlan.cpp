@@ -9,6 +9,14 @@
 //                                           cross-stream deps with no event
 //   L0.5 resource  memory capacity          live bytes past a pool at t
 //   L0.6 resource  pool exhaustion          freelist × pipeline_depth
+//   L0.7 liveness  collective order         a collective on no stream or on
+//                                           several; completion not after it
+//
+// A collective (L0UOpCollective.cpp) is in flight from its entry to the
+// entry it completes before: L0.3 also rejects an entry of its stream in
+// between that touches its slots, and across streams its accesses count at
+// both ends (an entry on another stream must be ordered before the start
+// or after the completion).
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
@@ -85,9 +93,10 @@ LogicalResult StreamOp::verifySymbolUses(SymbolTableCollection &symbols) {
   for (Attribute attr : getEntries()) {
     auto ref = llvm::cast<FlatSymbolRefAttr>(attr);
     Operation *def = symbols.lookupNearestSymbolFrom(*this, ref);
-    if (!def || !llvm::isa<KernelOp, TransferOp>(def))
+    if (!def || !llvm::isa<KernelOp, TransferOp, CollectiveOp>(def))
       return emitOpError("runs ")
-             << ref << ", which is not an l0uop.kernel or l0uop.transfer";
+             << ref << ", which is not an l0uop.kernel, l0uop.transfer or "
+                "l0uop.collective";
     if (!seen.insert(ref).second)
       return emitOpError("runs ") << ref << " twice";
   }
@@ -375,7 +384,7 @@ namespace {
 struct Launch {
   mutable StreamOp stream;
   unsigned streamIndex;
-  Operation *op; // KernelOp or TransferOp
+  Operation *op; // KernelOp, TransferOp or CollectiveOp
   SmallVector<StringAttr> reads, writes;
 
   StringRef name() const {
@@ -395,7 +404,93 @@ static void accessesOf(Operation *op, Launch &l) {
   } else if (auto transfer = llvm::dyn_cast<TransferOp>(op)) {
     l.reads.push_back(transfer.getSrcAttr().getAttr());
     l.writes.push_back(transfer.getDstAttr().getAttr());
+  } else if (auto collective = llvm::dyn_cast<CollectiveOp>(op)) {
+    collective.getAccesses(l.reads, l.writes);
   }
+}
+
+/// L0.7 and the in-flight half of L0.3: each collective on exactly one
+/// stream, its completion after it there, nothing in between touching its
+/// slots. `launches` holds every stream's entries in order; the entry at
+/// a collective's completion gets its accesses too, so that the
+/// cross-stream sweep orders other streams against both ends.
+static bool checkCollectives(PlanOp plan, std::vector<Launch> &launches) {
+  bool ok = true;
+  llvm::DenseMap<Operation *, SmallVector<unsigned>> onStreams;
+  for (unsigned i = 0; i < launches.size(); ++i)
+    if (llvm::isa<CollectiveOp>(launches[i].op))
+      onStreams[launches[i].op].push_back(i);
+  for (auto c : plan.getBody().front().getOps<CollectiveOp>()) {
+    auto it = onStreams.find(c);
+    if (it == onStreams.end()) {
+      emitCheckError(c, Property::Liveness, "L0.7")
+          << "collective @" << c.getSymName()
+          << " is on no stream: no rank runs it, and a rank that waits for "
+             "it would wait forever";
+      ok = false;
+      continue;
+    }
+    if (it->second.size() > 1) {
+      const Launch &other = launches[it->second[1]];
+      emitCheckError(c, Property::Liveness, "L0.7")
+          << "collective @" << c.getSymName() << " runs on streams @"
+          << launches[it->second[0]].stream.getSymName() << " and @"
+          << other.stream.getSymName()
+          << ": every rank must reach its collectives once per step, in one order";
+      ok = false;
+      continue;
+    }
+    unsigned start = it->second[0];
+    unsigned end = start + 1; // the next entry of the stream, if any
+    if (std::optional<StringRef> before = c.getCompleteBefore()) {
+      end = launches.size();
+      for (unsigned j = start + 1; j < launches.size(); ++j) {
+        if (launches[j].streamIndex != launches[start].streamIndex)
+          break;
+        if (launches[j].name() == *before) {
+          end = j;
+          break;
+        }
+      }
+      if (end == launches.size()) {
+        emitCheckError(c, Property::Liveness, "L0.7")
+            << "collective @" << c.getSymName() << " completes before @" << *before
+            << ", which does not come after it on stream @"
+            << launches[start].stream.getSymName();
+        ok = false;
+        continue;
+      }
+    }
+    SmallVector<StringAttr> reads, writes;
+    c.getAccesses(reads, writes);
+    for (unsigned j = start + 1; j < end; ++j) {
+      const Launch &l = launches[j];
+      for (StringAttr s : writes) {
+        bool touches = llvm::is_contained(l.reads, s) || llvm::is_contained(l.writes, s);
+        if (!touches)
+          continue;
+        emitCheckError(launches[start].stream, Property::Safety, "L0.3")
+            << "@" << l.name() << " "
+            << (llvm::is_contained(l.writes, s) ? "writes" : "reads") << " slot @"
+            << s.getValue() << " while collective @" << c.getSymName()
+            << " is in flight (from its entry to @"
+            << c.getCompleteBefore().value_or("the next entry") << ")";
+        ok = false;
+      }
+      for (StringAttr s : reads)
+        if (!llvm::is_contained(writes, s) && llvm::is_contained(l.writes, s)) {
+          emitCheckError(launches[start].stream, Property::Safety, "L0.3")
+              << "@" << l.name() << " writes slot @" << s.getValue()
+              << ", which collective @" << c.getSymName() << " is still sending";
+          ok = false;
+        }
+    }
+    if (end < launches.size() && launches[end].streamIndex == launches[start].streamIndex) {
+      llvm::append_range(launches[end].reads, reads);
+      llvm::append_range(launches[end].writes, writes);
+    }
+  }
+  return ok;
 }
 
 static bool checkStreams(PlanOp plan, const PlanSymbols &symbols) {
@@ -462,7 +557,7 @@ static bool checkStreams(PlanOp plan, const PlanSymbols &symbols) {
     for (Attribute attr : stream.getEntries()) {
       auto ref = llvm::cast<FlatSymbolRefAttr>(attr);
       Operation *def = symbols.byName.lookup(ref.getAttr());
-      if (!def || !llvm::isa<KernelOp, TransferOp>(def))
+      if (!def || !llvm::isa<KernelOp, TransferOp, CollectiveOp>(def))
         return ok; // the stream reports it; no ordering to reason about
       Launch l{stream, streamIndex, def, {}, {}};
       accessesOf(def, l);
@@ -470,6 +565,7 @@ static bool checkStreams(PlanOp plan, const PlanSymbols &symbols) {
       launches.push_back(std::move(l));
     }
   }
+  ok &= checkCollectives(plan, launches);
   size_t n = launches.size();
 
   // Happens-before edges: stream order, then record -> wait.

@@ -144,7 +144,8 @@ int64_t PlanTableWriter::addHostIO(PlanOp plan, FailFn fail) {
                           text ? SYNPL_PLAN_FORMAT_TEXT : SYNPL_PLAN_FORMAT_IDX,
                           (int64_t)ingest.getBatch(), ingest.getShuffle(), ingest.getDropLast(),
                           (int64_t)ingest.getSeed(), first, (int64_t)ingest.getSlots().size(),
-                          (int64_t)ingest.getStride().value_or(1)});
+                          (int64_t)ingest.getStride().value_or(1),
+                          (int64_t)ingest.getSharded()});
   }
   for (auto report : body.getOps<ReportOp>()) {
     ++items;
@@ -160,6 +161,7 @@ synpl_plan_header PlanTableWriter::headerOf(PlanOp plan) {
   head.epochs = plan.getEpochs().value_or(0);
   head.checkpoint_every = plan.getCheckpointEvery().value_or(0);
   head.steps = plan.getSteps().value_or(0);
+  head.ranks = plan.getRanks().value_or(1);
   head.evaluate = plan.getEvaluate() ? str(*plan.getEvaluate()) : -1;
   return head;
 }

@@ -45,6 +45,10 @@ public:
     ++counts[section];
   }
   int64_t count(int section) const { return counts[section]; }
+  /// Record `i` of a section, to fill in a field known only later.
+  template <typename Record> Record &at(int section, int64_t i) {
+    return reinterpret_cast<Record *>(sections[section].data())[i];
+  }
 
   /// The plan's pools and slots, in order; returns how many items.
   int64_t addMemory(PlanOp plan, FailFn fail);

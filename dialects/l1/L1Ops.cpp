@@ -638,6 +638,8 @@ private:
       return {drop.getBuffer()};
     if (auto t = dyn_cast<TransferOp>(op))
       return {t.getSource()};
+    if (auto r = dyn_cast<AllReduceOp>(op))
+      return llvm::to_vector(r.getBuffers());
     if (auto s = dyn_cast<SendOp>(op))
       return llvm::to_vector(s.getArgs());
     if (auto f = dyn_cast<ForwardOp>(op))
@@ -682,8 +684,8 @@ LogicalResult StageOp::verifyRegions() {
              << " for argument #" << arg.getArgNumber();
   for (Block &block : getBody()) {
     for (Operation &op : block)
-      if (!isa<ReadBatchOp, WindowCopyOp, TransferOp, BatchFullOp, ReportOp, DropOp, SendOp,
-               ForwardOp, EndOp, cf::BranchOp, cf::CondBranchOp>(op))
+      if (!isa<ReadBatchOp, WindowCopyOp, TransferOp, AllReduceOp, BatchFullOp, ReportOp,
+               DropOp, SendOp, ForwardOp, EndOp, cf::BranchOp, cf::CondBranchOp>(op))
         return op.emitOpError("is not allowed in a stage");
     if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
       return emitOpError("has a block without a terminator");
@@ -717,6 +719,30 @@ LogicalResult StageOp::verifyRegions() {
            << (walk.numPaths - 1) << ")";
   }
   return failure();
+}
+
+LogicalResult AllReduceOp::verify() {
+  if (getBuffers().empty())
+    return emitOpError("combines no buffer");
+  for (auto [in, out] : llvm::zip(getBuffers().getTypes(), getResults().getTypes()))
+    if (in != out)
+      return emitCheckError(*this, Property::Consistency, "L1.5")
+             << "an all-reduce keeps each buffer's type: " << in << " becomes " << out;
+  if (getBuffers().size() != getResults().size())
+    return emitOpError("has ") << getBuffers().size() << " buffers but "
+                               << getResults().size() << " results";
+  for (Type t : getBuffers().getTypes()) {
+    Type elt = cast<BufType>(t).getTensor().getElementType();
+    bool ok = elt.isF32() || elt.isF64() || elt.isSignlessInteger(32) ||
+              elt.isSignlessInteger(64);
+    if (!ok)
+      return emitCheckError(*this, Property::Consistency, "L1.5")
+             << "an all-reduce combines f32, f64, i32 or i64 buffers, not " << t;
+    if (getReduce() == ReduceKind::mean && !isa<FloatType>(elt))
+      return emitCheckError(*this, Property::Consistency, "L1.5")
+             << "the mean of " << t << " is not an integer; reduce it with sum";
+  }
+  return success();
 }
 
 LogicalResult TransferOp::verify() {

@@ -406,6 +406,35 @@ def L1_TransferOp : L1_Op<"transfer", [HasParent<"StageOp">]> {
   let hasVerifier = 1;
 }
 
+def L1_AllReduceOp : L1_Op<"all_reduce", [HasParent<"StageOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "combine a bucket of buffers across the replicas (consumes them)";
+  let description = [{
+    ```mlir
+    %gw, %gb = l1.all_reduce mean %w, %b
+        : !l1.buf<@ram_0, tensor<784x256xf32>>, !l1.buf<@ram_0, tensor<256xf32>>
+        -> !l1.buf<@ram_0, tensor<784x256xf32>>, !l1.buf<@ram_0, tensor<256xf32>>
+    ```
+    Data parallelism: the schedule's `replicas` each run the program on
+    their own slice of the batch; an all-reduce makes every replica's
+    buffers the replicas' sum, mean, max or min (the gradients' mean, so
+    that the update is the one of the whole batch). The buffers travel
+    together (a bucket); each result has its operand's type and provenance.
+    L1.2: the program's schedule lists at least two replicas. L1.5: every
+    buffer holds floats or integers of 32 or 64 bits (a mean: floats).
+  }];
+  let arguments = (ins L1_ReduceKind:$reduce, Variadic<L1_BufType>:$buffers);
+  let results = (outs Variadic<L1_BufType>:$results);
+  let assemblyFormat = [{
+    $reduce $buffers attr-dict `:` qualified(type($buffers)) `->` qualified(type($results))
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "ReduceKind":$reduce, "::mlir::ValueRange":$buffers), [{
+      build($_builder, $_state, buffers.getTypes(), reduce, buffers);
+    }]>];
+}
+
 def L1_BatchFullOp : L1_Op<"batch_full", [HasParent<"StageOp">]> {
   let summary = "whether every row of a batch holds a sample";
   let description = [{
@@ -938,6 +967,18 @@ def L1_ScheduleOp : L1_Op<"schedule", [
     l1.schedule pipelines [@train] actors [@model_state] pipeline_depth 2
         epochs 3 evaluate "t10k" checkpoint_every 500
     ```
+
+    Data parallelism: `replicas [@cpu_0, @cpu_1]` runs the program once per
+    listed compute node, one process (rank) each, rank i on the i-th node.
+    The program is written for the first: replica i runs what is placed
+    there on its own node instead (and keeps its buffers in that node's
+    memory); what runs elsewhere (the stages of a GPU's host) runs in each
+    rank's process. Each replica's `read_batch` reads its own slice of the
+    global batch (replicas × the batch), and `l1.all_reduce` combines their
+    buffers. L1.2: the replicas are distinct nodes of the system and the
+    program's tensor graphs run on the first; L1.1: they are compute nodes
+    of one isa, and a path of edges joins each to the next (the
+    collectives' ring).
   }];
   let arguments = (ins FlatSymbolRefArrayAttr:$pipelines,
                        FlatSymbolRefArrayAttr:$actors,
@@ -945,19 +986,21 @@ def L1_ScheduleOp : L1_Op<"schedule", [
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$epochs,
                        OptionalAttr<StrAttr>:$evaluate,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$checkpoint_every,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$steps);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$steps,
+                       OptionalAttr<FlatSymbolRefArrayAttr>:$replicas);
   // Without a training loop (the builder callers had before it).
   let builders = [
     OpBuilder<(ins "::mlir::ArrayAttr":$pipelines, "::mlir::ArrayAttr":$actors,
                    "::mlir::IntegerAttr":$pipeline_depth), [{
       build($_builder, $_state, pipelines, actors, pipeline_depth,
             ::mlir::IntegerAttr(), ::mlir::StringAttr(), ::mlir::IntegerAttr(),
-            ::mlir::IntegerAttr());
+            ::mlir::IntegerAttr(), ::mlir::ArrayAttr());
     }]>];
   let assemblyFormat = [{
     `pipelines` $pipelines `actors` $actors `pipeline_depth` $pipeline_depth
     (`epochs` $epochs^)? (`evaluate` $evaluate^)?
-    (`checkpoint_every` $checkpoint_every^)? (`steps` $steps^)? attr-dict
+    (`checkpoint_every` $checkpoint_every^)? (`steps` $steps^)?
+    (`replicas` $replicas^)? attr-dict
   }];
 }
 

@@ -54,6 +54,14 @@ def L1_BatchOrder : I32EnumAttr<"BatchOrder", "sample order of a batch reader", 
   let cppNamespace = "::synpl::l1";
 }
 
+def L1_ReduceKind : I32EnumAttr<"ReduceKind", "how a collective combines the replicas' values", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"mean", 1>,
+    I32EnumAttrCase<"max", 2>,
+    I32EnumAttrCase<"min", 3>]> {
+  let cppNamespace = "::synpl::l1";
+}
+
 def L1_CmpPredicate : I32EnumAttr<"CmpPredicate", "elementwise comparison", [
     I32EnumAttrCase<"eq", 0>,
     I32EnumAttrCase<"ne", 1>,

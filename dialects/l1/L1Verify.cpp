@@ -748,7 +748,64 @@ LogicalResult PipelineOp::verifySymbolUses(SymbolTableCollection &tables) {
   return success();
 }
 
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &) {
+  Operation *scope = getProgramScope(*this);
+  ScheduleOp schedule;
+  if (scope)
+    for (auto s : scope->getRegion(0).front().getOps<ScheduleOp>())
+      schedule = s;
+  size_t replicas = schedule && schedule.getReplicas() ? schedule.getReplicas()->size() : 0;
+  if (replicas < 2)
+    return emitCheckError(*this, Property::Safety, "L1.2")
+           << "an all-reduce combines the buffers of the schedule's replicas, but "
+           << (schedule ? "the l1.schedule lists " + std::to_string(replicas) + " (at least 2)"
+                        : std::string("the program has no l1.schedule"));
+  return success();
+}
+
+/// The schedule's replicas: distinct compute nodes of one isa, each joined
+/// to the next by a path of edges, the first running the tensor graphs.
+static LogicalResult checkReplicas(ScheduleOp schedule, ArrayAttr replicas) {
+  SmallVector<NodeOp> nodes;
+  for (Attribute a : replicas) {
+    auto ref = cast<FlatSymbolRefAttr>(a);
+    FailureOr<NodeOp> node = checkPlacement(schedule, ref, "replica " + ref.getValue().str());
+    if (failed(node))
+      return failure();
+    if (llvm::is_contained(nodes, *node))
+      return emitCheckError(schedule, Property::Safety, "L1.2")
+             << "the schedule lists replica " << ref << " twice";
+    auto isa = [](NodeOp n) { return n.getIsa().value_or("").str(); };
+    if (!nodes.empty() && isa(*node) != isa(nodes.front()))
+      return emitCheckError(schedule, Property::Safety, "L1.1")
+             << "replica " << ref << " has isa '" << isa(*node) << "' but replica @"
+             << nodes.front().getSymName() << " has '" << isa(nodes.front())
+             << "': every replica runs the same code";
+    if (!nodes.empty() &&
+        failed(checkPath(schedule, FlatSymbolRefAttr::get(nodes.back().getSymNameAttr()), ref,
+                         "the replicas' collectives")))
+      return failure();
+    nodes.push_back(*node);
+  }
+  if (nodes.size() < 2)
+    return emitCheckError(schedule, Property::Safety, "L1.2")
+           << "a data-parallel schedule lists at least two replicas, got " << nodes.size();
+  Operation *scope = getProgramScope(schedule);
+  if (!scope)
+    return success();
+  for (auto graph : scope->getRegion(0).front().getOps<TensorGraphOp>())
+    if (graph.getNode() != nodes.front().getSymName())
+      return emitCheckError(schedule, Property::Safety, "L1.2")
+             << "tensor graph @" << graph.getSymName() << " runs on @" << graph.getNode()
+             << ", but the replicas start at @" << nodes.front().getSymName()
+             << " (the program is written for the first replica)";
+  return success();
+}
+
 LogicalResult ScheduleOp::verifySymbolUses(SymbolTableCollection &tables) {
+  if (ArrayAttr replicas = getReplicasAttr())
+    if (failed(checkReplicas(*this, replicas)))
+      return failure();
   for (Attribute a : getPipelines()) {
     auto ref = cast<FlatSymbolRefAttr>(a);
     if (!isa_and_nonnull<PipelineOp>(lookupInProgram(tables, *this, ref)))

@@ -705,3 +705,57 @@ FailureOr<ResourceEstimate> synpl::l2::estimateResources(MethodsOp methods) {
       return failure();
   return est;
 }
+
+//===----------------------------------------------------------------------===//
+// Rebatching (data parallelism)
+//===----------------------------------------------------------------------===//
+
+LogicalResult synpl::l2::rebatchInfer(MethodsOp methods, int64_t batch) {
+  Block &infer = methods.getInferBlock();
+  SmallVector<std::pair<Value, Type>> retyped;
+  auto undo = [&]() {
+    for (auto &[v, t] : llvm::reverse(retyped))
+      v.setType(t);
+    return failure();
+  };
+  auto setType = [&](Value v, Type t) {
+    if (v.getType() == t)
+      return;
+    retyped.push_back({v, v.getType()});
+    v.setType(t);
+  };
+  for (BlockArgument arg : infer.getArguments()) {
+    auto t = dyn_cast<RankedTensorType>(arg.getType());
+    if (!t || t.getRank() == 0) {
+      methods.emitError() << "the infer DAG's input " << arg.getType()
+                          << " has no batch dimension to split across replicas";
+      return undo();
+    }
+    SmallVector<int64_t> shape(t.getShape());
+    shape[0] = batch;
+    setType(arg, RankedTensorType::get(shape, t.getElementType()));
+  }
+  for (Operation &op : infer) {
+    if (op.getNumResults() == 0)
+      continue;
+    auto rule = dyn_cast<InferTypeOpInterface>(&op);
+    if (!rule) {
+      op.emitError() << "'" << op.getName()
+                     << "' has no shape rule: the model cannot be split into "
+                        "replicas of "
+                     << batch << " examples";
+      return undo();
+    }
+    SmallVector<Type> inferred;
+    if (failed(rule.inferReturnTypes(op.getContext(), op.getLoc(), op.getOperands(),
+                                     op.getRawDictionaryAttrs(), op.getPropertiesStorage(),
+                                     op.getRegions(), inferred))) {
+      op.emitError() << "the shape rule refuses batches of " << batch
+                     << " examples (data-parallel replicas)";
+      return undo();
+    }
+    for (auto [r, t] : llvm::zip(op.getResults(), inferred))
+      setType(r, t);
+  }
+  return success();
+}

@@ -83,6 +83,12 @@ int64_t composedDepth(MethodsOp methods);
 /// distributed_shard, the inner method's per-shard batch).
 int64_t sampleBatch(mlir::Attribute sample);
 
+/// Data parallelism: the infer DAG of `methods` retyped for batches of
+/// `batch` examples (its input's leading dimension), every op's result
+/// given by its shape rule again. Fails, changing nothing, naming the op
+/// when one has no shape rule or its rule refuses the new shapes.
+mlir::LogicalResult rebatchInfer(MethodsOp methods, int64_t batch);
+
 /// Forward FLOPs of one parameter-free or layer op (not region ops), for
 /// its operand shapes. Multiply-add counts as 2.
 uint64_t layerForwardFlops(mlir::Operation *op);

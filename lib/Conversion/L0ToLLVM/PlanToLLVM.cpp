@@ -186,8 +186,24 @@ struct ConvertL0PlanToLLVM
                                 slotOf(tx.getDstAttr()), (int64_t)tx.getBytes(),
                                 (int64_t)tx.getDirection()});
     }
-    // Streams: entries are kernels or transfers, by name.
+    // Collectives (their completion entry is filled in once the streams
+    // are written: an absolute entry index).
+    llvm::StringMap<int64_t> collectiveIndex;
+    for (auto c : body.getOps<l0uop::CollectiveOp>()) {
+      ++total;
+      collectiveIndex[c.getSymName()] = w.count(SYNPL_PLAN_COLLECTIVES);
+      int64_t first = w.count(SYNPL_PLAN_COLLECTIVE_SLOTS);
+      for (Attribute a : c.getSlots())
+        w.add(SYNPL_PLAN_COLLECTIVE_SLOTS, synpl_plan_collective_slot{slotOf(a)});
+      w.add(SYNPL_PLAN_COLLECTIVES,
+            synpl_plan_collective{w.str(c.getSymName()), (int64_t)c.getKind(),
+                                  c.getReduce() ? (int64_t)*c.getReduce() : 0,
+                                  c.getRoot().value_or(0), first,
+                                  (int64_t)c.getSlots().size(), -1});
+    }
+    // Streams: entries are kernels, transfers or collectives, by name.
     llvm::DenseMap<std::pair<int64_t, StringRef>, int64_t> positionOf;
+    llvm::StringMap<std::pair<int64_t, int64_t>> collectiveOn; // stream, its first entry
     for (auto stream : body.getOps<l0uop::StreamOp>()) {
       ++total;
       int64_t index = w.count(SYNPL_PLAN_STREAMS);
@@ -197,6 +213,8 @@ struct ConvertL0PlanToLLVM
       for (Attribute a : stream.getEntries()) {
         StringRef name = cast<FlatSymbolRefAttr>(a).getValue();
         positionOf[{index, name}] = position++;
+        if (collectiveIndex.count(name))
+          collectiveOn[name] = {index, first};
         if (kernelIndex.count(name))
           w.add(SYNPL_PLAN_STREAM_ENTRIES,
                 synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, kernelIndex.lookup(name)});
@@ -204,10 +222,14 @@ struct ConvertL0PlanToLLVM
           w.add(SYNPL_PLAN_STREAM_ENTRIES,
                 synpl_plan_entry{SYNPL_PLAN_ENTRY_TRANSFER,
                                  transferIndex.lookup(name)});
+        else if (collectiveIndex.count(name))
+          w.add(SYNPL_PLAN_STREAM_ENTRIES,
+                synpl_plan_entry{SYNPL_PLAN_ENTRY_COLLECTIVE,
+                                 collectiveIndex.lookup(name)});
         else
           failures.push_back({stream,
                               ("entry @" + name +
-                               " is neither a kernel nor a transfer")
+                               " is neither a kernel, a transfer nor a collective")
                                   .str(),
                               /*dependent=*/unlowered.contains(name)});
       }
@@ -215,6 +237,19 @@ struct ConvertL0PlanToLLVM
             synpl_plan_stream{w.str(stream.getSymName()), first,
                               w.count(SYNPL_PLAN_STREAM_ENTRIES) - first});
     }
+    for (auto c : body.getOps<l0uop::CollectiveOp>())
+      if (std::optional<StringRef> before = c.getCompleteBefore()) {
+        auto on = collectiveOn.find(c.getSymName());
+        auto pos = on == collectiveOn.end()
+                       ? positionOf.end()
+                       : positionOf.find({on->second.first, *before});
+        if (pos == positionOf.end())
+          failures.push_back({c, "it, or the entry it completes before, is on no stream"});
+        else
+          w.at<synpl_plan_collective>(SYNPL_PLAN_COLLECTIVES,
+                                      collectiveIndex.lookup(c.getSymName()))
+              .complete_before = on->second.second + pos->second;
+      }
     for (auto event : body.getOps<l0uop::EventOp>()) {
       ++total;
       eventIndex[event.getSymName()] = w.count(SYNPL_PLAN_EVENTS);

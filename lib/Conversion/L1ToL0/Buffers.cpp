@@ -112,6 +112,20 @@ Slot *Emitter::newSlot(StringRef name, Pool *pool, RankedTensorType type) {
 // Phase 1: buffers
 //===----------------------------------------------------------------------===//
 
+static l0uop::CollectiveReduce reduceOf(l1::ReduceKind kind) {
+  switch (kind) {
+  case l1::ReduceKind::sum:
+    return l0uop::CollectiveReduce::sum;
+  case l1::ReduceKind::mean:
+    return l0uop::CollectiveReduce::mean;
+  case l1::ReduceKind::max:
+    return l0uop::CollectiveReduce::max;
+  case l1::ReduceKind::min:
+    return l0uop::CollectiveReduce::min;
+  }
+  llvm_unreachable("an l1 reduce kind");
+}
+
 LogicalResult Emitter::planBuffers() {
   SymbolTableCollection tables;
   // Actor state: one persistent slot per field on the actor's node.
@@ -264,6 +278,25 @@ LogicalResult Emitter::planBuffers() {
             return WalkResult::interrupt();
           }
           copyIntoStaging(op, src, tx.getResult(), ".tx");
+          return WalkResult::advance();
+        }
+        if (auto ar = dyn_cast<l1::AllReduceOp>(op)) {
+          // In place: each result is its operand's slot, combined across
+          // the replicas.
+          CollectiveItem c{uniqueName(owner + ".all_reduce" + std::to_string(collectives.size())),
+                           reduceOf(ar.getReduce()),
+                           {}, op->getLoc(), ""};
+          for (auto [in, out] : llvm::zip(ar.getBuffers(), ar.getResults())) {
+            Slot *s = slotOf.lookup(in);
+            if (!s) {
+              (void)fail(op, "an all-reduced buffer has no slot (it does not come from "
+                             "a read_batch, transfer or tensor graph)");
+              return WalkResult::interrupt();
+            }
+            slotOf[out] = s;
+            c.slots.push_back(s);
+          }
+          collectives.push_back(std::move(c));
           return WalkResult::advance();
         }
         if (auto br = dyn_cast<BranchOpInterface>(op)) {

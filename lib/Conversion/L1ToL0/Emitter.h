@@ -295,6 +295,20 @@ private:
     Location loc;
   };
   std::vector<ReportItem> reports;
+  /// Data parallelism: an l1.all_reduce, in place on its buffers' slots.
+  /// It launches right after the last launch that writes one of them and
+  /// completes before the next one that touches them (the rest of the
+  /// backward pass runs meanwhile).
+  struct CollectiveItem {
+    std::string name;
+    l0uop::CollectiveReduce reduce;
+    SmallVector<Slot *> slots;
+    Location loc;
+    std::string completeBefore; // a launch's name; "": the end of the step
+  };
+  std::vector<CollectiveItem> collectives;
+  /// Inserts each collective's launch into the step's launches.
+  void placeCollectives(std::vector<Launch> &launches);
   llvm::DenseMap<std::pair<Operation *, unsigned>, Slot *> graphOut;
   llvm::DenseMap<Operation *, Pool *> arenaOf;
 };

@@ -36,13 +36,17 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
   l1::ScheduleOp sched;
   if (!module.getOps<l1::ScheduleOp>().empty())
     sched = *module.getOps<l1::ScheduleOp>().begin();
+  // Data parallelism: one rank per replica; each reads its slice of the
+  // global batch.
+  int64_t ranks = sched && sched.getReplicas() ? (int64_t)sched.getReplicas()->size() : 1;
   auto plan = l0uop::PlanOp::create(
       b, planLoc, system.getSymName(),
       sched ? (int64_t)sched.getPipelineDepth() : int64_t{1},
       sched ? sched.getEpochsAttr() : IntegerAttr(),
       sched ? sched.getEvaluateAttr() : StringAttr(),
       sched ? sched.getCheckpointEveryAttr() : IntegerAttr(),
-      sched ? sched.getStepsAttr() : IntegerAttr());
+      sched ? sched.getStepsAttr() : IntegerAttr(),
+      ranks > 1 ? b.getI64IntegerAttr(ranks) : IntegerAttr());
   int64_t depth = plan.getPipelineDepth();
   plan.getBody().push_back(new Block());
   OpBuilder pb = OpBuilder::atBlockEnd(&plan.getBody().front());
@@ -83,6 +87,7 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
     }
   }
 
+  placeCollectives(launches);
   if (failed(placeSlots(launches, depth))) {
     plan.erase();
     return failure();
@@ -134,7 +139,8 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
         anyClasses && !text ? pb.getDenseI64ArrayAttr(classes) : DenseI64ArrayAttr(),
         anyFlat && !text ? pb.getDenseI64ArrayAttr(ranks) : DenseI64ArrayAttr(),
         anyShift ? pb.getDenseI64ArrayAttr(in.shifts) : DenseI64ArrayAttr(),
-        text && in.stride != 1 ? pb.getI64IntegerAttr(in.stride) : IntegerAttr());
+        text && in.stride != 1 ? pb.getI64IntegerAttr(in.stride) : IntegerAttr(),
+        /*sharded=*/plan.getRanks().value_or(1) > 1);
   }
   for (TransferItem &t : transfers)
     l0uop::TransferOp::create(pb, planLoc, t.name, t.src->name,
@@ -142,11 +148,29 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
   for (ReportItem &r : reports)
     l0uop::ReportOp::create(pb, r.loc, r.metric, r.slot->name);
   if (!launches.empty()) {
-    SmallVector<Attribute> entries;
-    for (Launch &l : launches)
-      entries.push_back(FlatSymbolRefAttr::get(ctx, l.name));
     SmallVector<std::string> streams;
     for (int64_t i = 0; i < depth; ++i) {
+      // A collective runs on one stream (every rank reaches it once per
+      // step, in one order): each stream in flight has its own.
+      llvm::StringMap<std::string> renamed;
+      for (CollectiveItem &c : collectives) {
+        std::string name = i == 0 ? c.name : uniqueName(c.name + ".s" + std::to_string(i));
+        renamed[c.name] = name;
+        SmallVector<Attribute> refs;
+        for (Slot *s : c.slots)
+          refs.push_back(FlatSymbolRefAttr::get(ctx, s->name));
+        l0uop::CollectiveOp::create(
+            pb, c.loc, pb.getStringAttr(name),
+            l0uop::CollectiveKindAttr::get(ctx, l0uop::CollectiveKind::all_reduce),
+            l0uop::CollectiveReduceAttr::get(ctx, c.reduce),
+            pb.getArrayAttr(refs), IntegerAttr(),
+            c.completeBefore.empty() ? FlatSymbolRefAttr()
+                                     : FlatSymbolRefAttr::get(ctx, c.completeBefore));
+      }
+      SmallVector<Attribute> entries;
+      for (Launch &l : launches)
+        entries.push_back(FlatSymbolRefAttr::get(
+            ctx, renamed.count(l.name) ? StringRef(renamed[l.name]) : StringRef(l.name)));
       streams.push_back(uniqueName("stream_" + std::to_string(i)));
       l0uop::StreamOp::create(pb, planLoc, pb.getStringAttr(streams.back()),
                                  pb.getArrayAttr(entries));
@@ -204,6 +228,33 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
     return failure();
   }
   return success();
+}
+
+void Emitter::placeCollectives(std::vector<Launch> &launches) {
+  for (CollectiveItem &c : collectives) {
+    auto touches = [&](const Launch &l, bool writesOnly) {
+      for (Slot *s : c.slots)
+        if (llvm::is_contained(l.writes, s) || (!writesOnly && llvm::is_contained(l.reads, s)))
+          return true;
+      return false;
+    };
+    // Start as soon as every buffer of the bucket is written.
+    size_t start = 0;
+    for (size_t i = 0; i < launches.size(); ++i)
+      if (touches(launches[i], /*writesOnly=*/true))
+        start = i + 1;
+    Launch l;
+    l.name = c.name;
+    l.reads.assign(c.slots.begin(), c.slots.end());
+    l.writes.assign(c.slots.begin(), c.slots.end());
+    launches.insert(launches.begin() + start, l);
+    // Complete before the first later launch that touches the bucket.
+    for (size_t i = start + 1; i < launches.size(); ++i)
+      if (touches(launches[i], /*writesOnly=*/false)) {
+        c.completeBefore = launches[i].name;
+        break;
+      }
+  }
 }
 
 LogicalResult Emitter::placeSlots(ArrayRef<Launch> launches, int64_t depth) {

@@ -186,6 +186,47 @@ static FailureOr<std::optional<std::string>> placementHint(Operation *layer) {
   return node;
 }
 
+/// Gradient buckets of a data-parallel step: at most this many bytes each
+/// (PyTorch DDP's first bucket is 1 MiB; smaller buckets start sooner, so
+/// more of the all-reduce hides behind the rest of the backward pass).
+constexpr uint64_t kBucketBytes = 256 * 1024;
+
+/// Data parallelism: the report stage's arguments (loss, the gradients,
+/// [correct]) replaced by their all-reduce across the replicas: the loss's
+/// and the gradients' mean (the whole batch's, as one process would
+/// compute them), correct's sum. Gradients go in buckets, the last
+/// parameters' first: the backward pass produces them first, so their
+/// bucket starts while it goes on.
+static void allReduceOutputs(OpBuilder &b, Location loc, SmallVectorImpl<Value> &args,
+                             size_t numGrads, bool hasCorrect) {
+  auto reduce = [&](l1::ReduceKind kind, ArrayRef<size_t> indices) {
+    SmallVector<Value> in;
+    for (size_t i : indices)
+      in.push_back(args[i]);
+    auto op = l1::AllReduceOp::create(b, loc, kind, in);
+    for (auto [i, r] : llvm::zip(indices, op.getResults()))
+      args[i] = r;
+  };
+  reduce(l1::ReduceKind::mean, {0});
+  SmallVector<size_t> bucket;
+  uint64_t bytes = 0;
+  for (size_t g = numGrads; g >= 1; --g) {
+    auto t = cast<l1::BufType>(args[g].getType()).getTensor();
+    uint64_t size = uint64_t(t.getNumElements()) * ((t.getElementTypeBitWidth() + 7) / 8);
+    if (!bucket.empty() && bytes + size > kBucketBytes) {
+      reduce(l1::ReduceKind::mean, bucket);
+      bucket.clear();
+      bytes = 0;
+    }
+    bucket.push_back(g);
+    bytes += size;
+  }
+  if (!bucket.empty())
+    reduce(l1::ReduceKind::mean, bucket);
+  if (hasCorrect)
+    reduce(l1::ReduceKind::sum, {1 + numGrads});
+}
+
 LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   // An L1 program (no l3 or l2 op) is already placed: nothing to do, so the
@@ -489,10 +530,23 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
       problem.storageNodes.push_back(f.storage);
   }
   problem.forcedNode = forced;
+  // Data parallelism: distributed_shard fixes the replicas (its batch is
+  // each one's); otherwise the search may split the batch among replicas.
+  auto shard = dyn_cast<l2::DistributedShardAttr>(methods.getSample());
+  problem.shards = shard ? shard.getShards() : 0;
+  problem.globalBatch = shard ? batch * shard.getShards() : batch;
+  if (anyText)
+    problem.shards = problem.shards ? problem.shards : 1; // text windows: one process
   FailureOr<Placement> placed = searchPlacement(methods.getLoc(), problem);
   if (failed(placed))
     return failure();
   Placement p = *placed;
+  if (p.replicaCount() > 1 && !shard) {
+    // Each replica reads and computes its slice of the batch.
+    batch = problem.globalBatch / p.replicaCount();
+    if (failed(l2::rebatchInfer(methods, batch)))
+      return failure();
+  }
 
   // Build. Everything created goes into `created`, erased on failure.
   SmallVector<Operation *> created;
@@ -659,8 +713,11 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     for (Type t : graph.getOutputTypes())
       outTypes.push_back(buf(p.deviceMem, t));
     auto [stage, sb] = makeStage(reportName, outTypes, loc);
-    ValueRange args = stage.getEntry().getArguments();
+    SmallVector<Value> args(stage.getEntry().getArguments().begin(),
+                            stage.getEntry().getArguments().end());
     size_t numGrads = params->size();
+    if (p.replicaCount() > 1)
+      allReduceOutputs(sb, loc, args, numGrads, outputs->hasCorrect);
     SmallVector<std::pair<StringRef, Value>> metrics{{"loss", args[0]}};
     if (outputs->hasCorrect)
       metrics.push_back({"correct", args[1 + numGrads]});
@@ -673,7 +730,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
       l1::DropOp::create(sb, loc, v);
     }
     l1::SendOp::create(sb, loc, SymbolRefAttr::get(ctx, kActor, {sym(kHandler)}),
-                       args.slice(1, numGrads));
+                       ArrayRef<Value>(args).slice(1, numGrads));
     l1::EndOp::create(sb, loc);
   }
 
@@ -701,7 +758,12 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   tail.push_back(l1::ScheduleOp::create(
       b, loc, b.getArrayAttr({sym(kTrain), sym(kGradReturn)}),
       b.getArrayAttr({sym(kActor)}), b.getI64IntegerAttr(p.depth), epochs, evaluate,
-      checkpointEvery, steps));
+      checkpointEvery, steps,
+      p.replicas.empty() ? ArrayAttr()
+                         : b.getArrayAttr(llvm::to_vector(llvm::map_range(
+                               p.replicas, [&](const std::string &r) -> Attribute {
+                                 return sym(r);
+                               })))));
 
   // The source program is now the L1 program.
   for (Operation *op : llvm::reverse(sourceOps))

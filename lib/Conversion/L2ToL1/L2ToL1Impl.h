@@ -107,6 +107,11 @@ struct PlacementProblem {
   bool hasUnboundFields = false;
   /// A `#[l1::on(node)]` hatch: the node the graph and actor must use.
   std::optional<std::string> forcedNode;
+  /// Data parallelism. The global batch (every replica's slices together)
+  /// and, under `distributed_shard(shards: n)`, the replica count it fixes
+  /// (0: any count that divides the global batch).
+  int64_t globalBatch = 1;
+  int64_t shards = 0;
 };
 
 /// The chosen placement.
@@ -117,6 +122,10 @@ struct Placement {
   std::string deviceMem; ///< where the graph's buffers live
   std::string storage;   ///< where unbound data fields live ("": none reaches staging)
   int64_t depth = 1;     ///< pipeline_depth
+  /// Data parallel: the compute nodes of the replicas, `compute` first
+  /// (one rank each); empty: one process.
+  llvm::SmallVector<std::string> replicas;
+  int64_t replicaCount() const { return replicas.empty() ? 1 : (int64_t)replicas.size(); }
   bool needsTransfer() const { return deviceMem != staging; }
   /// Stages and graphs of the program: load, [transfer,] graph, report.
   unsigned stageCount() const { return needsTransfer() ? 4 : 3; }

@@ -14,6 +14,7 @@
 #include "synpl/Search/Search.h"
 #include "synpl/Support/Units.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -163,41 +164,66 @@ struct StepTimes {
   double compute = 0;
 };
 
+/// Seconds of one collective step's fixed cost (a message's latency on a
+/// network or shared memory); the ring all-reduce takes 2 (d - 1) of them.
+constexpr double kCollectiveLatencySeconds = 20e-6;
+
+/// The ring all-reduce of the gradients across the replicas: 2 (d - 1)
+/// steps, each moving 1/d of the bytes over the slowest hop of the ring.
+double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
+                        const Placement &p) {
+  int64_t d = p.replicaCount();
+  if (d < 2)
+    return 0;
+  uint64_t part = (problem.gradientBytes + uint64_t(d) - 1) / uint64_t(d);
+  double slowest = 0;
+  for (int64_t i = 0; i < d; ++i)
+    slowest = std::max(slowest, topo.seconds(p.replicas[i], p.replicas[(i + 1) % d], part));
+  return 2.0 * double(d - 1) * (slowest + kCollectiveLatencySeconds);
+}
+
 StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
                     const Placement &p) {
   StepTimes t;
+  // Each replica computes its slice of the global batch.
+  double d = double(p.replicaCount());
   // The batch to the graph's memory; the reported metrics back to staging.
   // The gradients stay where the graph left them: the actor runs on the
   // graph's node. (Storage is read once: the decoder loads a data set into
   // host memory before the first step, so disk bandwidth is not per step.)
-  t.transfer = topo.seconds(p.staging, p.deviceMem, problem.batchBytes) +
+  t.transfer = topo.seconds(p.staging, p.deviceMem, uint64_t(double(problem.batchBytes) / d)) +
                topo.seconds(p.deviceMem, p.staging, problem.reportBytes);
   l1::SystemOp system = problem.system;
   l1::NodeOp node = system.lookupNode(p.compute);
   std::optional<double> flops = nominalThroughput(node);
-  t.compute = flops ? double(problem.flopsPerStep) / *flops
+  t.compute = flops ? double(problem.flopsPerStep) / d / *flops
                     : std::numeric_limits<double>::infinity();
   return t;
 }
 
 /// Bytes live on the graph's memory node with `depth` steps in flight.
 uint64_t devicePeakBytes(const PlacementProblem &problem, const Placement &p) {
+  uint64_t d = uint64_t(p.replicaCount());
   uint64_t perStep = saturatingAdd(
-      saturatingAdd(problem.activationBytes, problem.gradientBytes),
-      saturatingAdd(problem.batchBytes, problem.reportBytes));
+      saturatingAdd(problem.activationBytes / d, problem.gradientBytes),
+      saturatingAdd(problem.batchBytes / d, problem.reportBytes));
   return saturatingAdd(problem.persistentBytes,
                        saturatingMul(perStep, uint64_t(p.depth)));
 }
 
 uint64_t stagingPeakBytes(const PlacementProblem &problem, const Placement &p) {
-  uint64_t perStep = saturatingAdd(problem.batchBytes, problem.reportBytes);
+  uint64_t perStep =
+      saturatingAdd(problem.batchBytes / uint64_t(p.replicaCount()), problem.reportBytes);
   return saturatingMul(perStep, uint64_t(p.depth));
 }
 
 std::string describe(const Placement &p) {
-  return llvm::formatv("graph+actor@{0} host@{1} staging@{2} depth={3}", p.compute,
-                       p.host, p.staging, p.depth)
-      .str();
+  std::string s = llvm::formatv("graph+actor@{0} host@{1} staging@{2} depth={3}", p.compute,
+                                p.host, p.staging, p.depth)
+                      .str();
+  if (!p.replicas.empty())
+    s += " replicas=" + llvm::join(p.replicas, ",");
+  return s;
 }
 } // namespace
 
@@ -255,25 +281,48 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
 
   search::SearchSpec<Placement> spec;
   spec.name = "L2->L1 @" + system.getSymName().str();
+  // Data parallelism: replica counts d > 1 that divide the global batch
+  // (or the one distributed_shard fixes); the replicas of compute node c
+  // are c and the next d - 1 compute nodes of its isa, by name.
+  auto replicasOf = [&](const std::string &c, int64_t d) -> SmallVector<std::string> {
+    SmallVector<std::string> r{c};
+    l1::NodeOp first = system.lookupNode(c);
+    for (const std::string &o : computes)
+      if ((int64_t)r.size() < d && o != c &&
+          system.lookupNode(o).getIsa() == first.getIsa())
+        r.push_back(o);
+    return (int64_t)r.size() == d ? r : SmallVector<std::string>();
+  };
+  SmallVector<int64_t> degrees{1};
+  for (int64_t d = 2; d <= (int64_t)computes.size(); ++d)
+    if (problem.shards ? d == problem.shards : problem.globalBatch % d == 0)
+      degrees.push_back(d);
   spec.countCandidates = [&]() -> std::optional<uint64_t> {
-    return uint64_t(computes.size()) * computes.size() * memories.size() * 3;
+    return uint64_t(computes.size()) * computes.size() * memories.size() * 3 *
+           degrees.size();
   };
   spec.enumerate = [&](llvm::function_ref<bool(Placement)> yield) {
     for (const std::string &c : computes)
       for (const std::string &h : computes)
         for (const std::string &m : memories)
-          for (int64_t depth : {1, 2, 3}) {
-            Placement p;
-            p.compute = c;
-            p.host = h;
-            p.staging = m;
-            p.depth = depth;
-            p.deviceMem =
-                bufferNodeOf(system, system.lookupNode(c)).value_or(std::string());
-            p.storage = defaultStorage(m);
-            if (!yield(std::move(p)))
-              return;
-          }
+          for (int64_t depth : {1, 2, 3})
+            for (int64_t d : degrees) {
+              Placement p;
+              p.compute = c;
+              p.host = h;
+              p.staging = m;
+              p.depth = depth;
+              p.deviceMem =
+                  bufferNodeOf(system, system.lookupNode(c)).value_or(std::string());
+              p.storage = defaultStorage(m);
+              if (d > 1) {
+                p.replicas = replicasOf(c, d);
+                if (p.replicas.empty())
+                  continue; // fewer nodes of c's isa than d
+              }
+              if (!yield(std::move(p)))
+                return;
+            }
   };
   spec.describe = describe;
 
@@ -282,6 +331,18 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                             if (problem.forcedNode && p.compute != *problem.forcedNode)
                               return "#[l1::on(" + *problem.forcedNode +
                                      ")] forces the model onto @" + *problem.forcedNode;
+                            return std::nullopt;
+                          }});
+  spec.filters.push_back({"replicas", [&](const Placement &p) -> Check {
+                            if (problem.shards > 1 && p.replicaCount() != problem.shards)
+                              return "distributed_shard(shards: " +
+                                     std::to_string(problem.shards) + ") needs " +
+                                     std::to_string(problem.shards) + " replicas";
+                            for (size_t i = 0; i + 1 < p.replicas.size(); ++i)
+                              for (auto [a, b] : {std::pair(i, i + 1), std::pair(i + 1, i)})
+                                if (!topo.hasPath(p.replicas[a], p.replicas[b]))
+                                  return "no path from replica @" + p.replicas[a] +
+                                         " to @" + p.replicas[b];
                             return std::nullopt;
                           }});
   spec.filters.push_back({"isa", [&](const Placement &p) -> Check {
@@ -357,6 +418,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     SmallVector<search::CostTerm> terms;
     terms.push_back({"transfer_s", t.transfer, 1});
     terms.push_back({"compute_s", t.compute, 1});
+    terms.push_back({"allreduce_s", allReduceSeconds(problem, topo, p), 1});
     terms.push_back({"overlap_s", overlapped - serial, 1});
     terms.push_back({"bubble", bubble, overlapped});
     terms.push_back({"memory_pressure", double(peak) / capacity, kPressureWeightSeconds});
