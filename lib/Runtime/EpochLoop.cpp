@@ -23,6 +23,12 @@
 // evaluation, at the end of that epoch (the evaluation is not cut short).
 // The exit status is then 128 + the signal. See docs/training.md.
 //
+// In a data-parallel run (several ranks, ExecutorCollectives.cpp) every
+// rank runs this loop over its shard of the data; the epoch line, the
+// metrics, the checkpoints and the profile are rank 0's, its loss and
+// accuracy the world's (summed over the ranks), and a stop signal stops
+// every rank after the same step.
+//
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
 #include "Signals.h"
@@ -83,8 +89,10 @@ int Executor::run() {
   }
   fillPlannedSteps(steps * o.epochs);
   int64_t killAfter = killAfterSteps();
-  int64_t samplesPerStep = ingests.empty() ? 1 : ingests[0].desc->batch;
-  if (!o.metricsPath.empty())
+  // Samples per step of the world (a sharded ingest's global batch): the
+  // progress, the metrics and the epoch line count the whole run's.
+  int64_t samplesPerStep = ingests.empty() ? 1 : ingests[0].desc->batch * sampleScale();
+  if (!o.metricsPath.empty() && lead())
     if (int32_t st = metrics.open(o.metricsPath, samplesPerStep)) {
       synpl_rt_check(st);
       return 1;
@@ -147,7 +155,7 @@ int Executor::run() {
       // launched so far finish and are retired before the state is read.
       bool checkpoint =
           o.checkpointEvery > 0 && globalStep % o.checkpointEvery == 0 && b + 1 < steps;
-      int stopping = b + 1 < steps ? stopSignal() : 0;
+      int stopping = b + 1 < steps ? agreedStop(stopSignal()) : 0;
       if (checkpoint || stopping || globalStep == killAfter)
         if (int32_t st = drain())
           return abandon(st);
@@ -159,7 +167,7 @@ int Executor::run() {
         std::raise(SIGKILL);
       if (stopping) {
         synpl_rt_progress_destroy(progress);
-        return reportStop(stopping,
+        return !lead() ? 128 + stopping : reportStop(stopping,
                           "step " + std::to_string(globalStep) + " (epoch " +
                               std::to_string(epoch) + ", batch " + std::to_string(b + 1) + ")",
                           o.checkpointPath);
@@ -176,7 +184,7 @@ int Executor::run() {
     double trainSeconds = (nowNanos() - t0) / 1e9;
     trainSecondsTotal += trainSeconds;
 
-    double accuracy = NAN;
+    double accuracy = NAN, evalCorrect = 0, evalSeen = 0;
     if (canEval) {
       if (int32_t st = setTrainingMode(false))
         return abandon(st);
@@ -189,32 +197,40 @@ int Executor::run() {
       for (int64_t b = 0; b < testBatches; ++b) {
         if (int32_t st = runStep(b, /*train=*/false))
           return abandon(st);
-        seen += std::min<int64_t>(samplesPerStep,
-                                  ingests[0].test.samples - b * samplesPerStep);
+        seen += batchRows(ingests[0].test, ingests[0].desc->batch, b);
       }
       if (int32_t st = drain())
         return abandon(st);
       if (int32_t st = setTrainingMode(true))
         return abandon(st);
-      accuracy = seen ? eval.correct / (double)seen : NAN;
+      evalCorrect = eval.correct;
+      evalSeen = (double)seen;
     }
-    double epochLoss = lossCount ? lossSum / lossCount : NAN;
+    // The world's epoch: every rank's losses and hits (one rank: its own).
+    double totals[4] = {lossSum, (double)lossCount, evalCorrect, evalSeen};
+    if (int32_t st = sumOverRanks(totals, 4))
+      return abandon(st);
+    if (canEval)
+      accuracy = totals[3] > 0 ? totals[2] / totals[3] : NAN;
+    double epochLoss = totals[1] > 0 ? totals[0] / totals[1] : NAN;
     double samplesPerS =
         trainSeconds > 0 ? (steps - firstBatch) * samplesPerStep / trainSeconds : 0.0;
-    std::printf("epoch=%" PRId64 " loss=%s test_accuracy=%s samples_per_s=%.1f\n", epoch,
-                orNone(epochLoss, "%.6f").c_str(), orNone(accuracy, "%.4f").c_str(),
-                samplesPerS);
-    metrics.epoch(epoch, globalStep, epochLoss, accuracy, samplesPerS);
-    std::fflush(stdout);
+    if (lead()) {
+      std::printf("epoch=%" PRId64 " loss=%s test_accuracy=%s samples_per_s=%.1f\n", epoch,
+                  orNone(epochLoss, "%.6f").c_str(), orNone(accuracy, "%.4f").c_str(),
+                  samplesPerS);
+      metrics.epoch(epoch, globalStep, epochLoss, accuracy, samplesPerS);
+      std::fflush(stdout);
+    }
     if (!o.checkpointPath.empty())
       if (int32_t st = saveCheckpoint(o.checkpointPath, epoch, 0, globalStep, steps, 0, 0))
         return abandon(st);
     // A stop signal that came during the epoch's last step or its
     // evaluation stops here, the epoch done (its line printed, its
     // checkpoint written); in the last epoch the run ends as it would.
-    if (int stopping = epoch < o.epochs ? stopSignal() : 0) {
+    if (int stopping = epoch < o.epochs ? agreedStop(stopSignal()) : 0) {
       synpl_rt_progress_destroy(progress);
-      return reportStop(stopping,
+      return !lead() ? 128 + stopping : reportStop(stopping,
                         "step " + std::to_string(globalStep) + " (end of epoch " +
                             std::to_string(epoch) + ")",
                         o.checkpointPath);
@@ -224,7 +240,7 @@ int Executor::run() {
     if (int32_t st = saveCheckpoint(o.saveWeightsPath, o.epochs, 0, globalStep, steps, 0, 0))
       return abandon(st);
   synpl_rt_progress_destroy(progress);
-  if (o.profile)
+  if (o.profile && lead())
     printProfile(trainSecondsTotal, globalStep);
   return 0;
 }

@@ -95,6 +95,8 @@ const char *synpl_rt_status_name(int32_t status) {
     return "closed";
   case SYNPL_RT_ERR_DEVICE:
     return "device error";
+  case SYNPL_RT_ERR_COMM:
+    return "communication error";
   default:
     return "unknown status";
   }

@@ -53,6 +53,7 @@
 // checkpoint there (Signals.cpp). See docs/training.md.
 //
 //===----------------------------------------------------------------------===//
+#include "Comm.h"
 #include "ExecutorImpl.h"
 #include "Internal.h"
 #include "Signals.h"
@@ -231,7 +232,7 @@ int32_t Executor::allocatePools() {
           const synpl_plan_stream &sr = p.streams[s];
           for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e) {
             const synpl_plan_entry &en = p.entries[e];
-            if (en.kind == SYNPL_PLAN_ENTRY_KERNEL)
+            if (en.kind != SYNPL_PLAN_ENTRY_TRANSFER)
               continue;
             const synpl_plan_transfer &t = p.transfers[en.index];
             if (p.slots[t.src].pool == i || p.slots[t.dst].pool == i)
@@ -286,6 +287,10 @@ int32_t Executor::allocateRegions() {
 }
 
 int32_t Executor::setUp() {
+  if (!comm) {
+    ownComm = selfComm();
+    comm = ownComm.get();
+  }
   int32_t threads = (int32_t)o.threads;
   workers = synpl_rt_workers_create(threads);
   if (!workers)
@@ -336,10 +341,17 @@ int32_t Executor::setUp() {
       for (int64_t a = k.num_inputs; a < k.num_args; ++a)
         if (persistent(p.kernelArgs[k.first_arg + a].slot))
           writesState[e] = true;
+    } else if (en.kind == SYNPL_PLAN_ENTRY_COLLECTIVE) {
+      std::vector<int64_t> reads, writes;
+      collectiveAccess(en.index, reads, writes);
+      for (int64_t slot : writes)
+        writesState[e] = writesState[e] || persistent(slot);
     } else if (persistent(p.transfers[en.index].dst)) {
       writesState[e] = true;
     }
   }
+  if (int32_t st = setUpCollectives())
+    return st;
   kernelStats.assign(p.kernels.size, {});
   dispatchOf.assign(p.kernels.size, {});
   workerCount = synpl_rt_workers_count(workers);
@@ -380,6 +392,18 @@ int32_t Executor::setUp() {
           const synpl_plan_transfer &tx = p.transfers[en.index];
           if (want[tx.dst])
             evalNeeded[e] = want[tx.src] = true;
+          continue;
+        }
+        if (en.kind == SYNPL_PLAN_ENTRY_COLLECTIVE) {
+          // A collective reads and writes its slots (every rank evaluates
+          // the same entries, so each runs it where the others do).
+          std::vector<int64_t> reads, writes;
+          collectiveAccess(en.index, reads, writes);
+          for (int64_t slot : writes)
+            evalNeeded[e] = evalNeeded[e] || want[slot];
+          if (evalNeeded[e])
+            for (int64_t slot : reads)
+              want[slot] = true;
           continue;
         }
         const synpl_plan_kernel &k = p.kernels[en.index];
@@ -629,6 +653,10 @@ int32_t Executor::issueEntries(int64_t stream, bool train, bool capturing) {
   const synpl_plan_stream &sr = p.streams[stream];
   bool events = cuda && !capturing;
   for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e) {
+    // The collectives due before this entry complete first.
+    if (!pendingCollectives.empty())
+      if (int32_t st = completeCollectives(e))
+        return st;
     if (events)
       for (int64_t ev : waitsBefore[e])
         if (int32_t st = cuda->check(cuda->cuStreamWaitEvent(cuStreams[stream], cuEvents[ev], 0),
@@ -661,6 +689,14 @@ int32_t Executor::issueEntries(int64_t stream, bool train, bool capturing) {
         if (o.checkFinite)
           if (int32_t st = checkKernelFinite(en.index, stream))
             return st;
+        if (!pendingCollectives.empty())
+          if (int32_t st = pollCollectives())
+            return st;
+      } else if (en.kind == SYNPL_PLAN_ENTRY_COLLECTIVE) {
+        // Host memory only: a plan with collectives runs on the host
+        // (synpl_rt_main refuses a CUDA plan or a device with them).
+        if (int32_t st = startCollective(en.index, stream))
+          return st;
       } else if (cuda) {
         if (int32_t st = transferCuda(en.index, stream))
           return st;
@@ -681,7 +717,8 @@ int32_t Executor::issueEntries(int64_t stream, bool train, bool capturing) {
                                      p.str(sr.name), p.str(p.events[ev].name)))
           return st;
   }
-  return SYNPL_RT_OK;
+  // The step's end: every collective it started is complete.
+  return completeCollectives(-1);
 }
 
 int32_t Executor::runGraph(int64_t stream, bool train, bool &ran) {
@@ -761,7 +798,7 @@ void Executor::printProfile(double trainSeconds, int64_t trainSteps) const {
   }
   std::sort(rows.begin(), rows.end(),
             [](const Row &a, const Row &b) { return a.s.nanos > b.s.nanos; });
-  uint64_t all = total + transferNanos + ingestNanos + controlNanos;
+  uint64_t all = total + transferNanos + ingestNanos + controlNanos + collectiveWaitNanos;
   std::fprintf(stderr, "\nper-kernel time (all steps, training and evaluation; "
                        "%" PRId64 " training steps in %.2f s):\n",
                trainSteps, trainSeconds);
@@ -780,6 +817,22 @@ void Executor::printProfile(double trainSeconds, int64_t trainSteps) const {
                ingestNanos / 1e6, "", all ? 100.0 * ingestNanos / all : 0.0);
   std::fprintf(stderr, "  %-44s %8s %12.2f %10s %6.2f\n", "(control program)", "",
                controlNanos / 1e6, "", all ? 100.0 * controlNanos / all : 0.0);
+  if (collectiveCalls) {
+    // In flight: start to completion; waited: the host blocked in them; the
+    // rest of the flight overlapped the kernels that ran meanwhile.
+    uint64_t overlapped =
+        collectiveFlightNanos > collectiveWaitNanos ? collectiveFlightNanos - collectiveWaitNanos : 0;
+    std::fprintf(stderr, "  %-44s %8" PRIu64 " %12.2f %10.1f %6.2f\n", "(collectives: waiting)",
+                 collectiveCalls, collectiveWaitNanos / 1e6,
+                 collectiveWaitNanos / 1e3 / collectiveCalls,
+                 all ? 100.0 * collectiveWaitNanos / all : 0.0);
+    std::fprintf(stderr,
+                 "collectives (%s, %" PRId64 " rank%s): %" PRIu64 " calls, %.2f ms in flight, "
+                 "%.2f ms waited for, %.2f ms (%.1f%%) overlapped with kernels\n",
+                 comm->backend(), ranks(), ranks() == 1 ? "" : "s", collectiveCalls,
+                 collectiveFlightNanos / 1e6, collectiveWaitNanos / 1e6, overlapped / 1e6,
+                 collectiveFlightNanos ? 100.0 * overlapped / collectiveFlightNanos : 0.0);
+  }
 }
 
 int32_t Executor::fillScalarInits(int64_t kind, float value) {
@@ -818,24 +871,142 @@ using namespace synpl::rt::exec;
 
 namespace {
 
+//===----------------------------------------------------------------------===//
+// The world of a run
+//===----------------------------------------------------------------------===//
+
+/// The communicator of the run in progress (synpl_rt_check's end of a
+/// failed run reads it).
+Comm *runWorld = nullptr;
+
+/// A failed run's end once its error is printed: the other ranks are
+/// ended too (MPI_Abort: they would otherwise wait for this one in their
+/// next collective forever); a world of one finalizes and exits.
+void endWorld(int status) {
+  if (Comm *w = runWorld) {
+    if (w->size() > 1)
+      w->abort(status); // does not return
+    w->finalize();
+  }
+  std::exit(status);
+}
+
+/// Whether the plan can run in a world of `n` ranks here: a program placed
+/// on one process runs alone; a data-parallel one (planned ranks > 1, or
+/// collectives) runs its collectives on host memory, so not on a GPU or a
+/// device (NCCL and device collectives come later).
+int32_t checkWorld(const Plan &p, int64_t n, const synpl_rt_device *device) {
+  int64_t planned = p.header->ranks;
+  if (planned == 1 && n > 1)
+    return fail(SYNPL_RT_ERR_INVALID,
+                "this program was placed on one process; run it alone, or compile it "
+                "for a system with several hosts (synplc --system ...)");
+  if (planned == 1 && p.collectives.size == 0)
+    return SYNPL_RT_OK;
+  if (device)
+    return fail(SYNPL_RT_ERR_INVALID,
+                "a data-parallel program (placed on %" PRId64 " ranks, %" PRId64
+                " collective%s) cannot run on %s: its collectives run in the host "
+                "executor's memory; compile it for the host",
+                planned, p.collectives.size, p.collectives.size == 1 ? "" : "s", device->name);
+  if (p.header->device_arch > 0)
+    return fail(SYNPL_RT_ERR_INVALID,
+                "a data-parallel program (placed on %" PRId64 " ranks, %" PRId64
+                " collective%s) with CUDA kernels is not supported yet: collectives run "
+                "on host memory (collectives of GPU memory, over NCCL, come later); "
+                "compile it with --target=host",
+                planned, p.collectives.size, p.collectives.size == 1 ? "" : "s");
+  return SYNPL_RT_OK;
+}
+
+/// Rank 0's start line of a data-parallel run, and the note when the
+/// world is not the one the program was placed on.
+void printWorld(const Plan &p, const Comm &world) {
+  int64_t n = world.size(), planned = p.header->ranks;
+  if (n == 1 && planned == 1)
+    return;
+  const synpl_plan_ingest *g = p.ingests.size ? &p.ingests[0] : nullptr;
+  if (!g)
+    std::fprintf(stderr, "synpl: data parallel: %" PRId64 " rank%s (%s)\n", n,
+                 n == 1 ? "" : "s", world.backend());
+  else if (g->sharded)
+    std::fprintf(stderr,
+                 "synpl: data parallel: %" PRId64 " rank%s x batch %" PRId64
+                 " = global batch %" PRId64 " (%s)\n",
+                 n, n == 1 ? "" : "s", g->batch, n * g->batch, world.backend());
+  else
+    std::fprintf(stderr,
+                 "synpl: data parallel: %" PRId64 " rank%s, each on the whole batch %" PRId64
+                 " (%s)\n",
+                 n, n == 1 ? "" : "s", g->batch, world.backend());
+  if (n != planned && g && g->sharded)
+    std::fprintf(stderr,
+                 "synpl: note: this program was placed on %" PRId64 " ranks and runs on %" PRId64
+                 ": its global batch is %" PRId64 ", not the planned %" PRId64
+                 " (and the epoch's steps follow)\n",
+                 planned, n, n * g->batch, planned * g->batch);
+  else if (n != planned)
+    std::fprintf(stderr,
+                 "synpl: note: this program was placed on %" PRId64 " ranks and runs on %" PRId64
+                 "\n",
+                 planned, n);
+}
+
 int mainOn(int argc, char **argv, const synpl_plan_desc *desc, const synpl_rt_device *device) {
+  // The world first (one process, or the ranks mpirun started): every
+  // message from here on says which rank it comes from.
+  std::unique_ptr<Comm> world;
+  if (openComm(world) != SYNPL_RT_OK) {
+    int rank = 0, size = 1;
+    char prefix[64] = "";
+    if (launcherWorld(rank, size) && size > 1)
+      std::snprintf(prefix, sizeof prefix, "rank %d of %d: ", rank, size);
+    std::fprintf(stderr, "synpl: error: %s%s\n", prefix, synpl_rt_last_error());
+    return 1;
+  }
+  char prefix[64] = "";
+  if (world->size() > 1)
+    std::snprintf(prefix, sizeof prefix, "rank %d of %d: ", world->rank(), world->size());
+  runWorld = world.get();
+  setRunWorld(prefix, endWorld);
+  // The run's end: a failure (its message printed) ends every rank; any
+  // other end (a finished run, --help, a usage error every rank made, a stop
+  // signal every rank agreed on) finalizes.
+  auto finish = [&](int status, bool failed) {
+    if (failed && world->size() > 1)
+      world->abort(status);
+    world->finalize();
+    setRunWorld("", nullptr);
+    runWorld = nullptr;
+    return status;
+  };
+  auto failed = [&] {
+    std::fprintf(stderr, "synpl: error: %s%s\n", prefix, synpl_rt_last_error());
+    return finish(1, true);
+  };
   Plan plan;
-  if (loadPlan(desc, plan) != SYNPL_RT_OK) {
-    std::fprintf(stderr, "synpl: error: %s\n", synpl_rt_last_error());
-    return 1;
-  }
+  if (loadPlan(desc, plan) != SYNPL_RT_OK)
+    return failed();
   Options options;
+  options.rank = world->rank();
+  options.ranks = world->size();
   if (int r = parseOptions(argc, argv, options, plan))
-    return r == 1 ? 0 : 2;
+    return finish(r == 1 ? 0 : 2, false);
+  if (!options.lead())
+    options.quiet = true; // rank 0 alone prints progress and notes
+  if (checkWorld(plan, world->size(), device) != SYNPL_RT_OK)
+    return failed();
+  if (!options.quiet)
+    printWorld(plan, *world);
   Executor ex(plan, options, device);
-  if (ex.setUp() != SYNPL_RT_OK) {
-    std::fprintf(stderr, "synpl: error: %s\n", synpl_rt_last_error());
-    return 1;
-  }
+  ex.setWorld(world.get());
+  if (ex.setUp() != SYNPL_RT_OK)
+    return failed();
   // SIGTERM and SIGINT stop the training loop gracefully while it runs;
   // the previous dispositions come back when it returns.
   StopSignals stop;
-  return ex.run();
+  int status = ex.run();
+  return finish(status, status == 1);
 }
 
 } // namespace

@@ -6,7 +6,9 @@
 // position in the run. A resumed checkpoint is checked whole before any of
 // it is restored: the program, the data, the run's steps per epoch and
 // epochs, then every block (one per actor-state slot and control region,
-// each once, of the slot's size; float state finite).
+// each once, of the slot's size; float state finite). In a data-parallel
+// run rank 0 writes the checkpoints, every rank reads the one it resumes
+// from, and a checkpoint resumes only a run of the world size it records.
 //
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
@@ -36,7 +38,9 @@ uint64_t planFingerprint(const Plan &p) {
       sizeof(synpl_plan_sync) / 8,       sizeof(synpl_plan_init) / 8,
       sizeof(synpl_plan_ingest) / 8,     sizeof(synpl_plan_ingest_field) / 8,
       sizeof(synpl_plan_report) / 8,     sizeof(synpl_plan_region) / 8,
-      sizeof(synpl_plan_program) / 8,    sizeof(synpl_plan_program_region) / 8};
+      sizeof(synpl_plan_program) / 8,    sizeof(synpl_plan_program_region) / 8,
+      sizeof(synpl_plan_collective) / 8, sizeof(synpl_plan_collective_slot) / 8};
+  static_assert(SYNPL_PLAN_NUM_SECTIONS == 18, "a record size per section");
   const synpl_plan_header &h = *p.header;
   uint64_t f = fnv1a64(&h.pipeline_depth, sizeof h.pipeline_depth);
   f = fnv1a64(h.section, sizeof h.section, f);
@@ -53,7 +57,18 @@ uint64_t planFingerprint(const Plan &p) {
 int32_t Executor::saveCheckpoint(const std::string &path, int64_t epoch0,
                                  int64_t batch, int64_t globalStep,
                                  int64_t stepsPerEpoch, double lossSum,
-                                 int64_t lossCount) const {
+                                 int64_t lossCount) {
+  // A world of several ranks: the running loss saved is the mean over the
+  // ranks of each one's sum (every rank resumes with it, so the world's sum
+  // at the epoch's end is the uninterrupted run's); the count is each
+  // rank's own (the same on all). Then rank 0 writes.
+  if (ranks() > 1) {
+    if (int32_t st = sumOverRanks(&lossSum, 1))
+      return st;
+    lossSum /= (double)ranks();
+  }
+  if (!lead())
+    return SYNPL_RT_OK;
   Checkpoint c;
   c.fingerprint = planFingerprint(p);
   c.epoch = epoch0;
@@ -66,6 +81,11 @@ int32_t Executor::saveCheckpoint(const std::string &path, int64_t epoch0,
     c.data.push_back((uint64_t)g.desc->seed);
     c.data.push_back((uint64_t)g.train.samples);
   }
+  // A data-parallel program (planned ranks > 1) records the world size
+  // after them: its data order (which samples each rank read) depends on
+  // it. A one-process program's checkpoint is as before.
+  if (p.header->ranks > 1)
+    c.data.push_back((uint64_t)ranks());
   // Actor state: every slot of a persistent pool. A checkpoint never holds
   // NaN or infinity (--resume would refuse it): the run stops instead, and
   // the last checkpoint written stays.
@@ -126,9 +146,17 @@ int32_t Executor::restoreCheckpoint(const std::string &path,
                 "%s: checkpoint of another program (plan fingerprint %016" PRIx64
                 ", this program's is %016" PRIx64 ")",
                 f, c.fingerprint, mine);
-  if (c.data.size() != 2 * ingests.size())
+  if (c.data.size() != 2 * ingests.size() && c.data.size() != 2 * ingests.size() + 1)
     return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint records %zu data sources, the program reads %zu",
                 f, c.data.size() / 2, ingests.size());
+  // The world size it was written with (no word: one process).
+  uint64_t written = c.data.size() % 2 ? c.data.back() : 1;
+  if (written != (uint64_t)ranks())
+    return fail(SYNPL_RT_ERR_INVALID,
+                "%s: checkpoint was written by a run of %" PRIu64 " rank%s; this run has %" PRId64
+                " (each rank's share of the data depends on the world size: resume with "
+                "%" PRIu64 ", e.g. mpirun -np %" PRIu64 ")",
+                f, written, written == 1 ? "" : "s", ranks(), written, written);
   for (size_t i = 0; i < ingests.size(); ++i)
     if (c.data[2 * i] != (uint64_t)ingests[i].desc->seed ||
         c.data[2 * i + 1] != (uint64_t)ingests[i].train.samples)

@@ -12,6 +12,7 @@
 #ifndef SYNPL_RUNTIME_EXECUTORIMPL_H
 #define SYNPL_RUNTIME_EXECUTORIMPL_H
 
+#include "Comm.h"
 #include "Cuda.h"
 #include "Internal.h"
 #include "synpl/Runtime/PlanFormat.h"
@@ -56,6 +57,8 @@ struct Plan {
   Section<synpl_plan_region> regions;
   Section<synpl_plan_program> programs;
   Section<synpl_plan_program_region> programRegions;
+  Section<synpl_plan_collective> collectives;
+  Section<synpl_plan_collective_slot> collectiveSlots;
 
   const char *str(int64_t off) const { return strings + off; }
 };
@@ -95,6 +98,11 @@ struct Options {
   std::string resumePath;          // --resume
   std::string saveWeightsPath;     // --save-weights
   std::string metricsPath;         // --metrics; "": none
+  /// The process's place in the world (synpl_rt_main sets it before the
+  /// command line is parsed): only rank 0 prints usage, progress, lines,
+  /// notes and writes files.
+  int64_t rank = 0, ranks = 1;
+  bool lead() const { return rank == 0; }
 };
 
 //===----------------------------------------------------------------------===//
@@ -179,7 +187,38 @@ struct Split {
   /// to, set by the training loop as each epoch (a text run: each pass over
   /// the windows) begins. It names the batch in SYNPL_RT_TRACE_BATCHES.
   int64_t epoch = 1;
+  /// A sharded ingest's split (PlanFormat.h's `sharded`) in a world of
+  /// `shardRanks`: this process reads slice `shardRank` of every global
+  /// batch. 0 of 1: the whole batch.
+  int64_t shardRank = 0, shardRanks = 1;
 };
+
+//===----------------------------------------------------------------------===//
+// The shard arithmetic of a data-parallel run
+//===----------------------------------------------------------------------===//
+//
+// Every rank draws the same epoch order; an epoch's steps are counted in
+// global batches of `ranks` x `batch` samples, and at step `step` rank
+// `rank` reads the positions [(step ranks + rank) batch, (step ranks + rank
+// + 1) batch) of the order. Positions past the split's end are padding
+// (zeros; a label's 255), as the last batch of a split without drop_last.
+
+/// Steps per epoch over `samples` samples: floor(samples / (ranks batch))
+/// with drop_last, else ceil (the last global batch padded).
+inline int64_t shardBatches(int64_t samples, int64_t batch, int64_t ranks, bool dropLast) {
+  int64_t global = batch * ranks;
+  return dropLast ? samples / global : (samples + global - 1) / global;
+}
+/// The first position of the order rank `rank` reads at step `step`.
+inline int64_t shardFirst(int64_t step, int64_t batch, int64_t rank, int64_t ranks) {
+  return (step * ranks + rank) * batch;
+}
+/// How many of those `batch` positions are samples (the rest: padding).
+inline int64_t shardRows(int64_t samples, int64_t step, int64_t batch, int64_t rank,
+                         int64_t ranks) {
+  int64_t first = shardFirst(step, batch, rank, ranks);
+  return std::max<int64_t>(0, std::min<int64_t>(batch, samples - first));
+}
 
 struct Ingest {
   const synpl_plan_ingest *desc;
@@ -219,10 +258,15 @@ std::string testPathOf(const std::string &trainPath, const std::string &prefix);
 int32_t openSplit(const Plan &p, const synpl_plan_ingest &g,
                   const std::vector<std::string> &paths, Split &split);
 void closeSplit(Split &s);
-/// Batches per epoch of a split.
+/// Batches (steps) per epoch of a split: of global batches when sharded.
 int64_t numBatches(const Split &s, int64_t batch, bool dropLast);
-/// Gathers batch `b` of the split's epoch order into the slots at `addr`.
+/// Gathers batch `b` of the split's epoch order into the slots at `addr`
+/// (a sharded split: this rank's slice of global batch `b`).
 void gather(const Split &s, int64_t batch, int64_t b, const std::vector<uint8_t *> &addr);
+/// The samples (not padding) batch `b` of the split gathers on this rank.
+inline int64_t batchRows(const Split &s, int64_t batch, int64_t b) {
+  return shardRows(s.samples, b, batch, s.shardRank, s.shardRanks);
+}
 /// A whole decimal integer (flags, environment variables).
 bool parseInt(const char *s, int64_t &out);
 /// Testing aid: the update step after which the run raises SIGKILL (a crash
@@ -274,6 +318,9 @@ public:
   Executor(const Plan &p, const Options &o, const synpl_rt_device *device = nullptr)
       : p(p), o(o), device(device) {}
   ~Executor();
+  /// The world the run is part of (synpl_rt_main's communicator); without
+  /// one, setUp makes the one-process world.
+  void setWorld(Comm *world) { comm = world; }
   int32_t setUp();
   /// The training loop (EpochLoop.cpp): the exit status, 0 when the run
   /// ended, 128 + the signal when SIGTERM or SIGINT stopped it
@@ -333,15 +380,62 @@ private:
   /// Writes the run's length into every `planned_steps` slot.
   void fillPlannedSteps(int64_t planned);
   /// Checkpoints: the position given, the data order, the state's bytes.
+  /// Every rank calls it at the same point; rank 0 writes the file.
   int32_t saveCheckpoint(const std::string &path, int64_t epoch0, int64_t batch,
                          int64_t globalStep, int64_t stepsPerEpoch,
-                         double lossSum, int64_t lossCount) const;
+                         double lossSum, int64_t lossCount);
   /// Reads `path`, checks it belongs to this program and run, restores it.
   int32_t restoreCheckpoint(const std::string &path, int64_t stepsPerEpoch,
                             Checkpoint &c);
 
   const Plan &p;
   const Options &o;
+
+  // The world of a data-parallel run (ExecutorCollectives.cpp).
+  Comm *comm = nullptr;
+  std::unique_ptr<Comm> ownComm; ///< the self world, when none was given
+  int64_t ranks() const { return comm->size(); }
+  /// Rank 0: the process that prints and writes files.
+  bool lead() const { return comm->rank() == 0; }
+  /// Samples of the world per sample of this rank's batch: the world size
+  /// when the first ingest is sharded (its rate and counts are global).
+  int64_t sampleScale() const {
+    return !ingests.empty() && ingests[0].desc->sharded ? ranks() : 1;
+  }
+  /// Sums `n` doubles over the world, in place (one rank: as they are).
+  int32_t sumOverRanks(double *v, int n);
+  /// The stop signal (Signals.h) as every rank sees it: the largest of the
+  /// ranks' (a signal may reach the ranks between different steps; they
+  /// stop after the same one).
+  int agreedStop(int local);
+  /// A plan collective's run-time state.
+  struct CollectiveRun {
+    std::vector<uint8_t> staging; ///< an all_reduce bucket of several slots, packed
+    CommRequest req;
+    int64_t stream = -1;
+    uint64_t startNs = 0;
+  };
+  std::vector<CollectiveRun> collectiveRuns; // per collective
+  std::vector<int64_t> pendingCollectives;   // started, not complete
+  uint64_t collectiveCalls = 0;
+  uint64_t collectiveWaitNanos = 0;   ///< the host blocked in a collective
+  uint64_t collectiveFlightNanos = 0; ///< from each start to its completion
+  /// The slots collective `c` reads and writes (its in-place slots both).
+  void collectiveAccess(int64_t c, std::vector<int64_t> &reads,
+                        std::vector<int64_t> &writes) const;
+  /// Checks the collectives against the world (a gather's sizes, a
+  /// broadcast's root) and sizes their staging.
+  int32_t setUpCollectives();
+  /// Collective `c` on `stream`'s slots: started (an all_reduce; complete
+  /// at once when its complete_before is -1) or run (the others).
+  int32_t startCollective(int64_t c, int64_t stream);
+  /// Waits for collective `c` and unpacks its bucket.
+  int32_t completeCollective(int64_t c);
+  /// Completes the collectives due before stream entry `entry` (-1: all).
+  int32_t completeCollectives(int64_t entry);
+  /// Drives MPI's progress on the collectives in flight (between kernels).
+  int32_t pollCollectives();
+
   synpl_rt_workers *workers = nullptr;
   std::vector<synpl_rt_region *> poolRegions;
   std::vector<std::vector<uint8_t *>> addr; // [stream][slot]

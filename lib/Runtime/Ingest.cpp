@@ -189,6 +189,14 @@ int32_t Executor::openData() {
     Ingest in;
     in.desc = &g;
     in.test.test = true;
+    if (g.sharded) {
+      // Both splits: each rank its slice of every training and every
+      // evaluation batch.
+      for (Split *sp : {&in.train, &in.test}) {
+        sp->shardRank = comm->rank();
+        sp->shardRanks = ranks();
+      }
+    }
     std::vector<std::string> trainPaths, testPaths;
     bool test = o.evaluate;
     if (g.format == SYNPL_PLAN_FORMAT_TEXT) {
@@ -227,7 +235,13 @@ int32_t Executor::openData() {
     int32_t st = openSplit(p, g, trainPaths, in.train);
     // What is wrong with the training data is said before the test split.
     if (!st && numBatches(in.train, g.batch, g.drop_last) == 0)
-      st = fail(SYNPL_RT_ERR_FORMAT, "%s: fewer samples than one batch", trainPaths[0].c_str());
+      st = in.train.shardRanks > 1
+               ? fail(SYNPL_RT_ERR_FORMAT,
+                      "%s: fewer samples (%" PRId64 ") than one global batch (%" PRId64
+                      " ranks x %" PRId64 ")",
+                      trainPaths[0].c_str(), in.train.samples, in.train.shardRanks, g.batch)
+               : fail(SYNPL_RT_ERR_FORMAT, "%s: fewer samples than one batch",
+                      trainPaths[0].c_str());
     else if (!st && mustEvaluate && !unnamed.empty())
       st = fail(SYNPL_RT_ERR_INVALID,
                 "%s: no test split to evaluate on: a test file is named after its training "
@@ -380,12 +394,14 @@ void closeSplit(Split &s) {
 }
 
 int64_t numBatches(const Split &s, int64_t batch, bool dropLast) {
-  return dropLast ? s.samples / batch : (s.samples + batch - 1) / batch;
+  return shardBatches(s.samples, batch, s.shardRanks, dropLast);
 }
 
 /// SYNPL_RT_TRACE_BATCHES: the line of batch `b` as gathered into `addr`:
 ///   epoch E batch B indices i0 i1 ... labels l0 l1 ... checksum H
-/// (or `test batch B ...`): the split's sample indices of the batch's rows
+/// (or `test batch B ...`; a sharded split of a world of several ranks
+/// says `... batch B rank R indices ...`, its slice of global batch B):
+/// the split's sample indices of the batch's rows
 /// (rows past the end of the split have none), the values of the first
 /// field of one byte per sample (the labels; absent when there is none),
 /// and H, the FNV-1a 64 (16 hex digits) of the bytes gathered into the
@@ -398,10 +414,15 @@ static void traceBatch(const Split &s, int64_t batch, int64_t b,
   else
     std::snprintf(num, sizeof num, "epoch %lld batch %lld", (long long)s.epoch, (long long)b);
   std::string line = num;
-  int64_t rows = std::max<int64_t>(0, std::min(batch, s.samples - b * batch));
+  if (s.shardRanks > 1) {
+    std::snprintf(num, sizeof num, " rank %lld", (long long)s.shardRank);
+    line += num;
+  }
+  int64_t first = shardFirst(b, batch, s.shardRank, s.shardRanks);
+  int64_t rows = batchRows(s, batch, b);
   line += " indices";
   for (int64_t r = 0; r < rows; ++r) {
-    std::snprintf(num, sizeof num, " %u", s.order[b * batch + r]);
+    std::snprintf(num, sizeof num, " %u", s.order[first + r]);
     line += num;
   }
   int64_t labelField = -1;
@@ -424,15 +445,17 @@ static void traceBatch(const Split &s, int64_t batch, int64_t b,
   trace::write(line);
 }
 
-/// Gathers batch `b` into the slots: rows past the end of the split are
-/// zero (a label slot's padding is 255, outside any class).
+/// Gathers batch `b` into the slots (a sharded split: this rank's slice of
+/// global batch `b`): rows past the end of the split are zero (a label
+/// slot's padding is 255, outside any class).
 void gather(const Split &s, int64_t batch, int64_t b,
             const std::vector<uint8_t *> &addr) {
+  int64_t first = shardFirst(b, batch, s.shardRank, s.shardRanks);
   for (size_t f = 0; f < s.fields.size(); ++f) {
     const Field &fd = s.fields[f];
     uint8_t *dst = addr[f];
     for (int64_t r = 0; r < batch; ++r) {
-      int64_t i = b * batch + r;
+      int64_t i = first + r;
       if (i < s.samples)
         copySample(fd, fd.samples() + (uint64_t)s.order[i] * fd.step(),
                    dst + r * fd.sampleBytes);

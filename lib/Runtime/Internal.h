@@ -27,6 +27,16 @@ namespace synpl::rt {
 int32_t fail(int32_t status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/// A data-parallel run's failure path (Report.cpp): `prefix` starts every
+/// error line this process prints ("rank 1 of 4: "; "" alone), and
+/// `endWorld` (may be null) ends the run after one: synpl_rt_check prints,
+/// then calls it (MPI_Abort, so that the other ranks do not wait for this
+/// one forever) instead of exit(1). synpl_rt_main sets both while its
+/// world is up and clears them when it returns.
+void setRunWorld(const char *prefix, void (*endWorld)(int status));
+/// The prefix setRunWorld set ("" by default).
+const char *errorPrefix();
+
 /// "<path>: <what>: <strerror(err)>" with SYNPL_RT_ERR_IO.
 int32_t failErrno(const char *path, const char *what, int err);
 

@@ -142,7 +142,8 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
     };
     const char *v = nullptr;
     if (a == "--help" || a == "-h") {
-      usage(argv[0], &plan);
+      if (o.lead()) // every rank parses the same command line; one prints
+        usage(argv[0], &plan);
       return 1;
     }
     if (a == "--quiet") {
@@ -202,18 +203,20 @@ int parseOptions(int argc, char **argv, Options &o, const Plan &plan) {
         ok = *v && !*end && o.progressInterval >= 0;
       }
     } else {
-      std::fprintf(stderr, "%s: error: unknown option '%s' (see --help)\n",
-                   argv[0], argv[i]);
+      if (o.lead())
+        std::fprintf(stderr, "%s: error: unknown option '%s' (see --help)\n",
+                     argv[0], argv[i]);
       return 2;
     }
     if (!ok) {
       bool path = name == "--data" || name == "--checkpoint" ||
                   name == "--resume" || name == "--save-weights" || name == "--metrics";
-      std::fprintf(stderr, "%s: error: option '%s' needs a %s value\n",
-                   argv[0], name.c_str(),
-                   path ? "non-empty"
-                   : name == "--checkpoint-every" ? "non-negative integer"
-                                                  : "positive");
+      if (o.lead())
+        std::fprintf(stderr, "%s: error: option '%s' needs a %s value\n",
+                     argv[0], name.c_str(),
+                     path ? "non-empty"
+                     : name == "--checkpoint-every" ? "non-negative integer"
+                                                    : "positive");
       return 2;
     }
   }

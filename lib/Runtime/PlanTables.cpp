@@ -63,7 +63,8 @@ int32_t checkStrings(const Plan &p) {
       named(p.ingests, "an ingest name outside the string blob") ||
       named(p.reports, "a metric name outside the string blob") ||
       named(p.regions, "a region name outside the string blob") ||
-      named(p.programs, "a program name outside the string blob"))
+      named(p.programs, "a program name outside the string blob") ||
+      named(p.collectives, "a collective name outside the string blob"))
     return SYNPL_RT_ERR_FORMAT;
   for (int64_t i = 0; i < p.kernels.size; ++i)
     if (!okOrNone(p.kernels[i].entry))
@@ -83,6 +84,62 @@ bool inRange(int64_t first, int64_t count, int64_t size) {
 }
 
 bool powerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// The collectives (after the slots and the stream entries): kind and
+/// reduction known, slots in range (pairs for all_gather and
+/// reduce_scatter, of one element type, reducible ones where reduced), a
+/// broadcast's root among the planned ranks, and a complete_before that is
+/// -1 or a later entry of the stream of each entry that names it.
+int32_t checkCollectives(const Plan &p) {
+  auto in = [](int64_t i, int64_t n) { return i >= 0 && i < n; };
+  for (int64_t c = 0; c < p.collectives.size; ++c) {
+    const synpl_plan_collective &col = p.collectives[c];
+    if (!in(col.kind, SYNPL_PLAN_BROADCAST + 1))
+      return badTable("a collective of an unknown kind");
+    if (!in(col.reduce, SYNPL_PLAN_REDUCE_MIN + 1))
+      return badTable("a collective with an unknown reduction");
+    bool pairs = col.kind == SYNPL_PLAN_ALL_GATHER || col.kind == SYNPL_PLAN_REDUCE_SCATTER;
+    bool reduces = col.kind == SYNPL_PLAN_ALL_REDUCE || col.kind == SYNPL_PLAN_REDUCE_SCATTER;
+    if (!inRange(col.first_slot, col.num_slots, p.collectiveSlots.size) || col.num_slots < 1)
+      return badTable("a collective's slots outside COLLECTIVE_SLOTS");
+    if (pairs && col.num_slots % 2)
+      return badTable("an all_gather or reduce_scatter whose slots are not (source, "
+                      "destination) pairs (an odd count)");
+    if (col.kind == SYNPL_PLAN_BROADCAST ? !in(col.root, p.header->ranks) : col.root != 0)
+      return badTable("a collective's root outside the planned ranks");
+    int64_t element = -1;
+    for (int64_t i = 0; i < col.num_slots; ++i) {
+      int64_t slot = p.collectiveSlots[col.first_slot + i].slot;
+      if (!in(slot, p.slots.size))
+        return badTable("a collective slot");
+      const synpl_plan_slot &s = p.slots[slot];
+      if (element >= 0 && s.element != element)
+        return badTable("a collective's slots of different element types");
+      element = s.element;
+      if (reduces && s.element != SYNPL_PLAN_F32 && s.element != SYNPL_PLAN_F64 &&
+          s.element != SYNPL_PLAN_I32 && s.element != SYNPL_PLAN_I64)
+        return badTable("an all_reduce or reduce_scatter of a slot that is not f32, f64, "
+                        "i32 or i64");
+    }
+  }
+  // complete_before lies after every entry that names the collective, in
+  // that entry's stream (so a collective that completes later is named by
+  // one stream only).
+  for (int64_t s = 0; s < p.streams.size; ++s) {
+    const synpl_plan_stream &sr = p.streams[s];
+    int64_t end = sr.first_entry + sr.num_entries;
+    for (int64_t e = sr.first_entry; e < end; ++e) {
+      const synpl_plan_entry &en = p.entries[e];
+      if (en.kind != SYNPL_PLAN_ENTRY_COLLECTIVE)
+        continue;
+      int64_t before = p.collectives[en.index].complete_before;
+      if (before != -1 && !(before > e && before < end))
+        return badTable("a collective's complete_before that is not a later entry of its "
+                        "stream");
+    }
+  }
+  return SYNPL_RT_OK;
+}
 
 } // namespace
 
@@ -139,6 +196,8 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
   st |= bindSection(t, w, h, SYNPL_PLAN_REGIONS, p.regions);
   st |= bindSection(t, w, h, SYNPL_PLAN_PROGRAMS, p.programs);
   st |= bindSection(t, w, h, SYNPL_PLAN_PROGRAM_REGIONS, p.programRegions);
+  st |= bindSection(t, w, h, SYNPL_PLAN_COLLECTIVES, p.collectives);
+  st |= bindSection(t, w, h, SYNPL_PLAN_COLLECTIVE_SLOTS, p.collectiveSlots);
   if (st != SYNPL_RT_OK)
     return SYNPL_RT_ERR_FORMAT;
   if (p.kernels.size != desc->num_kernels)
@@ -151,6 +210,8 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
   if (h->epochs < 0 || h->checkpoint_every < 0 || h->steps < 0 ||
       h->device_arch < 0 || h->min_driver < 0)
     return badTable("a negative training-loop default");
+  if (h->ranks < 1 || h->ranks > INT32_MAX)
+    return badTable("a header's ranks outside [1, 2^31)");
   for (int64_t i = 0; i < p.pools.size; ++i) {
     const synpl_plan_pool &pool = p.pools[i];
     if (pool.capacity < 0 || !powerOfTwo(pool.align) ||
@@ -205,11 +266,14 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
   }
   for (int64_t e = 0; e < p.entries.size; ++e) {
     const synpl_plan_entry &en = p.entries[e];
-    if (!in(en.kind, SYNPL_PLAN_ENTRY_TRANSFER + 1) ||
-        !in(en.index, en.kind == SYNPL_PLAN_ENTRY_KERNEL ? p.kernels.size
-                                                         : p.transfers.size))
+    if (!in(en.kind, SYNPL_PLAN_ENTRY_COLLECTIVE + 1) ||
+        !in(en.index, en.kind == SYNPL_PLAN_ENTRY_KERNEL     ? p.kernels.size
+                      : en.kind == SYNPL_PLAN_ENTRY_TRANSFER ? p.transfers.size
+                                                             : p.collectives.size))
       return badTable("stream entry");
   }
+  if (int32_t st = checkCollectives(p))
+    return st;
   for (int64_t i = 0; i < p.inits.size; ++i) {
     if (!in(p.inits[i].slot, p.slots.size) ||
         !in(p.inits[i].kind, SYNPL_PLAN_INIT_TRAINING_MODE + 1))
@@ -229,6 +293,8 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
         (g.format != SYNPL_PLAN_FORMAT_IDX && g.format != SYNPL_PLAN_FORMAT_TEXT) ||
         g.stride < 1)
       return badTable("ingest");
+    if (g.sharded != 0 && g.sharded != 1)
+      return badTable("an ingest's sharded flag that is not 0 or 1");
   }
   for (int64_t i = 0; i < p.ingestFields.size; ++i)
     if (!in(p.ingestFields[i].slot, p.slots.size) || p.ingestFields[i].shift < 0 ||

@@ -47,6 +47,18 @@ struct synpl_rt_progress {
   bool printed = false;
 };
 
+namespace {
+char worldPrefix[64];
+void (*worldEnd)(int) = nullptr;
+} // namespace
+
+void synpl::rt::setRunWorld(const char *prefix, void (*endWorld)(int)) {
+  std::snprintf(worldPrefix, sizeof worldPrefix, "%s", prefix ? prefix : "");
+  worldEnd = endWorld;
+}
+
+const char *synpl::rt::errorPrefix() { return worldPrefix; }
+
 extern "C" {
 
 void synpl_rt_check(int32_t status) {
@@ -54,11 +66,13 @@ void synpl_rt_check(int32_t status) {
     return;
   char line[1200];
   const char *msg = synpl_rt_last_error();
-  int len = std::snprintf(line, sizeof(line), "synpl: error: %s\n",
+  int len = std::snprintf(line, sizeof(line), "synpl: error: %s%s\n", worldPrefix,
                           *msg ? msg : synpl_rt_status_name(status));
   if (len > int(sizeof(line)) - 1)
     len = int(sizeof(line)) - 1;
   writeAll(2, line, size_t(len));
+  if (worldEnd)
+    worldEnd(1); // does not return
   std::exit(1);
 }
 

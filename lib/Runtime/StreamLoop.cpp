@@ -31,6 +31,11 @@
 // with a checkpoint there, and the exit status 128 + the signal; one that
 // comes during the last step lets the run end as it would.
 //
+// A sharded text ingest in a world of several ranks: each step is a
+// global batch of ranks x `batch` windows of the pass's order, each rank
+// its slice (Ingest.cpp's gather); a pass and the validation windows are
+// counted in global batches, and the losses printed are the world's.
+//
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
 #include "Signals.h"
@@ -47,7 +52,8 @@ namespace synpl::rt::exec {
 int Executor::runStream() {
   const Ingest &g0 = ingests[0];
   int64_t batch = g0.desc->batch;
-  int64_t tokensPerStep = batch * g0.train.fields[0].sampleBytes;
+  // The world's tokens per step (a sharded ingest: every rank's windows).
+  int64_t tokensPerStep = batch * g0.train.fields[0].sampleBytes * sampleScale();
   int64_t perPass = std::max<int64_t>(1, numBatches(g0.train, batch, /*dropLast=*/true));
   for (const Ingest &g : ingests)
     perPass = std::min(perPass, numBatches(g.train, g.desc->batch, true));
@@ -86,8 +92,8 @@ int Executor::runStream() {
   }
   fillPlannedSteps(steps);
   int64_t killAfter = killAfterSteps();
-  if (!o.metricsPath.empty())
-    if (int32_t st = metrics.open(o.metricsPath, batch)) {
+  if (!o.metricsPath.empty() && lead())
+    if (int32_t st = metrics.open(o.metricsPath, batch * sampleScale())) {
       synpl_rt_check(st);
       return 1;
     }
@@ -113,7 +119,11 @@ int Executor::runStream() {
     if (int32_t st = setTrainingMode(true))
       return st;
     tally = &train;
-    out = eval.lossCount ? eval.lossSum / (double)eval.lossCount : NAN;
+    // The world's validation loss (a sharded ingest: every rank's windows).
+    double sums[2] = {eval.lossSum, (double)eval.lossCount};
+    if (int32_t st = sumOverRanks(sums, 2))
+      return st;
+    out = sums[1] > 0 ? sums[0] / sums[1] : NAN;
     return SYNPL_RT_OK;
   };
   auto abandon = [&](int32_t status) {
@@ -127,6 +137,14 @@ int Executor::runStream() {
   train.lossCount = resumed.lossCount;
   double trainSeconds = 0, lastSum = 0;
   int64_t lastCount = 0;
+  // The mean training loss since the last line, over the world's ranks.
+  auto worldLoss = [&](double &out) -> int32_t {
+    double sums[2] = {train.lossSum - lastSum, (double)(train.lossCount - lastCount)};
+    if (int32_t st = sumOverRanks(sums, 2))
+      return st;
+    out = sums[1] > 0 ? sums[0] / sums[1] : NAN;
+    return SYNPL_RT_OK;
+  };
   uint64_t t0 = nowNanos();
   for (int64_t s = first; s < steps; ++s) {
     int64_t pass = s / perPass, b = s % perPass;
@@ -147,16 +165,18 @@ int Executor::runStream() {
       double val;
       if (int32_t st = validate(val))
         return abandon(st);
-      double loss = train.lossCount > lastCount
-                        ? (train.lossSum - lastSum) / (double)(train.lossCount - lastCount)
-                        : NAN;
+      double loss;
+      if (int32_t st = worldLoss(loss))
+        return abandon(st);
       lastSum = train.lossSum;
       lastCount = train.lossCount;
       double tokensPerS = trainSeconds > 0 ? (s + 1) * tokensPerStep / trainSeconds : 0.0;
-      std::printf("step=%" PRId64 " loss=%s val_loss=%s tokens_per_s=%.0f\n", s + 1,
-                  orNone(loss, "%.4f").c_str(), orNone(val, "%.4f").c_str(), tokensPerS);
-      metrics.eval(s + 1, loss, val, tokensPerS);
-      std::fflush(stdout);
+      if (lead()) {
+        std::printf("step=%" PRId64 " loss=%s val_loss=%s tokens_per_s=%.0f\n", s + 1,
+                    orNone(loss, "%.4f").c_str(), orNone(val, "%.4f").c_str(), tokensPerS);
+        metrics.eval(s + 1, loss, val, tokensPerS);
+        std::fflush(stdout);
+      }
       t0 = nowNanos();
     }
     // A checkpoint after the step's report line (its loss since the line is
@@ -164,7 +184,7 @@ int Executor::runStream() {
     // after any step but the last (the run then ends as it would); both
     // drain first, so on a GPU every step launched is done and retired.
     bool checkpoint = o.checkpointEvery > 0 && (s + 1) % o.checkpointEvery == 0 && !last;
-    int stopping = last ? 0 : stopSignal();
+    int stopping = last ? 0 : agreedStop(stopSignal());
     if (checkpoint || stopping || s + 1 == killAfter) {
       if (int32_t st = drain())
         return abandon(st);
@@ -175,7 +195,7 @@ int Executor::runStream() {
       if (s + 1 == killAfter)
         std::raise(SIGKILL);
       if (stopping)
-        return reportStop(stopping,
+        return !lead() ? 128 + stopping : reportStop(stopping,
                           "step " + std::to_string(s + 1) + " of " + std::to_string(steps),
                           o.checkpointPath);
     }
@@ -189,21 +209,23 @@ int Executor::runStream() {
                                     "last checkpoint, if any, is unchanged)"))
     return abandon(st);
   trainSeconds += (nowNanos() - t0) / 1e9;
-  double loss = train.lossCount > lastCount
-                    ? (train.lossSum - lastSum) / (double)(train.lossCount - lastCount)
-                    : NAN;
+  double loss;
+  if (int32_t st = worldLoss(loss))
+    return abandon(st);
   double val;
   if (int32_t st = validate(val))
     return abandon(st);
   double tps = trainSeconds > 0 ? steps * tokensPerStep / trainSeconds : 0.0;
-  std::printf("step=%" PRId64 " loss=%s val_loss=%s tokens_per_s=%.0f\n", steps,
-              orNone(loss, "%.4f").c_str(), orNone(val, "%.4f").c_str(), tps);
-  std::printf("done steps=%" PRId64 " val_loss=%s val_bits_per_byte=%s tokens_per_s=%.0f\n",
-              steps, orNone(val, "%.4f").c_str(), orNone(val / std::log(2.0), "%.3f").c_str(),
-              tps);
-  metrics.eval(steps, loss, val, tps);
-  metrics.done(steps, val, tps);
-  std::fflush(stdout);
+  if (lead()) {
+    std::printf("step=%" PRId64 " loss=%s val_loss=%s tokens_per_s=%.0f\n", steps,
+                orNone(loss, "%.4f").c_str(), orNone(val, "%.4f").c_str(), tps);
+    std::printf("done steps=%" PRId64 " val_loss=%s val_bits_per_byte=%s tokens_per_s=%.0f\n",
+                steps, orNone(val, "%.4f").c_str(),
+                orNone(val / std::log(2.0), "%.3f").c_str(), tps);
+    metrics.eval(steps, loss, val, tps);
+    metrics.done(steps, val, tps);
+    std::fflush(stdout);
+  }
   // The run's end: the state after its last step (epoch 1 of 1 done).
   if (!o.checkpointPath.empty())
     if (int32_t st = saveCheckpoint(o.checkpointPath, 1, 0, steps, steps, 0, 0))
@@ -211,7 +233,7 @@ int Executor::runStream() {
   if (!o.saveWeightsPath.empty())
     if (int32_t st = saveCheckpoint(o.saveWeightsPath, 1, 0, steps, steps, 0, 0))
       return abandon(st);
-  if (o.profile)
+  if (o.profile && lead())
     printProfile(trainSeconds, steps);
   return 0;
 }

@@ -59,7 +59,7 @@ struct TableBuilder {
     recordWords[section] = sizeof(rec) / 8;
   }
   /// `t.words`: the header (magic, version, `name`, pipeline depth 1, the
-  /// default evaluation split), then every section.
+  /// default evaluation split, one rank), then every section.
   void finish(Tables &t, int64_t name) const {
     t.words.assign(SYNPL_PLAN_HEADER_WORDS, 0);
     t.header().magic = SYNPL_PLAN_MAGIC;
@@ -67,6 +67,7 @@ struct TableBuilder {
     t.header().name = name;
     t.header().pipeline_depth = 1;
     t.header().evaluate = -1;
+    t.header().ranks = 1;
     for (int s = 0; s < SYNPL_PLAN_NUM_SECTIONS; ++s) {
       t.header().section[s][0] = t.words.size();
       t.header().section[s][1] = sections[s].size() / recordWords[s];
@@ -149,6 +150,117 @@ inline Ended runMainInChild(Tables &t, const std::vector<const char *> &args,
   e.err.assign(std::istreambuf_iterator<char>(in), {});
   ::unlink(errPath.c_str());
   return e;
+}
+
+//===----------------------------------------------------------------------===//
+// A data-parallel plan (RuntimeDataParallelTest.cpp, and the MPI program
+// RuntimeMpiTest.cpp, which runs it on several ranks)
+//===----------------------------------------------------------------------===//
+
+/// The batch of the plan built last, and what its accumulate kernel left
+/// in this process.
+inline int64_t dpBatch = 4;
+inline float dpAcc[2] = {0, 0};
+inline int64_t dpSteps = 0;
+
+/// g = sum(x), g2 = 2 sum(x) over this rank's batch.
+inline void dpBatchSum(void *const *args, int64_t, int64_t) {
+  const float *x = static_cast<const float *>(args[0]);
+  float s = 0;
+  for (int64_t i = 0; i < dpBatch; ++i)
+    s += x[i];
+  *static_cast<float *>(args[1]) = s;
+  *static_cast<float *>(args[2]) = 2 * s;
+}
+
+/// acc += (g, g2), once the bucket (g, g2) is reduced.
+inline void dpAccumulate(void *const *args, int64_t, int64_t) {
+  float *acc = static_cast<float *>(args[2]);
+  acc[0] += *static_cast<const float *>(args[0]);
+  acc[1] += *static_cast<const float *>(args[1]);
+  dpAcc[0] = acc[0];
+  dpAcc[1] = acc[1];
+  ++dpSteps;
+}
+
+/// One ingest of `batch` f32 samples per rank (the i32 IDX file
+/// `train-x`, bound with --data), sharded when `sharded`; kernels
+/// batch_sum(x -> g, g2), then accumulate(g, g2 -> acc), and between them
+/// the collective `bucket`: an all_reduce (`reduce`) of (g, g2) that
+/// completes before accumulate (`completeBefore` 2; -1: at once). Placed
+/// on `ranks` ranks; g is the `loss` report.
+inline Tables dataParallelPlan(int64_t ranks, int64_t batch, int64_t sharded = 1,
+                               int64_t reduce = SYNPL_PLAN_REDUCE_MEAN,
+                               int64_t completeBefore = 2) {
+  Tables t;
+  TableBuilder tb;
+  dpBatch = batch;
+  dpAcc[0] = dpAcc[1] = 0;
+  dpSteps = 0;
+  auto kernel = [&](const char *name, int64_t first, int64_t args, int64_t inputs) {
+    synpl_plan_kernel k{};
+    k.name = str(t.strings, name);
+    k.first_arg = first;
+    k.num_args = args;
+    k.num_inputs = inputs;
+    k.iterations = 1;
+    k.grain = 1;
+    k.target = SYNPL_PLAN_TARGET_HOST;
+    k.entry = -1;
+    return k;
+  };
+  tb.add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "state"), SYNPL_PLAN_POOL_PERSISTENT,
+                                           SYNPL_PLAN_SPACE_HOST, 64, 64});
+  tb.add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "work"), SYNPL_PLAN_POOL_ARENA,
+                                           SYNPL_PLAN_SPACE_HOST, 4 * batch + 128, 64});
+  int64_t gAt = (4 * batch + 63) / 64 * 64;
+  tb.add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 1, 0, 4 * batch,
+                                           SYNPL_PLAN_F32, batch});
+  tb.add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "g"), 1, gAt, 4, SYNPL_PLAN_F32, 1});
+  tb.add(SYNPL_PLAN_SLOTS,
+         synpl_plan_slot{str(t.strings, "g2"), 1, gAt + 64, 4, SYNPL_PLAN_F32, 1});
+  tb.add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "acc"), 0, 0, 8, SYNPL_PLAN_F32, 2});
+  tb.add(SYNPL_PLAN_KERNELS, kernel("batch_sum", 0, 3, 1));
+  tb.add(SYNPL_PLAN_KERNELS, kernel("accumulate", 3, 3, 2));
+  for (int64_t slot : {0, 1, 2, 1, 2, 3})
+    tb.add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{slot});
+  tb.add(SYNPL_PLAN_STREAMS, synpl_plan_stream{str(t.strings, "s0"), 0, 3});
+  tb.add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, 0});
+  tb.add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_COLLECTIVE, 0});
+  tb.add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, 1});
+  tb.add(SYNPL_PLAN_COLLECTIVES,
+         synpl_plan_collective{str(t.strings, "bucket"), SYNPL_PLAN_ALL_REDUCE, reduce, 0, 0, 2,
+                               completeBefore});
+  tb.add(SYNPL_PLAN_COLLECTIVE_SLOTS, synpl_plan_collective_slot{1});
+  tb.add(SYNPL_PLAN_COLLECTIVE_SLOTS, synpl_plan_collective_slot{2});
+  tb.add(SYNPL_PLAN_INITS, synpl_plan_init{SYNPL_PLAN_INIT_ZEROS, 3, 0, 0, 0, -1});
+  tb.add(SYNPL_PLAN_INGESTS, synpl_plan_ingest{str(t.strings, "data"), SYNPL_PLAN_FORMAT_IDX,
+                                               batch, 1, 1, 7, 0, 1, 1, sharded});
+  tb.add(SYNPL_PLAN_INGEST_FIELDS,
+         synpl_plan_ingest_field{0, str(t.strings, "train-x"), 0, 0x0C01, 0});
+  tb.add(SYNPL_PLAN_REPORTS, synpl_plan_report{str(t.strings, "loss"), 1});
+  tb.finish(t, str(t.strings, "dp_plan"));
+  t.header().ranks = ranks;
+  t.kernels = {reinterpret_cast<void *>(&dpBatchSum), reinterpret_cast<void *>(&dpAccumulate)};
+  return t;
+}
+
+/// Writes `dir`/train-x: a 1-D i32 IDX file of the samples 1, 2, ..., n
+/// (their sum n (n + 1) / 2 whatever the order).
+inline bool writeDataParallelSamples(const std::string &dir, int64_t n) {
+  std::FILE *f = std::fopen((dir + "/train-x").c_str(), "wb");
+  if (!f)
+    return false;
+  auto be32 = [&](uint32_t v) {
+    unsigned char b[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 8), (unsigned char)v};
+    std::fwrite(b, 1, 4, f);
+  };
+  be32(0x00000C01);
+  be32((uint32_t)n);
+  for (int64_t i = 1; i <= n; ++i)
+    be32((uint32_t)i);
+  return std::fclose(f) == 0;
 }
 
 } // namespace synpl::test

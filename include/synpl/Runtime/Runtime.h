@@ -40,6 +40,7 @@ extern "C" {
 #define SYNPL_RT_ERR_EXHAUSTED 5 /* a region ran out                        */
 #define SYNPL_RT_ERR_CLOSED 6    /* a queue was closed and is empty         */
 #define SYNPL_RT_ERR_DEVICE 7    /* the GPU, its driver or a call to it      */
+#define SYNPL_RT_ERR_COMM 8      /* the ranks of a data-parallel run (MPI)   */
 
 /* The message of the last failure on the calling thread ("" when none). */
 const char *synpl_rt_last_error(void);
