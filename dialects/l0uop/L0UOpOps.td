@@ -358,7 +358,7 @@ def L0UOp_CollectiveOp : L0UOp_PlanItem<"collective", [
   let summary = "a collective across the ranks of a data- or tensor-parallel run";
   let description = [{
     ```mlir
-    l0uop.collective @grads.ar0 all_reduce mean [@g_w1, @g_b1]
+    l0uop.collective @grads.ar0 all_reduce(mean) [@g_w1, @g_b1]
         complete_before @model_state.GradUpdate.k0_add
     l0uop.collective @fc1.ag all_gather [@fc1.part, @fc1.full]
     l0uop.collective @w.bc broadcast [@w] root 0
@@ -371,12 +371,12 @@ def L0UOp_CollectiveOp : L0UOp_PlanItem<"collective", [
     other work — a gradient bucket's all-reduce overlaps the rest of the
     backward pass — and no entry in between may touch its slots.
 
-    * `all_reduce <reduce>`: each slot, in place, becomes the ranks' sum,
+    * `all_reduce(<reduce>)`: each slot, in place, becomes the ranks' sum,
       mean, max or min. The slots are one bucket: one message.
     * `broadcast root R`: each slot, in place, becomes rank R's.
     * `all_gather`: (source, destination) pairs; the destination holds the
       ranks' sources in rank order, `ranks` times the source's elements.
-    * `reduce_scatter <reduce>`: (source, destination) pairs; rank r's
+    * `reduce_scatter(<reduce>)`: (source, destination) pairs; rank r's
       destination is the reduction of the ranks' r-th part of the source,
       which holds `ranks` times the destination's elements.
 
@@ -397,7 +397,7 @@ def L0UOp_CollectiveOp : L0UOp_PlanItem<"collective", [
                        OptionalAttr<L0UOp_I64Attr>:$root,
                        OptionalAttr<FlatSymbolRefAttr>:$complete_before);
   let assemblyFormat = [{
-    $sym_name $kind ($reduce^)? $slots (`root` $root^)?
+    $sym_name `` $kind (`(` `` $reduce^ `)`)? $slots (`root` $root^)?
     (`complete_before` $complete_before^)? attr-dict
   }];
   let hasVerifier = 1;
