@@ -40,6 +40,15 @@ config.environment["SYNPL_CACHE_DIR"] = os.path.join(config.test_exec_root, "obj
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
 
+# Open MPI's launcher (Debian's openmpi-bin): data-parallel tests run the
+# compiled programs under `mpirun`, as root here when the machine runs the
+# tests as root. Not in a sanitizer tree (libmpi is not instrumented).
+mpirun = shutil.which("mpirun")
+if mpirun:
+    config.available_features.add("mpirun")
+    root = " --allow-run-as-root" if os.geteuid() == 0 else ""
+    config.substitutions.append(("%mpirun", mpirun + root + " --oversubscribe"))
+
 # The CUDA toolkit's assembler: tests that assemble PTX say `REQUIRES: ptxas`
 # (a fresh Debian machine has no toolkit). %ptxas is its path.
 ptxas = "/usr/local/cuda/bin/ptxas"

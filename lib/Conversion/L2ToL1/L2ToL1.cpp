@@ -90,10 +90,14 @@ std::optional<std::string> whySampleNotLowered(Attribute sample) {
       .Case<l2::ReplayAttr>([](auto) {
         return std::string("L1 has no replay buffer to draw batches from");
       })
-      .Case<l2::DistributedShardAttr>([](auto) {
-        return std::string("the placement search places one replica (one "
-                           "tensor graph); sharded data parallelism is not "
-                           "searched");
+      .Case<l2::DistributedShardAttr>([](l2::DistributedShardAttr shard) {
+        // Each replica reads its shard as the inner method would.
+        if (!isa<l2::EpochShuffleAttr>(shard.getMethod()))
+          return std::optional<std::string>(
+              "a shard reads its slice of each global batch of the epoch's order; its "
+              "inner method must be epoch_shuffle, not " +
+              printed(shard.getMethod()));
+        return std::optional<std::string>();
       })
       .Default([](Attribute) {
         return std::string("not a sample method this lowering knows");
@@ -382,6 +386,8 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   // Data binding: the fields the model and the loss read, model input first.
   int64_t batch = l2::sampleBatch(methods.getSample());
   auto shuffle = dyn_cast<l2::EpochShuffleAttr>(methods.getSample());
+  if (auto sharded = dyn_cast<l2::DistributedShardAttr>(methods.getSample()))
+    shuffle = dyn_cast<l2::EpochShuffleAttr>(sharded.getMethod());
   auto stream = dyn_cast<l2::StreamWindowAttr>(methods.getSample());
   SmallVector<BoundField> fields;
   auto bind = [&](SymbolRefAttr ref) -> LogicalResult {
