@@ -1,6 +1,7 @@
 //===- Executor.cpp - Binds a compiled plan and trains --------------------===//
 //
-// synpl_rt_main: the host executor every compiled program's main() calls.
+// The host executor every compiled program's main() calls (through
+// synpl_rt_main: ExecutorMain.cpp, which also sets up the run's world).
 // It reads the metadata tables (include/synpl/Runtime/PlanFormat.h) and
 // checks them (PlanTables.cpp), parses the command line (Options.cpp),
 // allocates the pools, fills the inits and decodes the data of every
@@ -13,7 +14,10 @@
 //      slots (freelist slots are popped from their pool for the step);
 //   3. the stream's entries run in order: kernels through the worker pool
 //      (parallel_for over their split range; one chunk per thread for a
-//      kernel with a grain), transfers as copies. On the host one step
+//      kernel with a grain), transfers as copies, collectives across the
+//      ranks of a data-parallel run (ExecutorCollectives.cpp: started where
+//      the stream reaches them, complete before their complete_before
+//      entry, all complete at the step's end). On the host one step
 //      finishes before the next begins, which every record / wait pair of
 //      the plan allows;
 //   4. the reports are read: `loss` (mean per epoch), `correct` (argmax
@@ -53,7 +57,6 @@
 // checkpoint there (Signals.cpp). See docs/training.md.
 //
 //===----------------------------------------------------------------------===//
-#include "Comm.h"
 #include "ExecutorImpl.h"
 #include "Internal.h"
 #include "Signals.h"
@@ -866,162 +869,3 @@ int32_t Executor::deviceFailed(int32_t status, const char *doing) const {
 }
 
 } // namespace synpl::rt::exec
-
-using namespace synpl::rt::exec;
-
-namespace {
-
-//===----------------------------------------------------------------------===//
-// The world of a run
-//===----------------------------------------------------------------------===//
-
-/// The communicator of the run in progress (synpl_rt_check's end of a
-/// failed run reads it).
-Comm *runWorld = nullptr;
-
-/// A failed run's end once its error is printed: the other ranks are
-/// ended too (MPI_Abort: they would otherwise wait for this one in their
-/// next collective forever); a world of one finalizes and exits.
-void endWorld(int status) {
-  if (Comm *w = runWorld) {
-    if (w->size() > 1)
-      w->abort(status); // does not return
-    w->finalize();
-  }
-  std::exit(status);
-}
-
-/// Whether the plan can run in a world of `n` ranks here: a program placed
-/// on one process runs alone; a data-parallel one (planned ranks > 1, or
-/// collectives) runs its collectives on host memory, so not on a GPU or a
-/// device (NCCL and device collectives come later).
-int32_t checkWorld(const Plan &p, int64_t n, const synpl_rt_device *device) {
-  int64_t planned = p.header->ranks;
-  if (planned == 1 && n > 1)
-    return fail(SYNPL_RT_ERR_INVALID,
-                "this program was placed on one process; run it alone, or compile it "
-                "for a system with several hosts (synplc --system ...)");
-  if (planned == 1 && p.collectives.size == 0)
-    return SYNPL_RT_OK;
-  if (device)
-    return fail(SYNPL_RT_ERR_INVALID,
-                "a data-parallel program (placed on %" PRId64 " ranks, %" PRId64
-                " collective%s) cannot run on %s: its collectives run in the host "
-                "executor's memory; compile it for the host",
-                planned, p.collectives.size, p.collectives.size == 1 ? "" : "s", device->name);
-  if (p.header->device_arch > 0)
-    return fail(SYNPL_RT_ERR_INVALID,
-                "a data-parallel program (placed on %" PRId64 " ranks, %" PRId64
-                " collective%s) with CUDA kernels is not supported yet: collectives run "
-                "on host memory (collectives of GPU memory, over NCCL, come later); "
-                "compile it with --target=host",
-                planned, p.collectives.size, p.collectives.size == 1 ? "" : "s");
-  return SYNPL_RT_OK;
-}
-
-/// Rank 0's start line of a data-parallel run, and the note when the
-/// world is not the one the program was placed on.
-void printWorld(const Plan &p, const Comm &world) {
-  int64_t n = world.size(), planned = p.header->ranks;
-  if (n == 1 && planned == 1)
-    return;
-  const synpl_plan_ingest *g = p.ingests.size ? &p.ingests[0] : nullptr;
-  if (!g)
-    std::fprintf(stderr, "synpl: data parallel: %" PRId64 " rank%s (%s)\n", n,
-                 n == 1 ? "" : "s", world.backend());
-  else if (g->sharded)
-    std::fprintf(stderr,
-                 "synpl: data parallel: %" PRId64 " rank%s x batch %" PRId64
-                 " = global batch %" PRId64 " (%s)\n",
-                 n, n == 1 ? "" : "s", g->batch, n * g->batch, world.backend());
-  else
-    std::fprintf(stderr,
-                 "synpl: data parallel: %" PRId64 " rank%s, each on the whole batch %" PRId64
-                 " (%s)\n",
-                 n, n == 1 ? "" : "s", g->batch, world.backend());
-  if (n != planned && g && g->sharded)
-    std::fprintf(stderr,
-                 "synpl: note: this program was placed on %" PRId64 " ranks and runs on %" PRId64
-                 ": its global batch is %" PRId64 ", not the planned %" PRId64
-                 " (and the epoch's steps follow)\n",
-                 planned, n, n * g->batch, planned * g->batch);
-  else if (n != planned)
-    std::fprintf(stderr,
-                 "synpl: note: this program was placed on %" PRId64 " ranks and runs on %" PRId64
-                 "\n",
-                 planned, n);
-}
-
-int mainOn(int argc, char **argv, const synpl_plan_desc *desc, const synpl_rt_device *device) {
-  // The world first (one process, or the ranks mpirun started): every
-  // message from here on says which rank it comes from.
-  std::unique_ptr<Comm> world;
-  if (openComm(world) != SYNPL_RT_OK) {
-    int rank = 0, size = 1;
-    char prefix[64] = "";
-    if (launcherWorld(rank, size) && size > 1)
-      std::snprintf(prefix, sizeof prefix, "rank %d of %d: ", rank, size);
-    std::fprintf(stderr, "synpl: error: %s%s\n", prefix, synpl_rt_last_error());
-    return 1;
-  }
-  char prefix[64] = "";
-  if (world->size() > 1)
-    std::snprintf(prefix, sizeof prefix, "rank %d of %d: ", world->rank(), world->size());
-  runWorld = world.get();
-  setRunWorld(prefix, endWorld);
-  // The run's end: a failure (its message printed) ends every rank; any
-  // other end (a finished run, --help, a usage error every rank made, a stop
-  // signal every rank agreed on) finalizes.
-  auto finish = [&](int status, bool failed) {
-    if (failed && world->size() > 1)
-      world->abort(status);
-    world->finalize();
-    setRunWorld("", nullptr);
-    runWorld = nullptr;
-    return status;
-  };
-  auto failed = [&] {
-    std::fprintf(stderr, "synpl: error: %s%s\n", prefix, synpl_rt_last_error());
-    return finish(1, true);
-  };
-  Plan plan;
-  if (loadPlan(desc, plan) != SYNPL_RT_OK)
-    return failed();
-  Options options;
-  options.rank = world->rank();
-  options.ranks = world->size();
-  if (int r = parseOptions(argc, argv, options, plan))
-    return finish(r == 1 ? 0 : 2, false);
-  if (!options.lead())
-    options.quiet = true; // rank 0 alone prints progress and notes
-  if (checkWorld(plan, world->size(), device) != SYNPL_RT_OK)
-    return failed();
-  if (!options.quiet)
-    printWorld(plan, *world);
-  Executor ex(plan, options, device);
-  ex.setWorld(world.get());
-  if (ex.setUp() != SYNPL_RT_OK)
-    return failed();
-  // SIGTERM and SIGINT stop the training loop gracefully while it runs;
-  // the previous dispositions come back when it returns.
-  StopSignals stop;
-  int status = ex.run();
-  return finish(status, status == 1);
-}
-
-} // namespace
-
-extern "C" int synpl_rt_main(int argc, char **argv, const synpl_plan_desc *desc) {
-  return mainOn(argc, argv, desc, nullptr);
-}
-
-extern "C" int synpl_rt_main_device(int argc, char **argv, const synpl_plan_desc *desc,
-                                    const synpl_rt_device *device) {
-  if (!device || !device->name || !device->write_slot || !device->read_slot ||
-      !device->step || !device->last_error) {
-    std::fprintf(stderr, "synpl: error: synpl_rt_main_device needs a device with a name "
-                         "and all four calls\n");
-    return 1;
-  }
-  return mainOn(argc, argv, desc, device);
-}

@@ -102,6 +102,14 @@ void usage(const char *argv0, const Plan *p) {
       p && p->header->epochs > 0 ? p->header->epochs : 1,
       evalNone ? "no evaluation" : "evaluation on the ",
       evalNone ? "" : evalSplit, evalNone ? "" : " split");
+  if (p && p->header->ranks > 1)
+    std::printf(
+        "\nData parallel: the program was placed on %" PRId64 " ranks. Run it under a\n"
+        "launcher (mpirun -np N %s ...; Open MPI, loaded at start-up from\n"
+        "libmpi.so.40, or SYNPL_MPI_LIB) with any N, or alone: each rank trains on\n"
+        "its slice of a global batch of N x the ingest's batch. Rank 0 prints and\n"
+        "writes the files; SYNPL_COMM=self runs one process. See docs/training.md.\n",
+        p->header->ranks, argv0);
   if (p && p->header->device_arch > 0)
     std::printf(
         "\nIts kernels run on a CUDA GPU (compute capability %d.%d or newer, a\n"

@@ -53,7 +53,9 @@ const char *synpl_rt_status_name(int32_t status);
 /* Generated code's failure path: when status != SYNPL_RT_OK, writes
  * "synpl: error: <last error>\n" to stderr and exits with status 1 (a
  * compiled program exits non-zero with a clear message on bad data).
- * Returns normally when status == SYNPL_RT_OK. */
+ * Returns normally when status == SYNPL_RT_OK. In a data-parallel run of
+ * several ranks the line says "rank R of N: " before the error, and the
+ * whole run ends (MPI_Abort) rather than this process alone. */
 void synpl_rt_check(int32_t status);
 
 /*===----------------------- Memory regions (Pass 1) ---------------------===*/
