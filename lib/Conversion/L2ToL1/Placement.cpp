@@ -334,10 +334,18 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                             return std::nullopt;
                           }});
   spec.filters.push_back({"replicas", [&](const Placement &p) -> Check {
-                            if (problem.shards > 1 && p.replicaCount() != problem.shards)
+                            if (problem.shards > 1 && p.replicaCount() != problem.shards) {
+                              l1::NodeOp c = system.lookupNode(p.compute);
+                              int64_t alike = llvm::count_if(computes, [&](const std::string &o) {
+                                return system.lookupNode(o).getIsa() == c.getIsa();
+                              });
                               return "distributed_shard(shards: " +
                                      std::to_string(problem.shards) + ") needs " +
-                                     std::to_string(problem.shards) + " replicas";
+                                     std::to_string(problem.shards) +
+                                     " replicas, compute nodes of one isa (the system has " +
+                                     std::to_string(alike) + " of isa " +
+                                     c.getIsa().value_or("?").str() + ")";
+                            }
                             for (size_t i = 0; i + 1 < p.replicas.size(); ++i)
                               for (auto [a, b] : {std::pair(i, i + 1), std::pair(i + 1, i)})
                                 if (!topo.hasPath(p.replicas[a], p.replicas[b]))
