@@ -207,6 +207,10 @@ int Executor::run() {
       evalSeen = (double)seen;
     }
     // The world's epoch: every rank's losses and hits (one rank: its own).
+    // Hits the plan reduced itself are the world's on every rank: each
+    // adds its share.
+    if (correctWorldFactor > 0)
+      evalCorrect = evalCorrect * (double)correctWorldFactor / (double)ranks();
     double totals[4] = {lossSum, (double)lossCount, evalCorrect, evalSeen};
     if (int32_t st = sumOverRanks(totals, 4))
       return abandon(st);

@@ -371,6 +371,17 @@ int32_t Executor::setUp() {
     if (!std::strcmp(name, "correct"))
       correctReport = r;
   }
+  // A data-parallel plan may reduce the `correct` report itself (an
+  // all_reduce of its slot): the value is then the world's already.
+  for (int64_t c = 0; c < p.collectives.size && correctReport >= 0; ++c) {
+    const synpl_plan_collective &col = p.collectives[c];
+    if (col.kind != SYNPL_PLAN_ALL_REDUCE ||
+        (col.reduce != SYNPL_PLAN_REDUCE_SUM && col.reduce != SYNPL_PLAN_REDUCE_MEAN))
+      continue;
+    for (int64_t i = 0; i < col.num_slots; ++i)
+      if (p.collectiveSlots[col.first_slot + i].slot == p.reports[correctReport].slot)
+        correctWorldFactor = col.reduce == SYNPL_PLAN_REDUCE_SUM ? 1 : ranks();
+  }
   // Evaluation runs only what the `correct` report depends on, never an
   // entry that writes actor state: walking each stream backwards, an entry
   // is needed when it writes a slot a later needed entry (or the report)

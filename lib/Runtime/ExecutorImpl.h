@@ -451,6 +451,11 @@ private:
   uint64_t transferNanos = 0, ingestNanos = 0, controlNanos = 0;
   int64_t depth = 1;
   int64_t lossReport = -1, correctReport = -1;
+  /// The `correct` report's slot is the output of one of the plan's
+  /// all_reduces: each rank's value is already the world's hits (times
+  /// this factor: 1 for a sum, the world size for a mean); 0: it is the
+  /// rank's own (the epoch line sums the ranks').
+  int64_t correctWorldFactor = 0;
   /// Evaluation reads the loss (a text program's validation loss).
   bool evalLoss = false;
   /// The program reads text (StreamLoop.cpp's run of steps, no epochs).
