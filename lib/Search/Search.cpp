@@ -414,6 +414,11 @@ void SearchReport::print(llvm::raw_ostream &os) const {
        << "\n";
   else if (!why.empty())
     os << "  why: " << why << "\n";
+  if (!notes.empty()) {
+    os << "  notes:\n";
+    for (const std::string &line : notes)
+      os << "    " << line << "\n";
+  }
 }
 
 std::string SearchReport::str() const {
@@ -460,6 +465,12 @@ llvm::json::Value SearchReport::toJSON() const {
   };
   if (spaceSize)
     out["space_size"] = *spaceSize;
+  if (!notes.empty()) {
+    llvm::json::Array noteArray;
+    for (const std::string &line : notes)
+      noteArray.push_back(line);
+    out["notes"] = std::move(noteArray);
+  }
   if (const ScoredSummary *best = winner()) {
     out["winner"] = best->description;
     out["why"] = why;

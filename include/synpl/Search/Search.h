@@ -158,6 +158,8 @@ struct SearchReport {
   std::vector<ScoredSummary> top;
   /// Why the winner won (empty on failure).
   std::string why;
+  /// The boundary's own summary lines (SearchSpec::notes).
+  std::vector<std::string> notes;
   std::optional<SearchFailure> failure;
   std::chrono::microseconds elapsed{0};
 
@@ -226,6 +228,12 @@ struct SearchSpec {
   /// Optional: a stable key that orders candidates of equal cost (smaller
   /// wins). Defaults to describe(). Enumeration order never decides.
   std::function<std::string(const Candidate &)> tieBreakKey;
+  /// Optional: sees every survivor with its cost terms (after the checks),
+  /// for a boundary that summarizes more than the top few (the placement's
+  /// scaling model: the best candidate per replica count).
+  std::function<void(const Candidate &, const llvm::SmallVector<CostTerm> &)> observe;
+  /// Optional: lines the report prints under `notes:` once the search ends.
+  std::function<std::vector<std::string>()> notes;
 };
 
 template <typename Candidate>
@@ -328,6 +336,8 @@ SearchResult<Candidate> search(const SearchSpec<Candidate> &spec,
         state.rejectNonFiniteCost([&] { return describe(candidate); });
         return state.checkBudget();
       }
+      if (spec.observe)
+        spec.observe(candidate, summary.terms);
       summary.index = state.index();
       summary.tieBreakKey = spec.tieBreakKey ? spec.tieBreakKey(candidate)
                                              : describe(candidate);
@@ -349,6 +359,8 @@ SearchResult<Candidate> search(const SearchSpec<Candidate> &spec,
     });
   }
   state.finish();
+  if (spec.notes)
+    state.report.notes = spec.notes();
 
   SearchResult<Candidate> result;
   if (!state.failed()) {

@@ -19,6 +19,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <map>
 #include <limits>
 
 using namespace mlir;
@@ -431,6 +432,45 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     terms.push_back({"bubble", bubble, overlapped});
     terms.push_back({"memory_pressure", double(peak) / capacity, kPressureWeightSeconds});
     return terms;
+  };
+  // The scaling model: the best candidate per replica count, its predicted
+  // step time and the speedup over one replica.
+  struct Best {
+    double cost = std::numeric_limits<double>::infinity();
+    double compute = 0, allReduce = 0;
+    std::string what;
+  };
+  std::map<int64_t, Best> bestPer;
+  spec.observe = [&](const Placement &p, const SmallVector<search::CostTerm> &terms) {
+    Best &b = bestPer[p.replicaCount()];
+    double cost = search::totalCost(terms);
+    if (cost >= b.cost)
+      return;
+    b.cost = cost;
+    for (const search::CostTerm &t : terms) {
+      if (t.name == "compute_s")
+        b.compute = t.value;
+      else if (t.name == "allreduce_s")
+        b.allReduce = t.value;
+    }
+    b.what = describe(p);
+  };
+  spec.notes = [&]() {
+    std::vector<std::string> lines;
+    if (bestPer.size() < 2 && (bestPer.empty() || bestPer.begin()->first == 1))
+      return lines; // one replica count: nothing to scale
+    lines.push_back("scaling (ring all-reduce of " + formatBytes(problem.gradientBytes) +
+                    " of gradients; predicted seconds per step):");
+    double one = bestPer.count(1) ? bestPer[1].cost : 0;
+    for (auto &[d, b] : bestPer)
+      lines.push_back(llvm::formatv("  {0} replica{1}: {2:e3} s (compute {3:e3}, all-reduce "
+                                    "{4:e3}){5}  {6}",
+                                    d, d == 1 ? " " : "s", b.cost, b.compute, b.allReduce,
+                                    one > 0 ? llvm::formatv(", x{0:f2}", one / b.cost).str()
+                                            : std::string(),
+                                    b.what)
+                          .str());
+    return lines;
   };
   return search::searchAndReport(loc, spec);
 }
