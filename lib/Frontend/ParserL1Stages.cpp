@@ -211,6 +211,29 @@ FailureOr<SmallVector<Value>> Parser::buildStageCall(
         l1::BufType::get(ctx, FlatSymbolRefAttr::get(ctx, *to),
                          cast<l1::BufType>(x->getType()).getTensor()),
         *x);
+  } else if (name == "all_reduce") {
+    // `let a, b = all_reduce(mean, x, y)`: how, then the bucket's buffers.
+    if (args.size() < 2)
+      return emitError(at, "'all_reduce' takes how to combine (sum, mean, max "
+                           "or min) and at least one buffer");
+    for (L1Arg &arg : args)
+      if (!arg.key.empty())
+        return emitError(arg.loc, "'all_reduce' takes positional arguments");
+    FailureOr<StringRef> how = word(&args[0], "sum, mean, max or min");
+    if (failed(how))
+      return failure();
+    std::optional<l1::ReduceKind> kind = l1::symbolizeReduceKind(*how);
+    if (!kind)
+      return emitError(args[0].loc, "unknown reduction '")
+             << *how << "'; expected sum, mean, max or min";
+    SmallVector<Value> buffers;
+    for (L1Arg &arg : llvm::drop_begin(args)) {
+      FailureOr<Value> x = buffer(&arg);
+      if (failed(x))
+        return failure();
+      buffers.push_back(*x);
+    }
+    built = l1::AllReduceOp::create(builder, at, *kind, buffers);
   } else if (name == "batch_full") {
     if (failed(bindArgs({"buffer"}, 1)))
       return failure();
@@ -224,7 +247,7 @@ FailureOr<SmallVector<Value>> Parser::buildStageCall(
     return emitError(at, "bind a window copy with 'let x = "
                          "window_copy(<actor>.<window>.<field>)'");
   } else {
-    static constexpr StringRef kValues[] = {"read_batch", "transfer",
+    static constexpr StringRef kValues[] = {"read_batch", "transfer", "all_reduce",
                                             "batch_full", "window_copy"};
     static constexpr StringRef kStatements[] = {"report", "drop", "send",
                                                 "forward", "end"};
@@ -401,7 +424,7 @@ FailureOr<Block *> Parser::parseStageStatements(Block *block, Location open,
     }
     static constexpr StringRef kStatements[] = {"report", "drop", "send",
                                                 "forward"};
-    static constexpr StringRef kValueOps[] = {"read_batch", "transfer",
+    static constexpr StringRef kValueOps[] = {"read_batch", "transfer", "all_reduce",
                                               "batch_full", "window_copy"};
     if (!llvm::is_contained(kStatements, word)) {
       if (llvm::is_contained(kValueOps, word))
@@ -520,14 +543,15 @@ ParseResult Parser::parsePipeline() {
 }
 
 /// schedule ::= 'schedule' '{' { 'pipelines' ':' list | 'actors' ':' list
-///                               | 'pipeline_depth' ':' int } '}'
+///                               | 'pipeline_depth' ':' int
+///                               | 'replicas' ':' list } '}'
 ParseResult Parser::parseSchedule() {
   Location at = loc();
   consume(); // 'schedule'
   Location open = loc();
   if (expect(Token::LBrace, "to open the schedule"))
     return failure();
-  SmallVector<Attribute> pipelines, actors;
+  SmallVector<Attribute> pipelines, actors, replicas;
   std::optional<int64_t> depth;
   llvm::StringSet<> seen;
   while (!tok.is(Token::RBrace)) {
@@ -535,11 +559,11 @@ ParseResult Parser::parseSchedule() {
       return unclosedBody("schedule", "", open);
     Location keyLoc = loc();
     StringRef key;
-    if (parseIdent(key, "'pipelines', 'actors', 'pipeline_depth' or '}'"))
+    if (parseIdent(key, "'pipelines', 'actors', 'pipeline_depth', 'replicas' or '}'"))
       return failure();
-    if (!llvm::is_contained({"pipelines", "actors", "pipeline_depth"}, key))
+    if (!llvm::is_contained({"pipelines", "actors", "pipeline_depth", "replicas"}, key))
       return emitError(keyLoc, "unknown schedule entry '")
-             << key << "'; expected pipelines, actors or pipeline_depth";
+             << key << "'; expected pipelines, actors, pipeline_depth or replicas";
     if (!seen.insert(key).second)
       return emitError(keyLoc, "duplicate '") << key << "' in the schedule";
     if (expect(Token::Colon, ("after '" + key + "'").str()))
@@ -549,7 +573,9 @@ ParseResult Parser::parseSchedule() {
       if (parsePositiveInt(n, "the pipeline depth"))
         return failure();
       depth = n;
-    } else if (parseRefList(key == "pipelines" ? pipelines : actors,
+    } else if (parseRefList(key == "pipelines" ? pipelines
+                            : key == "actors"  ? actors
+                                               : replicas,
                             /*flat=*/true, /*bracketed=*/true)) {
       return failure();
     }
@@ -558,8 +584,10 @@ ParseResult Parser::parseSchedule() {
   consume(); // '}'
   if (!seen.contains("pipelines"))
     return emitError(at, "the schedule has no 'pipelines:'");
-  l1::ScheduleOp::create(builder, at, builder.getArrayAttr(pipelines),
-                         builder.getArrayAttr(actors),
-                         builder.getI64IntegerAttr(depth.value_or(1)));
+  auto schedule = l1::ScheduleOp::create(builder, at, builder.getArrayAttr(pipelines),
+                                         builder.getArrayAttr(actors),
+                                         builder.getI64IntegerAttr(depth.value_or(1)));
+  if (seen.contains("replicas"))
+    schedule.setReplicasAttr(builder.getArrayAttr(replicas));
   return success();
 }

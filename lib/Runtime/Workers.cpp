@@ -24,6 +24,7 @@
 #include "Internal.h"
 #include "Signals.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -172,7 +173,24 @@ int32_t defaultThreads() {
     if (end && *end == '\0' && v > 0 && v <= 4096)
       return int32_t(v);
   }
+  // The CPUs this process may run on (a launcher or taskset may bind it to
+  // fewer than the machine has); several ranks of a run on one host share
+  // them (Open MPI's local size; MPICH's; Slurm's tasks per node).
   unsigned hw = std::thread::hardware_concurrency();
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    hw = unsigned(CPU_COUNT(&set));
+  bool bound = hw < std::thread::hardware_concurrency();
+  if (!bound)
+    for (const char *name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                             "SLURM_NTASKS_PER_NODE"}) {
+      const char *v = std::getenv(name);
+      long local = v && *v ? std::strtol(v, nullptr, 10) : 0;
+      if (local > 1) {
+        hw = std::max(1u, hw / unsigned(local));
+        break;
+      }
+    }
   return hw == 0 ? 1 : int32_t(hw > 4096 ? 4096 : hw);
 }
 

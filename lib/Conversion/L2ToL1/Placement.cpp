@@ -298,9 +298,15 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
   for (int64_t d = 2; d <= (int64_t)computes.size(); ++d)
     if (problem.shards ? d == problem.shards : problem.globalBatch % d == 0)
       degrees.push_back(d);
+  // Replica counts per graph node: those its isa has nodes enough for.
+  auto degreesOf = [&](const std::string &c) {
+    return llvm::count_if(degrees, [&](int64_t d) { return !replicasOf(c, d).empty() || d == 1; });
+  };
   spec.countCandidates = [&]() -> std::optional<uint64_t> {
-    return uint64_t(computes.size()) * computes.size() * memories.size() * 3 *
-           degrees.size();
+    uint64_t perGraphNode = 0;
+    for (const std::string &c : computes)
+      perGraphNode += uint64_t(degreesOf(c));
+    return perGraphNode * computes.size() * memories.size() * 3;
   };
   spec.enumerate = [&](llvm::function_ref<bool(Placement)> yield) {
     for (const std::string &c : computes)

@@ -118,7 +118,7 @@ l0uop.plan @p pipeline_depth 1 {
 l0uop.plan @p pipeline_depth 1 {
   l0uop.pool @m arena on device capacity 1KiB
   l0uop.slot @a pool @m offset 0 size 16 lifetime(0, 1) : !l0uop.buf<4xf32>
-  // expected-error @+1 {{runs @a, which is not an l0uop.kernel or l0uop.transfer}}
+  // expected-error @+1 {{runs @a, which is not an l0uop.kernel, l0uop.transfer or l0uop.collective}}
   l0uop.stream @s [@a]
 }
 

@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""Data-parallel training on this machine: ranks against one process.
+
+The spec's Fashion-MNIST program (examples/fashion_mnist/fashion_mnist.syn)
+is compiled three times with synplc:
+
+  * one process (this machine's own system), the peer;
+  * two replicas, examples/systems/2-hosts.syn (the search splits the batch
+    of 128 into two slices of 64);
+  * four replicas, test/Tools/synplc/Inputs/fashion-mnist-shard4.syn on
+    test/Tools/synplc/Inputs/4-hosts.syn (distributed_shard of 4 x 32).
+
+For --rounds rounds, in turn: the one process at --threads threads (2: the
+machine's cores), then `mpirun -np 2` and `mpirun -np 4` (oversubscribed
+here), each rank at its default thread count (the CPUs it may use, shared
+among the host's ranks). The medians of samples/s and the ratios to the
+one process are printed, then, from `--profile` on rank 0, the time in
+all-reduce per step and the share of it that overlapped kernels.
+
+The placement's scaling model (`--search-report`, its `notes:`) predicts
+the ratios for the systems the programs were compiled for (hosts on a
+10 Gb/s network). This machine runs the ranks on its own cores over shared
+memory, so the script also compiles each program for a system that says
+so (one core per rank, 10 GB/s between ranks) and prints the model's
+prediction beside the measurement.
+
+Usage: /usr/bin/python3 bench/data_parallel.py [--rounds 3] [--steps 300] [--build build]
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SPEC = os.path.join(ROOT, "examples", "fashion_mnist", "fashion_mnist.syn")
+SHARD4 = os.path.join(ROOT, "test", "Tools", "synplc", "Inputs", "fashion-mnist-shard4.syn")
+DATA = "/usr/share/datasets/fashion-mnist"
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        sys.exit(f"failed ({r.returncode}): {' '.join(cmd)}\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def local_system(ranks):
+    """This machine as `ranks` hosts of one core over shared memory."""
+    nodes, edges = [], []
+    for r in range(ranks):
+        nodes.append(f"    node ram_{r} {{ kind: memory, capacity: 16GB }}")
+        nodes.append(f"    node cpu_{r} {{ kind: compute, isa: x86_64, cores: 1 }}")
+        edges.append(f"        ram_{r} <-> cpu_{r} : bandwidth 50GB/s")
+        if ranks > 1 and (r + 1 < ranks or ranks > 2):
+            edges.append(f"        ram_{r} <-> ram_{(r + 1) % ranks} : bandwidth 10GB/s")
+    return ("system local_%d {\n    node ssd_0 { kind: storage }\n" % ranks + "\n".join(nodes) +
+            "\n    edges {\n        ssd_0 -> ram_0 : bandwidth 2GB/s\n" + "\n".join(edges) +
+            "\n    }\n}\n")
+
+
+def predicted(synplc, spec, system, tmp):
+    """The scaling model's lines for `spec` on `system`: {replicas: seconds}."""
+    err = run([synplc, spec, "--system", system, "--search-report", "--emit", "l1",
+               "-o", os.devnull]).stderr
+    return {int(d): float(s) for d, s in re.findall(r"^\s+(\d+) replicas?\s*: ([0-9.e+-]+) s", err, re.M)}
+
+
+def rate(cmd):
+    out = run(cmd).stdout
+    return float(re.search(r"samples_per_s=([0-9.]+)", out).group(1))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--threads", type=int, default=2, help="the one process's threads")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    args = ap.parse_args()
+    synplc = os.path.join(args.build, "bin", "synplc")
+    mpirun = shutil.which("mpirun")
+    if not mpirun:
+        sys.exit("no mpirun: install openmpi-bin (scripts/install-deps.sh)")
+    launch = [mpirun, "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+    tmp = tempfile.mkdtemp(prefix="synpl-dp-")
+    exe = {n: os.path.join(tmp, f"train{n}") for n in (1, 2, 4)}
+    run([synplc, SPEC, "-o", exe[1]])
+    run([synplc, SPEC, "--system", os.path.join(ROOT, "examples", "systems", "2-hosts.syn"),
+         "-o", exe[2]])
+    run([synplc, SHARD4, "--system",
+         os.path.join(ROOT, "test", "Tools", "synplc", "Inputs", "4-hosts.syn"), "-o", exe[4]])
+    common = ["--data", DATA, "--steps", str(args.steps), "--epochs", "1", "--no-eval", "--quiet"]
+
+    rates = {1: [], 2: [], 4: []}
+    for r in range(args.rounds):
+        rates[1].append(rate([exe[1], "--threads", str(args.threads)] + common))
+        for n in (2, 4):
+            rates[n].append(rate(launch + ["-np", str(n), exe[n]] + common))
+        print(f"round {r + 1}: " + ", ".join(f"{n} rank{'s' if n > 1 else ''} {rates[n][-1]:.0f}"
+                                              for n in (1, 2, 4)) + " samples/s", flush=True)
+    one = statistics.median(rates[1])
+
+    # The model, for this machine described as it is.
+    model = {}
+    for n in (2, 4):
+        path = os.path.join(tmp, f"local-{n}.syn")
+        with open(path, "w") as f:
+            f.write(local_system(n))
+        model[n] = predicted(synplc, SPEC if n == 2 else SHARD4, path, tmp)
+
+    print(f"\nFashion-MNIST, global batch 128, {args.steps} steps, median of {args.rounds} rounds")
+    print(f"{'run':<28} {'samples/s':>10} {'vs one':>8} {'model':>8}")
+    print(f"{'one process, ' + str(args.threads) + ' threads':<28} {one:>10.0f} {1.0:>8.2f}")
+    for n in (2, 4):
+        m = statistics.median(rates[n])
+        pm = model[n]
+        # The model's speedup of n replicas over one on this machine's cores.
+        pred = pm[1] / pm[n] if 1 in pm and n in pm else float("nan")
+        print(f"{'mpirun -np ' + str(n):<28} {m:>10.0f} {m / one:>8.2f} {pred:>8.2f}")
+
+    # Collectives: time and overlap, from rank 0's profile.
+    for n in (2, 4):
+        r = run(launch + ["-np", str(n), exe[n], "--profile"] + common)
+        text = r.stdout + r.stderr
+        line = re.search(r"^.*collectives.*in flight.*$", text, re.M)
+        print(f"np {n}: " + (line.group(0).strip() if line else "(no collective line in --profile)"))
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
