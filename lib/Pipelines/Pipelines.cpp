@@ -14,6 +14,9 @@ void synpl::buildL1ToL0Pipeline(OpPassManager &pm) { pm.addPass(createL1ToL0());
 
 void synpl::buildHostEmissionPipeline(OpPassManager &pm,
                                       const HostPipelineOptions &options) {
+  // Data parallelism: the gradients' all-reduces in buckets (no-op
+  // otherwise), then emission.
+  pm.addPass(createL1BucketAllReduce());
   L1ToL0Options emission;
   emission.summary = options.summary;
   pm.addPass(createL1ToL0(emission));

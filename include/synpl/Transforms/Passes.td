@@ -100,6 +100,39 @@ def L0BlockReduce : Pass<"synpl-l0-block-reduce", "mlir::ModuleOp"> {
   let dependentDialects = ["synpl::l0uop::L0UOpDialect"];
 }
 
+def L1BucketAllReduce : Pass<"synpl-l1-bucket-all-reduce", "mlir::ModuleOp"> {
+  let summary = "Merge adjacent l1.all_reduce ops of a stage into gradient buckets";
+  let description = [{
+    The L1 rewrite "communication optimization" for data parallelism. The
+    L2 -> L1 placement writes one `l1.all_reduce` per gradient, the last
+    layers' first (the order the backward pass produces them). A message
+    per tensor pays a collective's fixed cost once per tensor; one message
+    for all of them cannot start before the last gradient is ready. This
+    pass takes the middle road of PyTorch DDP's buckets: in every stage
+    block, each run of adjacent `l1.all_reduce` ops with the same
+    reduction is cut, in order, into buckets of at most `bucket-bytes`
+    bytes (a buffer larger than that is a bucket of its own), and each
+    bucket becomes one `l1.all_reduce` of its buffers. L1 -> L0 then
+    starts each bucket's collective right after the last kernel that
+    writes one of its buffers, so all but the last bucket overlap the rest
+    of the backward pass.
+
+    ```
+    synpl-opt model.l1.mlir --synpl-l1-bucket-all-reduce=bucket-bytes=1048576
+    ```
+
+    The result verifies as its input did (the buffers, their types and
+    their consumers are kept), and running the pass on its own output
+    changes nothing: a bucket was closed because the next buffer did not
+    fit, so no two of them fit together.
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "uint64_t", /*default=*/"262144",
+           "the most bytes one bucket carries (0: one bucket per run)">
+  ];
+  let dependentDialects = ["synpl::l1::L1Dialect"];
+}
+
 def L2ResourceReport : Pass<"synpl-l2-resource-report", "mlir::ModuleOp"> {
   let summary = "Report the L2 resource estimate of every l2.methods";
   let description = [{

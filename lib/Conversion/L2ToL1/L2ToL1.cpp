@@ -190,45 +190,22 @@ static FailureOr<std::optional<std::string>> placementHint(Operation *layer) {
   return node;
 }
 
-/// Gradient buckets of a data-parallel step: at most this many bytes each
-/// (PyTorch DDP's first bucket is 1 MiB; smaller buckets start sooner, so
-/// more of the all-reduce hides behind the rest of the backward pass).
-constexpr uint64_t kBucketBytes = 256 * 1024;
-
 /// Data parallelism: the report stage's arguments (loss, the gradients,
 /// [correct]) replaced by their all-reduce across the replicas: the loss's
 /// and the gradients' mean (the whole batch's, as one process would
-/// compute them), correct's sum. Gradients go in buckets, the last
-/// parameters' first: the backward pass produces them first, so their
-/// bucket starts while it goes on.
+/// compute them), correct's sum. One all-reduce per gradient, the last
+/// parameters' first (the backward pass produces them first);
+/// --synpl-l1-bucket-all-reduce merges them into buckets.
 static void allReduceOutputs(OpBuilder &b, Location loc, SmallVectorImpl<Value> &args,
                              size_t numGrads, bool hasCorrect) {
-  auto reduce = [&](l1::ReduceKind kind, ArrayRef<size_t> indices) {
-    SmallVector<Value> in;
-    for (size_t i : indices)
-      in.push_back(args[i]);
-    auto op = l1::AllReduceOp::create(b, loc, kind, in);
-    for (auto [i, r] : llvm::zip(indices, op.getResults()))
-      args[i] = r;
+  auto reduce = [&](l1::ReduceKind kind, size_t i) {
+    args[i] = l1::AllReduceOp::create(b, loc, kind, ValueRange{args[i]}).getResult(0);
   };
-  reduce(l1::ReduceKind::mean, {0});
-  SmallVector<size_t> bucket;
-  uint64_t bytes = 0;
-  for (size_t g = numGrads; g >= 1; --g) {
-    auto t = cast<l1::BufType>(args[g].getType()).getTensor();
-    uint64_t size = uint64_t(t.getNumElements()) * ((t.getElementTypeBitWidth() + 7) / 8);
-    if (!bucket.empty() && bytes + size > kBucketBytes) {
-      reduce(l1::ReduceKind::mean, bucket);
-      bucket.clear();
-      bytes = 0;
-    }
-    bucket.push_back(g);
-    bytes += size;
-  }
-  if (!bucket.empty())
-    reduce(l1::ReduceKind::mean, bucket);
+  reduce(l1::ReduceKind::mean, 0);
+  for (size_t g = numGrads; g >= 1; --g)
+    reduce(l1::ReduceKind::mean, g);
   if (hasCorrect)
-    reduce(l1::ReduceKind::sum, {1 + numGrads});
+    reduce(l1::ReduceKind::sum, 1 + numGrads);
 }
 
 LogicalResult L2ToL1Pass::lower(ModuleOp module) {
