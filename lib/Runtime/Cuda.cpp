@@ -59,7 +59,7 @@ struct Version {
 };
 } // namespace
 
-int32_t CudaDevice::open(int64_t deviceArch, int64_t minDriver) {
+int32_t CudaDevice::open(int64_t deviceArch, int64_t minDriver, int localRank) {
   const char *lib = std::getenv("SYNPL_CUDA_DRIVER");
   if (!lib || !*lib)
     lib = "libcuda.so.1";
@@ -106,10 +106,12 @@ int32_t CudaDevice::open(int64_t deviceArch, int64_t minDriver) {
                 "driver supports CUDA %s; this program's PTX needs %s (update "
                 "the NVIDIA driver)",
                 Version(driverVersion).text, Version(minDriver).text);
-  if (int32_t st = check(cuDeviceGet(&device, 0), "cuDeviceGet(0)"))
+  deviceCount = count;
+  ordinal = localRank < 0 ? 0 : localRank % count;
+  if (int32_t st = check(cuDeviceGet(&device, ordinal), "cuDeviceGet(%d)", ordinal))
     return st;
   if (cuDeviceGetName(name, sizeof name - 1, device) != cu::SUCCESS)
-    std::strcpy(name, "GPU 0");
+    std::snprintf(name, sizeof name, "GPU %d", ordinal);
   if (int32_t st = check(
           cuDeviceGetAttribute(&ccMajor, cu::DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
                                device),

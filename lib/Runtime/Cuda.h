@@ -23,12 +23,14 @@ public:
   CudaDevice &operator=(const CudaDevice &) = delete;
   ~CudaDevice();
 
-  /// Loads the driver, initializes it and makes device 0's primary context
-  /// current. Fails with one line when there is no driver library, no
-  /// device, a driver older than `minDriver` (cuDriverGetVersion's
-  /// 1000*major + 10*minor) or a GPU older than `deviceArch` (10*major +
-  /// minor).
-  int32_t open(int64_t deviceArch, int64_t minDriver);
+  /// Loads the driver, initializes it and makes the primary context of
+  /// device `localRank` modulo the device count current (0 for a run of one
+  /// process; a rank's place on its host in a data-parallel run, so each
+  /// rank of a host has a GPU of its own). Fails with one line when there is
+  /// no driver library, no device, a driver older than `minDriver`
+  /// (cuDriverGetVersion's 1000*major + 10*minor) or a GPU older than
+  /// `deviceArch` (10*major + minor).
+  int32_t open(int64_t deviceArch, int64_t minDriver, int localRank = 0);
   bool isOpen() const { return ctx != nullptr; }
 
   /// Loads the kernels' module: the cubin first, the PTX (JIT) when the
@@ -66,6 +68,8 @@ public:
 
   int driverVersion = 0;
   int ccMajor = 0, ccMinor = 0;
+  /// The device opened (its ordinal) and the devices the driver sees.
+  int ordinal = 0, deviceCount = 0;
   char name[256] = {};
 
 private:

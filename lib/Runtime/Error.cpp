@@ -18,10 +18,15 @@ thread_local int32_t lastStatus;
 namespace synpl::rt {
 
 int32_t fail(int32_t status, const char *fmt, ...) {
+  // Formatted aside first: callers wrap the last error in a new one
+  // (fail(st, "...: %s", synpl_rt_last_error())), which reads the buffer
+  // being written.
+  char message[sizeof(lastMessage)];
   va_list args;
   va_start(args, fmt);
-  std::vsnprintf(lastMessage, sizeof(lastMessage), fmt, args);
+  std::vsnprintf(message, sizeof(message), fmt, args);
   va_end(args);
+  std::memcpy(lastMessage, message, sizeof(lastMessage));
   lastStatus = status;
   return status;
 }

@@ -127,6 +127,7 @@ Executor::~Executor() {
     for (CUstream st : cuStreams)
       if (st)
         cuda->cuStreamSynchronize(st);
+    nccl.reset(); // its collectives are done; before the memory goes
     for (StepGraph &g : graphs)
       if (g.exec)
         cuda->cuGraphExecDestroy(g.exec);
@@ -707,8 +708,8 @@ int32_t Executor::issueEntries(int64_t stream, bool train, bool capturing) {
           if (int32_t st = pollCollectives())
             return st;
       } else if (en.kind == SYNPL_PLAN_ENTRY_COLLECTIVE) {
-        // Host memory only: a plan with collectives runs on the host
-        // (synpl_rt_main refuses a CUDA plan or a device with them).
+        // Host memory (Comm, after the stream's work) or, in a CUDA plan,
+        // device memory (NCCL on the stream).
         if (int32_t st = startCollective(en.index, stream))
           return st;
       } else if (cuda) {

@@ -24,6 +24,7 @@
 #include "Internal.h"
 #include "synpl/Runtime/PlanFormat.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 #include <string>
@@ -81,13 +82,33 @@ void Executor::collectiveAccess(int64_t c, std::vector<int64_t> &reads,
 
 int32_t Executor::setUpCollectives() {
   collectiveRuns.assign(p.collectives.size, {});
+  collectiveOnDevice.assign(p.collectives.size, false);
   int64_t n = ranks();
+  bool anyDevice = false, anyMean = false;
   for (int64_t c = 0; c < p.collectives.size; ++c) {
     const synpl_plan_collective &col = p.collectives[c];
     const char *name = p.str(col.name);
     auto slotAt = [&](int64_t i) -> const synpl_plan_slot & {
       return p.slots[p.collectiveSlots[col.first_slot + i].slot];
     };
+    // Device memory (NCCL) or host memory (Comm): one or the other.
+    for (int64_t i = 0; i < col.num_slots; ++i) {
+      int64_t slot = p.collectiveSlots[col.first_slot + i].slot;
+      bool dev = cuda && slotOnDevice[slot];
+      if (i == 0)
+        collectiveOnDevice[c] = dev;
+      else if (dev != collectiveOnDevice[c])
+        return fail(SYNPL_RT_ERR_FORMAT,
+                    "collective %s mixes device and host memory: %s is in %s pool %s, %s in "
+                    "%s pool %s",
+                    name, p.str(slotAt(0).name), collectiveOnDevice[c] ? "device" : "host",
+                    p.str(p.pools[slotAt(0).pool].name), p.str(p.slots[slot].name),
+                    dev ? "device" : "host", p.str(p.pools[p.slots[slot].pool].name));
+    }
+    anyDevice = anyDevice || collectiveOnDevice[c];
+    anyMean = anyMean || (collectiveOnDevice[c] && col.reduce == SYNPL_PLAN_REDUCE_MEAN &&
+                          (col.kind == SYNPL_PLAN_ALL_REDUCE ||
+                           col.kind == SYNPL_PLAN_REDUCE_SCATTER));
     if (col.kind == SYNPL_PLAN_BROADCAST && col.root >= n)
       return fail(SYNPL_RT_ERR_INVALID,
                   "collective %s broadcasts from rank %" PRId64 ", but the run has %" PRId64
@@ -111,14 +132,102 @@ int32_t Executor::setUpCollectives() {
                       p.header->ranks, p.header->ranks == 1 ? "" : "s");
       }
     }
-    if (col.kind == SYNPL_PLAN_ALL_REDUCE && col.num_slots > 1) {
+    if (collectiveOnDevice[c] &&
+        (col.kind == SYNPL_PLAN_ALL_REDUCE || col.kind == SYNPL_PLAN_REDUCE_SCATTER))
+      for (int64_t i = 0; i < col.num_slots; ++i)
+        if (!commReducible(slotAt(i).element))
+          return fail(SYNPL_RT_ERR_INVALID,
+                      "collective %s (%s) of %s: only f32, f64, i32 and i64 values are "
+                      "reduced",
+                      name, kindName(col.kind), p.str(slotAt(i).name));
+    if (col.kind == SYNPL_PLAN_ALL_REDUCE && col.num_slots > 1 && !collectiveOnDevice[c]) {
       int64_t bytes = 0;
       for (int64_t i = 0; i < col.num_slots; ++i)
         bytes += slotAt(i).elements * elementBytes(slotAt(i).element);
       collectiveRuns[c].staging.resize((size_t)bytes);
     }
   }
+  // Collectives of GPU memory on several ranks: NCCL, one communicator of
+  // the world's ranks (alone they are the identity and need none).
+  if (anyDevice && n > 1 && cuda) {
+    if (int32_t st = NcclComm::open(*comm, nccl))
+      return st;
+    if (anyMean && !nccl->hasAvg())
+      return fail(SYNPL_RT_ERR_COMM,
+                  "NCCL %s (%s) has no ncclAvg, which this program's mean collectives "
+                  "use: NCCL 2.10 or later is needed (SYNPL_NCCL_LIB names the library)",
+                  nccl->versionText().c_str(), nccl->path().c_str());
+    if (!o.quiet)
+      std::fprintf(stderr, "synpl: collectives of GPU memory: NCCL %s (%s)\n",
+                   nccl->versionText().c_str(), nccl->path().c_str());
+  }
   return SYNPL_RT_OK;
+}
+
+int32_t Executor::startDeviceCollective(int64_t c, int64_t stream) {
+  const synpl_plan_collective &col = p.collectives[c];
+  auto slotOf = [&](int64_t i) { return p.collectiveSlots[col.first_slot + i].slot; };
+  CUstream cs = cuStreams[stream];
+  if (!nccl) {
+    // A world of one: an all_reduce, a broadcast are the identity; a
+    // gather or a scatter of one block copies it, on the stream.
+    if (col.kind != SYNPL_PLAN_ALL_GATHER && col.kind != SYNPL_PLAN_REDUCE_SCATTER)
+      return SYNPL_RT_OK;
+    for (int64_t i = 0; i + 1 < col.num_slots; i += 2) {
+      const synpl_plan_slot &src = p.slots[slotOf(i)], &dst = p.slots[slotOf(i + 1)];
+      uint8_t *from = slotAddr(slotOf(i), stream), *to = slotAddr(slotOf(i + 1), stream);
+      size_t bytes = (size_t)(std::min(src.elements, dst.elements) * elementBytes(src.element));
+      if (from != to && bytes)
+        if (int32_t st = cuda->check(cuda->cuMemcpyDtoDAsync(dptr(to), dptr(from), bytes, cs),
+                                     "collective %s (%s)", p.str(col.name),
+                                     kindName(col.kind)))
+          return st;
+    }
+    return SYNPL_RT_OK;
+  }
+  // NCCL, in stream order: complete before any later entry of the stream
+  // runs (its complete_before holds). A bucket of several slots is one
+  // group of calls, one per slot, in place (no packing on the GPU).
+  bool group = col.num_slots > (col.kind == SYNPL_PLAN_ALL_GATHER ||
+                                        col.kind == SYNPL_PLAN_REDUCE_SCATTER
+                                    ? 2
+                                    : 1);
+  if (group)
+    if (int32_t st = nccl->groupStart())
+      return st;
+  int32_t st = SYNPL_RT_OK;
+  for (int64_t i = 0; i < col.num_slots && !st; ++i) {
+    int64_t slot = slotOf(i);
+    const synpl_plan_slot &s = p.slots[slot];
+    uint8_t *a = slotAddr(slot, stream);
+    switch (col.kind) {
+    case SYNPL_PLAN_ALL_REDUCE:
+      st = nccl->allReduce(a, s.elements, s.element, col.reduce, cs);
+      break;
+    case SYNPL_PLAN_BROADCAST:
+      st = nccl->broadcast(a, s.elements, s.element, (int)col.root, cs);
+      break;
+    case SYNPL_PLAN_ALL_GATHER:
+      st = nccl->allGather(a, slotAddr(slotOf(i + 1), stream), s.elements, s.element, cs);
+      ++i;
+      break;
+    default: // reduce_scatter: the source's blocks, this rank's into dst
+      st = nccl->reduceScatter(a, slotAddr(slotOf(i + 1), stream),
+                               p.slots[slotOf(i + 1)].elements, s.element, col.reduce, cs);
+      ++i;
+      break;
+    }
+  }
+  if (group) {
+    // The group ends even after a failed call (NCCL's group state is per
+    // thread); the first error is the one reported.
+    std::string first = st ? synpl_rt_last_error() : "";
+    int32_t end = nccl->groupEnd();
+    if (st)
+      return fail(st, "%s", first.c_str());
+    st = end;
+  }
+  return st;
 }
 
 int32_t Executor::startCollective(int64_t c, int64_t stream) {
@@ -132,6 +241,23 @@ int32_t Executor::startCollective(int64_t c, int64_t stream) {
   ++collectiveCalls;
   run.stream = stream;
   run.startNs = nowNanos();
+  if (collectiveOnDevice[c]) {
+    // Enqueued on the step's stream: complete in stream order. --profile
+    // waits for it (the time it took is the host's wait).
+    int32_t st = startDeviceCollective(c, stream);
+    if (!st && o.profile)
+      st = syncStream(stream);
+    if (st)
+      return failed(st);
+    uint64_t spent = nowNanos() - run.startNs;
+    collectiveWaitNanos += spent;
+    collectiveFlightNanos += spent;
+    return SYNPL_RT_OK;
+  }
+  // Host memory: what the stream's work wrote there is complete first.
+  if (cuda)
+    if (int32_t st = syncStream(stream))
+      return failed(st);
   if (col.kind == SYNPL_PLAN_ALL_REDUCE) {
     const synpl_plan_slot &first = p.slots[slotOf(0)];
     void *buf = slotAddr(slotOf(0), stream);

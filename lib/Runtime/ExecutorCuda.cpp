@@ -22,15 +22,26 @@ namespace synpl::rt::exec {
 
 int32_t Executor::setUpCuda() {
   cuda = std::make_unique<CudaDevice>();
-  if (int32_t st = cuda->open(p.header->device_arch, p.header->min_driver))
+  // One GPU per rank: a data-parallel rank takes the device of its place
+  // on its host (the launcher's local rank, else its world rank) modulo
+  // the devices it sees; a run of one process takes device 0.
+  int local = 0;
+  if (ranks() > 1 && !launcherLocalRank(local))
+    local = comm->rank();
+  if (int32_t st = cuda->open(p.header->device_arch, p.header->min_driver, local))
     return st;
   if (const char *e = std::getenv("SYNPL_CUDA_SYNC"))
     syncEach = *e && std::strcmp(e, "0") != 0;
-  if (!o.quiet)
-    std::fprintf(stderr, "synpl: running the kernels on %s (compute capability "
+  if (!o.quiet) {
+    char which[64] = "";
+    if (ranks() > 1)
+      std::snprintf(which, sizeof which, "rank 0 on GPU %d of %d, ", cuda->ordinal,
+                    cuda->deviceCount);
+    std::fprintf(stderr, "synpl: running the kernels on %s (%scompute capability "
                          "%d.%d, driver CUDA %d.%d)\n",
-                 cuda->name, cuda->ccMajor, cuda->ccMinor,
+                 cuda->name, which, cuda->ccMajor, cuda->ccMinor,
                  cuda->driverVersion / 1000, cuda->driverVersion % 1000 / 10);
+  }
   slotOnDevice.assign(p.slots.size, false);
   for (int64_t s = 0; s < p.slots.size; ++s)
     slotOnDevice[s] = p.pools[p.slots[s].pool].space == SYNPL_PLAN_SPACE_DEVICE;
@@ -94,6 +105,19 @@ int32_t Executor::setUpCuda() {
     const synpl_plan_stream &sr = p.streams[s];
     for (int64_t e = sr.first_entry; e < sr.first_entry + sr.num_entries; ++e) {
       const synpl_plan_entry &en = p.entries[e];
+      if (en.kind == SYNPL_PLAN_ENTRY_COLLECTIVE) {
+        // A collective of host memory waits for the stream on the host; one
+        // of device memory is NCCL's on several ranks (NCCL can be captured
+        // from 2.9 on, but a graph replayed on every rank must stay in step
+        // with theirs: launched one by one); alone, it is a device copy or
+        // nothing, which a graph holds.
+        const synpl_plan_collective &col = p.collectives[en.index];
+        bool device = col.num_slots > 0 &&
+                      slotOnDevice[p.collectiveSlots[col.first_slot].slot];
+        if (!device || ranks() > 1)
+          graphable[s] = false;
+        continue;
+      }
       if (en.kind == SYNPL_PLAN_ENTRY_KERNEL
               ? p.kernels[en.index].target != SYNPL_PLAN_TARGET_CUDA
               : !slotOnDevice[p.transfers[en.index].src] &&
@@ -232,6 +256,12 @@ int32_t Executor::transferCuda(int64_t t, int64_t stream) {
 
 int32_t Executor::syncStream(int64_t stream) {
   CUresult r = cuda->cuStreamSynchronize(cuStreams[stream]);
+  // NCCL's errors on the stream's collectives surface here (a failed
+  // peer, a network error), before the driver's.
+  if (nccl)
+    if (int32_t st = nccl->checkAsync(
+            (std::string("on stream ") + p.str(p.streams[stream].name)).c_str()))
+      return st;
   if (r == cu::SUCCESS)
     return SYNPL_RT_OK;
   if (lastKernel[stream] >= 0)

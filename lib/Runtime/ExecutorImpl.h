@@ -15,6 +15,7 @@
 #include "Comm.h"
 #include "Cuda.h"
 #include "Internal.h"
+#include "Nccl.h"
 #include "synpl/Runtime/PlanFormat.h"
 
 #include <algorithm>
@@ -416,6 +417,12 @@ private:
     uint64_t startNs = 0;
   };
   std::vector<CollectiveRun> collectiveRuns; // per collective
+  /// Per collective: its slots are device memory (a CUDA plan's; NCCL on
+  /// the step's stream), not host memory (Comm's).
+  std::vector<bool> collectiveOnDevice;
+  /// Starts device collective `c` on `stream` (ExecutorCollectives.cpp):
+  /// NCCL, or a world of one's identity.
+  int32_t startDeviceCollective(int64_t c, int64_t stream);
   std::vector<int64_t> pendingCollectives;   // started, not complete
   uint64_t collectiveCalls = 0;
   uint64_t collectiveWaitNanos = 0;   ///< the host blocked in a collective
@@ -502,6 +509,10 @@ private:
   int32_t checkStateFinite(const std::string &where, const std::string &consequence) const;
 
   std::unique_ptr<CudaDevice> cuda;
+  /// The NCCL communicator of a CUDA plan's device collectives on several
+  /// ranks (null otherwise). Declared after `cuda`: destroyed before the
+  /// context is released.
+  std::unique_ptr<NcclComm> nccl;
   /// The device every slot lives on (synpl_rt_main_device); null otherwise.
   const synpl_rt_device *device = nullptr;
   /// A failed device call as the run's error.

@@ -7,8 +7,9 @@
 //
 // Data-parallel runs: a program placed on one process (header `ranks` 1)
 // refuses a world of several; a data-parallel one (ranks > 1, or
-// collectives) runs on any world on the host (not on a GPU or a device:
-// its collectives work on host memory). Rank 0 prints the start line, the
+// collectives) runs on any world, on the host or with CUDA kernels (one
+// GPU per rank, the collectives of GPU memory by NCCL: ExecutorCollectives
+// .cpp), not on a device. Rank 0 prints the start line, the
 // notes, the progress and the results and writes the files; every error
 // line says `rank R of N: `, and a failure on any rank ends them all
 // (MPI_Abort), so no rank waits forever in a collective. A normal end,
@@ -55,8 +56,8 @@ void endWorld(int status) {
 
 /// Whether the plan can run in a world of `n` ranks here: a program placed
 /// on one process runs alone; a data-parallel one (planned ranks > 1, or
-/// collectives) runs its collectives on host memory, so not on a GPU or a
-/// device (NCCL and device collectives come later).
+/// collectives) runs its collectives on host memory (Comm) or, with CUDA
+/// kernels, on GPU memory (NCCL on several ranks), not on a device.
 int32_t checkWorld(const Plan &p, int64_t n, const synpl_rt_device *device) {
   int64_t planned = p.header->ranks;
   if (planned == 1 && n > 1)
@@ -71,13 +72,6 @@ int32_t checkWorld(const Plan &p, int64_t n, const synpl_rt_device *device) {
                 " collective%s) cannot run on %s: its collectives run in the host "
                 "executor's memory; compile it for the host",
                 planned, p.collectives.size, p.collectives.size == 1 ? "" : "s", device->name);
-  if (p.header->device_arch > 0)
-    return fail(SYNPL_RT_ERR_INVALID,
-                "a data-parallel program (placed on %" PRId64 " ranks, %" PRId64
-                " collective%s) with CUDA kernels is not supported yet: collectives run "
-                "on host memory (collectives of GPU memory, over NCCL, come later); "
-                "compile it with --target=host",
-                planned, p.collectives.size, p.collectives.size == 1 ? "" : "s");
   return SYNPL_RT_OK;
 }
 
