@@ -129,23 +129,10 @@ int32_t mpiFailed(int rc, const char *call) {
 int32_t loadMpi(MpiLib &l) {
   if (l.handle)
     return SYNPL_RT_OK;
-  const char *env = std::getenv("SYNPL_MPI_LIB");
-  std::vector<std::string> candidates;
-  if (env && *env)
-    candidates.push_back(env);
-  else
-    candidates = {"libmpi.so.40", "libmpi.so"};
+  // Open MPI's plugins need its symbols global.
   std::string tried;
-  void *h = nullptr;
-  for (const std::string &c : candidates) {
-    h = dlopen(c.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (h) {
-      l.path = c;
-      break;
-    }
-    const char *why = dlerror();
-    tried += (tried.empty() ? "" : "; ") + c + " (" + (why ? why : "not found") + ")";
-  }
+  void *h = openLibrary("SYNPL_MPI_LIB", {"libmpi.so.40", "libmpi.so"},
+                        RTLD_NOW | RTLD_GLOBAL, l.path, tried);
   if (!h) {
     const char *var = launcherVariable();
     std::string started = var ? std::string("this process was started by a launcher (") +
@@ -495,23 +482,24 @@ int32_t openComm(std::unique_ptr<Comm> &out) {
   return SYNPL_RT_OK;
 }
 
+bool launcherInteger(std::initializer_list<const char *> vars, int &out) {
+  for (const char *v : vars) {
+    const char *s = std::getenv(v);
+    if (!s || !*s)
+      continue;
+    char *end = nullptr;
+    long long n = std::strtoll(s, &end, 10);
+    if (*end || n < 0 || n > INT_MAX)
+      continue;
+    out = (int)n;
+    return true;
+  }
+  return false;
+}
+
 bool launcherWorld(int &rank, int &size) {
-  auto number = [](std::initializer_list<const char *> vars, int &out) {
-    for (const char *v : vars) {
-      const char *s = std::getenv(v);
-      if (!s || !*s)
-        continue;
-      char *end = nullptr;
-      long long n = std::strtoll(s, &end, 10);
-      if (*end || n < 0 || n > INT_MAX)
-        continue;
-      out = (int)n;
-      return true;
-    }
-    return false;
-  };
-  return number({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}, rank) &&
-         number({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, size);
+  return launcherInteger({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}, rank) &&
+         launcherInteger({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, size);
 }
 
 } // namespace synpl::rt

@@ -23,6 +23,7 @@
 #define SYNPL_LIB_RUNTIME_COMM_H
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -113,6 +114,9 @@ int32_t openComm(std::unique_ptr<Comm> &out);
 /// The launcher's rank and world size from the environment (before MPI is
 /// up, for messages): false when no launcher's variables are set.
 bool launcherWorld(int &rank, int &size);
+/// The first of `vars` set to an integer in [0, INT_MAX] (launchers name
+/// the same thing differently: Open MPI, MPICH, PMIx, Slurm).
+bool launcherInteger(std::initializer_list<const char *> vars, int &out);
 
 } // namespace synpl::rt
 

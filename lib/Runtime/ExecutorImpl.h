@@ -72,7 +72,7 @@ using ProgramFn = void (*)(...);
 /// no function: a one-line "corrupt" error).
 int32_t loadPlan(const synpl_plan_desc *desc, Plan &p);
 int32_t badTable(const char *what);
-int64_t elementBytes(int64_t element);
+using synpl::rt::elementBytes;
 bool fileExists(const std::string &path);
 
 //===----------------------------------------------------------------------===//

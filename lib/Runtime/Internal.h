@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,17 @@ int32_t decodeCheckpoint(const char *path, const uint8_t *bytes, uint64_t size,
 /// Writes `path` atomically (path.tmp, fsync, rename, fsync of the folder).
 int32_t writeCheckpoint(const char *path, const Checkpoint &c);
 int32_t readCheckpoint(const char *path, Checkpoint &c);
+
+/// Bytes of one element of a plan slot's element code (SYNPL_PLAN_F32,
+/// ...; PlanTables.cpp).
+int64_t elementBytes(int64_t element);
+
+/// dlopen of an optional library the runtime drives (MPI, NCCL;
+/// Library.cpp): `$envVar` when set, else each of `names` in turn, with
+/// `flags`. Returns the handle (and in `loaded` the name that loaded), or
+/// null with `tried` listing each attempt and dlerror's reason.
+void *openLibrary(const char *envVar, std::initializer_list<const char *> names, int flags,
+                  std::string &loaded, std::string &tried);
 
 // SYNPL_RT_TRACE_BATCHES (Dataset.cpp; docs/data-binding.md): the file
 // of the batch trace the gather writes (Ingest.cpp).

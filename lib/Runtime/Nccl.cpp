@@ -46,23 +46,9 @@ NcclLib &ncclLib() {
 int32_t loadNccl(NcclLib &l, int ranks) {
   if (l.handle)
     return SYNPL_RT_OK;
-  const char *env = std::getenv("SYNPL_NCCL_LIB");
-  std::vector<std::string> candidates;
-  if (env && *env)
-    candidates.push_back(env);
-  else
-    candidates = {"libnccl.so.2", "libnccl.so"};
   std::string tried;
-  void *h = nullptr;
-  for (const std::string &c : candidates) {
-    h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (h) {
-      l.path = c;
-      break;
-    }
-    const char *why = dlerror();
-    tried += (tried.empty() ? "" : "; ") + c + " (" + (why ? why : "not found") + ")";
-  }
+  void *h = openLibrary("SYNPL_NCCL_LIB", {"libnccl.so.2", "libnccl.so"},
+                        RTLD_NOW | RTLD_LOCAL, l.path, tried);
   if (!h)
     return fail(SYNPL_RT_ERR_COMM,
                 "cannot load NCCL: tried %s; a data-parallel program with CUDA kernels "
@@ -88,23 +74,6 @@ int32_t loadNccl(NcclLib &l, int ranks) {
   return SYNPL_RT_OK;
 }
 
-/// exec::elementBytes (PlanTables.cpp), without the executor's header.
-int64_t elementBytesOf(int64_t element) {
-  switch (element) {
-  case SYNPL_PLAN_F64:
-  case SYNPL_PLAN_I64:
-    return 8;
-  case SYNPL_PLAN_F32:
-  case SYNPL_PLAN_I32:
-    return 4;
-  case SYNPL_PLAN_F16:
-  case SYNPL_PLAN_BF16:
-  case SYNPL_PLAN_I16:
-    return 2;
-  default:
-    return 1;
-  }
-}
 
 /// The NCCL data type and count of `count` elements of the plan element
 /// type `element`: the type itself for f32, f64, i32, i64, else bytes.
@@ -124,7 +93,7 @@ void typeOf(int64_t element, int64_t count, int &type, size_t &n) {
     break;
   default:
     type = nccl::UINT8;
-    n = (size_t)(count * elementBytesOf(element));
+    n = (size_t)(count * elementBytes(element));
     return;
   }
   n = (size_t)count;
@@ -148,19 +117,8 @@ int opOf(int64_t reduce) {
 namespace synpl::rt {
 
 bool launcherLocalRank(int &rank) {
-  for (const char *v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
-                        "PMI_LOCAL_RANK"}) {
-    const char *s = std::getenv(v);
-    if (!s || !*s)
-      continue;
-    char *end = nullptr;
-    long long n = std::strtoll(s, &end, 10);
-    if (*end || n < 0 || n > INT_MAX)
-      continue;
-    rank = (int)n;
-    return true;
-  }
-  return false;
+  return launcherInteger(
+      {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "PMI_LOCAL_RANK"}, rank);
 }
 
 NcclComm::~NcclComm() {

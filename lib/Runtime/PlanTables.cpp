@@ -334,7 +334,9 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
   return SYNPL_RT_OK;
 }
 
-int64_t elementBytes(int64_t element) {
+} // namespace synpl::rt::exec
+
+int64_t synpl::rt::elementBytes(int64_t element) {
   switch (element) {
   case SYNPL_PLAN_F64:
   case SYNPL_PLAN_I64:
@@ -351,4 +353,3 @@ int64_t elementBytes(int64_t element) {
   }
 }
 
-} // namespace synpl::rt::exec

@@ -29,6 +29,7 @@
 
 #include "../../lib/Runtime/Comm.h"
 #include "../../lib/Runtime/Internal.h"
+#include "MpiHarness.h"
 #include "PlanTables.h"
 
 #include <chrono>
@@ -43,30 +44,9 @@
 #include <vector>
 
 using namespace synpl::rt;
+using namespace synpl::test;
 
 namespace {
-
-int failures = 0;
-
-#define EXPECT(cond, ...)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__,    \
-                   #cond);                                                     \
-      std::fprintf(stderr, __VA_ARGS__);                                       \
-      std::fputc('\n', stderr);                                                \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-std::string tempDir() {
-  char tmpl[] = "/tmp/synpl-mpi-XXXXXX";
-  if (!::mkdtemp(tmpl)) {
-    std::perror("mkdtemp");
-    std::exit(1);
-  }
-  return tmpl;
-}
 
 //===----------------------------------------------------------------------===//
 // A rank: the communicator's collectives
@@ -153,18 +133,9 @@ int rankCollectives() {
 // A rank: the executor
 //===----------------------------------------------------------------------===//
 
-int worldRank() {
-  const char *s = std::getenv("OMPI_COMM_WORLD_RANK");
-  return s ? std::atoi(s) : 0;
-}
-int worldSize() {
-  const char *s = std::getenv("OMPI_COMM_WORLD_SIZE");
-  return s ? std::atoi(s) : 1;
-}
-
 int runPlan(synpl::test::Tables &t, std::vector<const char *> args) {
   // Every rank writes the same samples to a folder of its own.
-  std::string dir = tempDir();
+  std::string dir = tempDir("synpl-mpi");
   if (!synpl::test::writeDataParallelSamples(dir, 16))
     return 1;
   args.insert(args.begin(), {"dp_prog", "--data", dir.c_str()});
@@ -222,45 +193,8 @@ int rankOneProcess() {
 // The driver
 //===----------------------------------------------------------------------===//
 
-struct Outcome {
-  int status = -1; ///< mpirun's exit status (-1: killed)
-  std::string out; ///< stdout and stderr
-  double seconds = 0;
-};
-
-Outcome mpirun(const std::string &launcher, int np, const std::string &self,
-               const std::string &args, const std::string &env = "") {
-  // `env` (NAME=VALUE) is set for mpirun and passed on to the ranks (-x).
-  std::string pass = env.empty() ? "" : " -x " + env.substr(0, env.find('='));
-  std::string cmd = env + " timeout 120 " + launcher + " --allow-run-as-root --oversubscribe" +
-                    pass + " -np " + std::to_string(np) + " " + self + " " + args + " 2>&1";
-  std::fprintf(stderr, "driver: %s\n", cmd.c_str());
-  auto t0 = std::chrono::steady_clock::now();
-  Outcome o;
-  std::FILE *p = ::popen(cmd.c_str(), "r");
-  if (!p)
-    return o;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
-    o.out.append(buf, n);
-  int ws = ::pclose(p);
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  o.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-  return o;
-}
-
-bool has(const Outcome &o, const std::string &text) {
-  return o.out.find(text) != std::string::npos;
-}
-
-void show(const Outcome &o) {
-  std::fprintf(stderr, "  exit %d after %.1f s; output:\n%s\n", o.status, o.seconds,
-               o.out.c_str());
-}
-
 int driver(const std::string &launcher, int np, const std::string &self) {
-  std::string dir = tempDir();
+  std::string dir = tempDir("synpl-mpi");
   {
     Outcome o = mpirun(launcher, np, self, "collectives");
     EXPECT(o.status == 0, "the collectives on %d ranks", np);
@@ -290,10 +224,9 @@ int driver(const std::string &launcher, int np, const std::string &self) {
                 resumed = dir + "/resumed.ckpt";
     Outcome a = mpirun(launcher, np, self, "train --quiet --epochs 2 --save-weights " + whole);
     int64_t perEpoch = 16 / (2 * np);
-    std::string kill = "SYNPL_RT_KILL_AFTER_STEPS=" + std::to_string(perEpoch + 1);
     Outcome b = mpirun(launcher, np, self,
                        "train --quiet --epochs 2 --checkpoint-every 1 --checkpoint " + part,
-                       kill);
+                       {{"SYNPL_RT_KILL_AFTER_STEPS", std::to_string(perEpoch + 1)}});
     // (The ranks die of SIGKILL after that step, its checkpoint written.)
     Outcome c = mpirun(launcher, np, self,
                        "train --quiet --epochs 2 --resume " + part + " --save-weights " + resumed);

@@ -34,6 +34,7 @@
 #include "../../lib/Runtime/Comm.h"
 #include "../../lib/Runtime/Internal.h"
 #include "../../lib/Runtime/Nccl.h"
+#include "MpiHarness.h"
 #include "PlanTables.h"
 
 #include <chrono>
@@ -51,35 +52,9 @@
 #include <vector>
 
 using namespace synpl::rt;
+using namespace synpl::test;
 
 namespace {
-
-int failures = 0;
-
-#define EXPECT(cond, ...)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__,    \
-                   #cond);                                                     \
-      std::fprintf(stderr, __VA_ARGS__);                                       \
-      std::fputc('\n', stderr);                                                \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-std::string tempDir() {
-  char tmpl[] = "/tmp/synpl-nccl-XXXXXX";
-  if (!::mkdtemp(tmpl)) {
-    std::perror("mkdtemp");
-    std::exit(1);
-  }
-  return tmpl;
-}
-
-int worldSize() {
-  const char *s = std::getenv("OMPI_COMM_WORLD_SIZE");
-  return s ? std::atoi(s) : 1;
-}
 
 //===----------------------------------------------------------------------===//
 // A rank: NcclComm on the fake
@@ -206,7 +181,7 @@ int rankTrain(int argc, char **argv) {
   bool mean = !std::strcmp(argv[0], "mean");
   synpl::test::Tables t = cudaDataParallelPlan(
       /*ranks=*/2, /*batch=*/2, mean ? SYNPL_PLAN_REDUCE_MEAN : SYNPL_PLAN_REDUCE_SUM);
-  std::string dir = tempDir();
+  std::string dir = tempDir("synpl-nccl");
   if (!synpl::test::writeDataParallelSamples(dir, 16))
     return 1;
   std::vector<const char *> args = {"dp_cuda_prog", "--data", dir.c_str()};
@@ -235,58 +210,6 @@ int rankTrain(int argc, char **argv) {
 //===----------------------------------------------------------------------===//
 // The driver
 //===----------------------------------------------------------------------===//
-
-struct Outcome {
-  int status = -1; ///< the exit status (-1: killed)
-  std::string out; ///< stdout and stderr
-  double seconds = 0;
-};
-
-using Env = std::vector<std::pair<std::string, std::string>>;
-
-Outcome runCommand(const std::string &cmd) {
-  std::fprintf(stderr, "driver: %s\n", cmd.c_str());
-  auto t0 = std::chrono::steady_clock::now();
-  Outcome o;
-  std::FILE *p = ::popen(cmd.c_str(), "r");
-  if (!p)
-    return o;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
-    o.out.append(buf, n);
-  int ws = ::pclose(p);
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  o.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-  return o;
-}
-
-std::string envPrefix(const Env &env) {
-  std::string s;
-  for (auto &[k, v] : env)
-    s += k + "='" + v + "' ";
-  return s;
-}
-
-/// `self args` under mpirun on `np` ranks, `env` set for the ranks (-x).
-Outcome mpirun(const std::string &launcher, int np, const std::string &self,
-               const std::string &args, const Env &env) {
-  std::string pass;
-  for (auto &[k, v] : env)
-    pass += " -x " + k;
-  return runCommand(envPrefix(env) + "timeout 120 " + launcher +
-                    " --allow-run-as-root --oversubscribe" + pass + " -np " +
-                    std::to_string(np) + " " + self + " " + args + " 2>&1");
-}
-
-bool has(const Outcome &o, const std::string &text) {
-  return o.out.find(text) != std::string::npos;
-}
-
-void show(const Outcome &o) {
-  std::fprintf(stderr, "  exit %d after %.1f s; output:\n%s\n", o.status, o.seconds,
-               o.out.c_str());
-}
 
 std::vector<std::string> readLines(const std::string &path) {
   std::vector<std::string> lines;
@@ -320,7 +243,7 @@ int alone(const std::string &self, const std::string &fakeCuda) {
 
 int driver(const std::string &launcher, int np, const std::string &self,
            const std::string &fakeCuda, const std::string &fakeNcclDir) {
-  std::string dir = tempDir();
+  std::string dir = tempDir("synpl-nccl");
   std::string ldPath = fakeNcclDir;
   if (const char *old = std::getenv("LD_LIBRARY_PATH"); old && *old)
     ldPath += std::string(":") + old;
