@@ -368,6 +368,27 @@ static void printBytes(OpAsmPrinter &p, Operation *, IntegerAttr attr) {
 #include "synpl/Dialect/L0UOp/L0UOpAttrs.cpp.inc"
 #define GET_TYPEDEF_CLASSES
 #include "synpl/Dialect/L0UOp/L0UOpTypes.cpp.inc"
+/// A collective's reduction, written in parentheses right after its kind:
+/// `all_reduce(mean)`; absent for the kinds that combine nothing.
+static ParseResult parseCollectiveReduce(OpAsmParser &parser, CollectiveReduceAttr &attr) {
+  if (failed(parser.parseOptionalLParen()))
+    return success();
+  SMLoc at = parser.getCurrentLocation();
+  StringRef word;
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<CollectiveReduce> kind = symbolizeCollectiveReduce(word);
+  if (!kind)
+    return parser.emitError(at, "expected sum, mean, max or min, got '") << word << "'";
+  attr = CollectiveReduceAttr::get(parser.getContext(), *kind);
+  return parser.parseRParen();
+}
+
+static void printCollectiveReduce(OpAsmPrinter &p, Operation *, CollectiveReduceAttr attr) {
+  if (attr)
+    p << "(" << stringifyCollectiveReduce(attr.getValue()) << ")";
+}
+
 #define GET_OP_CLASSES
 #include "synpl/Dialect/L0UOp/L0UOpOps.cpp.inc"
 

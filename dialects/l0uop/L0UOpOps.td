@@ -397,7 +397,7 @@ def L0UOp_CollectiveOp : L0UOp_PlanItem<"collective", [
                        OptionalAttr<L0UOp_I64Attr>:$root,
                        OptionalAttr<FlatSymbolRefAttr>:$complete_before);
   let assemblyFormat = [{
-    $sym_name `` $kind (`(` `` $reduce^ `)`)? $slots (`root` $root^)?
+    $sym_name `` $kind `` custom<CollectiveReduce>($reduce) $slots (`root` $root^)?
     (`complete_before` $complete_before^)? attr-dict
   }];
   let hasVerifier = 1;
