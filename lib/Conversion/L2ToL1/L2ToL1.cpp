@@ -518,8 +518,6 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   auto shard = dyn_cast<l2::DistributedShardAttr>(methods.getSample());
   problem.shards = shard ? shard.getShards() : 0;
   problem.globalBatch = shard ? batch * shard.getShards() : batch;
-  if (anyText)
-    problem.shards = problem.shards ? problem.shards : 1; // text windows: one process
   FailureOr<Placement> placed = searchPlacement(methods.getLoc(), problem);
   if (failed(placed))
     return failure();
