@@ -99,6 +99,16 @@ void typeOf(int64_t element, int64_t count, int &type, size_t &n) {
   n = (size_t)count;
 }
 
+/// Whether NCCL reduces values of `type` with `reduce` here: a number type
+/// (not the bytes typeOf falls back to) and one of the plan's reductions.
+int32_t checkReducible(int type, int64_t reduce) {
+  if (type == nccl::UINT8 || reduce < SYNPL_PLAN_REDUCE_SUM || reduce > SYNPL_PLAN_REDUCE_MIN)
+    return fail(SYNPL_RT_ERR_INVALID,
+                "collective: only f32, f64, i32 and i64 values are reduced (sum, mean, max, "
+                "min)");
+  return SYNPL_RT_OK;
+}
+
 int opOf(int64_t reduce) {
   switch (reduce) {
   case SYNPL_PLAN_REDUCE_MEAN:
@@ -213,10 +223,8 @@ int32_t NcclComm::allReduce(void *buf, int64_t count, int64_t element, int64_t r
   int type;
   size_t n;
   typeOf(element, count, type, n);
-  if (type == nccl::UINT8 || reduce < SYNPL_PLAN_REDUCE_SUM || reduce > SYNPL_PLAN_REDUCE_MIN)
-    return fail(SYNPL_RT_ERR_INVALID,
-                "collective: only f32, f64, i32 and i64 values are reduced (sum, mean, max, "
-                "min)");
+  if (int32_t st = checkReducible(type, reduce))
+    return st;
   SYNPL_NCCL_CHECK(AllReduce, buf, buf, n, type, opOf(reduce), comm_, stream);
   return SYNPL_RT_OK;
 }
@@ -239,10 +247,8 @@ int32_t NcclComm::reduceScatter(const void *src, void *dst, int64_t count, int64
   int type;
   size_t n;
   typeOf(element, count, type, n);
-  if (type == nccl::UINT8 || reduce < SYNPL_PLAN_REDUCE_SUM || reduce > SYNPL_PLAN_REDUCE_MIN)
-    return fail(SYNPL_RT_ERR_INVALID,
-                "collective: only f32, f64, i32 and i64 values are reduced (sum, mean, max, "
-                "min)");
+  if (int32_t st = checkReducible(type, reduce))
+    return st;
   SYNPL_NCCL_CHECK(ReduceScatter, src, dst, n, type, opOf(reduce), comm_, stream);
   return SYNPL_RT_OK;
 }

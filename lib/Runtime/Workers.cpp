@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Comm.h"
 #include "Internal.h"
 #include "Signals.h"
 
@@ -181,16 +182,12 @@ int32_t defaultThreads() {
   if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
     hw = unsigned(CPU_COUNT(&set));
   bool bound = hw < std::thread::hardware_concurrency();
-  if (!bound)
-    for (const char *name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
-                             "SLURM_NTASKS_PER_NODE"}) {
-      const char *v = std::getenv(name);
-      long local = v && *v ? std::strtol(v, nullptr, 10) : 0;
-      if (local > 1) {
-        hw = std::max(1u, hw / unsigned(local));
-        break;
-      }
-    }
+  int local = 0;
+  if (!bound &&
+      launcherInteger({"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"},
+                      local) &&
+      local > 1)
+    hw = std::max(1u, hw / unsigned(local));
   return hw == 0 ? 1 : int32_t(hw > 4096 ? 4096 : hw);
 }
 

@@ -284,28 +284,26 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
   spec.name = "L2->L1 @" + system.getSymName().str();
   // Data parallelism: replica counts d > 1 that divide the global batch
   // (or the one distributed_shard fixes); the replicas of compute node c
-  // are c and the next d - 1 compute nodes of its isa, by name.
-  auto replicasOf = [&](const std::string &c, int64_t d) -> SmallVector<std::string> {
-    SmallVector<std::string> r{c};
+  // are c and the next d - 1 compute nodes of its isa, by name. Each graph
+  // node's choices, computed once: no replicas (one process), then one set
+  // per count its isa has nodes enough for.
+  llvm::StringMap<SmallVector<SmallVector<std::string>>> replicaSets;
+  for (const std::string &c : computes) {
+    SmallVector<SmallVector<std::string>> &sets = replicaSets[c];
+    sets.emplace_back(); // one process
+    SmallVector<std::string> alike{c};
     l1::NodeOp first = system.lookupNode(c);
     for (const std::string &o : computes)
-      if ((int64_t)r.size() < d && o != c &&
-          system.lookupNode(o).getIsa() == first.getIsa())
-        r.push_back(o);
-    return (int64_t)r.size() == d ? r : SmallVector<std::string>();
-  };
-  SmallVector<int64_t> degrees{1};
-  for (int64_t d = 2; d <= (int64_t)computes.size(); ++d)
-    if (problem.shards ? d == problem.shards : problem.globalBatch % d == 0)
-      degrees.push_back(d);
-  // Replica counts per graph node: those its isa has nodes enough for.
-  auto degreesOf = [&](const std::string &c) {
-    return llvm::count_if(degrees, [&](int64_t d) { return !replicasOf(c, d).empty() || d == 1; });
-  };
+      if (o != c && system.lookupNode(o).getIsa() == first.getIsa())
+        alike.push_back(o);
+    for (int64_t d = 2; d <= (int64_t)alike.size(); ++d)
+      if (problem.shards ? d == problem.shards : problem.globalBatch % d == 0)
+        sets.emplace_back(alike.begin(), alike.begin() + d);
+  }
   spec.countCandidates = [&]() -> std::optional<uint64_t> {
     uint64_t perGraphNode = 0;
     for (const std::string &c : computes)
-      perGraphNode += uint64_t(degreesOf(c));
+      perGraphNode += replicaSets[c].size();
     return perGraphNode * computes.size() * memories.size() * 3;
   };
   spec.enumerate = [&](llvm::function_ref<bool(Placement)> yield) {
@@ -313,7 +311,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
       for (const std::string &h : computes)
         for (const std::string &m : memories)
           for (int64_t depth : {1, 2, 3})
-            for (int64_t d : degrees) {
+            for (const SmallVector<std::string> &replicas : replicaSets[c]) {
               Placement p;
               p.compute = c;
               p.host = h;
@@ -322,11 +320,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
               p.deviceMem =
                   bufferNodeOf(system, system.lookupNode(c)).value_or(std::string());
               p.storage = defaultStorage(m);
-              if (d > 1) {
-                p.replicas = replicasOf(c, d);
-                if (p.replicas.empty())
-                  continue; // fewer nodes of c's isa than d
-              }
+              p.replicas = replicas;
               if (!yield(std::move(p)))
                 return;
             }
