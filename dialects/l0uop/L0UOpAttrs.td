@@ -30,7 +30,8 @@ def L0UOp_InitKind : L0UOp_Enum<"InitKind", "what an init op writes into a slot"
     I32EnumAttrCase<"constant", 2>, I32EnumAttrCase<"kaiming", 3>,
     I32EnumAttrCase<"xavier", 4>, I32EnumAttrCase<"uniform", 5>,
     I32EnumAttrCase<"normal", 6>, I32EnumAttrCase<"decode_idx", 7>,
-    I32EnumAttrCase<"planned_steps", 8>, I32EnumAttrCase<"training_mode", 9>]>;
+    I32EnumAttrCase<"planned_steps", 8>, I32EnumAttrCase<"training_mode", 9>,
+    I32EnumAttrCase<"rank", 10>]>;
 def L0UOp_InitKindAttr : EnumAttr<L0UOp_Dialect, L0UOp_InitKind, "init_kind">;
 
 def L0UOp_RangeKind : L0UOp_Enum<"RangeKind", "how a RANGE is iterated", [

@@ -164,14 +164,22 @@ def L0UOp_SlotOp : L0UOp_PlanItem<"slot", [
     The spec's `MemorySlot`. `size` (bytes) is at least the buffer type's
     size. `offset` is required in persistent and arena pools, absent in
     freelist pools, and a multiple of the pool's alignment.
+
+    `shard_rows R` (tensor parallelism): the slot holds this rank's block
+    of a tensor `ranks` times larger, seen as `R` rows; each rank holds
+    one block of columns of every row. Its init fills the rank's block of
+    the full tensor's values, and checkpoints hold the full tensor. The
+    plan has `ranks` > 1, and `R` divides the buffer's element count.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$pool,
                        OptionalAttr<L0UOp_I64Attr>:$offset, L0UOp_I64Attr:$size,
                        L0UOp_I64Attr:$first_use, L0UOp_I64Attr:$last_use,
-                       TypeAttrOf<L0UOp_BufType>:$type);
+                       TypeAttrOf<L0UOp_BufType>:$type,
+                       OptionalAttr<L0UOp_I64Attr>:$shard_rows);
   let assemblyFormat = [{
     $sym_name `pool` $pool (`offset` $offset^)? `size` $size
-    `lifetime` `(` $first_use `,` $last_use `)` attr-dict `:` $type
+    `lifetime` `(` $first_use `,` $last_use `)` (`shard_rows` $shard_rows^)? attr-dict
+    `:` $type
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -62,6 +62,16 @@ LogicalResult SlotOp::verify() {
   if (static_cast<uint64_t>(getSize()) < need)
     return emitOpError("size ") << getSize() << " is smaller than its "
                                 << getType() << " (" << need << " bytes)";
+  if (std::optional<int64_t> rows = getShardRows()) {
+    int64_t elements = getBufType().getNumElements();
+    if (*rows <= 0 || elements % *rows != 0)
+      return emitOpError("shard_rows ")
+             << *rows << " does not divide its " << elements << " elements into rows";
+    auto plan = (*this)->getParentOfType<PlanOp>();
+    if (plan && plan.getRanks().value_or(1) < 2)
+      return emitOpError("holds one rank's shard, but the plan runs on one rank: give the "
+                         "plan `ranks` (at least 2)");
+  }
   return success();
 }
 
@@ -193,6 +203,9 @@ LogicalResult InitOp::verifySymbolUses(SymbolTableCollection &symbols) {
     return success();
   case InitKind::kaiming:
   case InitKind::xavier:
+    if (!getFanIn() && slot.getShardRows())
+      return emitOpError() << stringifyInitKind(getKind()) << " init of the sharded slot "
+                           << getSlotAttr() << " needs the full tensor's `fan_in`";
     if (!getFanIn() && buf.getRank() < 2)
       return emitOpError() << stringifyInitKind(getKind())
                            << " init of the rank-" << buf.getRank()
@@ -207,6 +220,7 @@ LogicalResult InitOp::verifySymbolUses(SymbolTableCollection &symbols) {
     return success();
   case InitKind::planned_steps:
   case InitKind::training_mode:
+  case InitKind::rank:
     if (!buf.getElementType().isF32() || buf.getNumElements() != 1)
       return emitOpError() << stringifyInitKind(getKind()) << " init fills one f32, not "
                            << buf;

@@ -76,7 +76,8 @@ int64_t PlanTableWriter::addMemory(PlanOp plan, FailFn fail) {
     add(SYNPL_PLAN_SLOTS,
         synpl_plan_slot{str(slot.getSymName()), poolIndex(slot.getPool()),
                         slot.getOffset() ? (int64_t)*slot.getOffset() : -1,
-                        (int64_t)slot.getSize(), element, (int64_t)buf.getNumElements()});
+                        (int64_t)slot.getSize(), element, (int64_t)buf.getNumElements(),
+                        slot.getShardRows().value_or(0)});
   }
   return items;
 }

@@ -517,10 +517,20 @@ uint64_t ActorOp::getStateBytes() {
   return total;
 }
 
-/// `planned_steps` and `training_mode` are numbers the runtime writes as
-/// one f32.
+/// `planned_steps`, `training_mode` and `rank` are numbers the runtime
+/// writes as one f32; a shard axis is an axis of the field.
 LogicalResult StateOp::verify() {
-  if (getInit() != InitKind::planned_steps && getInit() != InitKind::training_mode)
+  bool runtimeNumber = getInit() == InitKind::planned_steps ||
+                       getInit() == InitKind::training_mode || getInit() == InitKind::rank;
+  if (std::optional<uint64_t> axis = getShard()) {
+    auto t = dyn_cast<RankedTensorType>(getType());
+    if (runtimeNumber)
+      return emitOpError("init ") << stringifyInitKind(getInit())
+                                  << " is one number per process; it has no shard";
+    if (!t || *axis >= (uint64_t)t.getRank())
+      return emitOpError("shard axis ") << *axis << " is not an axis of " << getType();
+  }
+  if (!runtimeNumber)
     return success();
   auto t = dyn_cast<RankedTensorType>(getType());
   if (!t || t.getRank() != 0 || !t.getElementType().isF32())

@@ -209,11 +209,26 @@ def L1_StateOp : L1_Op<"state", [Symbol, HasParent<"ActorOp">]> {
     ```mlir
     l1.state @training : tensor<f32> init training_mode
     ```
+
+    `rank`: a rank-0 `f32` holding the process's rank in a tensor-parallel
+    run (0 alone); `l1.block_slice` reads it to take the rank's block.
+
+    `shard A` (tensor parallelism, the schedule's `shards`): the field
+    holds this rank's block along axis `A` of a tensor as many times
+    larger as there are ranks, and starts with that block of the full
+    tensor's initial values (kaiming's fan-in is the full tensor's), so
+    that the ranks together start where one process would:
+
+    ```mlir
+    l1.state @fc1_weight : tensor<784x128xf32> init kaiming shard 1
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
-                       L1_InitKind:$init);
-  let assemblyFormat = "$sym_name `:` $type `init` $init attr-dict";
+                       L1_InitKind:$init,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$shard);
+  let assemblyFormat =
+      "$sym_name `:` $type `init` $init (`shard` $shard^)? attr-dict";
   let hasVerifier = 1;
 }
 
@@ -781,6 +796,14 @@ def L1_ScheduleOp : L1_Op<"schedule", [
     program's tensor graphs run on the first; L1.1: they are compute nodes
     of one isa, and a path of edges joins each to the next (the
     collectives' ring).
+
+    Tensor parallelism: `shards [@cpu_0, @cpu_1]` runs the program once per
+    listed node as `replicas` does, but every rank reads the whole batch:
+    the actor state fields with a `shard` axis hold one block per rank,
+    and the tensor graphs exchange activations and gradients with
+    `l1.all_gather` and `l1.all_sum`. The same checks hold; a schedule
+    has `replicas` or `shards`, not both, and the rank ops appear only
+    under `shards`, gathering over as many ranks as it lists.
   }];
   let arguments = (ins FlatSymbolRefArrayAttr:$pipelines,
                        FlatSymbolRefArrayAttr:$actors,
@@ -789,21 +812,24 @@ def L1_ScheduleOp : L1_Op<"schedule", [
                        OptionalAttr<StrAttr>:$evaluate,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$checkpoint_every,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$steps,
-                       OptionalAttr<FlatSymbolRefArrayAttr>:$replicas);
+                       OptionalAttr<FlatSymbolRefArrayAttr>:$replicas,
+                       OptionalAttr<FlatSymbolRefArrayAttr>:$shards);
   // Without a training loop (the builder callers had before it).
   let builders = [
     OpBuilder<(ins "::mlir::ArrayAttr":$pipelines, "::mlir::ArrayAttr":$actors,
                    "::mlir::IntegerAttr":$pipeline_depth), [{
       build($_builder, $_state, pipelines, actors, pipeline_depth,
             ::mlir::IntegerAttr(), ::mlir::StringAttr(), ::mlir::IntegerAttr(),
-            ::mlir::IntegerAttr(), ::mlir::ArrayAttr());
+            ::mlir::IntegerAttr(), ::mlir::ArrayAttr(), ::mlir::ArrayAttr());
     }]>];
   let assemblyFormat = [{
     `pipelines` $pipelines `actors` $actors `pipeline_depth` $pipeline_depth
     (`epochs` $epochs^)? (`evaluate` $evaluate^)?
     (`checkpoint_every` $checkpoint_every^)? (`steps` $steps^)?
-    (`replicas` $replicas^)? attr-dict
+    (`replicas` $replicas^)? (`shards` $shards^)? attr-dict
   }];
 }
+
+include "synpl/Dialect/L1/L1RankOps.td"
 
 #endif // SYNPL_DIALECT_L1_OPS_TD

@@ -37,7 +37,8 @@ def L1_InitKind : I32EnumAttr<"InitKind", "actor state initializer", [
     I32EnumAttrCase<"kaiming", 2>,
     I32EnumAttrCase<"xavier", 3>,
     I32EnumAttrCase<"planned_steps", 4>,
-    I32EnumAttrCase<"training_mode", 5>]> {
+    I32EnumAttrCase<"training_mode", 5>,
+    I32EnumAttrCase<"rank", 6>]> {
   let cppNamespace = "::synpl::l1";
 }
 

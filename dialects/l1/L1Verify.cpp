@@ -765,31 +765,34 @@ LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &) {
 
 /// The schedule's replicas: distinct compute nodes of one isa, each joined
 /// to the next by a path of edges, the first running the tensor graphs.
-static LogicalResult checkReplicas(ScheduleOp schedule, ArrayAttr replicas) {
+/// A tensor-parallel schedule's `shards` obey the same rules (`what` is
+/// "replica" or "shard").
+static LogicalResult checkReplicas(ScheduleOp schedule, ArrayAttr replicas,
+                                   StringRef what = "replica") {
   SmallVector<NodeOp> nodes;
   for (Attribute a : replicas) {
     auto ref = cast<FlatSymbolRefAttr>(a);
-    FailureOr<NodeOp> node = checkPlacement(schedule, ref, "replica " + ref.getValue().str());
+    FailureOr<NodeOp> node = checkPlacement(schedule, ref, (what + " " + ref.getValue()).str());
     if (failed(node))
       return failure();
     if (llvm::is_contained(nodes, *node))
       return emitCheckError(schedule, Property::Safety, "L1.2")
-             << "the schedule lists replica " << ref << " twice";
+             << "the schedule lists " << what << " " << ref << " twice";
     auto isa = [](NodeOp n) { return n.getIsa().value_or("").str(); };
     if (!nodes.empty() && isa(*node) != isa(nodes.front()))
       return emitCheckError(schedule, Property::Safety, "L1.1")
-             << "replica " << ref << " has isa '" << isa(*node) << "' but replica @"
+             << what << " " << ref << " has isa '" << isa(*node) << "' but " << what << " @"
              << nodes.front().getSymName() << " has '" << isa(nodes.front())
-             << "': every replica runs the same code";
+             << "': every " << what << " runs the same code";
     if (!nodes.empty() &&
         failed(checkPath(schedule, FlatSymbolRefAttr::get(nodes.back().getSymNameAttr()), ref,
-                         "the replicas' collectives")))
+                         ("the " + what + "s' collectives").str())))
       return failure();
     nodes.push_back(*node);
   }
   if (nodes.size() < 2)
     return emitCheckError(schedule, Property::Safety, "L1.2")
-           << "a data-parallel schedule lists at least two replicas, got " << nodes.size();
+           << "a " << (what == "replica" ? "data" : "tensor") << "-parallel schedule lists at least two " << what << "s, got " << nodes.size();
   Operation *scope = getProgramScope(schedule);
   if (!scope)
     return success();
@@ -797,8 +800,8 @@ static LogicalResult checkReplicas(ScheduleOp schedule, ArrayAttr replicas) {
     if (graph.getNode() != nodes.front().getSymName())
       return emitCheckError(schedule, Property::Safety, "L1.2")
              << "tensor graph @" << graph.getSymName() << " runs on @" << graph.getNode()
-             << ", but the replicas start at @" << nodes.front().getSymName()
-             << " (the program is written for the first replica)";
+             << ", but the " << what << "s start at @" << nodes.front().getSymName()
+             << " (the program is written for the first " << what << ")";
   return success();
 }
 
@@ -806,6 +809,21 @@ LogicalResult ScheduleOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (ArrayAttr replicas = getReplicasAttr())
     if (failed(checkReplicas(*this, replicas)))
       return failure();
+  if (ArrayAttr shards = getShardsAttr()) {
+    if (getReplicasAttr())
+      return emitCheckError(*this, Property::Safety, "L1.2")
+             << "a schedule lists replicas (data parallel) or shards (tensor parallel), "
+                "not both";
+    if (failed(checkReplicas(*this, shards, "shard")))
+      return failure();
+  } else if (Operation *scope = getProgramScope(*this)) {
+    for (auto actor : scope->getRegion(0).front().getOps<ActorOp>())
+      for (auto state : actor.getBody().front().getOps<StateOp>())
+        if (state.getShard())
+          return emitCheckError(state, Property::Safety, "L1.2")
+                 << "state @" << state.getSymName()
+                 << " holds one shard per rank, but the l1.schedule lists no shards";
+  }
   for (Attribute a : getPipelines()) {
     auto ref = cast<FlatSymbolRefAttr>(a);
     if (!isa_and_nonnull<PipelineOp>(lookupInProgram(tables, *this, ref)))

@@ -76,17 +76,32 @@ ParseResult Parser::parseActor() {
         }
         Location initLoc = loc();
         StringRef init;
-        if (parseIdent(init, "an initializer (zeros, ones, kaiming, xavier, planned_steps "
-                             "or training_mode)"))
+        if (parseIdent(init, "an initializer (zeros, ones, kaiming, xavier, planned_steps, "
+                             "training_mode or rank)"))
           return failure();
         std::optional<l1::InitKind> kind = l1::symbolizeInitKind(init);
         if (!kind)
           return emitError(initLoc, "unknown initializer '")
                  << init
-                 << "'; expected zeros, ones, kaiming, xavier, planned_steps or training_mode";
+                 << "'; expected zeros, ones, kaiming, xavier, planned_steps, training_mode or "
+                    "rank";
+        // `, shard: A`: the field holds this rank's block along axis A
+        // (tensor parallelism).
+        IntegerAttr shard;
+        if (tok.is(Token::Comma) && peek().isKeyword("shard")) {
+          consume();
+          consume();
+          if (expect(Token::Colon, "after 'shard'"))
+            return failure();
+          int64_t axis;
+          if (!tok.is(Token::Integer) || tok.spelling.getAsInteger(10, axis) || axis < 0)
+            return expected("the shard's axis (a non-negative integer)");
+          consume();
+          shard = builder.getI64IntegerAttr(axis);
+        }
         l1::StateOp::create(builder, fieldLoc, builder.getStringAttr(field),
                             TypeAttr::get(type),
-                            l1::InitKindAttr::get(ctx, *kind));
+                            l1::InitKindAttr::get(ctx, *kind), shard);
       }
       consume(); // '}'
     } else if (tok.isKeyword("window")) {

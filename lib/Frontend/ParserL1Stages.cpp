@@ -544,14 +544,14 @@ ParseResult Parser::parsePipeline() {
 
 /// schedule ::= 'schedule' '{' { 'pipelines' ':' list | 'actors' ':' list
 ///                               | 'pipeline_depth' ':' int
-///                               | 'replicas' ':' list } '}'
+///                               | 'replicas' ':' list | 'shards' ':' list } '}'
 ParseResult Parser::parseSchedule() {
   Location at = loc();
   consume(); // 'schedule'
   Location open = loc();
   if (expect(Token::LBrace, "to open the schedule"))
     return failure();
-  SmallVector<Attribute> pipelines, actors, replicas;
+  SmallVector<Attribute> pipelines, actors, replicas, shards;
   std::optional<int64_t> depth;
   llvm::StringSet<> seen;
   while (!tok.is(Token::RBrace)) {
@@ -559,11 +559,11 @@ ParseResult Parser::parseSchedule() {
       return unclosedBody("schedule", "", open);
     Location keyLoc = loc();
     StringRef key;
-    if (parseIdent(key, "'pipelines', 'actors', 'pipeline_depth', 'replicas' or '}'"))
+    if (parseIdent(key, "'pipelines', 'actors', 'pipeline_depth', 'replicas', 'shards' or '}'"))
       return failure();
-    if (!llvm::is_contained({"pipelines", "actors", "pipeline_depth", "replicas"}, key))
+    if (!llvm::is_contained({"pipelines", "actors", "pipeline_depth", "replicas", "shards"}, key))
       return emitError(keyLoc, "unknown schedule entry '")
-             << key << "'; expected pipelines, actors, pipeline_depth or replicas";
+             << key << "'; expected pipelines, actors, pipeline_depth, replicas or shards";
     if (!seen.insert(key).second)
       return emitError(keyLoc, "duplicate '") << key << "' in the schedule";
     if (expect(Token::Colon, ("after '" + key + "'").str()))
@@ -575,6 +575,7 @@ ParseResult Parser::parseSchedule() {
       depth = n;
     } else if (parseRefList(key == "pipelines" ? pipelines
                             : key == "actors"  ? actors
+                            : key == "shards"  ? shards
                                                : replicas,
                             /*flat=*/true, /*bracketed=*/true)) {
       return failure();
@@ -589,5 +590,7 @@ ParseResult Parser::parseSchedule() {
                                          builder.getI64IntegerAttr(depth.value_or(1)));
   if (seen.contains("replicas"))
     schedule.setReplicasAttr(builder.getArrayAttr(replicas));
+  if (seen.contains("shards"))
+    schedule.setShardsAttr(builder.getArrayAttr(shards));
   return success();
 }

@@ -1,4 +1,4 @@
-//===- IndexedOps.cpp - Reference one_hot, gather and scatter_add ---------===//
+//===- IndexedOps.cpp - Reference one_hot, gather, scatter_add, block_slice ===//
 //
 // The operands are checked here, not trusted from the ops' verifiers (the
 // interpreter also runs generic-form programs parsed unverified).
@@ -82,4 +82,32 @@ FailureOr<Tensor> synpl::ref::detail::scatterAdd(Operation *op, const Tensor &sr
       for (int64_t d = 0; d < width; ++d)
         r[v * width + d] += src[p * width + d];
   return r;
+}
+
+FailureOr<Tensor> synpl::ref::detail::blockSlice(Operation *op, const Tensor &in, double index,
+                                                 int64_t axis, ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> from = in.getShape();
+  bool tiles = (int64_t)shape.size() == in.getRank() && axis >= 0 && axis < in.getRank() &&
+               shape[axis] > 0 && from[axis] % shape[axis] == 0;
+  for (int64_t d = 0; tiles && d < in.getRank(); ++d)
+    tiles = d == axis || shape[d] == from[d];
+  if (!tiles)
+    return op->emitOpError("the block ")
+           << synpl::shapes::formatShape(shape) << " does not tile axis " << axis << " of "
+           << synpl::shapes::formatShape(from);
+  int64_t n = shape[axis];
+  double i = std::trunc(index);
+  int64_t block = i >= 0 && i < double(from[axis] / n) ? int64_t(i) : 0;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= from[d];
+  for (int64_t d = axis + 1; d < in.getRank(); ++d)
+    inner *= from[d];
+  std::vector<double> out;
+  out.reserve(size_t(outer * n * inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    const double *row = in.data().data() + (o * from[axis] + block * n) * inner;
+    out.insert(out.end(), row, row + n * inner);
+  }
+  return Tensor(in.getElementType(), shape, std::move(out));
 }

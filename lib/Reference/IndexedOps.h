@@ -30,6 +30,11 @@ mlir::FailureOr<Tensor> gather(mlir::Operation *op, const Tensor &table, const T
 mlir::FailureOr<Tensor> scatterAdd(mlir::Operation *op, const Tensor &src, const Tensor &ids,
                                    int64_t rows);
 
+/// Block `index` (truncated; one outside the blocks is block 0) of `in`
+/// along `axis`, the block `shape` (l1.block_slice).
+mlir::FailureOr<Tensor> blockSlice(mlir::Operation *op, const Tensor &in, double index,
+                                   int64_t axis, llvm::ArrayRef<int64_t> shape);
+
 } // namespace synpl::ref::detail
 
 #endif // SYNPL_LIB_REFERENCE_INDEXEDOPS_H

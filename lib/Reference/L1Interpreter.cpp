@@ -387,7 +387,8 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
   // Operand counts are checked here, not trusted from the op's accessors
   // (a generic-form op parsed unverified can have any number).
   size_t want = isa<l1::AddOp, l1::SubOp, l1::MulOp, l1::DivOp, l1::MaxOp, l1::MinOp,
-                    l1::MatmulOp, l1::ScaleOp, l1::CmpOp, l1::GatherOp, l1::ScatterAddOp>(op)
+                    l1::MatmulOp, l1::ScaleOp, l1::CmpOp, l1::GatherOp, l1::ScatterAddOp,
+                    l1::BlockSliceOp>(op)
                     ? 2
                 : isa<l1::SelectOp>(op)                                  ? 3
                 : isa<l1::ConstOp, l1::WindowReadOp, l1::StateReadOp>(op) ? 0
@@ -400,7 +401,7 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
           l1::TransposeOp, l1::ReshapeOp, l1::ReduceSumOp, l1::ReduceMeanOp,
           l1::ReduceMaxOp, l1::CmpOp, l1::SelectOp, l1::CastOp, l1::OneHotOp, l1::ConstOp,
           l1::WindowReadOp, l1::StateReadOp, l1::UnfoldOp, l1::FoldOp, l1::RandomOp,
-          l1::GatherOp, l1::ScatterAddOp>(op);
+          l1::GatherOp, l1::ScatterAddOp, l1::BlockSliceOp>(op);
   if (known && in.size() != want)
     return op->emitOpError("has ") << in.size() << " operands, expected " << want;
   return llvm::TypeSwitch<Operation *, FailureOr<Tensor>>(op)
@@ -565,6 +566,17 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
                << call.getSymbol() << " of " << call.getFile()
                << ", which the reference interpreter cannot run: it evaluates each op "
                   "by its definition, and a user kernel has none but its file";
+      })
+      .Case<l1::BlockSliceOp>([&](l1::BlockSliceOp b) -> FailureOr<Tensor> {
+        auto rt = tensorType(op->getResult(0));
+        if (!rt)
+          return op->emitOpError("result is not a ranked tensor");
+        return synpl::ref::detail::blockSlice(op, *in[0], (*in[1])[0], (int64_t)b.getAxis(),
+                                              rt.getShape());
+      })
+      .Case<l1::AllGatherOp, l1::AllSumOp>([&](Operation *) -> FailureOr<Tensor> {
+        return op->emitOpError("combines the tensors of several ranks; the reference "
+                               "interpreter runs one");
       })
       .Default([&](Operation *) -> FailureOr<Tensor> {
         return op->emitOpError("is not an op the reference interpreter knows");
@@ -960,6 +972,8 @@ LogicalResult synpl::ref::initializeActorState(l1::ActorOp actor, uint64_t seed,
     case l1::InitKind::training_mode: // the interpreter runs training steps
       for (double &v : t.data())
         v = 1.0;
+      break;
+    case l1::InitKind::rank: // the interpreter is one process: rank 0
       break;
     }
     if (et->isInteger()) {

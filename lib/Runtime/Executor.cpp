@@ -320,14 +320,15 @@ int32_t Executor::setUp() {
     uint8_t *a = addr[0][init.slot];
     if (!a)
       return badTable("init of a run-time-placed slot");
+    // A split slot's init is this rank's block (Shards.cpp).
     if (!onDevice(init.slot)) {
-      if (int32_t st = runInit(p, init, a, o.dataDir))
+      if (int32_t st = fillInit(p, init, comm->rank(), a, o.dataDir))
         return st;
       continue;
     }
     // Computed on the host, then copied in.
     std::vector<uint8_t> host((size_t)p.slots[init.slot].size);
-    if (int32_t st = runInit(p, init, host.data(), o.dataDir))
+    if (int32_t st = fillInit(p, init, comm->rank(), host.data(), o.dataDir))
       return st;
     if (init.kind != SYNPL_PLAN_INIT_PLANNED_STEPS)
       if (int32_t st = writeSlot(init.slot, 0, host.data(), host.size()))

@@ -9,6 +9,10 @@
 // each once, of the slot's size; float state finite). In a data-parallel
 // run rank 0 writes the checkpoints, every rank reads the one it resumes
 // from, and a checkpoint resumes only a run of the world size it records.
+// A tensor-parallel run's file holds each split slot's full tensor, as a
+// one-process run's would: rank 0 gathers the ranks' blocks to write it,
+// and every rank restores its own block of it (Shards.cpp). A slot the
+// `rank` init fills keeps this process's rank.
 //
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
@@ -67,6 +71,16 @@ int32_t Executor::saveCheckpoint(const std::string &path, int64_t epoch0,
       return st;
     lossSum /= (double)ranks();
   }
+  auto persistent = [&](int64_t s) {
+    return p.pools[p.slots[s].pool].kind == SYNPL_PLAN_POOL_PERSISTENT;
+  };
+  // Tensor parallel: every rank sends its blocks of the split state; rank
+  // 0 writes the full tensors.
+  std::vector<std::vector<uint8_t>> gathered(p.slots.size);
+  for (int64_t s = 0; s < p.slots.size; ++s)
+    if (persistent(s) && isSharded(p, s))
+      if (int32_t st = gatherShard(s, gathered[s]))
+        return st;
   if (!lead())
     return SYNPL_RT_OK;
   Checkpoint c;
@@ -94,13 +108,18 @@ int32_t Executor::saveCheckpoint(const std::string &path, int64_t epoch0,
                                          std::to_string(globalStep) + ")"
                                    : stepLabel(true, globalStep, epoch0 + 1, batch - 1);
   for (int64_t s = 0; s < p.slots.size; ++s)
-    if (p.pools[p.slots[s].pool].kind == SYNPL_PLAN_POOL_PERSISTENT) {
-      std::vector<uint8_t> bytes((size_t)p.slots[s].size);
-      if (int32_t st = readSlot(s, 0, bytes.data(), bytes.size()))
-        return st;
+    if (persistent(s)) {
+      bool full = isSharded(p, s);
+      std::vector<uint8_t> bytes = std::move(gathered[s]);
+      if (!full) {
+        bytes.resize((size_t)p.slots[s].size);
+        if (int32_t st = readSlot(s, 0, bytes.data(), bytes.size()))
+          return st;
+      }
       if (int32_t st = checkStateBytes(s, bytes.data(), where,
                                        "the run stops without writing checkpoint " + path +
-                                           " (its last checkpoint, if any, is unchanged)"))
+                                           " (its last checkpoint, if any, is unchanged)",
+                                       full))
         return st;
       c.blobs.push_back({(uint64_t)s, std::move(bytes)});
     }
@@ -118,11 +137,13 @@ namespace {
 
 /// A float slot's saved bytes hold no NaN or infinity: such state only
 /// trains on to NaN (and a run stops at its first non-finite loss, so a
-/// checkpoint that holds one is damaged or edited).
+/// checkpoint that holds one is damaged or edited). A split slot's bytes
+/// are its full tensor.
 int32_t checkFinite(const char *path, const Plan &p, int64_t slot,
                     const std::vector<uint8_t> &bytes) {
   const synpl_plan_slot &s = p.slots[slot];
-  int64_t n = std::min<int64_t>(s.elements, (int64_t)bytes.size() / elementBytes(s.element));
+  int64_t elements = isSharded(p, slot) ? s.elements * p.header->ranks : s.elements;
+  int64_t n = std::min<int64_t>(elements, (int64_t)bytes.size() / elementBytes(s.element));
   double v = 0;
   int64_t e = firstNonFinite(bytes.data(), s.element, n, &v); // integers: -1
   if (e < 0)
@@ -196,7 +217,10 @@ int32_t Executor::restoreCheckpoint(const std::string &path,
                   f, b.id);
     const char *what = isSlot ? "actor state" : "control region";
     const char *name = p.str(isSlot ? p.slots[i].name : p.regions[i].name);
-    int64_t size = isSlot ? p.slots[i].size : std::max<int64_t>(p.regions[i].size, 8);
+    bool split = isSlot && isSharded(p, (int64_t)i);
+    int64_t size = split    ? shardShape(p, (int64_t)i).fullBytes()
+                   : isSlot ? p.slots[i].size
+                            : std::max<int64_t>(p.regions[i].size, 8);
     size_t index = isSlot ? i : p.slots.size + i;
     if (seen[index])
       return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint holds %s %s twice", f, what, name);
@@ -204,8 +228,9 @@ int32_t Executor::restoreCheckpoint(const std::string &path,
     if ((int64_t)b.bytes.size() != size)
       return fail(SYNPL_RT_ERR_FORMAT,
                   "%s: checkpoint holds %zu bytes of %s %s; this program's %s is %" PRId64
-                  " bytes",
-                  f, b.bytes.size(), what, name, name, size);
+                  " bytes%s",
+                  f, b.bytes.size(), what, name, name, size,
+                  split ? " (the full tensor its ranks split)" : "");
     if (isSlot)
       if (int32_t st = checkFinite(f, p, (int64_t)i, b.bytes))
         return st;
@@ -223,10 +248,22 @@ int32_t Executor::restoreCheckpoint(const std::string &path,
       return fail(SYNPL_RT_ERR_FORMAT, "%s: checkpoint lacks control region %s", f,
                   p.str(p.regions[r].name));
   for (const Target &t : targets) {
-    const std::vector<uint8_t> &bytes = t.blob->bytes;
+    // Rank 0 wrote its own rank; this process keeps its.
+    if (t.slot >= 0 && holdsRank(p, t.slot))
+      continue;
+    const uint8_t *bytes = t.blob->bytes.data();
+    size_t size = t.blob->bytes.size();
+    std::vector<uint8_t> block;
+    if (t.slot >= 0 && isSharded(p, t.slot)) {
+      ShardShape shape = shardShape(p, t.slot);
+      block.resize((size_t)shape.blockBytes());
+      shape.take(bytes, comm->rank(), shape.rows, block.data());
+      bytes = block.data();
+      size = block.size();
+    }
     if (t.host)
-      std::memcpy(t.host, bytes.data(), bytes.size());
-    else if (int32_t st = writeSlot(t.slot, 0, bytes.data(), bytes.size()))
+      std::memcpy(t.host, bytes, size);
+    else if (int32_t st = writeSlot(t.slot, 0, bytes, size))
       return st;
   }
   return SYNPL_RT_OK;

@@ -244,10 +244,13 @@ int32_t openTextSplit(const Plan &p, const synpl_plan_ingest &g,
 /// steps with periodic validation: StreamLoop.cpp).
 bool planReadsText(const Plan &p);
 // Ingest.cpp: inits, data paths and splits.
-/// Fills the slot of `init` at `addr` (zeros, ones, the random fills, a
-/// file's contents read from `dataDir` when it is set).
-int32_t runInit(const Plan &p, const synpl_plan_init &init, uint8_t *addr,
-                const std::string &dataDir);
+/// Fills `addr` with `init`'s values for a slot of the shape `s` (zeros,
+/// ones, the random fills, a file's contents read from `dataDir` when it is
+/// set). `s` is the init's slot, or the full tensor of a split one
+/// (Shards.cpp's fillInit).
+int32_t runInit(const Plan &p, const synpl_plan_init &init, const synpl_plan_slot &s,
+                uint8_t *addr, const std::string &dataDir);
+
 /// A compiled-in data path, or the file of the same name under `dataDir`.
 std::string resolve(const std::string &compiled, const std::string &dataDir);
 /// Whether a compiled-in path is a run-time binding that needs `--data`.
@@ -273,6 +276,45 @@ bool parseInt(const char *s, int64_t &out);
 /// Testing aid: the update step after which the run raises SIGKILL (a crash
 /// at a known point), from SYNPL_RT_KILL_AFTER_STEPS; -1 when unset.
 int64_t killAfterSteps();
+
+//===----------------------------------------------------------------------===//
+// Tensor parallelism: split slots (Shards.cpp)
+//===----------------------------------------------------------------------===//
+//
+// A slot with shard_rows > 0 holds rank r's block of a tensor the plan's
+// `ranks` times larger (PlanFormat.h): the full tensor is rows x (ranks x
+// w) row-major, the block rows x w, its row i columns [r w, (r + 1) w) of
+// the full tensor's row i. Inits fill the block with the full tensor's
+// values; checkpoints and weight files hold the full tensor.
+
+/// Where a split slot's block lies in its full tensor.
+struct ShardShape {
+  int64_t rows = 0;     ///< shard_rows
+  int64_t rowBytes = 0; ///< a row of the block: w elements
+  int64_t ranks = 1;    ///< the plan header's
+  int64_t blockBytes() const { return rows * rowBytes; }
+  int64_t fullBytes() const { return ranks * blockBytes(); }
+  /// Copies `rows` rows of rank `rank`'s block out of the full tensor's
+  /// same rows (`full` points at the first of them) into `block`.
+  void take(const uint8_t *full, int64_t rank, int64_t rows, uint8_t *block) const;
+  /// The reverse: `rows` rows of `block` into rank `rank`'s columns of the
+  /// full tensor's same rows.
+  void place(const uint8_t *block, int64_t rank, int64_t rows, uint8_t *full) const;
+};
+/// Slot `slot`'s block in its full tensor (a slot with shard_rows > 0).
+ShardShape shardShape(const Plan &p, int64_t slot);
+inline bool isSharded(const Plan &p, int64_t slot) { return p.slots[slot].shard_rows > 0; }
+/// Whether the plan splits any slot across its ranks: it then runs on
+/// exactly the header's `ranks` ranks.
+bool planIsTensorParallel(const Plan &p);
+/// Whether a `rank` init fills slot `slot` (its value is the process's, not
+/// state a checkpoint restores).
+bool holdsRank(const Plan &p, int64_t slot);
+/// Fills the slot of `init` at `addr` on rank `rank`: runInit's values, the
+/// rank for a `rank` init, and of a split slot rank `rank`'s block of the
+/// values runInit gives its full tensor (bit for bit a one-process run's).
+int32_t fillInit(const Plan &p, const synpl_plan_init &init, int64_t rank, uint8_t *addr,
+                 const std::string &dataDir);
 
 struct KernelStats {
   uint64_t calls = 0;
@@ -388,6 +430,10 @@ private:
   /// Reads `path`, checks it belongs to this program and run, restores it.
   int32_t restoreCheckpoint(const std::string &path, int64_t stepsPerEpoch,
                             Checkpoint &c);
+  /// Tensor parallel (Shards.cpp): every rank sends its block of split
+  /// slot `slot`, rank 0 receives the full tensor in `full` (the others
+  /// leave it empty). Every rank calls it at the same point.
+  int32_t gatherShard(int64_t slot, std::vector<uint8_t> &full);
 
   const Plan &p;
   const Options &o;
@@ -489,7 +535,10 @@ private:
   /// The first NaN or infinity of slot `slot`'s values at `bytes` (a host
   /// copy of a device slot), its value in `*value`; -1: none (or an integer
   /// slot). A large slot is scanned by the worker pool.
-  int64_t scanSlot(int64_t slot, const uint8_t *bytes, double *value) const;
+  /// `fullTensor`: `bytes` hold a split slot's full tensor (a checkpoint's
+  /// blob), not the slot's block.
+  int64_t scanSlot(int64_t slot, const uint8_t *bytes, double *value,
+                   bool fullTensor = false) const;
   /// --check-finite, after kernel `k` ran on `stream` (a CUDA kernel: its
   /// stream synchronized): its float outputs hold no NaN or infinity.
   int32_t checkKernelFinite(int64_t k, int64_t stream);
@@ -500,7 +549,7 @@ private:
   /// `bytes` of actor-state slot `slot` hold no NaN or infinity; else an
   /// error "<where>: actor state S holds nan at element K; <consequence>".
   int32_t checkStateBytes(int64_t slot, const uint8_t *bytes, const std::string &where,
-                          const std::string &consequence) const;
+                          const std::string &consequence, bool fullTensor = false) const;
   /// The end of epoch `epoch` (after update step `step`): its mean loss
   /// and every float actor-state slot are finite.
   int32_t checkEpochFinite(int64_t epoch, int64_t step, double lossSum,

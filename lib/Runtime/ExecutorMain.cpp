@@ -17,6 +17,10 @@
 // stop signal the ranks agreed on finalizes MPI. See docs/training.md,
 // "Data-parallel runs".
 //
+// Tensor-parallel runs: a plan that splits slots across its ranks
+// (Shards.cpp) runs on exactly the ranks it was placed on, each holding
+// its block of every split tensor, all of them on the whole batch.
+//
 //===----------------------------------------------------------------------===//
 #include "Comm.h"
 #include "ExecutorImpl.h"
@@ -28,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 using namespace synpl::rt;
 using namespace synpl::rt::exec;
@@ -55,11 +60,21 @@ void endWorld(int status) {
 }
 
 /// Whether the plan can run in a world of `n` ranks here: a program placed
-/// on one process runs alone; a data-parallel one (planned ranks > 1, or
-/// collectives) runs its collectives on host memory (Comm) or, with CUDA
-/// kernels, on GPU memory (NCCL on several ranks), not on a device.
+/// on one process runs alone; a tensor-parallel one on exactly its ranks
+/// (each holds one block of the split tensors); a data-parallel one
+/// (planned ranks > 1, or collectives) on any world. Either runs its
+/// collectives on host memory (Comm) or, with CUDA kernels, on GPU memory
+/// (NCCL on several ranks), not on a device.
 int32_t checkWorld(const Plan &p, int64_t n, const synpl_rt_device *device) {
   int64_t planned = p.header->ranks;
+  bool tensorParallel = planIsTensorParallel(p);
+  if (tensorParallel && n != planned) {
+    std::string world = n == 1 ? "" : "; this run has " + std::to_string(n);
+    return fail(SYNPL_RT_ERR_INVALID,
+                "this program splits its parameters across %" PRId64
+                " ranks (tensor parallel)%s; run it with mpirun -np %" PRId64,
+                planned, world.c_str(), planned);
+  }
   if (planned == 1 && n > 1)
     return fail(SYNPL_RT_ERR_INVALID,
                 "this program was placed on one process; run it alone, or compile it "
@@ -68,19 +83,30 @@ int32_t checkWorld(const Plan &p, int64_t n, const synpl_rt_device *device) {
     return SYNPL_RT_OK;
   if (device)
     return fail(SYNPL_RT_ERR_INVALID,
-                "a data-parallel program (placed on %" PRId64 " ranks, %" PRId64
+                "a %s program (placed on %" PRId64 " ranks, %" PRId64
                 " collective%s) cannot run on %s: its collectives run in the host "
                 "executor's memory; compile it for the host",
-                planned, p.collectives.size, p.collectives.size == 1 ? "" : "s", device->name);
+                tensorParallel ? "tensor-parallel" : "data-parallel", planned,
+                p.collectives.size, p.collectives.size == 1 ? "" : "s", device->name);
   return SYNPL_RT_OK;
 }
 
-/// Rank 0's start line of a data-parallel run, and the note when the
-/// world is not the one the program was placed on.
+/// Rank 0's start line of a data- or tensor-parallel run, and the note
+/// when a data-parallel run's world is not the one the program was placed
+/// on.
 void printWorld(const Plan &p, const Comm &world) {
   int64_t n = world.size(), planned = p.header->ranks;
   if (n == 1 && planned == 1)
     return;
+  // (checkWorld: the world is the planned one.) Every rank reads the whole
+  // batch: the global batch is the ingest's, as the progress counts it.
+  if (planIsTensorParallel(p)) {
+    std::fprintf(stderr,
+                 "synpl: tensor parallel: %" PRId64 " ranks, each holds 1/%" PRId64
+                 " of the split parameters (%s)\n",
+                 n, n, world.backend());
+    return;
+  }
   const synpl_plan_ingest *g = p.ingests.size ? &p.ingests[0] : nullptr;
   if (!g)
     std::fprintf(stderr, "synpl: data parallel: %" PRId64 " rank%s (%s)\n", n,

@@ -136,10 +136,12 @@ void scanChunk(void *ctx, int64_t begin, int64_t end) {
 
 } // namespace
 
-int64_t Executor::scanSlot(int64_t slot, const uint8_t *bytes, double *value) const {
+int64_t Executor::scanSlot(int64_t slot, const uint8_t *bytes, double *value,
+                           bool fullTensor) const {
   const synpl_plan_slot &s = p.slots[slot];
   int64_t eb = elementBytes(s.element);
-  int64_t n = std::min<int64_t>(s.elements, s.size / eb);
+  int64_t n = fullTensor ? s.elements * p.header->ranks
+                         : std::min<int64_t>(s.elements, s.size / eb);
   // Large outputs are spread over the threads the kernels use, so the
   // scan shrinks with the kernels as threads are added.
   constexpr int64_t kParallelMin = 1 << 16;
@@ -249,12 +251,12 @@ int32_t Executor::checkBatchFinite(const Ingest &g, const Split &split,
 }
 
 int32_t Executor::checkStateBytes(int64_t slot, const uint8_t *bytes, const std::string &where,
-                                  const std::string &consequence) const {
+                                  const std::string &consequence, bool fullTensor) const {
   const synpl_plan_slot &s = p.slots[slot];
   if (!isFloat(s.element))
     return SYNPL_RT_OK;
   double v = 0;
-  int64_t at = scanSlot(slot, bytes, &v);
+  int64_t at = scanSlot(slot, bytes, &v, fullTensor);
   if (at < 0)
     return SYNPL_RT_OK;
   return fail(SYNPL_RT_ERR_INVALID, "%s: actor state %s holds %s at element %" PRId64 "; %s%s",

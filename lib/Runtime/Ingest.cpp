@@ -2,7 +2,8 @@
 //
 // What the executor does before the first step and at every batch: the
 // plan's inits (zeros, ones, kaiming and the other random fills, the
-// planned-steps and training-mode scalars), resolving a data file's path
+// planned-steps and training-mode scalars; Shards.cpp's fillInit adds the
+// rank and the blocks of split slots), resolving a data file's path
 // (as compiled, or by name under --data), opening a split of IDX files
 // (the test split beside the training one: the executor's openData, which
 // stops a run that is to evaluate when its test files are missing), the
@@ -62,9 +63,8 @@ bool needsDataDir(const std::string &compiled, const std::string &dataDir) {
 /// fan_in) (variance 2 / fan_in); xavier: U(-b, b), b = sqrt(6 / (fan_in +
 /// fan_out)), fan_out = elements / fan_in; uniform: U(-1, 1); normal:
 /// N(0, 1) by Box-Muller. The stream of draws is splitmix64 from the seed.
-int32_t runInit(const Plan &p, const synpl_plan_init &init, uint8_t *addr,
-                const std::string &dataDir) {
-  const synpl_plan_slot &s = p.slots[init.slot];
+int32_t runInit(const Plan &p, const synpl_plan_init &init, const synpl_plan_slot &s,
+                uint8_t *addr, const std::string &dataDir) {
   int64_t n = s.elements;
   bool isF32 = s.element == SYNPL_PLAN_F32;
   switch (init.kind) {

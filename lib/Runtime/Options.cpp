@@ -102,7 +102,16 @@ void usage(const char *argv0, const Plan *p) {
       p && p->header->epochs > 0 ? p->header->epochs : 1,
       evalNone ? "no evaluation" : "evaluation on the ",
       evalNone ? "" : evalSplit, evalNone ? "" : " split");
-  if (p && p->header->ranks > 1)
+  if (p && planIsTensorParallel(*p))
+    std::printf(
+        "\nTensor parallel: the program splits its parameters across %" PRId64 " ranks.\n"
+        "Run it under a launcher on exactly that many (mpirun -np %" PRId64 " %s ...;\n"
+        "Open MPI, loaded at start-up from libmpi.so.40, or SYNPL_MPI_LIB): each\n"
+        "rank holds its block of every split tensor and reads the whole batch.\n"
+        "Rank 0 prints and writes the files, which hold the whole tensors.\n"
+        "See docs/distributed.md.\n",
+        p->header->ranks, p->header->ranks, argv0);
+  else if (p && p->header->ranks > 1)
     std::printf(
         "\nData parallel: the program was placed on %" PRId64 " ranks. Run it under a\n"
         "launcher (mpirun -np N %s ...; Open MPI, loaded at start-up from\n"

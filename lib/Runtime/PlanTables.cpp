@@ -85,6 +85,42 @@ bool inRange(int64_t first, int64_t count, int64_t size) {
 
 bool powerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+/// A split slot's record (shard_rows > 0, PlanFormat.h), after the slot's
+/// other fields: a plan of several ranks, whole rows of a size the runtime
+/// knows, a full tensor whose bytes fit an int64_t. The messages name the
+/// slot: a bad split is the placement's, to be found in the plan listing.
+int32_t checkShard(const Plan &p, const synpl_plan_slot &s) {
+  const char *name = p.str(s.name);
+  if (s.shard_rows < 0)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "the program's plan tables are corrupt: slot %s has shard_rows %" PRId64
+                ", below 0",
+                name, s.shard_rows);
+  if (s.shard_rows == 0)
+    return SYNPL_RT_OK;
+  if (p.header->ranks < 2)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "the program's plan tables are corrupt: slot %s is split across ranks "
+                "(shard_rows %" PRId64 ") in a plan placed on one process (header ranks 1)",
+                name, s.shard_rows);
+  if (s.elements == 0 || s.elements % s.shard_rows != 0)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "the program's plan tables are corrupt: split slot %s holds %" PRId64
+                " elements, not a positive multiple of its shard_rows %" PRId64,
+                name, s.elements, s.shard_rows);
+  if (s.element == SYNPL_PLAN_OTHER)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "the program's plan tables are corrupt: split slot %s has no element type "
+                "the runtime knows the size of",
+                name);
+  if (s.elements * elementBytes(s.element) > INT64_MAX / p.header->ranks)
+    return fail(SYNPL_RT_ERR_FORMAT,
+                "the program's plan tables are corrupt: split slot %s's full tensor (%" PRId64
+                " ranks x %" PRId64 " elements) is too large",
+                name, p.header->ranks, s.elements);
+  return SYNPL_RT_OK;
+}
+
 /// The collectives (after the slots and the stream entries): kind and
 /// reduction known, slots in range (pairs for all_gather and
 /// reduce_scatter, of one element type, reducible ones where reduced), a
@@ -231,6 +267,8 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
       return badTable("slot outside its pool");
     if (s.offset < 0 && pool.kind != SYNPL_PLAN_POOL_FREELIST)
       return badTable("unplaced slot outside a freelist pool");
+    if (int32_t st = checkShard(p, s))
+      return st;
   }
   bool hasCuda = false;
   for (int64_t k = 0; k < p.kernels.size; ++k) {
@@ -275,17 +313,22 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
   if (int32_t st = checkCollectives(p))
     return st;
   for (int64_t i = 0; i < p.inits.size; ++i) {
-    if (!in(p.inits[i].slot, p.slots.size) ||
-        !in(p.inits[i].kind, SYNPL_PLAN_INIT_TRAINING_MODE + 1))
+    if (!in(p.inits[i].slot, p.slots.size) || !in(p.inits[i].kind, SYNPL_PLAN_INIT_RANK + 1))
       return badTable("init");
+    // The runtime's scalars: one f32 of this process (a split slot is a
+    // block of a larger tensor).
     const synpl_plan_slot &s = p.slots[p.inits[i].slot];
-    if ((p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS ||
-         p.inits[i].kind == SYNPL_PLAN_INIT_TRAINING_MODE) &&
-        (s.element != SYNPL_PLAN_F32 || s.elements != 1 || s.size < 4))
-      return badTable(p.inits[i].kind == SYNPL_PLAN_INIT_PLANNED_STEPS
+    int64_t kind = p.inits[i].kind;
+    if ((kind == SYNPL_PLAN_INIT_PLANNED_STEPS || kind == SYNPL_PLAN_INIT_TRAINING_MODE ||
+         kind == SYNPL_PLAN_INIT_RANK) &&
+        (s.element != SYNPL_PLAN_F32 || s.elements != 1 || s.size < 4 || s.shard_rows != 0))
+      return badTable(kind == SYNPL_PLAN_INIT_PLANNED_STEPS
                           ? "planned_steps init of a slot that is not one f32"
-                          : "training_mode init of a slot that is not one f32");
+                      : kind == SYNPL_PLAN_INIT_TRAINING_MODE
+                          ? "training_mode init of a slot that is not one f32"
+                          : "rank init of a slot that is not one f32");
   }
+  bool tensorParallel = planIsTensorParallel(p);
   for (int64_t i = 0; i < p.ingests.size; ++i) {
     const synpl_plan_ingest &g = p.ingests[i];
     if (!inRange(g.first_field, g.num_fields, p.ingestFields.size) ||
@@ -295,6 +338,11 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
       return badTable("ingest");
     if (g.sharded != 0 && g.sharded != 1)
       return badTable("an ingest's sharded flag that is not 0 or 1");
+    // The ranks of a tensor-parallel plan work on the same samples, each
+    // with its part of the parameters.
+    if (g.sharded && tensorParallel)
+      return badTable("a sharded ingest in a tensor-parallel plan (its ranks read the "
+                      "whole batch)");
   }
   for (int64_t i = 0; i < p.ingestFields.size; ++i)
     if (!in(p.ingestFields[i].slot, p.slots.size) || p.ingestFields[i].shift < 0 ||

@@ -155,15 +155,16 @@ inline std::unique_ptr<Built> build(const std::string &source, std::vector<std::
   OpBuilder ab = OpBuilder::atBlockEnd(&actor.getBody().emplaceBlock());
   SmallVector<Attribute> stateRefs;
   for (const l2tol1::TrainableParam &p : r->params) {
-    l1::StateOp::create(ab, loc, p.state, RankedTensorType::get(p.shape, b.getF32Type()), p.init);
+    l1::StateOp::create(ab, loc, p.state, RankedTensorType::get(p.shape, b.getF32Type()), p.init,
+                        IntegerAttr());
     stateRefs.push_back(FlatSymbolRefAttr::get(ctx, p.state));
   }
   // Dropout draws with the update step and the train/eval flag.
   bool random = l2tol1::drawsRandomNumbers(methods);
   if (random) {
     auto scalar = RankedTensorType::get({}, b.getF32Type());
-    l1::StateOp::create(ab, loc, "step", scalar, l1::InitKind::zeros);
-    l1::StateOp::create(ab, loc, "training", scalar, l1::InitKind::training_mode);
+    l1::StateOp::create(ab, loc, "step", scalar, l1::InitKind::zeros, IntegerAttr());
+    l1::StateOp::create(ab, loc, "training", scalar, l1::InitKind::training_mode, IntegerAttr());
     stateRefs.push_back(FlatSymbolRefAttr::get(ctx, "step"));
     stateRefs.push_back(FlatSymbolRefAttr::get(ctx, "training"));
   }

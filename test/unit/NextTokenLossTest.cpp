@@ -85,7 +85,8 @@ TEST_CASE("next-token loss: cross-entropy of every position against the next byt
   OpBuilder ab = OpBuilder::atBlockEnd(&actor.getBody().emplaceBlock());
   SmallVector<Attribute> stateRefs;
   for (const l2tol1::TrainableParam &p : *params) {
-    l1::StateOp::create(ab, loc, p.state, RankedTensorType::get(p.shape, b.getF32Type()), p.init);
+    l1::StateOp::create(ab, loc, p.state, RankedTensorType::get(p.shape, b.getF32Type()), p.init,
+                        IntegerAttr());
     stateRefs.push_back(FlatSymbolRefAttr::get(ctx.get(), p.state));
   }
   l1::WindowOp::create(ab, loc, "weights", b.getArrayAttr(stateRefs),

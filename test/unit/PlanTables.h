@@ -215,11 +215,13 @@ inline Tables dataParallelPlan(int64_t ranks, int64_t batch, int64_t sharded = 1
                                            SYNPL_PLAN_SPACE_HOST, 4 * batch + 128, 64});
   int64_t gAt = (4 * batch + 63) / 64 * 64;
   tb.add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 1, 0, 4 * batch,
-                                           SYNPL_PLAN_F32, batch});
-  tb.add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "g"), 1, gAt, 4, SYNPL_PLAN_F32, 1});
+                                           SYNPL_PLAN_F32, batch, 0});
   tb.add(SYNPL_PLAN_SLOTS,
-         synpl_plan_slot{str(t.strings, "g2"), 1, gAt + 64, 4, SYNPL_PLAN_F32, 1});
-  tb.add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "acc"), 0, 0, 8, SYNPL_PLAN_F32, 2});
+         synpl_plan_slot{str(t.strings, "g"), 1, gAt, 4, SYNPL_PLAN_F32, 1, 0});
+  tb.add(SYNPL_PLAN_SLOTS,
+         synpl_plan_slot{str(t.strings, "g2"), 1, gAt + 64, 4, SYNPL_PLAN_F32, 1, 0});
+  tb.add(SYNPL_PLAN_SLOTS,
+         synpl_plan_slot{str(t.strings, "acc"), 0, 0, 8, SYNPL_PLAN_F32, 2, 0});
   tb.add(SYNPL_PLAN_KERNELS, kernel("batch_sum", 0, 3, 1));
   tb.add(SYNPL_PLAN_KERNELS, kernel("accumulate", 3, 3, 2));
   for (int64_t slot : {0, 1, 2, 1, 2, 3})
@@ -243,6 +245,113 @@ inline Tables dataParallelPlan(int64_t ranks, int64_t batch, int64_t sharded = 1
   t.header().ranks = ranks;
   t.kernels = {reinterpret_cast<void *>(&dpBatchSum), reinterpret_cast<void *>(&dpAccumulate)};
   return t;
+}
+
+//===----------------------------------------------------------------------===//
+// A tensor-parallel plan (RuntimeDataParallelTest.cpp alone, RuntimeMpiTest
+// .cpp on its ranks)
+//===----------------------------------------------------------------------===//
+
+/// Its slots, in record order.
+enum TpSlot : int64_t { kTpX, kTpLoss, kTpW, kTpV, kTpRank };
+/// A rank's blocks: w is 3 rows x 4 columns (kaiming, fan_in 8, seed 11),
+/// v 2 x 3 (xavier, fan_in 2, seed 12); the full tensors are `ranks` times
+/// as wide.
+constexpr int64_t kTpWRows = 3, kTpWCols = 4, kTpVRows = 2, kTpVCols = 3;
+constexpr int64_t kTpBatch = 4;
+
+/// What the `observe` kernel of the plan built last saw at its first step
+/// in this process (w's and v's values, the rank slot), and its steps.
+inline std::vector<float> tpW, tpV;
+inline float tpRank = -1;
+inline int64_t tpSteps = 0;
+inline int64_t tpWElements = 0, tpVElements = 0;
+
+/// observe(x, w, v, rank -> loss): records the state at the first step;
+/// loss = sum(x).
+inline void tpObserve(void *const *args, int64_t, int64_t) {
+  const float *x = static_cast<const float *>(args[0]);
+  const float *w = static_cast<const float *>(args[1]);
+  const float *v = static_cast<const float *>(args[2]);
+  if (tpSteps++ == 0) {
+    tpW.assign(w, w + tpWElements);
+    tpV.assign(v, v + tpVElements);
+    tpRank = *static_cast<const float *>(args[3]);
+  }
+  float sum = 0;
+  for (int64_t i = 0; i < kTpBatch; ++i)
+    sum += x[i];
+  *static_cast<float *>(args[4]) = sum;
+}
+
+/// A plan whose parameters w and v are split across `ranks` ranks
+/// (shard_rows, header ranks `ranks`), with a `rank` slot and an unsharded
+/// ingest of kTpBatch samples (the i32 IDX file `train-x`, bound with
+/// --data); its one kernel is observe. Not `split`: the one-process plan of
+/// the same full tensors (the same inits, header ranks 1), whose values the
+/// split plan's blocks are cut from.
+inline Tables tensorParallelPlan(int64_t ranks, bool split = true) {
+  Tables t;
+  TableBuilder tb;
+  int64_t widen = split ? 1 : ranks, rows = split ? 1 : 0;
+  tpWElements = kTpWRows * kTpWCols * widen;
+  tpVElements = kTpVRows * kTpVCols * widen;
+  tpW.clear();
+  tpV.clear();
+  tpRank = -1;
+  tpSteps = 0;
+  int64_t wBytes = 4 * tpWElements, vBytes = 4 * tpVElements;
+  int64_t vAt = (wBytes + 63) / 64 * 64, rankAt = vAt + (vBytes + 63) / 64 * 64;
+  tb.add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "state"), SYNPL_PLAN_POOL_PERSISTENT,
+                                           SYNPL_PLAN_SPACE_HOST, rankAt + 64, 64});
+  tb.add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "work"), SYNPL_PLAN_POOL_ARENA,
+                                           SYNPL_PLAN_SPACE_HOST, 128, 64});
+  tb.add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 1, 0, 4 * kTpBatch,
+                                           SYNPL_PLAN_F32, kTpBatch, 0});
+  tb.add(SYNPL_PLAN_SLOTS,
+         synpl_plan_slot{str(t.strings, "loss"), 1, 64, 4, SYNPL_PLAN_F32, 1, 0});
+  tb.add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "w"), 0, 0, wBytes, SYNPL_PLAN_F32,
+                                           tpWElements, rows * kTpWRows});
+  tb.add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "v"), 0, vAt, vBytes,
+                                           SYNPL_PLAN_F32, tpVElements, rows * kTpVRows});
+  tb.add(SYNPL_PLAN_SLOTS,
+         synpl_plan_slot{str(t.strings, "rank"), 0, rankAt, 4, SYNPL_PLAN_F32, 1, 0});
+  synpl_plan_kernel k{};
+  k.name = str(t.strings, "observe");
+  k.num_args = 5;
+  k.num_inputs = 4;
+  k.iterations = 1;
+  k.grain = 1;
+  k.target = SYNPL_PLAN_TARGET_HOST;
+  k.entry = -1;
+  tb.add(SYNPL_PLAN_KERNELS, k);
+  for (int64_t slot : {kTpX, kTpW, kTpV, kTpRank, kTpLoss})
+    tb.add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{slot});
+  tb.add(SYNPL_PLAN_STREAMS, synpl_plan_stream{str(t.strings, "s0"), 0, 1});
+  tb.add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, 0});
+  tb.add(SYNPL_PLAN_INITS, synpl_plan_init{SYNPL_PLAN_INIT_KAIMING, kTpW, 8, 11, 0, -1});
+  tb.add(SYNPL_PLAN_INITS, synpl_plan_init{SYNPL_PLAN_INIT_XAVIER, kTpV, 2, 12, 0, -1});
+  tb.add(SYNPL_PLAN_INITS, synpl_plan_init{SYNPL_PLAN_INIT_RANK, kTpRank, 0, 0, 0, -1});
+  tb.add(SYNPL_PLAN_INGESTS, synpl_plan_ingest{str(t.strings, "data"), SYNPL_PLAN_FORMAT_IDX,
+                                               kTpBatch, 1, 1, 7, 0, 1, 1, 0});
+  tb.add(SYNPL_PLAN_INGEST_FIELDS,
+         synpl_plan_ingest_field{kTpX, str(t.strings, "train-x"), 0, 0x0C01, 0});
+  tb.add(SYNPL_PLAN_REPORTS, synpl_plan_report{str(t.strings, "loss"), kTpLoss});
+  tb.finish(t, str(t.strings, "tp_plan"));
+  t.header().ranks = split ? ranks : 1;
+  t.kernels = {reinterpret_cast<void *>(&tpObserve)};
+  return t;
+}
+
+/// Rank `rank`'s block (rows x cols of `ranks` blocks side by side) of the
+/// row-major full tensor `full`, cut by hand.
+inline std::vector<float> tpBlock(const std::vector<float> &full, int64_t rows, int64_t cols,
+                                  int64_t rank, int64_t ranks) {
+  std::vector<float> block;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      block.push_back(full[(size_t)(i * ranks * cols + rank * cols + j)]);
+  return block;
 }
 
 /// Writes `dir`/train-x: a 1-D i32 IDX file of the samples 1, 2, ..., n

@@ -1,13 +1,15 @@
-//===- RuntimeDataParallelTest.cpp - Plan format 7 in one process --------===//
+//===- RuntimeDataParallelTest.cpp - Several ranks' plans in one process ---===//
 //
-// The data-parallel half of the runtime that one process can check: the
-// self communicator's collectives (the identity of a world of one), the
-// shard arithmetic (which positions of the epoch's order rank r of N reads
-// at step i, the steps of an epoch with and without drop_last), the table
-// checks of the collective records, and a plan with a collective run by
-// the executor alone. The same plan runs on several ranks under mpirun in
-// RuntimeMpiTest.cpp. Linked with SynplRuntime only
-// (synpl-runtime-dp-tests).
+// The data- and tensor-parallel half of the runtime that one process can
+// check: the self communicator's collectives (the identity of a world of
+// one), the shard arithmetic (which positions of the epoch's order rank r
+// of N reads at step i, the steps of an epoch with and without drop_last),
+// the table checks of the collective records and of split slots, a plan
+// with a collective run by the executor alone, the blocks every rank's
+// inits give a split slot (against a one-process run of the full tensors)
+// and the refusal of a tensor-parallel plan run alone. The same plans run
+// on several ranks under mpirun in RuntimeMpiTest.cpp. Linked with
+// SynplRuntime only (synpl-runtime-dp-tests).
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Runtime/PlanFormat.h"
@@ -297,12 +299,12 @@ TEST_CASE("plan tables: collective records are checked", "[runtime][plan]") {
     collective(t)->name = 1 << 20;
     refused(t, "a collective name outside the string blob");
   }
-  SECTION("a plan of format 6 is told the version") {
+  SECTION("a plan of format 7 is told the version") {
     Tables t = synpl::test::dataParallelPlan(2, 4);
-    t.header().version = 6;
+    t.header().version = 7;
     CHECK(run(t, {"--quiet"}) == 1);
-    CHECK(lastError() == "the program's plan tables have version 6, this runtime reads "
-                         "version 7 (relink with a matching runtime)");
+    CHECK(lastError() == "the program's plan tables have version 7, this runtime reads "
+                         "version 8 (relink with a matching runtime)");
   }
 }
 
@@ -380,4 +382,156 @@ TEST_CASE("executor: a data-parallel plan runs alone", "[runtime][executor][dp]"
     REQUIRE(e.status == 0);
     CHECK(e.err.find("data parallel") == std::string::npos);
   }
+}
+
+TEST_CASE("plan tables: split slots and the rank init are checked", "[runtime][plan][tp]") {
+  std::string dir = tempDir();
+  REQUIRE(synpl::test::writeDataParallelSamples(dir, 16));
+  using synpl::test::kTpRank;
+  using synpl::test::kTpV;
+  using synpl::test::kTpW;
+  auto refused = [&](Tables &t, const std::string &what) {
+    CHECK(run(t, {"--quiet", "--data", dir.c_str()}) == 1);
+    CHECK(lastError() == "the program's plan tables are corrupt: " + what);
+  };
+  auto slot = [](Tables &t, int64_t i) { return t.record<synpl_plan_slot>(SYNPL_PLAN_SLOTS, i); };
+  SECTION("elements that are not whole rows") {
+    Tables t = synpl::test::tensorParallelPlan(2);
+    slot(t, kTpW)->shard_rows = 5; // 12 elements
+    refused(t, "split slot w holds 12 elements, not a positive multiple of its shard_rows 5");
+  }
+  SECTION("a split slot of no elements") {
+    Tables t = synpl::test::tensorParallelPlan(2);
+    slot(t, kTpV)->elements = 0;
+    refused(t, "split slot v holds 0 elements, not a positive multiple of its shard_rows 2");
+  }
+  SECTION("negative shard_rows") {
+    Tables t = synpl::test::tensorParallelPlan(2);
+    slot(t, kTpW)->shard_rows = -3;
+    refused(t, "slot w has shard_rows -3, below 0");
+  }
+  SECTION("a split slot in a plan placed on one process") {
+    Tables t = synpl::test::tensorParallelPlan(2);
+    t.header().ranks = 1;
+    refused(t, "slot w is split across ranks (shard_rows 3) in a plan placed on one process "
+               "(header ranks 1)");
+  }
+  SECTION("a split slot of an element type without a size") {
+    Tables t = synpl::test::tensorParallelPlan(2);
+    slot(t, kTpV)->element = SYNPL_PLAN_OTHER;
+    refused(t, "split slot v has no element type the runtime knows the size of");
+  }
+  SECTION("a full tensor too large to count its bytes") {
+    Tables t = synpl::test::tensorParallelPlan(2);
+    t.header().ranks = INT32_MAX;
+    slot(t, kTpW)->elements = int64_t(3) << 32;
+    slot(t, kTpW)->size = 4 * slot(t, kTpW)->elements;
+    t.record<synpl_plan_pool>(SYNPL_PLAN_POOLS, 0)->capacity = INT64_MAX / 2;
+    refused(t, "split slot w's full tensor (2147483647 ranks x 12884901888 elements) is too "
+               "large");
+  }
+  SECTION("a rank init of several values, of a split slot, of an i32") {
+    Tables t = synpl::test::tensorParallelPlan(2, /*split=*/false);
+    t.record<synpl_plan_init>(SYNPL_PLAN_INITS, 2)->slot = kTpW;
+    refused(t, "rank init of a slot that is not one f32");
+    Tables u = synpl::test::tensorParallelPlan(2);
+    slot(u, kTpRank)->shard_rows = 1;
+    refused(u, "rank init of a slot that is not one f32");
+    Tables v = synpl::test::tensorParallelPlan(2);
+    slot(v, kTpRank)->element = SYNPL_PLAN_I32;
+    refused(v, "rank init of a slot that is not one f32");
+  }
+  SECTION("an init kind past rank") {
+    Tables t = synpl::test::tensorParallelPlan(2);
+    t.record<synpl_plan_init>(SYNPL_PLAN_INITS, 2)->kind = SYNPL_PLAN_INIT_RANK + 1;
+    refused(t, "init");
+  }
+  SECTION("a sharded ingest in a tensor-parallel plan") {
+    Tables t = synpl::test::tensorParallelPlan(2);
+    t.record<synpl_plan_ingest>(SYNPL_PLAN_INGESTS, 0)->sharded = 1;
+    refused(t, "a sharded ingest in a tensor-parallel plan (its ranks read the whole batch)");
+  }
+}
+
+TEST_CASE("shards: every rank's init of a split slot is its block of a one-process run's",
+          "[runtime][shard][tp]") {
+  using namespace synpl::rt::exec;
+  using namespace synpl::test;
+  std::string dir = tempDir();
+  REQUIRE(writeDataParallelSamples(dir, 16));
+  for (int64_t ranks : {2, 3}) {
+    INFO(ranks << " ranks");
+    // The full tensors as one process fills them (its rank slot: 0).
+    Tables whole = tensorParallelPlan(ranks, /*split=*/false);
+    REQUIRE(run(whole, {"--quiet", "--data", dir.c_str()}) == 0);
+    CHECK(tpRank == 0.0f);
+    CHECK(tpSteps == 4);
+    std::vector<float> w = tpW, v = tpV;
+    REQUIRE(w.size() == size_t(kTpWRows * kTpWCols * ranks));
+    // Each rank's fill of the split plan's slots.
+    Tables t = tensorParallelPlan(ranks);
+    bindTables(t);
+    Plan plan;
+    REQUIRE(loadPlan(&t.desc, plan) == SYNPL_RT_OK);
+    REQUIRE(planIsTensorParallel(plan));
+    for (int64_t r = 0; r < ranks; ++r) {
+      INFO("rank " << r);
+      std::vector<float> wb(kTpWRows * kTpWCols), vb(kTpVRows * kTpVCols);
+      float rank = -1;
+      REQUIRE(fillInit(plan, plan.inits[0], r, reinterpret_cast<uint8_t *>(wb.data()), "") ==
+              SYNPL_RT_OK);
+      REQUIRE(fillInit(plan, plan.inits[1], r, reinterpret_cast<uint8_t *>(vb.data()), "") ==
+              SYNPL_RT_OK);
+      REQUIRE(fillInit(plan, plan.inits[2], r, reinterpret_cast<uint8_t *>(&rank), "") ==
+              SYNPL_RT_OK);
+      CHECK(wb == tpBlock(w, kTpWRows, kTpWCols, r, ranks));
+      CHECK(vb == tpBlock(v, kTpVRows, kTpVCols, r, ranks));
+      CHECK(rank == float(r));
+    }
+    // Values the same everywhere fill the block directly.
+    synpl_plan_init ones{SYNPL_PLAN_INIT_CONSTANT, kTpW, 0, 0, 0, -1};
+    double half = 0.5;
+    std::memcpy(&ones.value, &half, sizeof half);
+    std::vector<float> block(kTpWRows * kTpWCols, 0.0f);
+    REQUIRE(fillInit(plan, ones, 1, reinterpret_cast<uint8_t *>(block.data()), "") ==
+            SYNPL_RT_OK);
+    CHECK(block == std::vector<float>(kTpWRows * kTpWCols, 0.5f));
+  }
+
+  SECTION("blocks placed side by side are the full tensor again") {
+    Tables t = tensorParallelPlan(3);
+    bindTables(t);
+    Plan plan;
+    REQUIRE(loadPlan(&t.desc, plan) == SYNPL_RT_OK);
+    ShardShape shape = shardShape(plan, kTpV);
+    CHECK(shape.rows == kTpVRows);
+    CHECK(shape.rowBytes == 4 * kTpVCols);
+    CHECK(shape.fullBytes() == 3 * 4 * kTpVRows * kTpVCols);
+    std::vector<float> full(kTpVRows * kTpVCols * 3), again(full.size(), -1.0f);
+    for (size_t i = 0; i < full.size(); ++i)
+      full[i] = float(i);
+    for (int64_t r = 0; r < 3; ++r) {
+      std::vector<float> block(kTpVRows * kTpVCols);
+      shape.take(reinterpret_cast<uint8_t *>(full.data()), r, shape.rows,
+                 reinterpret_cast<uint8_t *>(block.data()));
+      CHECK(block == tpBlock(full, kTpVRows, kTpVCols, r, 3));
+      shape.place(reinterpret_cast<uint8_t *>(block.data()), r, shape.rows,
+                  reinterpret_cast<uint8_t *>(again.data()));
+    }
+    CHECK(again == full);
+  }
+}
+
+TEST_CASE("executor: a tensor-parallel plan refuses to run alone", "[runtime][executor][tp]") {
+  std::string dir = tempDir();
+  REQUIRE(synpl::test::writeDataParallelSamples(dir, 16));
+  Tables t = synpl::test::tensorParallelPlan(2);
+  ::setenv("SYNPL_COMM", "self", 1);
+  synpl::test::Ended e = synpl::test::runMainInChild(
+      t, {"tp_prog", "--quiet", "--data", dir.c_str()}, dir + "/stderr");
+  ::unsetenv("SYNPL_COMM");
+  CHECK(e.status == 1);
+  CHECK(e.err == "synpl: error: this program splits its parameters across 2 ranks (tensor "
+                 "parallel); run it with mpirun -np 2\n");
+  CHECK(synpl::test::tpSteps == 0);
 }

@@ -20,6 +20,15 @@
 //                     program's failure path) while rank 0 waits for it in
 //                     the bucket's all_reduce
 //   one-process       (a rank) a plan placed on one process
+//   tp PLANNED [--expect FILE] ARGS...
+//                     (a rank) synpl_rt_main on PlanTables.h's
+//                     tensor-parallel plan placed on PLANNED ranks; with
+//                     --expect, checks that the kernel saw this rank's
+//                     blocks of the full tensors in the weight file FILE
+//                     and its own rank, and (unless resumed) a step per
+//                     whole batch
+//   tp-whole NP ARGS... (run alone) the one-process plan of the same full
+//                     tensors
 //
 // A failing check prints what it expected and exits 1.
 //
@@ -190,8 +199,164 @@ int rankOneProcess() {
 }
 
 //===----------------------------------------------------------------------===//
+// A rank: a tensor-parallel plan
+//===----------------------------------------------------------------------===//
+
+/// Slot `slot`'s blob in the checkpoint `c` as floats (empty: none).
+std::vector<float> blobFloats(const Checkpoint &c, int64_t slot) {
+  for (const CheckpointBlob &b : c.blobs)
+    if (b.id == (uint64_t)slot) {
+      std::vector<float> v(b.bytes.size() / 4);
+      std::memcpy(v.data(), b.bytes.data(), v.size() * 4);
+      return v;
+    }
+  return {};
+}
+
+int rankTensorParallel(int argc, char **argv) {
+  if (argc < 1)
+    return 2;
+  int64_t planned = std::atoll(argv[0]);
+  std::string expect;
+  bool resumed = false;
+  int64_t epochs = 1;
+  std::vector<const char *> args;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--expect") && i + 1 < argc) {
+      expect = argv[++i];
+      continue;
+    }
+    resumed |= !std::strcmp(argv[i], "--resume");
+    if (!std::strcmp(argv[i], "--epochs") && i + 1 < argc)
+      epochs = std::atoll(argv[i + 1]);
+    args.push_back(argv[i]);
+  }
+  synpl::test::Tables t = synpl::test::tensorParallelPlan(planned);
+  int rc = runPlan(t, args);
+  if (rc != 0 || expect.empty())
+    return rc;
+  // The kernel saw this rank's columns of the file's full tensors (cut by
+  // hand here), and this process's rank however the state was made.
+  Checkpoint c;
+  if (readCheckpoint(expect.c_str(), c) != SYNPL_RT_OK) {
+    std::fprintf(stderr, "%s\n", synpl_rt_last_error());
+    return 1;
+  }
+  int r = worldRank(), n = worldSize();
+  EXPECT(synpl::test::tpW == synpl::test::tpBlock(blobFloats(c, synpl::test::kTpW),
+                                                  synpl::test::kTpWRows,
+                                                  synpl::test::kTpWCols, r, n),
+         "rank %d: w is not its block of %s", r, expect.c_str());
+  EXPECT(synpl::test::tpV == synpl::test::tpBlock(blobFloats(c, synpl::test::kTpV),
+                                                  synpl::test::kTpVRows,
+                                                  synpl::test::kTpVCols, r, n),
+         "rank %d: v is not its block of %s", r, expect.c_str());
+  EXPECT(synpl::test::tpRank == float(r), "rank %d: the rank slot holds %g", r,
+         synpl::test::tpRank);
+  // Every rank reads every sample: 16 / batch 4 steps an epoch.
+  if (!resumed)
+    EXPECT(synpl::test::tpSteps == 4 * epochs, "rank %d: %lld steps, expected %lld", r,
+           (long long)synpl::test::tpSteps, (long long)(4 * epochs));
+  return failures ? 1 : 0;
+}
+
+int rankTensorParallelWhole(int argc, char **argv) {
+  if (argc < 1)
+    return 2;
+  synpl::test::Tables t = synpl::test::tensorParallelPlan(std::atoll(argv[0]), false);
+  return runPlan(t, std::vector<const char *>(argv + 1, argv + argc));
+}
+
+//===----------------------------------------------------------------------===//
 // The driver
 //===----------------------------------------------------------------------===//
+
+/// Whether the checkpoints `a` and `b` hold the same state blocks, byte for
+/// byte (`what` names the pair when not).
+bool sameBlobs(const std::string &a, const std::string &b, const char *what) {
+  Checkpoint x, y;
+  if (readCheckpoint(a.c_str(), x) != 0 || readCheckpoint(b.c_str(), y) != 0) {
+    EXPECT(false, "%s: %s", what, synpl_rt_last_error());
+    return false;
+  }
+  bool same = x.blobs.size() == y.blobs.size() && !x.blobs.empty();
+  for (size_t i = 0; same && i < x.blobs.size(); ++i)
+    same = x.blobs[i].id == y.blobs[i].id && x.blobs[i].bytes == y.blobs[i].bytes;
+  EXPECT(same, "%s: %s and %s hold different state", what, a.c_str(), b.c_str());
+  return same;
+}
+
+/// The tensor-parallel checks on `np` ranks (np > 1).
+void driveTensorParallel(const std::string &launcher, int np, const std::string &self,
+                         const std::string &dir) {
+  std::string n = std::to_string(np);
+  std::string whole = dir + "/tp-whole.ckpt", split = dir + "/tp-split.ckpt",
+              edited = dir + "/tp-edited.ckpt", again = dir + "/tp-again.ckpt";
+  // One process, the full tensors: the reference.
+  Outcome a = runCommand("SYNPL_COMM=self " + self + " tp-whole " + n +
+                         " --quiet --save-weights " + whole + " 2>&1");
+  EXPECT(a.status == 0, "the one-process run of the full tensors");
+  // np ranks: each inits its blocks of those values; rank 0 writes the
+  // full tensors, the same bytes as the one process.
+  Outcome b = mpirun(launcher, np, self,
+                     "tp " + n + " --expect " + whole + " --progress 0 --save-weights " + split);
+  EXPECT(b.status == 0, "the tensor-parallel run on %d ranks", np);
+  std::string start = "synpl: tensor parallel: " + n + " ranks, each holds 1/" + n +
+                      " of the split parameters (MPI)";
+  EXPECT(has(b, start), "the start line: %s", start.c_str());
+  EXPECT(!has(b, "data parallel"), "a tensor-parallel run is not called data parallel");
+  size_t lines = 0;
+  for (size_t at = 0; (at = b.out.find("epoch=", at)) != std::string::npos; ++at)
+    ++lines;
+  EXPECT(lines == 1, "%zu epoch lines, expected 1 (rank 0's)", lines);
+  sameBlobs(whole, split, "a tensor-parallel run's weights");
+  // Loading: other full tensors in the file; each rank restores its
+  // blocks (and keeps its rank: the file's is rank 0's), and rank 0 writes
+  // the same file back.
+  Checkpoint c;
+  EXPECT(readCheckpoint(split.c_str(), c) == 0, "%s", synpl_rt_last_error());
+  for (CheckpointBlob &blob : c.blobs) {
+    if (blob.id != synpl::test::kTpW && blob.id != synpl::test::kTpV)
+      continue;
+    std::vector<float> v(blob.bytes.size() / 4);
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = 100.0f * float(blob.id) + float(i);
+    std::memcpy(blob.bytes.data(), v.data(), blob.bytes.size());
+  }
+  EXPECT(writeCheckpoint(edited.c_str(), c) == 0, "%s", synpl_rt_last_error());
+  Outcome d = mpirun(launcher, np, self,
+                     "tp " + n + " --expect " + edited + " --quiet --epochs 2 --resume " +
+                         edited + " --save-weights " + again);
+  EXPECT(d.status == 0, "the resumed tensor-parallel run on %d ranks", np);
+  sameBlobs(edited, again, "a resumed tensor-parallel run's weights");
+  // A non-finite value is found at its place in the full tensor (the last
+  // element: past any one block's count).
+  for (CheckpointBlob &blob : c.blobs)
+    if (blob.id == synpl::test::kTpV) {
+      float nan = NAN;
+      std::memcpy(blob.bytes.data() + blob.bytes.size() - 4, &nan, 4);
+    }
+  std::string bad = dir + "/tp-nan.ckpt";
+  EXPECT(writeCheckpoint(bad.c_str(), c) == 0, "%s", synpl_rt_last_error());
+  Outcome g = mpirun(launcher, np, self, "tp " + n + " --quiet --epochs 2 --resume " + bad);
+  std::string where = "checkpoint holds a non-finite value in actor state v: nan at element " +
+                      std::to_string(synpl::test::kTpVRows * synpl::test::kTpVCols * np - 1);
+  EXPECT(g.status != 0 && has(g, where), "a NaN in a split slot's file: %s", where.c_str());
+  // Another world, or none: refused, naming the ranks to run it on.
+  Outcome e = mpirun(launcher, np, self, "tp " + std::to_string(np + 1) + " --quiet");
+  std::string refusal = "this program splits its parameters across " + std::to_string(np + 1) +
+                        " ranks (tensor parallel); this run has " + n +
+                        "; run it with mpirun -np " + std::to_string(np + 1);
+  EXPECT(e.status != 0 && has(e, "synpl: error: rank ") && has(e, refusal),
+         "the refusal of %d ranks: %s", np, refusal.c_str());
+  Outcome f = runCommand("SYNPL_COMM=self " + self + " tp " + n + " --quiet 2>&1");
+  std::string alone = "synpl: error: this program splits its parameters across " + n +
+                      " ranks (tensor parallel); run it with mpirun -np " + n;
+  EXPECT(f.status == 1 && has(f, alone), "the refusal to run alone: %s", alone.c_str());
+  if (failures)
+    for (const Outcome *o : {&a, &b, &d, &g, &e, &f})
+      show(*o);
+}
 
 int driver(const std::string &launcher, int np, const std::string &self) {
   std::string dir = tempDir("synpl-mpi");
@@ -271,6 +436,7 @@ int driver(const std::string &launcher, int np, const std::string &self) {
            "the one-process refusal");
     if (failures)
       show(one);
+    driveTensorParallel(launcher, np, self, dir);
   }
   std::fprintf(stderr, "driver: %d ranks: %s\n", np, failures ? "FAILED" : "passed");
   return failures ? 1 : 0;
@@ -281,7 +447,9 @@ int driver(const std::string &launcher, int np, const std::string &self) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s driver MPIRUN NP | collectives | train ARGS... | "
-                         "fail-rank1 | one-process\n", argv[0]);
+                         "fail-rank1 | one-process | tp PLANNED [--expect FILE] ARGS... | "
+                         "tp-whole NP ARGS...\n",
+                 argv[0]);
     return 2;
   }
   std::string mode = argv[1];
@@ -295,6 +463,10 @@ int main(int argc, char **argv) {
     return rankFail();
   if (mode == "one-process")
     return rankOneProcess();
+  if (mode == "tp")
+    return rankTensorParallel(argc - 2, argv + 2);
+  if (mode == "tp-whole")
+    return rankTensorParallelWhole(argc - 2, argv + 2);
   std::fprintf(stderr, "%s: unknown mode %s\n", argv[0], mode.c_str());
   return 2;
 }

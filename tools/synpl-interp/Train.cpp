@@ -430,6 +430,8 @@ void Trainer::initState(double plannedSteps) {
       case l1::InitKind::planned_steps:
         t.data().assign(n, plannedSteps);
         break;
+      case l1::InitKind::rank: // one process: rank 0
+        break;
       case l1::InitKind::training_mode:
         t.data().assign(n, 1.0);
         trainingModeFields.push_back({actor.getSymName().str(), st.getSymName().str()});

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define SYNPL_PLAN_MAGIC 0x314e414c504e5953ll /* "SYNPLAN1" little-endian */
-#define SYNPL_PLAN_VERSION 7
+#define SYNPL_PLAN_VERSION 8
 /* The most buffers one kernel binds: the executor passes a kernel's
  * arguments in a fixed array of this many pointers (a CUDA launch's 2 KiB
  * of parameters fit the driver's 4 KiB). The L0 verifier rejects a kernel
@@ -95,7 +95,9 @@ typedef struct synpl_plan_header {
                                under mpirun with any number of ranks: each
                                rank trains on its slice of a global batch of
                                (ranks at run time) x the ingest's batch, and
-                               its collectives combine the ranks' work */
+                               its collectives combine the ranks' work.
+                               A plan with a sharded slot (tensor
+                               parallel) runs on exactly `ranks` ranks */
   int64_t section[SYNPL_PLAN_NUM_SECTIONS][2]; /* (word offset, count) */
 } synpl_plan_header;
 #define SYNPL_PLAN_HEADER_FIXED_WORDS 11
@@ -137,6 +139,15 @@ typedef struct synpl_plan_slot {
   int64_t size;     /* bytes */
   int64_t element;  /* SYNPL_PLAN_F32, ... */
   int64_t elements; /* element count */
+  int64_t shard_rows; /* 0: the slot holds the whole tensor. > 0 (tensor
+                         parallel): the slot holds this rank's block of a
+                         tensor `ranks` times larger, viewed as shard_rows
+                         rows: with w = elements / shard_rows, the full
+                         tensor is shard_rows x (ranks x w), row-major, and
+                         rank r holds columns [r*w, (r+1)*w) of each row.
+                         Inits fill it with that block of the full tensor's
+                         values; checkpoints and weight files hold the
+                         full tensor */
 } synpl_plan_slot;
 
 /* Where a kernel runs. */
@@ -223,6 +234,9 @@ typedef struct synpl_plan_sync {
 /* One f32: 1 while the runtime trains, 0 while it evaluates (what a tensor
  * graph computes "in training only", such as dropout's mask, reads it). */
 #define SYNPL_PLAN_INIT_TRAINING_MODE 9
+/* One f32: this process's rank (0 when it runs alone); a tensor-parallel
+ * graph's kernels read it to take their rank's block of a tensor. */
+#define SYNPL_PLAN_INIT_RANK 10
 
 typedef struct synpl_plan_init {
   int64_t kind;

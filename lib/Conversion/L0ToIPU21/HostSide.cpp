@@ -80,7 +80,7 @@ FailureOr<HostMode> HostMode::find(l0uop::PlanOp plan, ArrayRef<l0uop::IngestOp>
     mode.made.push_back(l0uop::SlotOp::create(
         b, loc, b.getStringAttr(kModeSlot), FlatSymbolRefAttr::get(ctx, kModePool),
         b.getI64IntegerAttr(0), b.getI64IntegerAttr(4), b.getI64IntegerAttr(0),
-        b.getI64IntegerAttr(0), TypeAttr::get(f32)));
+        b.getI64IntegerAttr(0), TypeAttr::get(f32), IntegerAttr()));
     mode.made.push_back(l0uop::InitOp::create(
         b, loc, l0uop::InitKindAttr::get(ctx, l0uop::InitKind::training_mode),
         FlatSymbolRefAttr::get(ctx, kModeSlot), StringAttr(), FloatAttr(), IntegerAttr(),

@@ -138,6 +138,13 @@ LogicalResult Emitter::planBuffers() {
       Slot *s = newSlot((actor.getSymName() + "." + state.getSymName()).str(),
                         pool, type);
       s->persistent = true;
+      // A shard along axis A: each rank holds a block of columns of the
+      // rows the axes before A make.
+      if (std::optional<uint64_t> axis = state.getShard()) {
+        s->shardRows = 1;
+        for (int64_t d : type.getShape().take_front(*axis))
+          s->shardRows *= d;
+      }
       stateSlot[state] = s;
       stateByName[{actor, state.getSymNameAttr()}] = s;
     }

@@ -80,6 +80,9 @@ struct Slot {
   Type elementType;
   bool flat = false;       // stored as a 1-D buffer (it is reshaped somewhere)
   bool persistent = false; // lives for the whole program
+  /// Tensor parallelism: > 0 when the slot holds one rank's block of a
+  /// larger tensor (l0uop.slot shard_rows).
+  int64_t shardRows = 0;
   int64_t offset = -1;
   int64_t firstUse = -1, lastUse = -1;
 

@@ -45,6 +45,10 @@ std::string Emitter::unsupportedReason(Operation *op) const {
     return "";
   if (const EmitPattern *p = patterns.lookup(op))
     return p->whyNot(op);
+  if (isa<l1::AllGatherOp, l1::AllSumOp>(op))
+    return "a collective inside a tensor graph has no L0 lowering yet (the kernels "
+           "around it would run as separate stream entries; only the stages' "
+           "l1.all_reduce between graphs lowers)";
   return "no L0 lowering for this op";
 }
 

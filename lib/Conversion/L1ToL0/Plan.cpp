@@ -37,8 +37,12 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
   if (!module.getOps<l1::ScheduleOp>().empty())
     sched = *module.getOps<l1::ScheduleOp>().begin();
   // Data parallelism: one rank per replica; each reads its slice of the
-  // global batch.
-  int64_t ranks = sched && sched.getReplicas() ? (int64_t)sched.getReplicas()->size() : 1;
+  // global batch. Tensor parallelism: one rank per shard; each reads the
+  // whole batch.
+  bool dataParallel = sched && sched.getReplicas();
+  int64_t ranks = dataParallel                       ? (int64_t)sched.getReplicas()->size()
+                  : sched && sched.getShards() ? (int64_t)sched.getShards()->size()
+                                               : 1;
   auto plan = l0uop::PlanOp::create(
       b, planLoc, system.getSymName(),
       sched ? (int64_t)sched.getPipelineDepth() : int64_t{1},
@@ -104,7 +108,8 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
     l0uop::SlotOp::create(pb, 
         s->pool->node ? s->pool->node.getLoc() : planLoc, s->name, s->pool->name,
         s->offset >= 0 ? pb.getI64IntegerAttr(s->offset) : IntegerAttr(),
-        s->bytes(), s->firstUse, s->lastUse, s->bufType(ctx));
+        s->bytes(), s->firstUse, s->lastUse, s->bufType(ctx),
+        s->shardRows ? pb.getI64IntegerAttr(s->shardRows) : IntegerAttr());
   pb.setInsertionPointToEnd(planBlock);
   for (IngestItem &in : ingests) {
     SmallVector<Attribute> slotRefs;
@@ -140,7 +145,7 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
         anyFlat && !text ? pb.getDenseI64ArrayAttr(ranks) : DenseI64ArrayAttr(),
         anyShift ? pb.getDenseI64ArrayAttr(in.shifts) : DenseI64ArrayAttr(),
         text && in.stride != 1 ? pb.getI64IntegerAttr(in.stride) : IntegerAttr(),
-        /*sharded=*/plan.getRanks().value_or(1) > 1);
+        /*sharded=*/dataParallel);
   }
   for (TransferItem &t : transfers)
     l0uop::TransferOp::create(pb, planLoc, t.name, t.src->name,
@@ -209,7 +214,11 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
         kind = state.getInit() == l1::InitKind::kaiming
                    ? l0uop::InitKind::kaiming
                    : l0uop::InitKind::xavier;
-        fanIn = pb.getI64IntegerAttr(s->shape.empty() ? 1 : s->shape.front());
+        // A shard's values are its block of the full tensor's: the fan-in
+        // is the full tensor's leading dimension.
+        fanIn = pb.getI64IntegerAttr(s->shape.empty() ? 1
+                                     : state.getShard() == 0 ? s->shape.front() * ranks
+                                                             : s->shape.front());
         seedAttr = pb.getI64IntegerAttr(++seed);
         break;
       case l1::InitKind::planned_steps:
@@ -217,6 +226,9 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
         break;
       case l1::InitKind::training_mode:
         kind = l0uop::InitKind::training_mode;
+        break;
+      case l1::InitKind::rank:
+        kind = l0uop::InitKind::rank;
         break;
       }
       l0uop::InitOp::create(pb, state.getLoc(), kind, s->name, StringAttr(),

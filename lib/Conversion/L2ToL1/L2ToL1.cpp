@@ -559,15 +559,16 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     SmallVector<Attribute> fieldRefs;
     for (const TrainableParam &tp : *params) {
       Location ploc = tp.layer ? tp.layer->getLoc() : loc;
-      l1::StateOp::create(ab, ploc, tp.state, tensor(tp.shape), tp.init);
+      l1::StateOp::create(ab, ploc, tp.state, tensor(tp.shape), tp.init, IntegerAttr());
       fieldRefs.push_back(sym(tp.state));
     }
     // A model that draws random numbers (dropout) reads the update step as
     // the draws' counter (so each step draws anew, and a resumed run draws
     // what an uninterrupted one would) and the runtime's train/eval flag.
     if (draws) {
-      l1::StateOp::create(ab, loc, kStepField, tensor({}), l1::InitKind::zeros);
-      l1::StateOp::create(ab, loc, kTrainingField, tensor({}), l1::InitKind::training_mode);
+      l1::StateOp::create(ab, loc, kStepField, tensor({}), l1::InitKind::zeros, IntegerAttr());
+      l1::StateOp::create(ab, loc, kTrainingField, tensor({}), l1::InitKind::training_mode,
+                          IntegerAttr());
       fieldRefs.push_back(sym(kStepField));
       fieldRefs.push_back(sym(kTrainingField));
     }
@@ -744,7 +745,8 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
                          : b.getArrayAttr(llvm::to_vector(llvm::map_range(
                                p.replicas, [&](const std::string &r) -> Attribute {
                                  return sym(r);
-                               })))));
+                               }))),
+      /*shards=*/ArrayAttr()));
 
   // The source program is now the L1 program.
   for (Operation *op : llvm::reverse(sourceOps))

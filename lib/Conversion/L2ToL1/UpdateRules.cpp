@@ -224,7 +224,7 @@ private:
       sb.setInsertionPoint(anchor);
     else
       sb.setInsertionPointToEnd(&actor.getBody().front());
-    return l1::StateOp::create(sb, loc, name, type(shape), init);
+    return l1::StateOp::create(sb, loc, name, type(shape), init, IntegerAttr());
   }
   Value read(StringRef field, ArrayRef<int64_t> shape) {
     return l1::StateReadOp::create(b, loc, type(shape),

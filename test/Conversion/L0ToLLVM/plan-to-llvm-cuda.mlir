@@ -15,7 +15,7 @@
 // The header: magic, version 7, name, depth 1, epochs 0, checkpoint_every
 // 0, evaluate -1, device_arch 80 (sm_80), min_driver 11000 (PTX 7.0),
 // steps 0, ranks 1.
-// CHECK: llvm.mlir.global internal constant @synpl_plan_table(dense<"0x53594E504C414E310700000000000000{{[0-9A-F]+}}010000000000000000000000000000000000000000000000FFFFFFFFFFFFFFFF5000000000000000F82A00000000000000000000000000000100000000000000
+// CHECK: llvm.mlir.global internal constant @synpl_plan_table(dense<"0x53594E504C414E310800000000000000{{[0-9A-F]+}}010000000000000000000000000000000000000000000000FFFFFFFFFFFFFFFF5000000000000000F82A00000000000000000000000000000100000000000000
 // The kernel record: name, first_arg 0, 2 args, 1 input, 4 iterations (the
 // host fallback's range), target 1 (CUDA), the entry's string offset, grid
 // (2, 1, 1), block (4, 1, 1), shared_mem 0.

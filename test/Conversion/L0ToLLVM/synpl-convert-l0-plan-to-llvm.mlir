@@ -10,7 +10,7 @@
 // the training loop's defaults: epochs 0 (none: 1), checkpoint_every 0,
 // evaluate -1 (none: t10k), device_arch and min_driver 0 (no CUDA kernel),
 // steps 0 (the whole split), ranks 1 (one process).
-// CHECK: llvm.mlir.global internal constant @synpl_plan_table(dense<"0x53594E504C414E310700000000000000{{[0-9A-F]+}}010000000000000000000000000000000000000000000000FFFFFFFFFFFFFFFF0000000000000000000000000000000000000000000000000100000000000000
+// CHECK: llvm.mlir.global internal constant @synpl_plan_table(dense<"0x53594E504C414E310800000000000000{{[0-9A-F]+}}010000000000000000000000000000000000000000000000FFFFFFFFFFFFFFFF0000000000000000000000000000000000000000000000000100000000000000
 // CHECK: llvm.mlir.global internal constant @synpl_plan_strings("host\00x\00y\00scale\00tx\00s0\00/d/train-images\00read0\00loss\00q\00st\00p_dispatch\00p\00")
 // The kernels are called through one packed ABI.
 // CHECK: llvm.func internal @p_scale.packed(%[[ARGS:.*]]: !llvm.ptr, %[[B:.*]]: i64, %[[E:.*]]: i64)

@@ -1,4 +1,4 @@
-//===- Indexed.cpp - Emission of gather and scatter_add ---------------------===//
+//===- Indexed.cpp - Emission of gather, scatter_add and block_slice --------===//
 //
 // The embedding lookup and its gradient read and write a table's rows at
 // indices loaded from memory.
@@ -6,6 +6,9 @@
 //  - gather: element [p..., d] loads the index at p, then the table at
 //    [index, d]. It opens a kernel (OpKind::Gather): the table is read from
 //    memory at rows no iteration space of its own predicts.
+//  - block_slice: element [..., j, ...] loads the block index (a rank-0
+//    f32, a tensor-parallel graph's rank), then the operand at
+//    [..., index * n + j, ...]. It opens a kernel like a gather.
 //  - scatter_add: one kernel, parallel over the table's width d. Each lane
 //    zeroes its column, then walks the indices in order and adds
 //    src[p..., d] into row index of its column. Lanes own disjoint columns,
@@ -75,6 +78,27 @@ struct GatherPattern : OpEmitPattern<l1::GatherOp> {
   }
 };
 
+struct BlockSlicePattern : OpEmitPattern<l1::BlockSliceOp> {
+  explicit BlockSlicePattern(MLIRContext *ctx) : OpEmitPattern(ctx, OpKind::Gather) {}
+  Value build(KernelBuilder &k, l1::BlockSliceOp op, ArrayRef<Value> idx) const override {
+    int64_t axis = (int64_t)op.getAxis();
+    int64_t n = op.getResult().getType().getDimSize(axis);
+    int64_t blocks = op.getInput().getType().getDimSize(axis) / n;
+    // The block: the index truncated toward zero; one outside [0, blocks)
+    // reads block 0, as the op states.
+    Type i64 = k.b.getI64Type(), i1 = k.b.getI1Type(), ix = k.b.getIndexType();
+    Value i = k.op<l0uop::CastOp>(i64, {k.operand(op, 1, idx)});
+    Value below = k.op<l0uop::CmpLtOp>(i1, {i, k.constant(i64, 0)});
+    Value above = k.op<l0uop::CmpLtOp>(i1, {k.constant(i64, blocks - 1), i});
+    Value zero = k.constant(i64, 0);
+    i = k.op<l0uop::WhereOp>(i64, {below, zero, k.op<l0uop::WhereOp>(i64, {above, zero, i})});
+    SmallVector<Value> at(idx.begin(), idx.end());
+    Value start = k.op<l0uop::MulOp>(ix, {k.op<l0uop::CastOp>(ix, {i}), k.index(n)});
+    at[axis] = k.op<l0uop::AddOp>(ix, {start, idx[axis]});
+    return k.eval(op.getInput(), at);
+  }
+};
+
 struct ScatterAddPattern : OpEmitPattern<l1::ScatterAddOp> {
   explicit ScatterAddPattern(MLIRContext *ctx) : OpEmitPattern(ctx, OpKind::Scatter) {}
   std::string check(l1::ScatterAddOp op) const override { return floatTable(op.getResult()); }
@@ -118,5 +142,5 @@ struct ScatterAddPattern : OpEmitPattern<l1::ScatterAddOp> {
 } // namespace
 
 void synpl::l1tol0::populateIndexedEmitPatterns(EmitPatternSet &patterns) {
-  patterns.add<GatherPattern, ScatterAddPattern>();
+  patterns.add<GatherPattern, BlockSlicePattern, ScatterAddPattern>();
 }
