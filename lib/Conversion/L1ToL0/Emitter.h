@@ -133,8 +133,11 @@ struct Group {
   bool scatter = false;
   /// A user kernel's (l1.kernel_call): its one op, no other joins it.
   bool custom = false;
+  /// Not a kernel: a collective of a tensor-parallel graph (l1.all_gather,
+  /// l1.all_sum), an entry of the stream between the kernels around it.
+  bool collective = false;
   /// No other op may join the kernel.
-  bool sealed() const { return scatter || custom; }
+  bool sealed() const { return scatter || custom || collective; }
   SmallVector<Operation *> ops;
   llvm::SetVector<unsigned> deps; // groups that must run first
   std::string name;
@@ -173,7 +176,11 @@ private:
   bool isCustom(Operation *op) const { return patterns.is(op, OpKind::Custom); }
   bool isScatter(Operation *op) const { return patterns.is(op, OpKind::Scatter); }
   bool isView(Operation *op) const { return patterns.is(op, OpKind::Movement); }
-  bool isCompute(Operation *op) const { return isElementwise(op) || opensKernel(op); }
+  /// The tensor ops across ranks: stream entries, not kernels.
+  static bool isCollective(Operation *op) { return isa<l1::AllGatherOp, l1::AllSumOp>(op); }
+  bool isCompute(Operation *op) const {
+    return isElementwise(op) || opensKernel(op) || isCollective(op);
+  }
   /// Why an op of a tensor graph or handler cannot be lowered, or "".
   std::string unsupportedReason(Operation *op) const;
 
@@ -183,6 +190,12 @@ private:
   /// Reduces whole rank >= 2 tensors one axis at a time (parallel over the
   /// rest), so that no full reduction runs in one thread.
   void splitFullReductions();
+  /// Rewrites each l1.all_gather along an inner axis into one along axis 0
+  /// (the ranks' buffers one after the other, as the collective leaves
+  /// them) read through a reshape and a transpose (Collectives.cpp).
+  void gatherAlongAxisZero();
+  /// A collective group's stream entry and its l0 item (Collectives.cpp).
+  void emitCollective(Group &g, Launch &launch);
 
   // Phase 1: buffers.
   LogicalResult planBuffers();
@@ -302,14 +315,22 @@ private:
   /// It launches right after the last launch that writes one of them and
   /// completes before the next one that touches them (the rest of the
   /// backward pass runs meanwhile).
+  /// Tensor parallelism: a collective of a tensor graph (all_gather: a
+  /// (source, destination) pair; all_sum: an all_reduce in place), whose
+  /// launch has its place among the graph's kernels already.
   struct CollectiveItem {
     std::string name;
     l0uop::CollectiveReduce reduce;
     SmallVector<Slot *> slots;
     Location loc;
     std::string completeBefore; // a launch's name; "": the end of the step
+    l0uop::CollectiveKind kind = l0uop::CollectiveKind::all_reduce;
+    bool inGraph = false;
   };
   std::vector<CollectiveItem> collectives;
+  /// The slot a tensor graph's collective works on when it is not its
+  /// operand's own (a copy: the operand is a view, or read elsewhere too).
+  llvm::DenseMap<Operation *, Slot *> collectiveSource;
   /// Inserts each collective's launch into the step's launches.
   void placeCollectives(std::vector<Launch> &launches);
   llvm::DenseMap<std::pair<Operation *, unsigned>, Slot *> graphOut;

@@ -280,7 +280,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
         std::optional<unsigned> h = groupOfValue(b);
         if (!dst)
           return fail(op, "has no slot to store into");
-        if (view || !h || sinkSlot.count(b) || !b.getDefiningOp()) {
+        if (view || !h || sinkSlot.count(b) || !b.getDefiningOp() || groups[*h].collective) {
           // No kernel computes it into `dst` (an input, state, constant or
           // view, or a value stored elsewhere already): a copy kernel that
           // runs after everything before it in the graph or handler.
@@ -324,6 +324,47 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     }
     if (!isCompute(op))
       return fail(op, unsupportedReason(op));
+
+    // A collective is a stream entry of its own between the kernels: it
+    // reads its operand from a buffer, and its result is in memory when it
+    // completes. An all_sum works in place: on its operand's slot when
+    // nothing else reads the operand, else on a copy.
+    if (isCollective(op)) {
+      Value in = op->getOperand(0);
+      bool view = false;
+      Value base = baseOf(in, view);
+      Operation *def = base.getDefiningOp();
+      bool own = !view && !(def && (inlined.contains(def) || isa<l1::ConstOp>(def)));
+      if (isa<l1::AllSumOp>(op))
+        own = own && def && isCompute(def) && !sinkSlot.count(base) && in.hasOneUse() &&
+              !mustStore.contains(in);
+      Group g;
+      g.id = groups.size();
+      g.space.assign(tensorOf(op->getResult(0)).getShape().begin(),
+                     tensorOf(op->getResult(0)).getShape().end());
+      g.collective = true;
+      g.region = region;
+      g.loc = op->getLoc();
+      if (!own) {
+        Slot *dst = newSlot(owner + ".sent" + std::to_string(collectiveSource.size()),
+                            arenaOf.lookup(region), tensorOf(in));
+        collectiveSource[op] = dst;
+        g.deps.insert(addCopyKernel(in, dst, op->getLoc()));
+      } else if (std::optional<unsigned> h = groupOfValue(base)) {
+        materialized.insert(base);
+        g.deps.insert(*h);
+      }
+      // It runs after every kernel before it in the graph: each rank
+      // reaches the collectives in one order.
+      for (unsigned k : mine)
+        g.deps.insert(k);
+      g.ops.push_back(op);
+      groups.push_back(std::move(g));
+      mine.push_back(groups.back().id);
+      groupOf[op] = groups.back().id;
+      materialized.insert(op->getResult(0));
+      continue;
+    }
 
     // A matmul reads its operands as plain rows, which its tiled lowerings
     // need: an operand seen through views that split indices (a reshape of

@@ -45,10 +45,8 @@ std::string Emitter::unsupportedReason(Operation *op) const {
     return "";
   if (const EmitPattern *p = patterns.lookup(op))
     return p->whyNot(op);
-  if (isa<l1::AllGatherOp, l1::AllSumOp>(op))
-    return "a collective inside a tensor graph has no L0 lowering yet (the kernels "
-           "around it would run as separate stream entries; only the stages' "
-           "l1.all_reduce between graphs lowers)";
+  if (isCollective(op))
+    return "";
   return "no L0 lowering for this op";
 }
 
@@ -225,6 +223,7 @@ LogicalResult Emitter::run() {
   if (failed(checkLowerable(system)))
     return failure();
   splitFullReductions();
+  gatherAlongAxisZero();
 
   if (failed(planBuffers()))
     return failure();
@@ -247,6 +246,13 @@ LogicalResult Emitter::run() {
     for (unsigned id : regionKernels[item.region])
       for (Operation *op : groups[id].ops) {
         Value r = op->getResult(0);
+        // An all_sum sums in place: its result is its operand's slot (or
+        // the copy's it sends).
+        if (auto sum = dyn_cast<l1::AllSumOp>(op)) {
+          Slot *src = collectiveSource.lookup(op);
+          slotOf[r] = src ? src : slotOf.lookup(sum.getInput());
+          continue;
+        }
         if (!materialized.contains(r) || slotOf.count(r))
           continue;
         if (Slot *sink = sinkSlot.lookup(r)) {

@@ -83,6 +83,11 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
                          : g.ops.front()->getName().stripDialect().str()));
       Launch l;
       l.name = g.name;
+      if (g.collective) {
+        emitCollective(g, l);
+        launches.push_back(l);
+        continue;
+      }
       if (failed(emitKernel(kb, g, l))) {
         plan.erase();
         return failure();
@@ -164,10 +169,11 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
         SmallVector<Attribute> refs;
         for (Slot *s : c.slots)
           refs.push_back(FlatSymbolRefAttr::get(ctx, s->name));
+        bool reduces = c.kind == l0uop::CollectiveKind::all_reduce;
         l0uop::CollectiveOp::create(
-            pb, c.loc, pb.getStringAttr(name),
-            l0uop::CollectiveKindAttr::get(ctx, l0uop::CollectiveKind::all_reduce),
-            l0uop::CollectiveReduceAttr::get(ctx, c.reduce),
+            pb, c.loc, pb.getStringAttr(name), l0uop::CollectiveKindAttr::get(ctx, c.kind),
+            reduces ? l0uop::CollectiveReduceAttr::get(ctx, c.reduce)
+                    : l0uop::CollectiveReduceAttr(),
             pb.getArrayAttr(refs), IntegerAttr(),
             c.completeBefore.empty() ? FlatSymbolRefAttr()
                                      : FlatSymbolRefAttr::get(ctx, c.completeBefore));
@@ -244,6 +250,21 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
 
 void Emitter::placeCollectives(std::vector<Launch> &launches) {
   for (CollectiveItem &c : collectives) {
+    // A tensor graph's collective launches where its kernels put it; an
+    // all_sum completes before the next launch that touches its slot (a
+    // gather is done when the stream passes it).
+    if (c.inGraph) {
+      auto at = llvm::find_if(launches, [&](const Launch &l) { return l.name == c.name; });
+      if (c.kind != l0uop::CollectiveKind::all_reduce || at == launches.end())
+        continue;
+      for (auto it = std::next(at); it != launches.end(); ++it)
+        if (llvm::is_contained(it->reads, c.slots.front()) ||
+            llvm::is_contained(it->writes, c.slots.front())) {
+          c.completeBefore = it->name;
+          break;
+        }
+      continue;
+    }
     auto touches = [&](const Launch &l, bool writesOnly) {
       for (Slot *s : c.slots)
         if (llvm::is_contained(l.writes, s) || (!writesOnly && llvm::is_contained(l.reads, s)))

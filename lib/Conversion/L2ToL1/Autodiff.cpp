@@ -232,12 +232,18 @@ void GraphBuilder::scanInfer(Block &block, unsigned &count, unsigned &failed) {
       reject("its parameters are not among the trainable parameters given");
       continue;
     }
-    for (size_t i = 0; i < slots.size(); ++i)
-      if (ArrayRef<int64_t>(params[it->second[i]].shape) != ArrayRef<int64_t>(slots[i].shape)) {
+    for (size_t i = 0; i < slots.size(); ++i) {
+      // A split parameter holds one rank's block of the slot's shape.
+      SmallVector<int64_t, 4> need(slots[i].shape);
+      if (std::optional<uint64_t> axis = params[it->second[i]].shard;
+          axis && *axis < need.size() && spec.ranks > 1 && need[*axis] % spec.ranks == 0)
+        need[*axis] /= spec.ranks;
+      if (ArrayRef<int64_t>(params[it->second[i]].shape) != ArrayRef<int64_t>(need)) {
         reject("its parameter @" + params[it->second[i]].state +
                " does not have the shape the layer needs");
         break;
       }
+    }
   }
 }
 
@@ -503,6 +509,18 @@ LogicalResult GraphBuilder::lowerOp(Operation *op) {
   if (it != layerParams.end())
     for (unsigned idx : it->second)
       inst.params.push_back(paramValues[idx]);
+  // A linear split by columns (tensor parallelism) reads the rank.
+  if (it != layerParams.end() && !it->second.empty() && params[it->second.front()].shard) {
+    if (!isa<l2::LinearOp>(op) || spec.rankField.empty() || spec.ranks < 2)
+      return op->emitError("backward expansion: only a linear layer splits its parameters "
+                           "over ranks, reading its rank through the window");
+    if (!rankValue) {
+      e.setLoc(op->getLoc());
+      rankValue = e.windowRead(spec.window, spec.rankField, {});
+    }
+    inst.rank = rankValue;
+    inst.ranks = spec.ranks;
+  }
   if (auto d = dyn_cast<l2::DropoutOp>(op); d && d.getP().convertToDouble() > 0.0) {
     if (spec.stepField.empty() || spec.trainingField.empty())
       return op->emitError("backward expansion: dropout draws random numbers, and the "
@@ -747,6 +765,8 @@ FailureOr<TrainingGraphOutputs> GraphBuilder::run() {
         recomputed.counter = inst.counter;
         recomputed.training = inst.training;
         recomputed.stream = inst.stream; // the same draws: the same mask
+        recomputed.rank = inst.rank;
+        recomputed.ranks = inst.ranks;
         lowerForward(e, recomputed);
         use = &recomputed;
         break;

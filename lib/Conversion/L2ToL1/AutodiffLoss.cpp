@@ -59,9 +59,17 @@ void GraphBuilder::emitTerm(Term &t) {
     };
     Value acc;
     if (t.kind == TermKind::NormParams) {
-      for (Value p : paramValues) {
+      // A split parameter's rank holds one block: the blocks' sums are
+      // added over the ranks, once for all of them.
+      Value split;
+      for (auto [p, info] : llvm::zip(paramValues, params)) {
         Value s = powSum(p);
-        acc = acc ? e.add(acc, s) : s;
+        Value &into = info.shard ? split : acc;
+        into = into ? e.add(into, s) : s;
+      }
+      if (split) {
+        split = e.allSum(split);
+        acc = acc ? e.add(acc, split) : split;
       }
       if (!acc)
         acc = e.cst(0.0);

@@ -146,6 +146,20 @@ Value Emitter::gather(Value table, Value ids) {
   return create<l1::GatherOp>(type(s), table, ids);
 }
 
+Value Emitter::allGather(Value x, int64_t axis, int64_t ranks) {
+  SmallVector<int64_t, 4> s(shape(x));
+  s[axis] *= ranks;
+  return create<l1::AllGatherOp>(type(s), x, static_cast<uint64_t>(axis));
+}
+
+Value Emitter::allSum(Value x) { return create<l1::AllSumOp>(x.getType(), x); }
+
+Value Emitter::blockSlice(Value x, Value index, int64_t axis, int64_t ranks) {
+  SmallVector<int64_t, 4> s(shape(x));
+  s[axis] /= ranks;
+  return create<l1::BlockSliceOp>(type(s), x, index, static_cast<uint64_t>(axis));
+}
+
 Value Emitter::scatterAdd(Value src, Value ids, int64_t rows) {
   return create<l1::ScatterAddOp>(type({rows, shape(src).back()}), src, ids);
 }
@@ -457,10 +471,13 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         inst.saved = {keep, keepScale};
       })
       .Case([&](l2::LinearOp) {
-        // z = x W + b over the last dimension.
+        // z = x W + b over the last dimension. Split by columns, each rank
+        // computes its block of z and the ranks gather the blocks.
         Value x2 = e.reshape(x, rows2d(Emitter::shape(x)));
         Value mm = e.matmul(x2, inst.params[0]);
         Value z = e.add(mm, e.broadcast(inst.params[1], Emitter::shape(mm)));
+        if (inst.rank)
+          z = e.allGather(z, 1, inst.ranks);
         inst.output = e.reshape(z, outShape);
         inst.saved = {x2};
       })
@@ -638,10 +655,16 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
       .Case([&](l2::LinearOp) {
         Value x2 = inst.saved[0];
         Value dz = e.reshape(dy, {Emitter::shape(x2)[0], Emitter::shape(dy).back()});
+        // Split by columns: the rank's block of dz gives its blocks of the
+        // parameters' gradients and its partial sum of dx.
+        if (inst.rank)
+          dz = e.blockSlice(dz, inst.rank, 1, inst.ranks);
         dParams[0] = e.matmul(e.transpose(x2), dz);
         dParams[1] = e.sum(dz, 0);
-        if (needX)
-          dIn[0] = e.reshape(e.matmul(dz, e.transpose(inst.params[0])), xs);
+        if (needX) {
+          Value dx = e.matmul(dz, e.transpose(inst.params[0]));
+          dIn[0] = e.reshape(inst.rank ? e.allSum(dx) : dx, xs);
+        }
       })
       .Case([&](l2::EmbedOp em) {
         // Each row of the output's gradient adds into the row it read.

@@ -79,6 +79,11 @@ public:
   mlir::Value oneHot(mlir::Value labels, int64_t classes);
   /// Rows of `table` [V, D] at integer `ids` (l1.gather): ids' shape ++ [D].
   mlir::Value gather(mlir::Value table, mlir::Value ids);
+  /// Tensor parallelism: the ranks' blocks concatenated along `axis`, the
+  /// sum over the ranks, block `index` along `axis` (of `ranks`).
+  mlir::Value allGather(mlir::Value x, int64_t axis, int64_t ranks);
+  mlir::Value allSum(mlir::Value x);
+  mlir::Value blockSlice(mlir::Value x, mlir::Value index, int64_t axis, int64_t ranks);
   /// `src` (ids' shape ++ [D]) summed into `rows` rows at `ids`
   /// (l1.scatter_add): [rows, D].
   mlir::Value scatterAdd(mlir::Value src, mlir::Value ids, int64_t rows);
@@ -135,6 +140,11 @@ struct Instance {
   /// and the instance's own stream.
   mlir::Value counter, training;
   int64_t stream = 0;
+  /// A linear split over `ranks` ranks (tensor parallelism): its params
+  /// are this rank's blocks of columns, and `rank` (a rank-0 window read)
+  /// names the block.
+  mlir::Value rank;
+  int64_t ranks = 1;
 };
 
 /// `#[l0::kernel("file"[, "function" | "function(types) -> type"])]` on a

@@ -144,6 +144,7 @@ private:
   /// What random layers read (window reads, made on first use) and the
   /// next instance's stream.
   Value randomCounter, trainingFlag;
+  Value rankValue; ///< tensor parallelism: this rank (a window read)
   int64_t nextStream = 0;
 };
 

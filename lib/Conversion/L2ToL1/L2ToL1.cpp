@@ -52,6 +52,8 @@ constexpr llvm::StringLiteral kActor = "model_state";
 constexpr llvm::StringLiteral kWindow = "weights";
 // The runtime's train/eval flag (random layers read it with kStepField).
 constexpr llvm::StringLiteral kTrainingField = "training";
+// Tensor parallelism: this process's rank (split linears read it).
+constexpr llvm::StringLiteral kRankField = "rank";
 constexpr llvm::StringLiteral kHandler = "GradUpdate";
 constexpr llvm::StringLiteral kGraph = "forward_backward";
 constexpr llvm::StringLiteral kLoad = "load_data";
@@ -518,10 +520,20 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   auto shard = dyn_cast<l2::DistributedShardAttr>(methods.getSample());
   problem.shards = shard ? shard.getShards() : 0;
   problem.globalBatch = shard ? batch * shard.getShards() : batch;
+  // Tensor parallelism: the linears a split may divide by columns.
+  problem.splittable = splittableLinears(*params);
+  if (std::optional<std::string> why = tensorParallelObstacle(methods))
+    problem.tensorParallelObstacle = *why;
+  if (est->paramBytes)
+    problem.optimizerStatePerParam =
+        double(est->optimizerStateBytes) / double(est->paramBytes);
+  loss.walk([&](l3::NormOp) { ++problem.scalarSums; });
   FailureOr<Placement> placed = searchPlacement(methods.getLoc(), problem);
   if (failed(placed))
     return failure();
   Placement p = *placed;
+  if (p.shardCount() > 1)
+    shardParams(problem.splittable, p.shardCount(), *params, updateParams);
   if (p.replicaCount() > 1 && !shard) {
     // Each replica reads and computes its slice of the batch.
     batch = problem.globalBatch / p.replicaCount();
@@ -559,7 +571,8 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     SmallVector<Attribute> fieldRefs;
     for (const TrainableParam &tp : *params) {
       Location ploc = tp.layer ? tp.layer->getLoc() : loc;
-      l1::StateOp::create(ab, ploc, tp.state, tensor(tp.shape), tp.init, IntegerAttr());
+      l1::StateOp::create(ab, ploc, tp.state, tensor(tp.shape), tp.init,
+                          tp.shard ? ab.getI64IntegerAttr(*tp.shard) : IntegerAttr());
       fieldRefs.push_back(sym(tp.state));
     }
     // A model that draws random numbers (dropout) reads the update step as
@@ -571,6 +584,12 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
                           IntegerAttr());
       fieldRefs.push_back(sym(kStepField));
       fieldRefs.push_back(sym(kTrainingField));
+    }
+    // Tensor parallelism: the split linears read the rank to take their
+    // block of the output's gradient.
+    if (p.shardCount() > 1) {
+      l1::StateOp::create(ab, loc, kRankField, tensor({}), l1::InitKind::rank, IntegerAttr());
+      fieldRefs.push_back(sym(kRankField));
     }
     l1::WindowOp::create(ab, loc, kWindow, ab.getArrayAttr(fieldRefs),
                          ab.getArrayAttr({sym(kGraph)}));
@@ -595,6 +614,10 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   if (draws) {
     spec.stepField = kStepField.str();
     spec.trainingField = kTrainingField.str();
+  }
+  if (p.shardCount() > 1) {
+    spec.ranks = p.shardCount();
+    spec.rankField = kRankField.str();
   }
   // The read fields: every bound field, then the next-element view of each
   // text field (the targets of next-token prediction).
@@ -746,7 +769,11 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
                                p.replicas, [&](const std::string &r) -> Attribute {
                                  return sym(r);
                                }))),
-      /*shards=*/ArrayAttr()));
+      p.shards.empty() ? ArrayAttr()
+                       : b.getArrayAttr(llvm::to_vector(llvm::map_range(
+                             p.shards, [&](const std::string &r) -> Attribute {
+                               return sym(r);
+                             })))));
 
   // The source program is now the L1 program.
   for (Operation *op : llvm::reverse(sourceOps))

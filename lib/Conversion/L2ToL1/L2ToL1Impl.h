@@ -14,7 +14,9 @@
 #ifndef SYNPL_LIB_CONVERSION_L2TOL1_L2TOL1IMPL_H
 #define SYNPL_LIB_CONVERSION_L2TOL1_L2TOL1IMPL_H
 
+#include "synpl/Conversion/L2ToL1/TrainingGraph.h"
 #include "synpl/Dialect/L1/L1Ops.h"
+#include "synpl/Dialect/L2/L2Ops.h"
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/Location.h"
@@ -39,6 +41,9 @@ struct UpdateParam {
   /// The L2 name (`fc1.weight`) that `param_override` entries match.
   std::string l2Name;
   llvm::SmallVector<int64_t, 4> shape;
+  /// Tensor parallelism: the axis `shape` (one rank's block) splits; the
+  /// optimizer state the rules add for it is split alike.
+  std::optional<uint64_t> shard = std::nullopt;
 };
 
 /// Constants of the update rules that the spec's forms leave open. One
@@ -85,6 +90,28 @@ std::optional<std::string> whyUpdateNotLowered(mlir::Attribute update,
 // Placement search
 //===----------------------------------------------------------------------===//
 
+/// Tensor parallelism: a linear layer a placement on several shards splits
+/// by output columns (TensorParallel.cpp).
+struct SplitLinear {
+  mlir::Operation *layer = nullptr;
+  unsigned weight = 0, bias = 0; ///< indices of its TrainableParams
+  int64_t rows = 0, in = 0, out = 0;
+  /// Whether the backward pass needs its input's gradient (an all_sum).
+  bool inputGrad = true;
+};
+/// The smallest weight (in elements) worth splitting: below it the
+/// collectives cost more than the columns save.
+constexpr int64_t kMinSplitElements = 16384;
+/// The linears of `params` a tensor-parallel placement may split, in order.
+llvm::SmallVector<SplitLinear> splittableLinears(llvm::ArrayRef<TrainableParam> params);
+/// Why `methods` cannot run tensor parallel, or nullopt.
+std::optional<std::string> tensorParallelObstacle(l2::MethodsOp methods);
+/// Makes the split linears whose width `ranks` divides into shards: their
+/// params' and update params' shapes become one rank's block.
+void shardParams(llvm::ArrayRef<SplitLinear> splits, int64_t ranks,
+                 llvm::MutableArrayRef<TrainableParam> params,
+                 llvm::MutableArrayRef<UpdateParam> update);
+
 /// What the placement search needs to know about the training program.
 struct PlacementProblem {
   l1::SystemOp system;
@@ -112,6 +139,14 @@ struct PlacementProblem {
   /// (0: any count that divides the global batch).
   int64_t globalBatch = 1;
   int64_t shards = 0;
+  /// Tensor parallelism: the linears a split may divide, their parameters'
+  /// bytes with their optimizer state, and why the model cannot be split
+  /// at all ("" when it can).
+  llvm::SmallVector<SplitLinear> splittable;
+  double optimizerStatePerParam = 0;
+  std::string tensorParallelObstacle;
+  /// Scalars every rank sums in a split step (a norm of the parameters).
+  int64_t scalarSums = 0;
 };
 
 /// The chosen placement.
@@ -126,6 +161,12 @@ struct Placement {
   /// (one rank each); empty: one process.
   llvm::SmallVector<std::string> replicas;
   int64_t replicaCount() const { return replicas.empty() ? 1 : (int64_t)replicas.size(); }
+  /// Tensor parallel: the compute nodes of the shards, `compute` first (one
+  /// rank each, every one on the whole batch); empty: none.
+  llvm::SmallVector<std::string> shards;
+  int64_t shardCount() const { return shards.empty() ? 1 : (int64_t)shards.size(); }
+  /// The processes of the run.
+  int64_t rankCount() const { return replicaCount() * shardCount(); }
   bool needsTransfer() const { return deviceMem != staging; }
   /// Stages and graphs of the program: load, [transfer,] graph, report.
   unsigned stageCount() const { return needsTransfer() ? 4 : 3; }

@@ -183,6 +183,80 @@ double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
   return 2.0 * double(d - 1) * (slowest + kCollectiveLatencySeconds);
 }
 
+/// Tensor parallelism: the linears a placement on its shards splits (their
+/// width divides among the shards).
+SmallVector<const SplitLinear *> splitsOf(const PlacementProblem &problem, const Placement &p) {
+  SmallVector<const SplitLinear *> splits;
+  if (p.shardCount() > 1)
+    for (const SplitLinear &s : problem.splittable)
+      if (s.out % p.shardCount() == 0)
+        splits.push_back(&s);
+  return splits;
+}
+
+/// One step's FLOPs of the split linears' matmuls (forward, weight
+/// gradient and, when needed, input gradient).
+double splitFlops(ArrayRef<const SplitLinear *> splits) {
+  double flops = 0;
+  for (const SplitLinear *s : splits)
+    flops += 2.0 * double(s->rows) * double(s->in) * double(s->out) * (s->inputGrad ? 3 : 2);
+  return flops;
+}
+
+/// Bytes of the split parameters (weights and biases).
+uint64_t splitParamBytes(ArrayRef<const SplitLinear *> splits) {
+  uint64_t bytes = 0;
+  for (const SplitLinear *s : splits)
+    bytes = saturatingAdd(bytes, uint64_t(s->in * s->out + s->out) * 4);
+  return bytes;
+}
+
+/// Parameters and optimizer state on one rank: a split's shards hold 1/d
+/// of the split parameters and of their state.
+uint64_t persistentOn(const PlacementProblem &problem, const Placement &p) {
+  uint64_t split = splitParamBytes(splitsOf(problem, p));
+  split = uint64_t(double(split) * (1.0 + problem.optimizerStatePerParam));
+  split = std::min(split, problem.persistentBytes);
+  return problem.persistentBytes - split + split / uint64_t(p.shardCount());
+}
+
+/// One step's gradients on one rank.
+uint64_t gradientsOn(const PlacementProblem &problem, const Placement &p) {
+  uint64_t split = std::min(splitParamBytes(splitsOf(problem, p)), problem.gradientBytes);
+  return problem.gradientBytes - split + split / uint64_t(p.shardCount());
+}
+
+/// The slowest hop of the ring through `ranks` for `bytes`.
+double slowestHop(const Topology &topo, ArrayRef<std::string> ranks, uint64_t bytes) {
+  double slowest = 0;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    slowest = std::max(slowest, topo.seconds(ranks[i], ranks[(i + 1) % ranks.size()], bytes));
+  return slowest;
+}
+
+/// The collectives of a tensor-parallel step, on its critical path: per
+/// split linear a ring all-gather of its output (d - 1 steps of 1/d of it)
+/// and, when the backward pass needs the input's gradient, a ring
+/// all-reduce of it (2 (d - 1) steps); and the sums of scalars (a norm of
+/// the parameters), latency alone.
+double tensorParallelSeconds(const PlacementProblem &problem, const Topology &topo,
+                             const Placement &p) {
+  int64_t d = p.shardCount();
+  if (d < 2)
+    return 0;
+  double seconds = 0;
+  for (const SplitLinear *s : splitsOf(problem, p)) {
+    uint64_t out = uint64_t(s->rows * s->out) * 4, in = uint64_t(s->rows * s->in) * 4;
+    seconds += double(d - 1) *
+               (slowestHop(topo, p.shards, out / uint64_t(d)) + kCollectiveLatencySeconds);
+    if (s->inputGrad)
+      seconds += 2.0 * double(d - 1) *
+                 (slowestHop(topo, p.shards, in / uint64_t(d)) + kCollectiveLatencySeconds);
+  }
+  seconds += double(problem.scalarSums) * 2.0 * double(d - 1) * kCollectiveLatencySeconds;
+  return seconds;
+}
+
 StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
                     const Placement &p) {
   StepTimes t;
@@ -197,8 +271,11 @@ StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
   l1::SystemOp system = problem.system;
   l1::NodeOp node = system.lookupNode(p.compute);
   std::optional<double> flops = nominalThroughput(node);
-  t.compute = flops ? double(problem.flopsPerStep) / d / *flops
-                    : std::numeric_limits<double>::infinity();
+  // Each shard computes its columns of the split linears, and the rest of
+  // the step whole.
+  double split = std::min(splitFlops(splitsOf(problem, p)), double(problem.flopsPerStep));
+  double work = (double(problem.flopsPerStep) - split + split / double(p.shardCount())) / d;
+  t.compute = flops ? work / *flops : std::numeric_limits<double>::infinity();
   return t;
 }
 
@@ -206,9 +283,9 @@ StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
 uint64_t devicePeakBytes(const PlacementProblem &problem, const Placement &p) {
   uint64_t d = uint64_t(p.replicaCount());
   uint64_t perStep = saturatingAdd(
-      saturatingAdd(problem.activationBytes / d, problem.gradientBytes),
+      saturatingAdd(problem.activationBytes / d, gradientsOn(problem, p)),
       saturatingAdd(problem.batchBytes / d, problem.reportBytes));
-  return saturatingAdd(problem.persistentBytes,
+  return saturatingAdd(persistentOn(problem, p),
                        saturatingMul(perStep, uint64_t(p.depth)));
 }
 
@@ -224,6 +301,8 @@ std::string describe(const Placement &p) {
                       .str();
   if (!p.replicas.empty())
     s += " replicas=" + llvm::join(p.replicas, ",");
+  if (!p.shards.empty())
+    s += " shards=" + llvm::join(p.shards, ",");
   return s;
 }
 } // namespace
@@ -287,7 +366,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
   // are c and the next d - 1 compute nodes of its isa, by name. Each graph
   // node's choices, computed once: no replicas (one process), then one set
   // per count its isa has nodes enough for.
-  llvm::StringMap<SmallVector<SmallVector<std::string>>> replicaSets;
+  llvm::StringMap<SmallVector<SmallVector<std::string>>> replicaSets, shardSets;
   for (const std::string &c : computes) {
     SmallVector<SmallVector<std::string>> &sets = replicaSets[c];
     sets.emplace_back(); // one process
@@ -299,11 +378,16 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     for (int64_t d = 2; d <= (int64_t)alike.size(); ++d)
       if (problem.shards ? d == problem.shards : problem.globalBatch % d == 0)
         sets.emplace_back(alike.begin(), alike.begin() + d);
+    // Tensor parallelism: d shards when some split linear's width divides.
+    SmallVector<SmallVector<std::string>> &split = shardSets[c];
+    for (int64_t d = 2; d <= (int64_t)alike.size(); ++d)
+      if (llvm::any_of(problem.splittable, [&](const SplitLinear &s) { return s.out % d == 0; }))
+        split.emplace_back(alike.begin(), alike.begin() + d);
   }
   spec.countCandidates = [&]() -> std::optional<uint64_t> {
     uint64_t perGraphNode = 0;
     for (const std::string &c : computes)
-      perGraphNode += replicaSets[c].size();
+      perGraphNode += replicaSets[c].size() + shardSets[c].size();
     return perGraphNode * computes.size() * memories.size() * 3;
   };
   spec.enumerate = [&](llvm::function_ref<bool(Placement)> yield) {
@@ -311,19 +395,21 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
       for (const std::string &h : computes)
         for (const std::string &m : memories)
           for (int64_t depth : {1, 2, 3})
-            for (const SmallVector<std::string> &replicas : replicaSets[c]) {
-              Placement p;
-              p.compute = c;
-              p.host = h;
-              p.staging = m;
-              p.depth = depth;
-              p.deviceMem =
-                  bufferNodeOf(system, system.lookupNode(c)).value_or(std::string());
-              p.storage = defaultStorage(m);
-              p.replicas = replicas;
-              if (!yield(std::move(p)))
-                return;
-            }
+            for (bool tensor : {false, true})
+              for (const SmallVector<std::string> &ranks :
+                   tensor ? shardSets[c] : replicaSets[c]) {
+                Placement p;
+                p.compute = c;
+                p.host = h;
+                p.staging = m;
+                p.depth = depth;
+                p.deviceMem =
+                    bufferNodeOf(system, system.lookupNode(c)).value_or(std::string());
+                p.storage = defaultStorage(m);
+                (tensor ? p.shards : p.replicas) = ranks;
+                if (!yield(std::move(p)))
+                  return;
+              }
   };
   spec.describe = describe;
 
@@ -335,6 +421,24 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                             return std::nullopt;
                           }});
   spec.filters.push_back({"replicas", [&](const Placement &p) -> Check {
+                            if (p.shardCount() > 1) {
+                              if (!problem.tensorParallelObstacle.empty())
+                                return "tensor parallel: " + problem.tensorParallelObstacle;
+                              if (problem.shards > 1)
+                                return "distributed_shard(shards: " +
+                                       std::to_string(problem.shards) +
+                                       ") splits the data among replicas; tensor-parallel "
+                                       "shards each read the whole batch";
+                              if (p.depth > 1)
+                                return "tensor-parallel shards meet in every step's "
+                                       "collectives: one step in flight";
+                              for (size_t i = 0; i + 1 < p.shards.size(); ++i)
+                                for (auto [a, b] : {std::pair(i, i + 1), std::pair(i + 1, i)})
+                                  if (!topo.hasPath(p.shards[a], p.shards[b]))
+                                    return "no path from shard @" + p.shards[a] + " to @" +
+                                           p.shards[b];
+                              return std::nullopt;
+                            }
                             if (problem.shards > 1 && p.replicaCount() != problem.shards) {
                               l1::NodeOp c = system.lookupNode(p.compute);
                               int64_t alike = llvm::count_if(computes, [&](const std::string &o) {
@@ -393,9 +497,9 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                             std::optional<uint64_t> dev = memoryOf(system, p.deviceMem);
                             if (!dev)
                               return "@" + p.deviceMem + " states no capacity";
-                            if (problem.persistentBytes > *dev)
+                            if (persistentOn(problem, p) > *dev)
                               return "parameters and optimizer state (" +
-                                     formatBytes(problem.persistentBytes) +
+                                     formatBytes(persistentOn(problem, p)) +
                                      ") exceed @" + p.deviceMem + " (" +
                                      formatBytes(*dev) + ")";
                             uint64_t need = devicePeakBytes(problem, p);
@@ -427,49 +531,64 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     SmallVector<search::CostTerm> terms;
     terms.push_back({"transfer_s", t.transfer, 1});
     terms.push_back({"compute_s", t.compute, 1});
-    terms.push_back({"allreduce_s", allReduceSeconds(problem, topo, p), 1});
+    // The gradients' all-reduce runs while the backward pass computes the
+    // earlier layers' gradients (about two thirds of the compute): only
+    // what outlasts it delays the step.
+    double allReduce = allReduceSeconds(problem, topo, p);
+    terms.push_back({"allreduce_s", allReduce, 1});
+    terms.push_back({"allreduce_overlap_s", -std::min(allReduce, t.compute * 2.0 / 3.0), 1});
+    terms.push_back({"tp_collectives_s", tensorParallelSeconds(problem, topo, p), 1});
     terms.push_back({"overlap_s", overlapped - serial, 1});
     terms.push_back({"bubble", bubble, overlapped});
     terms.push_back({"memory_pressure", double(peak) / capacity, kPressureWeightSeconds});
     return terms;
   };
-  // The scaling model: the best candidate per replica count, its predicted
-  // step time and the speedup over one replica.
+  // The scaling model: the best candidate per replica count (data
+  // parallel) and per shard count (tensor parallel), its predicted step
+  // time and the speedup over one process.
   struct Best {
     double cost = std::numeric_limits<double>::infinity();
-    double compute = 0, allReduce = 0;
+    double compute = 0, collectives = 0;
     std::string what;
   };
-  std::map<int64_t, Best> bestPer;
+  std::map<std::pair<bool, int64_t>, Best> bestPer; // (tensor parallel, ranks)
   spec.observe = [&](const Placement &p, const SmallVector<search::CostTerm> &terms) {
-    Best &b = bestPer[p.replicaCount()];
+    Best &b = bestPer[{p.shardCount() > 1, p.rankCount()}];
     double cost = search::totalCost(terms);
     if (cost >= b.cost)
       return;
     b.cost = cost;
+    b.collectives = 0;
     for (const search::CostTerm &t : terms) {
       if (t.name == "compute_s")
         b.compute = t.value;
-      else if (t.name == "allreduce_s")
-        b.allReduce = t.value;
+      else if (t.name == "allreduce_s" || t.name == "tp_collectives_s")
+        b.collectives += t.value;
     }
     b.what = describe(p);
   };
   spec.notes = [&]() {
     std::vector<std::string> lines;
-    if (bestPer.size() < 2 && (bestPer.empty() || bestPer.begin()->first == 1))
-      return lines; // one replica count: nothing to scale
-    lines.push_back("scaling (ring all-reduce of " + formatBytes(problem.gradientBytes) +
-                    " of gradients; predicted seconds per step):");
-    double one = bestPer.count(1) ? bestPer[1].cost : 0;
-    for (auto &[d, b] : bestPer)
-      lines.push_back(llvm::formatv("  {0} replica{1}: {2:e3} s (compute {3:e3}, all-reduce "
-                                    "{4:e3}){5}  {6}",
-                                    d, d == 1 ? " " : "s", b.cost, b.compute, b.allReduce,
+    if (bestPer.size() < 2 && (bestPer.empty() || bestPer.begin()->first.second == 1))
+      return lines; // one process only: nothing to scale
+    lines.push_back("scaling (data parallel: ring all-reduce of " +
+                    formatBytes(problem.gradientBytes) +
+                    " of gradients, overlapping the backward pass; tensor parallel: the "
+                    "split linears' gathers and sums; predicted seconds per step):");
+    double one = bestPer.count({false, 1}) ? bestPer[{false, 1}].cost : 0;
+    for (auto &[key, b] : bestPer) {
+      auto [tensor, d] = key;
+      std::string what = d == 1   ? "1 process  "
+                         : tensor ? std::to_string(d) + " shards   "
+                                  : std::to_string(d) + " replicas ";
+      lines.push_back(llvm::formatv("  {0}: {1:e3} s (compute {2:e3}, {3} {4:e3}){5}  {6}", what,
+                                    b.cost, b.compute, tensor ? "collectives" : "all-reduce",
+                                    b.collectives,
                                     one > 0 ? llvm::formatv(", x{0:f2}", one / b.cost).str()
                                             : std::string(),
                                     b.what)
                           .str());
+    }
     return lines;
   };
   return search::searchAndReport(loc, spec);

@@ -215,7 +215,8 @@ private:
     return nullptr;
   }
   /// Adds state field `name` (after the existing ones) unless it exists.
-  l1::StateOp addState(StringRef name, ArrayRef<int64_t> shape, l1::InitKind init) {
+  l1::StateOp addState(StringRef name, ArrayRef<int64_t> shape, l1::InitKind init,
+                       std::optional<uint64_t> shard = std::nullopt) {
     for (l1::StateOp s : actor.getBody().front().getOps<l1::StateOp>())
       if (s.getSymName() == name)
         return s;
@@ -224,7 +225,8 @@ private:
       sb.setInsertionPoint(anchor);
     else
       sb.setInsertionPointToEnd(&actor.getBody().front());
-    return l1::StateOp::create(sb, loc, name, type(shape), init, IntegerAttr());
+    return l1::StateOp::create(sb, loc, name, type(shape), init,
+                               shard ? sb.getI64IntegerAttr(*shard) : IntegerAttr());
   }
   Value read(StringRef field, ArrayRef<int64_t> shape) {
     return l1::StateReadOp::create(b, loc, type(shape),
@@ -353,7 +355,7 @@ private:
     for (unsigned i : idx) {
       const UpdateParam &p = params[i];
       std::string name = "ema_" + p.state;
-      addState(name, p.shape, l1::InitKind::zeros);
+      addState(name, p.shape, l1::InitKind::zeros, p.shard);
       Value shadow = read(name, p.shape);
       write(name, add(scale(shadow, d), scale(newParams[i], keep)));
     }
@@ -424,8 +426,8 @@ private:
     for (auto [i, g] : llvm::zip(idx, grads)) {
       const UpdateParam &p = params[i];
       std::string m = "m_" + p.state, v = "v_" + p.state;
-      addState(m, p.shape, l1::InitKind::zeros);
-      addState(v, p.shape, l1::InitKind::zeros);
+      addState(m, p.shape, l1::InitKind::zeros, p.shard);
+      addState(v, p.shape, l1::InitKind::zeros, p.shard);
       Value m0 = read(m, p.shape), v0 = read(v, p.shape), w = read(p.state, p.shape);
       Value m1 = add(scale(m0, b1), scale(g, omb1));
       Value v1 = add(scale(v0, b2), scale(mul(g, g), omb2));
@@ -447,7 +449,7 @@ private:
     for (auto [i, g] : llvm::zip(idx, grads)) {
       const UpdateParam &p = params[i];
       std::string m = "m_" + p.state;
-      addState(m, p.shape, l1::InitKind::zeros);
+      addState(m, p.shape, l1::InitKind::zeros, p.shard);
       Value m0 = read(m, p.shape), w = read(p.state, p.shape);
       Value c = add(scale(m0, cst(beta1)), scale(g, cst(1.0 - beta1)));
       newParams[i] = sub(w, scale(un<l1::SignOp>(c), lr));
@@ -478,7 +480,7 @@ private:
       if (!lr)
         lr = learningRate(f64(muon.getLr()), lrFactors);
       std::string m = "m_" + p.state;
-      addState(m, p.shape, l1::InitKind::zeros);
+      addState(m, p.shape, l1::InitKind::zeros, p.shard);
       Value m0 = read(m, p.shape), w = read(p.state, p.shape);
       Value m1 = add(scale(m0, cst(mu)), scale(g, cst(1.0 - mu)));
       write(m, m1);

@@ -36,6 +36,8 @@ struct TrainableParam {
   l1::InitKind init = l1::InitKind::zeros;
   /// The l2 layer op that owns it (diagnostics, `#[l1::on]` hatches).
   mlir::Operation *layer = nullptr;
+  /// Tensor parallelism: the axis `shape` (one rank's block) splits.
+  std::optional<uint64_t> shard = std::nullopt;
 };
 
 /// The trainable parameters of `methods`' infer DAG, in the order of
@@ -69,6 +71,10 @@ struct TrainingGraphSpec {
   /// updates, the draws' counter) and the train/eval flag (a rank-0 f32
   /// with init training_mode). Empty otherwise.
   std::string stepField, trainingField;
+  /// Tensor parallelism: the number of ranks and the window's field holding
+  /// this rank (a rank-0 f32, init rank); 1 and empty otherwise.
+  int64_t ranks = 1;
+  std::string rankField;
 };
 
 /// Whether the infer DAG of `methods` draws random numbers in training
