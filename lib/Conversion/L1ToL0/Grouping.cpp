@@ -339,7 +339,6 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
         own = own && def && isCompute(def) && !sinkSlot.count(base) && in.hasOneUse() &&
               !mustStore.contains(in);
       Group g;
-      g.id = groups.size();
       g.space.assign(tensorOf(op->getResult(0)).getShape().begin(),
                      tensorOf(op->getResult(0)).getShape().end());
       g.collective = true;
@@ -359,6 +358,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
       for (unsigned k : mine)
         g.deps.insert(k);
       g.ops.push_back(op);
+      g.id = groups.size(); // after the copy kernel's
       groups.push_back(std::move(g));
       mine.push_back(groups.back().id);
       groupOf[op] = groups.back().id;
