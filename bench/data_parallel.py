@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Data-parallel training on this machine: ranks against one process.
+"""Data- and tensor-parallel training on this machine: ranks against one process.
 
 The spec's Fashion-MNIST program (examples/fashion_mnist/fashion_mnist.syn)
 is compiled three times with synplc:
@@ -8,12 +8,14 @@ is compiled three times with synplc:
   * two replicas, examples/systems/2-hosts.syn (the search splits the batch
     of 128 into two slices of 64);
   * four replicas, test/Tools/synplc/Inputs/fashion-mnist-shard4.syn on
-    test/Tools/synplc/Inputs/4-hosts.syn (distributed_shard of 4 x 32).
+    test/Tools/synplc/Inputs/4-hosts.syn (distributed_shard of 4 x 32);
+  * two shards, examples/systems/2-small-hosts.syn (tensor parallel: the
+    two large linears split by columns, every rank on the whole batch).
 
 For --rounds rounds, in turn: the one process at --threads threads (2: the
 machine's cores), then `mpirun -np 2` and `mpirun -np 4` (oversubscribed
-here), each rank at its default thread count (the CPUs it may use, shared
-among the host's ranks). The medians of samples/s and the ratios to the
+here) and the two shards, each rank at its default thread count (the CPUs
+it may use, shared among the host's ranks). The medians of samples/s and the ratios to the
 one process are printed, then, from `--profile` on rank 0, the time in
 all-reduce per step and the share of it that overlapped kernels.
 
@@ -65,11 +67,13 @@ def local_system(ranks, cores):
 
 def predicted(synplc, spec, system, tmp):
     """The scaling model's lines for `spec` on `system`: {replicas: seconds}
-    (on a system of one compute node, which has no scaling lines, the
-    winner's cost: one replica)."""
+    and {"tp<n>": seconds} for n shards (on a system of one compute node,
+    which has no scaling lines, the winner's cost: one replica)."""
     err = run([synplc, spec, "--system", system, "--search-report", "--emit", "l1",
                "-o", os.devnull]).stderr
     lines = {int(d): float(s) for d, s in re.findall(r"^\s+(\d+) replicas?\s*: ([0-9.e+-]+) s", err, re.M)}
+    lines.update({f"tp{d}": float(s)
+                  for d, s in re.findall(r"^\s+(\d+) shards\s*: ([0-9.e+-]+) s", err, re.M)})
     if not lines:
         l21 = err[err.index("search L2->L1"):]
         lines[1] = float(re.search(r"^\s+1\s+([0-9.e+-]+)\s+graph", l21, re.M).group(1))
@@ -95,21 +99,25 @@ def main():
         sys.exit("no mpirun: install openmpi-bin (scripts/install-deps.sh)")
     launch = [mpirun, "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
     tmp = tempfile.mkdtemp(prefix="synpl-dp-")
-    exe = {n: os.path.join(tmp, f"train{n}") for n in (1, 2, 4)}
+    exe = {n: os.path.join(tmp, f"train{n}") for n in (1, 2, 4, "tp")}
     run([synplc, SPEC, "-o", exe[1]])
     run([synplc, SPEC, "--system", os.path.join(ROOT, "examples", "systems", "2-hosts.syn"),
          "-o", exe[2]])
     run([synplc, SHARD4, "--system",
          os.path.join(ROOT, "test", "Tools", "synplc", "Inputs", "4-hosts.syn"), "-o", exe[4]])
+    run([synplc, SPEC, "--system", os.path.join(ROOT, "examples", "systems", "2-small-hosts.syn"),
+         "-o", exe["tp"]])
     common = ["--data", DATA, "--steps", str(args.steps), "--epochs", "1", "--no-eval", "--quiet"]
 
-    rates = {1: [], 2: [], 4: []}
+    rates = {1: [], 2: [], 4: [], "tp": []}
     for r in range(args.rounds):
         rates[1].append(rate([exe[1], "--threads", str(args.threads)] + common))
         for n in (2, 4):
             rates[n].append(rate(launch + ["-np", str(n), exe[n]] + common))
+        rates["tp"].append(rate(launch + ["-np", "2", exe["tp"]] + common))
         print(f"round {r + 1}: " + ", ".join(f"{n} rank{'s' if n > 1 else ''} {rates[n][-1]:.0f}"
-                                              for n in (1, 2, 4)) + " samples/s", flush=True)
+                                              for n in (1, 2, 4)) +
+              f", 2 shards {rates['tp'][-1]:.0f} samples/s", flush=True)
     one = statistics.median(rates[1])
 
     # The model, for this machine described as it is: one process on all
@@ -123,7 +131,10 @@ def main():
         path = os.path.join(tmp, f"local-{n}.syn")
         with open(path, "w") as f:
             f.write(local_system(n, cores // n))
-        model[n] = predicted(synplc, SPEC, path, tmp).get(n, float("nan"))
+        lines = predicted(synplc, SPEC, path, tmp)
+        model[n] = lines.get(n, float("nan"))
+        if n == 2:
+            model["tp"] = lines.get("tp2", float("nan"))
 
     print(f"\nFashion-MNIST, global batch 128, {args.steps} steps, median of {args.rounds} rounds")
     print(f"{'run':<28} {'samples/s':>10} {'vs one':>8} {'model':>8}")
@@ -133,6 +144,9 @@ def main():
         # The model's speedup of n ranks over one process on the same cores.
         pred = f"{model[1] / model[n]:8.2f}" if n in model and 1 in model else "     n/a"
         print(f"{'mpirun -np ' + str(n):<28} {m:>10.0f} {m / one:>8.2f} {pred}")
+    m = statistics.median(rates["tp"])
+    pred = f"{model[1] / model['tp']:8.2f}" if "tp" in model and 1 in model else "     n/a"
+    print(f"{'mpirun -np 2, 2 shards':<28} {m:>10.0f} {m / one:>8.2f} {pred}")
 
     # Collectives: time and overlap, from rank 0's profile.
     for n in (2, 4):

@@ -28,7 +28,7 @@ namespace sh = synpl::shapes;
 namespace {
 enum class TOp {
   Binary, Unary, Matmul, Scale, Broadcast, Transpose, Reshape, Reduce, Cmp,
-  Select, Cast, OneHot, Gather, ScatterAdd, Const, Random
+  Select, Cast, OneHot, Gather, ScatterAdd, Const, Random, AllGather, AllSum, BlockSlice
 };
 struct TensorOpInfo {
   StringRef name; ///< after `tensor_`
@@ -52,7 +52,8 @@ static constexpr TensorOpInfo kTensorOps[] = {
     {"select", TOp::Select},         {"cast", TOp::Cast},
     {"one_hot", TOp::OneHot},        {"const", TOp::Const},
     {"random", TOp::Random},         {"gather", TOp::Gather},
-    {"scatter_add", TOp::ScatterAdd},
+    {"scatter_add", TOp::ScatterAdd}, {"all_gather", TOp::AllGather},
+    {"all_sum", TOp::AllSum},         {"block_slice", TOp::BlockSlice},
 };
 
 LogicalResult synpl::syn::detail::bindL1Args(StringRef callee, Location at,
@@ -427,6 +428,53 @@ FailureOr<Value> Parser::buildTensorCall(StringRef name, Location at,
     shape = {*rows, xt.getShape().back()};
     built = l1::ScatterAddOp::create(builder, at,
                                      RankedTensorType::get(shape, xt.getElementType()), *x, *ids);
+    break;
+  }
+  case TOp::AllGather:
+  case TOp::BlockSlice: {
+    // tensor_all_gather(x, axis: a, ranks: n): the ranks' blocks along a;
+    // tensor_block_slice(x, index, axis: a, blocks: n): block `index`.
+    bool gatherRanks = info->kind == TOp::AllGather;
+    FailureOr<Value> x = gatherRanks ? bindOperand({"x", "axis", "ranks"}, 3)
+                                     : bindOperand({"x", "index", "axis", "blocks"}, 4);
+    if (failed(x))
+      return failure();
+    FailureOr<Value> index;
+    if (!gatherRanks && failed(index = tensorOf(a[1])))
+      return failure();
+    L1Arg *axisArg = a[gatherRanks ? 1 : 2], *countArg = a[gatherRanks ? 2 : 3];
+    FailureOr<int64_t> axis = intArgOf(axisArg, "the axis");
+    FailureOr<int64_t> count = intArgOf(countArg, gatherRanks ? "the ranks" : "the blocks");
+    if (failed(axis) || failed(count))
+      return failure();
+    auto xt = typeOf(*x);
+    if (*axis < 0 || *axis >= xt.getRank())
+      return emitError(axisArg->loc, "axis ") << *axis << " is not an axis of the operand";
+    if (*count <= 0)
+      return emitError(countArg->loc, gatherRanks ? "the ranks" : "the blocks")
+             << " are a positive count";
+    SmallVector<int64_t> shape(xt.getShape());
+    if (gatherRanks) {
+      shape[*axis] *= *count;
+      built = l1::AllGatherOp::create(builder, at,
+                                      RankedTensorType::get(shape, xt.getElementType()), *x,
+                                      builder.getI64IntegerAttr(*axis));
+      break;
+    }
+    if (shape[*axis] % *count != 0)
+      return shapeFail("the blocks do not divide the axis");
+    shape[*axis] /= *count;
+    built = l1::BlockSliceOp::create(builder, at,
+                                     RankedTensorType::get(shape, xt.getElementType()), *x,
+                                     *index, builder.getI64IntegerAttr(*axis));
+    break;
+  }
+  case TOp::AllSum: {
+    // tensor_all_sum(x): the sum over the ranks.
+    FailureOr<Value> x = bindOperand({"x"}, 1);
+    if (failed(x))
+      return failure();
+    built = l1::AllSumOp::create(builder, at, x->getType(), *x);
     break;
   }
   case TOp::Random: {
