@@ -432,6 +432,10 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                               if (p.depth > 1)
                                 return "tensor-parallel shards meet in every step's "
                                        "collectives: one step in flight";
+                              l1::NodeOp c = system.lookupNode(p.compute);
+                              if (c.getIsa().value_or("") != "x86_64")
+                                return "tensor-parallel shards run on hosts (isa x86_64); @" +
+                                       p.compute + " is " + c.getIsa().value_or("?").str();
                               for (size_t i = 0; i + 1 < p.shards.size(); ++i)
                                 for (auto [a, b] : {std::pair(i, i + 1), std::pair(i + 1, i)})
                                   if (!topo.hasPath(p.shards[a], p.shards[b]))
