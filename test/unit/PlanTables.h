@@ -46,6 +46,22 @@ inline int64_t str(std::string &strings, const char *s) {
   return off;
 }
 
+/// A host kernel record of one iteration: `args` buffers from KERNEL_ARGS
+/// entry `first`, the first `inputs` of them read.
+inline synpl_plan_kernel hostKernel(std::string &strings, const char *name, int64_t first,
+                                    int64_t args, int64_t inputs) {
+  synpl_plan_kernel k{};
+  k.name = str(strings, name);
+  k.first_arg = first;
+  k.num_args = args;
+  k.num_inputs = inputs;
+  k.iterations = 1;
+  k.grain = 1;
+  k.target = SYNPL_PLAN_TARGET_HOST;
+  k.entry = -1;
+  return k;
+}
+
 /// Collects records per section, then lays out the table.
 struct TableBuilder {
   std::vector<std::vector<int64_t>> sections =
@@ -198,16 +214,7 @@ inline Tables dataParallelPlan(int64_t ranks, int64_t batch, int64_t sharded = 1
   dpAcc[0] = dpAcc[1] = 0;
   dpSteps = 0;
   auto kernel = [&](const char *name, int64_t first, int64_t args, int64_t inputs) {
-    synpl_plan_kernel k{};
-    k.name = str(t.strings, name);
-    k.first_arg = first;
-    k.num_args = args;
-    k.num_inputs = inputs;
-    k.iterations = 1;
-    k.grain = 1;
-    k.target = SYNPL_PLAN_TARGET_HOST;
-    k.entry = -1;
-    return k;
+    return hostKernel(t.strings, name, first, args, inputs);
   };
   tb.add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "state"), SYNPL_PLAN_POOL_PERSISTENT,
                                            SYNPL_PLAN_SPACE_HOST, 64, 64});
@@ -316,15 +323,7 @@ inline Tables tensorParallelPlan(int64_t ranks, bool split = true) {
                                            SYNPL_PLAN_F32, tpVElements, rows * kTpVRows});
   tb.add(SYNPL_PLAN_SLOTS,
          synpl_plan_slot{str(t.strings, "rank"), 0, rankAt, 4, SYNPL_PLAN_F32, 1, 0});
-  synpl_plan_kernel k{};
-  k.name = str(t.strings, "observe");
-  k.num_args = 5;
-  k.num_inputs = 4;
-  k.iterations = 1;
-  k.grain = 1;
-  k.target = SYNPL_PLAN_TARGET_HOST;
-  k.entry = -1;
-  tb.add(SYNPL_PLAN_KERNELS, k);
+  tb.add(SYNPL_PLAN_KERNELS, hostKernel(t.strings, "observe", 0, 5, 4));
   for (int64_t slot : {kTpX, kTpW, kTpV, kTpRank, kTpLoss})
     tb.add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{slot});
   tb.add(SYNPL_PLAN_STREAMS, synpl_plan_stream{str(t.strings, "s0"), 0, 1});

@@ -245,6 +245,7 @@ TEST_CASE("checkpoint: fields that disagree are refused despite a valid checksum
 
 namespace {
 
+using synpl::test::hostKernel;
 using synpl::test::runMain;
 using synpl::test::str;
 using synpl::test::TableBuilder;
@@ -276,16 +277,7 @@ Tables resumablePlan(int64_t wElements = 16) {
   add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "bf"), 0, 256, 8, SYNPL_PLAN_BF16, 4});
   add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "n"), 0, 320, 16, SYNPL_PLAN_I32, 4});
   add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "loss"), 0, 384, 4, SYNPL_PLAN_F32, 1});
-  synpl_plan_kernel k{};
-  k.name = str(t.strings, "update");
-  k.first_arg = 0;
-  k.num_args = 2;
-  k.num_inputs = 0;
-  k.iterations = 1;
-  k.grain = 1;
-  k.target = SYNPL_PLAN_TARGET_HOST;
-  k.entry = -1;
-  add(SYNPL_PLAN_KERNELS, k);
+  add(SYNPL_PLAN_KERNELS, hostKernel(t.strings, "update", 0, 2, 0));
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{0});
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{5});
   add(SYNPL_PLAN_STREAMS, synpl_plan_stream{str(t.strings, "s0"), 0, 1});
