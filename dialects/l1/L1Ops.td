@@ -802,8 +802,9 @@ def L1_ScheduleOp : L1_Op<"schedule", [
     the actor state fields with a `shard` axis hold one block per rank,
     and the tensor graphs exchange activations and gradients with
     `l1.all_gather` and `l1.all_sum`. The same checks hold; a schedule
-    has `replicas` or `shards`, not both, and the rank ops appear only
-    under `shards`, gathering over as many ranks as it lists.
+    has `replicas` or `shards`, not both; under `shards` it runs one step
+    at a time (L1.4: pipeline_depth 1), and the rank ops appear only under
+    `shards`, gathering over as many ranks as it lists.
   }];
   let arguments = (ins FlatSymbolRefArrayAttr:$pipelines,
                        FlatSymbolRefArrayAttr:$actors,

@@ -816,6 +816,10 @@ LogicalResult ScheduleOp::verifySymbolUses(SymbolTableCollection &tables) {
                 "not both";
     if (failed(checkReplicas(*this, shards, "shard")))
       return failure();
+    if (getPipelineDepth() > 1)
+      return emitCheckError(*this, Property::Safety, "L1.4")
+             << "a tensor-parallel schedule runs one step at a time (pipeline_depth 1, not "
+             << getPipelineDepth() << "): every rank meets each step's collectives in order";
   } else if (Operation *scope = getProgramScope(*this)) {
     for (auto actor : scope->getRegion(0).front().getOps<ActorOp>())
       for (auto state : actor.getBody().front().getOps<StateOp>())

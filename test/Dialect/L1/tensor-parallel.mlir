@@ -216,3 +216,13 @@ l1.system @s {
 }
 // expected-error @+1 {{[safety] L1.2: a tensor-parallel schedule lists at least two shards, got 1}}
 l1.schedule pipelines [] actors [] pipeline_depth 1 shards [@cpu_0]
+
+// -----
+
+l1.system @s {
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.node @cpu_1 compute {isa = "x86_64"}
+  l1.edge @cpu_0 <-> @cpu_1 bandwidth "1GB/s"
+}
+// expected-error @+1 {{[safety] L1.4: a tensor-parallel schedule runs one step at a time (pipeline_depth 1, not 2): every rank meets each step's collectives in order}}
+l1.schedule pipelines [] actors [] pipeline_depth 2 shards [@cpu_0, @cpu_1]
