@@ -42,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const char strings[] = "text\0inputs\0targets";
   synpl_plan_pool pool{0, SYNPL_PLAN_POOL_ARENA, SYNPL_PLAN_SPACE_HOST, 2 * window * batch, 64};
   synpl_plan_slot slots[2] = {
-      {5, 0, 0, window * batch, SYNPL_PLAN_U8, window * batch},
-      {12, 0, window * batch, window * batch, SYNPL_PLAN_U8, window * batch}};
+      {5, 0, 0, window * batch, SYNPL_PLAN_U8, window * batch, 0},
+      {12, 0, window * batch, window * batch, SYNPL_PLAN_U8, window * batch, 0}};
   synpl_plan_ingest_field fields[2] = {{0, 0, 0, 0, 0}, {1, 0, 0, 0, 1}};
   synpl_plan_ingest ingest{0, SYNPL_PLAN_FORMAT_TEXT, batch, 1, 0, 7, 0, 2, stride};
   Plan p{};

@@ -271,12 +271,12 @@ Tables resumablePlan(int64_t wElements = 16) {
   add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "state"), SYNPL_PLAN_POOL_PERSISTENT,
                                         SYNPL_PLAN_SPACE_HOST, 512, 64});
   add(SYNPL_PLAN_SLOTS,
-      synpl_plan_slot{str(t.strings, "w"), 0, 0, 4 * wElements, SYNPL_PLAN_F32, wElements});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "v"), 0, 128, 32, SYNPL_PLAN_F64, 4});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "hf"), 0, 192, 8, SYNPL_PLAN_F16, 4});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "bf"), 0, 256, 8, SYNPL_PLAN_BF16, 4});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "n"), 0, 320, 16, SYNPL_PLAN_I32, 4});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "loss"), 0, 384, 4, SYNPL_PLAN_F32, 1});
+      synpl_plan_slot{str(t.strings, "w"), 0, 0, 4 * wElements, SYNPL_PLAN_F32, wElements, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "v"), 0, 128, 32, SYNPL_PLAN_F64, 4, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "hf"), 0, 192, 8, SYNPL_PLAN_F16, 4, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "bf"), 0, 256, 8, SYNPL_PLAN_BF16, 4, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "n"), 0, 320, 16, SYNPL_PLAN_I32, 4, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "loss"), 0, 384, 4, SYNPL_PLAN_F32, 1, 0});
   add(SYNPL_PLAN_KERNELS, hostKernel(t.strings, "update", 0, 2, 0));
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{0});
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{5});

@@ -59,10 +59,10 @@ Tables buildPlan() {
                                         SYNPL_PLAN_SPACE_HOST, 512, 256});
   add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "dev"), SYNPL_PLAN_POOL_PERSISTENT,
                                         SYNPL_PLAN_SPACE_DEVICE, 512, 256});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "y"), 0, 256, 4, SYNPL_PLAN_F32, 1});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "xd"), 1, 0, 256, SYNPL_PLAN_F32, 64});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "yd"), 1, 256, 4, SYNPL_PLAN_F32, 1});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "y"), 0, 256, 4, SYNPL_PLAN_F32, 1, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "xd"), 1, 0, 256, SYNPL_PLAN_F32, 64, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "yd"), 1, 256, 4, SYNPL_PLAN_F32, 1, 0});
   synpl_plan_kernel k{};
   k.name = str(t.strings, "sum");
   k.first_arg = 0;

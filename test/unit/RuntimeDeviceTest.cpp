@@ -43,9 +43,9 @@ Tables devicePlan(bool withKernel = false) {
   auto add = [&](int s, auto rec) { tb.add(s, rec); };
   add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "state"), SYNPL_PLAN_POOL_PERSISTENT,
                                         SYNPL_PLAN_SPACE_DEVICE, 512, 256});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "y"), 0, 256, 4, SYNPL_PLAN_F32, 1});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "mode"), 0, 320, 4, SYNPL_PLAN_F32, 1});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "y"), 0, 256, 4, SYNPL_PLAN_F32, 1, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "mode"), 0, 320, 4, SYNPL_PLAN_F32, 1, 0});
   add(SYNPL_PLAN_STREAMS, synpl_plan_stream{str(t.strings, "chip"), 0, withKernel ? 1 : 0});
   if (withKernel) {
     synpl_plan_kernel k{};

@@ -99,8 +99,8 @@ Tables buildPlan(bool horizon = false, int64_t sumGrain = 1) {
   auto add = [&](int s, auto rec) { tb.add(s, rec); };
   add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "state"), SYNPL_PLAN_POOL_PERSISTENT,
                                         SYNPL_PLAN_SPACE_HOST, 512, 256});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "y"), 0, 256, 4, SYNPL_PLAN_F32, 1});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "y"), 0, 256, 4, SYNPL_PLAN_F32, 1, 0});
   add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "zero"), 0, 1, 0, 1));
   add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "sum"), 1, 2, 1, 64, sumGrain));
   add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{1});
@@ -111,7 +111,7 @@ Tables buildPlan(bool horizon = false, int64_t sumGrain = 1) {
   add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, 1});
   add(SYNPL_PLAN_INITS, synpl_plan_init{SYNPL_PLAN_INIT_ONES, 0, 0, 0, 0, -1});
   if (horizon) {
-    add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "h"), 0, 320, 4, SYNPL_PLAN_F32, 1});
+    add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "h"), 0, 320, 4, SYNPL_PLAN_F32, 1, 0});
     add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "peek"), 3, 1, 1, 1));
     add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{2});
     add(SYNPL_PLAN_STREAM_ENTRIES, synpl_plan_entry{SYNPL_PLAN_ENTRY_KERNEL, 2});
@@ -557,9 +557,9 @@ Tables finitePlan(int nanLossAt, int poisonAt) {
   auto add = [&](int s, auto rec) { tb.add(s, rec); };
   add(SYNPL_PLAN_POOLS, synpl_plan_pool{str(t.strings, "state"), SYNPL_PLAN_POOL_PERSISTENT,
                                         SYNPL_PLAN_SPACE_HOST, 512, 256});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "y"), 0, 256, 4, SYNPL_PLAN_F32, 1});
-  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "n"), 0, 320, 16, SYNPL_PLAN_I32, 4});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "x"), 0, 0, 256, SYNPL_PLAN_F32, 64, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "y"), 0, 256, 4, SYNPL_PLAN_F32, 1, 0});
+  add(SYNPL_PLAN_SLOTS, synpl_plan_slot{str(t.strings, "n"), 0, 320, 16, SYNPL_PLAN_I32, 4, 0});
   add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "zero"), 0, 1, 0, 1));
   add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "sum"), 1, 2, 1, 64));
   add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "poison"), 3, 2, 0, 1));
@@ -681,7 +681,7 @@ TEST_CASE("executor: --check-finite names the first element of a large slot on a
                                              SYNPL_PLAN_POOL_PERSISTENT, SYNPL_PLAN_SPACE_HOST,
                                              kBig * 4, 256});
     tb.add(SYNPL_PLAN_SLOTS,
-           synpl_plan_slot{str(t.strings, "big"), 0, 0, kBig * 4, SYNPL_PLAN_F32, kBig});
+           synpl_plan_slot{str(t.strings, "big"), 0, 0, kBig * 4, SYNPL_PLAN_F32, kBig, 0});
     tb.add(SYNPL_PLAN_KERNELS, hostKernel(str(t.strings, "fill"), 0, 1, 0, 1));
     tb.add(SYNPL_PLAN_KERNEL_ARGS, synpl_plan_kernel_arg{0});
     tb.add(SYNPL_PLAN_STREAMS, synpl_plan_stream{str(t.strings, "s0"), 0, 1});
