@@ -250,39 +250,33 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
 
 void Emitter::placeCollectives(std::vector<Launch> &launches) {
   for (CollectiveItem &c : collectives) {
-    // A tensor graph's collective launches where its kernels put it; an
-    // all_sum completes before the next launch that touches its slot (a
-    // gather is done when the stream passes it).
-    if (c.inGraph) {
-      auto at = llvm::find_if(launches, [&](const Launch &l) { return l.name == c.name; });
-      if (c.kind != l0uop::CollectiveKind::all_reduce || at == launches.end())
-        continue;
-      for (auto it = std::next(at); it != launches.end(); ++it)
-        if (llvm::is_contained(it->reads, c.slots.front()) ||
-            llvm::is_contained(it->writes, c.slots.front())) {
-          c.completeBefore = it->name;
-          break;
-        }
-      continue;
-    }
     auto touches = [&](const Launch &l, bool writesOnly) {
       for (Slot *s : c.slots)
         if (llvm::is_contained(l.writes, s) || (!writesOnly && llvm::is_contained(l.reads, s)))
           return true;
       return false;
     };
-    // Start as soon as every buffer of the bucket is written.
-    size_t start = 0;
-    for (size_t i = 0; i < launches.size(); ++i)
-      if (touches(launches[i], /*writesOnly=*/true))
-        start = i + 1;
-    Launch l;
-    l.name = c.name;
-    l.reads.assign(c.slots.begin(), c.slots.end());
-    l.writes.assign(c.slots.begin(), c.slots.end());
-    launches.insert(launches.begin() + start, l);
-    // Complete before the first later launch that touches the bucket.
-    for (size_t i = start + 1; i < launches.size(); ++i)
+    size_t at = 0;
+    if (c.inGraph) {
+      // A tensor graph's collective launches where its kernels put it; a
+      // gather is done when the stream passes it.
+      at = llvm::find_if(launches, [&](const Launch &l) { return l.name == c.name; }) -
+           launches.begin();
+      if (c.kind != l0uop::CollectiveKind::all_reduce || at == launches.size())
+        continue;
+    } else {
+      // Start as soon as every buffer of the bucket is written.
+      for (size_t i = 0; i < launches.size(); ++i)
+        if (touches(launches[i], /*writesOnly=*/true))
+          at = i + 1;
+      Launch l;
+      l.name = c.name;
+      l.reads.assign(c.slots.begin(), c.slots.end());
+      l.writes.assign(c.slots.begin(), c.slots.end());
+      launches.insert(launches.begin() + at, l);
+    }
+    // Complete before the first later launch that touches its buffers.
+    for (size_t i = at + 1; i < launches.size(); ++i)
       if (touches(launches[i], /*writesOnly=*/false)) {
         c.completeBefore = launches[i].name;
         break;

@@ -748,6 +748,12 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   tail.push_back(l1::PipelineOp::create(b, loc, kTrain, b.getArrayAttr(chain)));
   tail.push_back(
       l1::PipelineOp::create(b, loc, kGradReturn, b.getArrayAttr({sym(reportName)})));
+  // The schedule's replicas or shards, if any.
+  auto nodeRefs = [&](ArrayRef<std::string> nodes) {
+    return nodes.empty() ? ArrayAttr()
+                         : b.getArrayAttr(llvm::to_vector(llvm::map_range(
+                               nodes, [&](const std::string &n) -> Attribute { return sym(n); })));
+  };
   // The training loop (`train loop<...>`), when L2 states one, becomes the
   // schedule's defaults for the compiled program.
   IntegerAttr epochs, checkpointEvery, steps;
@@ -763,17 +769,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   tail.push_back(l1::ScheduleOp::create(
       b, loc, b.getArrayAttr({sym(kTrain), sym(kGradReturn)}),
       b.getArrayAttr({sym(kActor)}), b.getI64IntegerAttr(p.depth), epochs, evaluate,
-      checkpointEvery, steps,
-      p.replicas.empty() ? ArrayAttr()
-                         : b.getArrayAttr(llvm::to_vector(llvm::map_range(
-                               p.replicas, [&](const std::string &r) -> Attribute {
-                                 return sym(r);
-                               }))),
-      p.shards.empty() ? ArrayAttr()
-                       : b.getArrayAttr(llvm::to_vector(llvm::map_range(
-                             p.shards, [&](const std::string &r) -> Attribute {
-                               return sym(r);
-                             })))));
+      checkpointEvery, steps, nodeRefs(p.replicas), nodeRefs(p.shards)));
 
   // The source program is now the L1 program.
   for (Operation *op : llvm::reverse(sourceOps))

@@ -98,6 +98,8 @@ struct SplitLinear {
   int64_t rows = 0, in = 0, out = 0;
   /// Whether the backward pass needs its input's gradient (an all_sum).
   bool inputGrad = true;
+  /// Whether a placement on `ranks` shards splits it: its width divides.
+  bool splitsOver(int64_t ranks) const { return out % ranks == 0; }
 };
 /// The smallest weight (in elements) worth splitting: below it the
 /// collectives cost more than the columns save.

@@ -171,16 +171,21 @@ constexpr double kCollectiveLatencySeconds = 20e-6;
 
 /// The ring all-reduce of the gradients across the replicas: 2 (d - 1)
 /// steps, each moving 1/d of the bytes over the slowest hop of the ring.
+/// The slowest hop of the ring through `ranks` for `bytes`.
+double slowestHop(const Topology &topo, ArrayRef<std::string> ranks, uint64_t bytes) {
+  double slowest = 0;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    slowest = std::max(slowest, topo.seconds(ranks[i], ranks[(i + 1) % ranks.size()], bytes));
+  return slowest;
+}
+
 double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
                         const Placement &p) {
   int64_t d = p.replicaCount();
   if (d < 2)
     return 0;
   uint64_t part = (problem.gradientBytes + uint64_t(d) - 1) / uint64_t(d);
-  double slowest = 0;
-  for (int64_t i = 0; i < d; ++i)
-    slowest = std::max(slowest, topo.seconds(p.replicas[i], p.replicas[(i + 1) % d], part));
-  return 2.0 * double(d - 1) * (slowest + kCollectiveLatencySeconds);
+  return 2.0 * double(d - 1) * (slowestHop(topo, p.replicas, part) + kCollectiveLatencySeconds);
 }
 
 /// Tensor parallelism: the linears a placement on its shards splits (their
@@ -189,7 +194,7 @@ SmallVector<const SplitLinear *> splitsOf(const PlacementProblem &problem, const
   SmallVector<const SplitLinear *> splits;
   if (p.shardCount() > 1)
     for (const SplitLinear &s : problem.splittable)
-      if (s.out % p.shardCount() == 0)
+      if (s.splitsOver(p.shardCount()))
         splits.push_back(&s);
   return splits;
 }
@@ -224,14 +229,6 @@ uint64_t persistentOn(const PlacementProblem &problem, const Placement &p) {
 uint64_t gradientsOn(const PlacementProblem &problem, const Placement &p) {
   uint64_t split = std::min(splitParamBytes(splitsOf(problem, p)), problem.gradientBytes);
   return problem.gradientBytes - split + split / uint64_t(p.shardCount());
-}
-
-/// The slowest hop of the ring through `ranks` for `bytes`.
-double slowestHop(const Topology &topo, ArrayRef<std::string> ranks, uint64_t bytes) {
-  double slowest = 0;
-  for (size_t i = 0; i < ranks.size(); ++i)
-    slowest = std::max(slowest, topo.seconds(ranks[i], ranks[(i + 1) % ranks.size()], bytes));
-  return slowest;
 }
 
 /// The collectives of a tensor-parallel step, on its critical path: per
@@ -381,7 +378,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     // Tensor parallelism: d shards when some split linear's width divides.
     SmallVector<SmallVector<std::string>> &split = shardSets[c];
     for (int64_t d = 2; d <= (int64_t)alike.size(); ++d)
-      if (llvm::any_of(problem.splittable, [&](const SplitLinear &s) { return s.out % d == 0; }))
+      if (llvm::any_of(problem.splittable, [&](const SplitLinear &s) { return s.splitsOver(d); }))
         split.emplace_back(alike.begin(), alike.begin() + d);
   }
   spec.countCandidates = [&]() -> std::optional<uint64_t> {
@@ -420,6 +417,14 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                                      ")] forces the model onto @" + *problem.forcedNode;
                             return std::nullopt;
                           }});
+  // Each rank reaches the next, both ways (the collectives' ring).
+  auto ringPath = [&](ArrayRef<std::string> ranks, StringRef what) -> Check {
+    for (size_t i = 0; i + 1 < ranks.size(); ++i)
+      for (auto [a, b] : {std::pair(i, i + 1), std::pair(i + 1, i)})
+        if (!topo.hasPath(ranks[a], ranks[b]))
+          return ("no path from " + what + " @" + ranks[a] + " to @" + ranks[b]).str();
+    return std::nullopt;
+  };
   spec.filters.push_back({"replicas", [&](const Placement &p) -> Check {
                             if (p.shardCount() > 1) {
                               if (!problem.tensorParallelObstacle.empty())
@@ -436,12 +441,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                               if (c.getIsa().value_or("") != "x86_64")
                                 return "tensor-parallel shards run on hosts (isa x86_64); @" +
                                        p.compute + " is " + c.getIsa().value_or("?").str();
-                              for (size_t i = 0; i + 1 < p.shards.size(); ++i)
-                                for (auto [a, b] : {std::pair(i, i + 1), std::pair(i + 1, i)})
-                                  if (!topo.hasPath(p.shards[a], p.shards[b]))
-                                    return "no path from shard @" + p.shards[a] + " to @" +
-                                           p.shards[b];
-                              return std::nullopt;
+                              return ringPath(p.shards, "shard");
                             }
                             if (problem.shards > 1 && p.replicaCount() != problem.shards) {
                               l1::NodeOp c = system.lookupNode(p.compute);
@@ -455,12 +455,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                                      std::to_string(alike) + " of isa " +
                                      c.getIsa().value_or("?").str() + ")";
                             }
-                            for (size_t i = 0; i + 1 < p.replicas.size(); ++i)
-                              for (auto [a, b] : {std::pair(i, i + 1), std::pair(i + 1, i)})
-                                if (!topo.hasPath(p.replicas[a], p.replicas[b]))
-                                  return "no path from replica @" + p.replicas[a] +
-                                         " to @" + p.replicas[b];
-                            return std::nullopt;
+                            return ringPath(p.replicas, "replica");
                           }});
   spec.filters.push_back({"isa", [&](const Placement &p) -> Check {
                             l1::NodeOp c = system.lookupNode(p.compute);
@@ -501,9 +496,10 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                             std::optional<uint64_t> dev = memoryOf(system, p.deviceMem);
                             if (!dev)
                               return "@" + p.deviceMem + " states no capacity";
-                            if (persistentOn(problem, p) > *dev)
+                            uint64_t persistent = persistentOn(problem, p);
+                            if (persistent > *dev)
                               return "parameters and optimizer state (" +
-                                     formatBytes(persistentOn(problem, p)) +
+                                     formatBytes(persistent) +
                                      ") exceed @" + p.deviceMem + " (" +
                                      formatBytes(*dev) + ")";
                             uint64_t need = devicePeakBytes(problem, p);

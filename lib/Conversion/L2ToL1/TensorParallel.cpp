@@ -70,7 +70,7 @@ void synpl::l2tol1::shardParams(ArrayRef<SplitLinear> splits, int64_t ranks,
                                 MutableArrayRef<TrainableParam> params,
                                 MutableArrayRef<UpdateParam> update) {
   for (const SplitLinear &s : splits) {
-    if (s.out % ranks != 0)
+    if (!s.splitsOver(ranks))
       continue;
     // The weight [in, out] by columns (axis 1), the bias [out] by blocks.
     for (auto [index, axis] : {std::pair(s.weight, 1u), std::pair(s.bias, 0u)}) {

@@ -88,9 +88,9 @@ struct BlockSlicePattern : OpEmitPattern<l1::BlockSliceOp> {
     // reads block 0, as the op states.
     Type i64 = k.b.getI64Type(), i1 = k.b.getI1Type(), ix = k.b.getIndexType();
     Value i = k.op<l0uop::CastOp>(i64, {k.operand(op, 1, idx)});
-    Value below = k.op<l0uop::CmpLtOp>(i1, {i, k.constant(i64, 0)});
-    Value above = k.op<l0uop::CmpLtOp>(i1, {k.constant(i64, blocks - 1), i});
     Value zero = k.constant(i64, 0);
+    Value below = k.op<l0uop::CmpLtOp>(i1, {i, zero});
+    Value above = k.op<l0uop::CmpLtOp>(i1, {k.constant(i64, blocks - 1), i});
     i = k.op<l0uop::WhereOp>(i64, {below, zero, k.op<l0uop::WhereOp>(i64, {above, zero, i})});
     SmallVector<Value> at(idx.begin(), idx.end());
     Value start = k.op<l0uop::MulOp>(ix, {k.op<l0uop::CastOp>(ix, {i}), k.index(n)});
