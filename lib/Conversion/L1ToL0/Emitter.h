@@ -116,6 +116,9 @@ struct Slot {
 struct Launch {
   std::string name;
   SmallVector<Slot *> reads, writes;
+  /// The region (graph, handler) whose kernel it is; null for a transfer
+  /// or a collective.
+  Operation *region = nullptr;
 };
 
 /// One kernel: ops of one iteration space.
@@ -331,7 +334,8 @@ private:
   /// The slot a tensor graph's collective works on when it is not its
   /// operand's own (a copy: the operand is a view, or read elsewhere too).
   llvm::DenseMap<Operation *, Slot *> collectiveSource;
-  /// Inserts each collective's launch into the step's launches.
+  /// Inserts each collective's launch into the step's launches, defers the
+  /// kernels that wait for one, and sets where each completes.
   void placeCollectives(std::vector<Launch> &launches);
   llvm::DenseMap<std::pair<Operation *, unsigned>, Slot *> graphOut;
   llvm::DenseMap<Operation *, Pool *> arenaOf;

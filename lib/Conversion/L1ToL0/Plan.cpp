@@ -92,6 +92,7 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
         plan.erase();
         return failure();
       }
+      l.region = item.region;
       launches.push_back(l);
     }
   }
@@ -248,36 +249,124 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
   return success();
 }
 
-void Emitter::placeCollectives(std::vector<Launch> &launches) {
-  for (CollectiveItem &c : collectives) {
-    auto touches = [&](const Launch &l, bool writesOnly) {
-      for (Slot *s : c.slots)
-        if (llvm::is_contained(l.writes, s) || (!writesOnly && llvm::is_contained(l.reads, s)))
-          return true;
-      return false;
-    };
-    size_t at = 0;
-    if (c.inGraph) {
-      // A tensor graph's collective launches where its kernels put it; a
-      // gather is done when the stream passes it.
-      at = llvm::find_if(launches, [&](const Launch &l) { return l.name == c.name; }) -
-           launches.begin();
-      if (c.kind != l0uop::CollectiveKind::all_reduce || at == launches.size())
-        continue;
-    } else {
-      // Start as soon as every buffer of the bucket is written.
-      for (size_t i = 0; i < launches.size(); ++i)
-        if (touches(launches[i], /*writesOnly=*/true))
-          at = i + 1;
-      Launch l;
-      l.name = c.name;
-      l.reads.assign(c.slots.begin(), c.slots.end());
-      l.writes.assign(c.slots.begin(), c.slots.end());
-      launches.insert(launches.begin() + at, l);
+namespace {
+
+bool conflicts(const Launch &a, const Launch &b) {
+  auto meets = [](ArrayRef<Slot *> x, ArrayRef<Slot *> y) {
+    return llvm::any_of(x, [&](Slot *s) { return llvm::is_contained(y, s); });
+  };
+  return meets(a.writes, b.reads) || meets(a.writes, b.writes) || meets(a.reads, b.writes);
+}
+
+/// Within each run of consecutive kernels of one region, a kernel that
+/// waits for a collective still in flight (it touches the collective's
+/// buffers) goes after the kernels of the run that neither wait nor depend
+/// on it, and of the waiting ones, the one whose collective started first
+/// goes first: each collective overlaps as much of the run as it can (the
+/// update of the last gradient bucket after the updates of every other).
+/// Kernels of one region share data only through their slots, so an order
+/// that keeps every pair of conflicting kernels is the same computation.
+void deferWaitingKernels(std::vector<Launch> &launches,
+                         const llvm::StringMap<SmallVector<Slot *>> &collectiveSlots) {
+  // Each in-flight collective's slots, to where it started and its bucket.
+  llvm::DenseMap<Slot *, std::pair<size_t, const SmallVector<Slot *> *>> inFlight;
+  auto startedAt = [&](const Launch &l) {
+    std::optional<size_t> latest;
+    for (ArrayRef<Slot *> side : {ArrayRef<Slot *>(l.reads), ArrayRef<Slot *>(l.writes)})
+      for (Slot *s : side)
+        if (auto it = inFlight.find(s); it != inFlight.end())
+          latest = std::max(latest.value_or(0), it->second.first);
+    return latest;
+  };
+  for (size_t b = 0; b < launches.size();) {
+    if (!launches[b].region) {
+      if (auto it = collectiveSlots.find(launches[b].name); it != collectiveSlots.end())
+        for (Slot *s : it->second)
+          inFlight[s] = {b, &it->second};
+      ++b;
+      continue;
     }
-    // Complete before the first later launch that touches its buffers.
+    size_t e = b;
+    while (e < launches.size() && launches[e].region == launches[b].region)
+      ++e;
+    // List scheduling of [b, e): of the ready kernels, the first that waits
+    // for nothing in flight, else the one whose wait started first. A
+    // collective waited for is done.
+    SmallVector<Launch> run(launches.begin() + b, launches.begin() + e);
+    SmallVector<bool> done(run.size(), false);
+    for (size_t k = b; k < e; ++k) {
+      int pick = -1;
+      std::optional<size_t> pickWait;
+      for (size_t i = 0; i < run.size(); ++i) {
+        if (done[i])
+          continue;
+        bool ready = true;
+        for (size_t j = 0; j < i && ready; ++j)
+          ready = done[j] || !conflicts(run[j], run[i]);
+        if (!ready)
+          continue;
+        std::optional<size_t> wait = startedAt(run[i]);
+        if (pick < 0 || (pickWait && (!wait || *wait < *pickWait))) {
+          pick = (int)i;
+          pickWait = wait;
+        }
+        if (!wait)
+          break;
+      }
+      done[pick] = true;
+      for (ArrayRef<Slot *> side :
+           {ArrayRef<Slot *>(run[pick].reads), ArrayRef<Slot *>(run[pick].writes)})
+        for (Slot *s : side)
+          if (auto it = inFlight.find(s); it != inFlight.end()) {
+            const SmallVector<Slot *> *bucket = it->second.second;
+            for (Slot *t : *bucket)
+              inFlight.erase(t);
+          }
+      launches[k] = run[pick];
+    }
+    b = e;
+  }
+}
+
+} // namespace
+
+void Emitter::placeCollectives(std::vector<Launch> &launches) {
+  auto touches = [](const CollectiveItem &c, const Launch &l, bool writesOnly) {
+    for (Slot *s : c.slots)
+      if (llvm::is_contained(l.writes, s) || (!writesOnly && llvm::is_contained(l.reads, s)))
+        return true;
+    return false;
+  };
+  // A stage's collective starts as soon as every buffer of its bucket is
+  // written; a tensor graph's launches where its kernels put it.
+  llvm::StringMap<SmallVector<Slot *>> pending;
+  for (CollectiveItem &c : collectives) {
+    if (c.inGraph) {
+      // A gather is done when the stream passes it.
+      if (c.kind == l0uop::CollectiveKind::all_reduce)
+        pending[c.name] = c.slots;
+      continue;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < launches.size(); ++i)
+      if (touches(c, launches[i], /*writesOnly=*/true))
+        at = i + 1;
+    Launch l;
+    l.name = c.name;
+    l.reads.assign(c.slots.begin(), c.slots.end());
+    l.writes.assign(c.slots.begin(), c.slots.end());
+    launches.insert(launches.begin() + at, l);
+    pending[c.name] = c.slots;
+  }
+  deferWaitingKernels(launches, pending);
+  // Each completes before the first later launch that touches its buffers.
+  for (CollectiveItem &c : collectives) {
+    if (!pending.count(c.name))
+      continue;
+    size_t at = llvm::find_if(launches, [&](const Launch &l) { return l.name == c.name; }) -
+                launches.begin();
     for (size_t i = at + 1; i < launches.size(); ++i)
-      if (touches(launches[i], /*writesOnly=*/false)) {
+      if (touches(c, launches[i], /*writesOnly=*/false)) {
         c.completeBefore = launches[i].name;
         break;
       }
