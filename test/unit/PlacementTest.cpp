@@ -136,3 +136,65 @@ TEST_CASE("placement: hints and memory filter", "[l2tol1][placement]") {
   CHECK(s.errors.find("no candidates") != std::string::npos);
   CHECK(s.errors.find("check 'memory' rejected") != std::string::npos);
 }
+
+//===----------------------------------------------------------------------===//
+// Tensor parallelism: how a shard count splits the linears
+//===----------------------------------------------------------------------===//
+
+namespace {
+l2tol1::SplitLinear linear(std::string name, int64_t in, int64_t out, bool inputGrad = true,
+                           int feeds = -1) {
+  l2tol1::SplitLinear s;
+  s.name = std::move(name);
+  s.rows = 128;
+  s.in = in;
+  s.out = out;
+  s.inputGrad = inputGrad;
+  s.feeds = feeds;
+  return s;
+}
+} // namespace
+
+TEST_CASE("tensor parallel: a column split feeding a row split through activations pairs",
+          "[placement][tensor-parallel]") {
+  // fc1 -> act -> fc2, then fc3 on its own (wide to narrow, input gradient
+  // needed: rows), fc4 narrow to wide (columns).
+  SmallVector<l2tol1::SplitLinear> all{linear("fc1", 784, 256, false, 1), linear("fc2", 256, 256),
+                                       linear("fc3", 256, 64), linear("fc4", 64, 256)};
+  auto splits = l2tol1::splitLinears(all, 2);
+  REQUIRE(splits.size() == 4);
+  CHECK(l2tol1::describeSplits(splits) ==
+        "fc1 by columns, fc2 by rows (paired with fc1), fc3 by rows, fc4 by columns");
+  CHECK(splits[0].blockOut);
+  CHECK_FALSE(splits[0].blockIn);
+  CHECK(splits[1].blockIn);
+  CHECK_FALSE(splits[1].blockOut);
+  CHECK_FALSE(splits[2].blockIn);
+  CHECK(splits[0].weightAxis() == 1);
+  CHECK(splits[1].weightAxis() == 0);
+}
+
+TEST_CASE("tensor parallel: the axis the shard count divides; none, no split",
+          "[placement][tensor-parallel]") {
+  // 3 shards: fc1's 255 outputs and fc2's 255 inputs divide: the pair;
+  // fc3 divides neither axis and stays whole.
+  SmallVector<l2tol1::SplitLinear> all{linear("fc1", 784, 255, false, 1), linear("fc2", 255, 256),
+                                       linear("fc3", 256, 256)};
+  auto splits = l2tol1::splitLinears(all, 3);
+  CHECK(l2tol1::describeSplits(splits) == "fc1 by columns, fc2 by rows (paired with fc1)");
+  // fc1's 783 inputs divide but not its outputs, fc2's outputs but not its
+  // inputs: no pair, each by the axis that divides.
+  all[0].in = 783;
+  all[0].out = 256;
+  all[1].in = 256;
+  all[1].out = 255;
+  CHECK(l2tol1::describeSplits(l2tol1::splitLinears(all, 3)) ==
+        "fc1 by rows, fc2 by columns");
+  all[0].in = 784;
+  all[1].out = 256;
+  CHECK(l2tol1::splitLinears(all, 3).empty());
+  // Without an input gradient, columns gather the output once where rows
+  // would sum it: columns, though both divide.
+  SmallVector<l2tol1::SplitLinear> first{linear("fc1", 1024, 256, false)};
+  CHECK(l2tol1::describeSplits(l2tol1::splitLinears(first, 2)) == "fc1 by columns");
+}

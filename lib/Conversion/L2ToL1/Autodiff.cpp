@@ -509,7 +509,7 @@ LogicalResult GraphBuilder::lowerOp(Operation *op) {
   if (it != layerParams.end())
     for (unsigned idx : it->second)
       inst.params.push_back(paramValues[idx]);
-  // A linear split by columns (tensor parallelism) reads the rank.
+  // A split linear (tensor parallelism) reads the rank.
   if (it != layerParams.end() && !it->second.empty() && params[it->second.front()].shard) {
     if (!isa<l2::LinearOp>(op) || spec.rankField.empty() || spec.ranks < 2)
       return op->emitError("backward expansion: only a linear layer splits its parameters "
@@ -520,6 +520,9 @@ LogicalResult GraphBuilder::lowerOp(Operation *op) {
     }
     inst.rank = rankValue;
     inst.ranks = spec.ranks;
+    inst.byRows = *params[it->second.front()].shard == 0;
+    inst.blockIn = spec.blockInputs.contains(op);
+    inst.blockOut = spec.blockOutputs.contains(op);
   }
   if (auto d = dyn_cast<l2::DropoutOp>(op); d && d.getP().convertToDouble() > 0.0) {
     if (spec.stepField.empty() || spec.trainingField.empty())
@@ -767,6 +770,9 @@ FailureOr<TrainingGraphOutputs> GraphBuilder::run() {
         recomputed.stream = inst.stream; // the same draws: the same mask
         recomputed.rank = inst.rank;
         recomputed.ranks = inst.ranks;
+        recomputed.byRows = inst.byRows;
+        recomputed.blockIn = inst.blockIn;
+        recomputed.blockOut = inst.blockOut;
         lowerForward(e, recomputed);
         use = &recomputed;
         break;

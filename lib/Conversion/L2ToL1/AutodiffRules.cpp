@@ -472,13 +472,22 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
       })
       .Case([&](l2::LinearOp) {
         // z = x W + b over the last dimension. Split by columns, each rank
-        // computes its block of z and the ranks gather the blocks.
+        // computes its block of z and the ranks gather the blocks (unless
+        // the block goes on as a row split's input). Split by rows, each
+        // multiplies its block of x's columns (sliced, unless it arrives as
+        // a block) by its rows of W, and the ranks sum the products.
         Value x2 = e.reshape(x, rows2d(Emitter::shape(x)));
+        if (inst.rank && inst.byRows && !inst.blockIn)
+          x2 = e.blockSlice(x2, inst.rank, 1, inst.ranks);
         Value mm = e.matmul(x2, inst.params[0]);
+        if (inst.rank && inst.byRows)
+          mm = e.allSum(mm);
         Value z = e.add(mm, e.broadcast(inst.params[1], Emitter::shape(mm)));
-        if (inst.rank)
+        if (inst.rank && !inst.byRows && !inst.blockOut)
           z = e.allGather(z, 1, inst.ranks);
-        inst.output = e.reshape(z, outShape);
+        SmallVector<int64_t, 4> zShape(outShape);
+        zShape.back() = Emitter::shape(z).back();
+        inst.output = e.reshape(z, zShape);
         inst.saved = {x2};
       })
       .Case([&](l2::EmbedOp em) {
@@ -655,15 +664,23 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
       .Case([&](l2::LinearOp) {
         Value x2 = inst.saved[0];
         Value dz = e.reshape(dy, {Emitter::shape(x2)[0], Emitter::shape(dy).back()});
-        // Split by columns: the rank's block of dz gives its blocks of the
-        // parameters' gradients and its partial sum of dx.
-        if (inst.rank)
+        // Split by columns: the rank's block of dz (sliced, unless it
+        // arrives as a block) gives its blocks of the parameters' gradients
+        // and its partial sum of dx. Split by rows: dz is whole; the rank's
+        // input block gives its rows of dW and its block of dx, gathered
+        // (unless it goes back as a block).
+        bool split = static_cast<bool>(inst.rank);
+        if (split && !inst.byRows && !inst.blockOut)
           dz = e.blockSlice(dz, inst.rank, 1, inst.ranks);
         dParams[0] = e.matmul(e.transpose(x2), dz);
         dParams[1] = e.sum(dz, 0);
         if (needX) {
           Value dx = e.matmul(dz, e.transpose(inst.params[0]));
-          dIn[0] = e.reshape(inst.rank ? e.allSum(dx) : dx, xs);
+          if (split && !inst.byRows)
+            dx = e.allSum(dx);
+          else if (split && !inst.blockIn)
+            dx = e.allGather(dx, 1, inst.ranks);
+          dIn[0] = e.reshape(dx, xs);
         }
       })
       .Case([&](l2::EmbedOp em) {

@@ -141,10 +141,13 @@ struct Instance {
   mlir::Value counter, training;
   int64_t stream = 0;
   /// A linear split over `ranks` ranks (tensor parallelism): its params
-  /// are this rank's blocks of columns, and `rank` (a rank-0 window read)
-  /// names the block.
+  /// are this rank's blocks (of columns; with `byRows`, of the weight's
+  /// rows), and `rank` (a rank-0 window read) names the block. Megatron's
+  /// pairing: `blockOut`, a column split's output stays the rank's block;
+  /// `blockIn`, a row split's input is the rank's block already.
   mlir::Value rank;
   int64_t ranks = 1;
+  bool byRows = false, blockIn = false, blockOut = false;
 };
 
 /// `#[l0::kernel("file"[, "function" | "function(types) -> type"])]` on a

@@ -520,7 +520,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   auto shard = dyn_cast<l2::DistributedShardAttr>(methods.getSample());
   problem.shards = shard ? shard.getShards() : 0;
   problem.globalBatch = shard ? batch * shard.getShards() : batch;
-  // Tensor parallelism: the linears a split may divide by columns.
+  // Tensor parallelism: the linears a split may divide.
   problem.splittable = splittableLinears(*params);
   if (std::optional<std::string> why = tensorParallelObstacle(methods))
     problem.tensorParallelObstacle = *why;
@@ -532,8 +532,11 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   if (failed(placed))
     return failure();
   Placement p = *placed;
-  if (p.shardCount() > 1)
-    shardParams(problem.splittable, p.shardCount(), *params, updateParams);
+  SmallVector<SplitLinear> splits;
+  if (p.shardCount() > 1) {
+    splits = splitLinears(problem.splittable, p.shardCount());
+    shardParams(splits, p.shardCount(), *params, updateParams);
+  }
   if (p.replicaCount() > 1 && !shard) {
     // Each replica reads and computes its slice of the batch.
     batch = problem.globalBatch / p.replicaCount();
@@ -618,6 +621,12 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   if (p.shardCount() > 1) {
     spec.ranks = p.shardCount();
     spec.rankField = kRankField.str();
+    for (const SplitLinear &s : splits) {
+      if (s.blockOut)
+        spec.blockOutputs.insert(s.layer);
+      if (s.blockIn)
+        spec.blockInputs.insert(s.layer);
+    }
   }
   // The read fields: every bound field, then the next-element view of each
   // text field (the targets of next-token prediction).

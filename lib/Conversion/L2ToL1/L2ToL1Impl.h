@@ -90,26 +90,61 @@ std::optional<std::string> whyUpdateNotLowered(mlir::Attribute update,
 // Placement search
 //===----------------------------------------------------------------------===//
 
-/// Tensor parallelism: a linear layer a placement on several shards splits
-/// by output columns (TensorParallel.cpp).
+/// Tensor parallelism: a linear layer a placement on several shards may
+/// split (TensorParallel.cpp), and how a placement on `ranks` shards splits
+/// it (splitLinears).
 struct SplitLinear {
   mlir::Operation *layer = nullptr;
+  std::string name; ///< the layer's name (its weight's state, less `_weight`)
   unsigned weight = 0, bias = 0; ///< indices of its TrainableParams
   int64_t rows = 0, in = 0, out = 0;
-  /// Whether the backward pass needs its input's gradient (an all_sum).
+  /// Whether the backward pass needs its input's gradient.
   bool inputGrad = true;
-  /// Whether a placement on `ranks` shards splits it: its width divides.
-  bool splitsOver(int64_t ranks) const { return out % ranks == 0; }
+  /// The splittable linear this one's output reaches through elementwise
+  /// activations alone (each the only user of the last), or -1.
+  int feeds = -1;
+
+  /// How a placement splits it. By columns: a rank holds a block of the
+  /// weight's columns and of the bias, computes its block of the output
+  /// and the ranks gather the blocks; the input's gradient is the sum of
+  /// the ranks' partials. By rows: a rank holds a block of the weight's
+  /// rows (the bias whole), multiplies its block of the input, and the
+  /// ranks sum the partial outputs; the input's gradient is gathered.
+  enum class Axis { columns, rows } axis = Axis::columns;
+  /// Megatron's pairing of a column split with the row split it feeds:
+  /// the column split's output stays this rank's block (no gather), goes
+  /// through the activations as a block and is the row split's input
+  /// block (no slice); in the backward pass, the row split's input
+  /// gradient is that block (no gather) and is the column split's output
+  /// gradient block.
+  bool blockOut = false, blockIn = false;
+
+  /// The axis of the weight [in, out] a split divides.
+  unsigned weightAxis() const { return axis == Axis::columns ? 1 : 0; }
+  /// Whether `ranks` shards can split it along `a`.
+  bool divides(int64_t ranks, Axis a) const {
+    return (a == Axis::columns ? out : in) % ranks == 0;
+  }
 };
 /// The smallest weight (in elements) worth splitting: below it the
-/// collectives cost more than the columns save.
+/// collectives cost more than the split saves.
 constexpr int64_t kMinSplitElements = 16384;
 /// The linears of `params` a tensor-parallel placement may split, in order.
 llvm::SmallVector<SplitLinear> splittableLinears(llvm::ArrayRef<TrainableParam> params);
+/// How a placement on `ranks` shards splits `splittable`: the linears it
+/// splits, each with its axis and pairing. Pairs first (a column split
+/// feeding a row split through activations); every other linear by the
+/// axis whose collectives move fewer bytes (columns: a gather of the output
+/// and a sum of the input's gradient; rows: a sum of the output and a
+/// gather of the input's gradient), columns on a tie.
+llvm::SmallVector<SplitLinear> splitLinears(llvm::ArrayRef<SplitLinear> splittable,
+                                            int64_t ranks);
+/// `fc1 by columns, fc2 by rows (paired with fc1)`.
+std::string describeSplits(llvm::ArrayRef<SplitLinear> splits);
 /// Why `methods` cannot run tensor parallel, or nullopt.
 std::optional<std::string> tensorParallelObstacle(l2::MethodsOp methods);
-/// Makes the split linears whose width `ranks` divides into shards: their
-/// params' and update params' shapes become one rank's block.
+/// Makes the parameters `splits` divide into one rank's blocks: their
+/// params' and update params' shapes become a block, `shard` their axis.
 void shardParams(llvm::ArrayRef<SplitLinear> splits, int64_t ranks,
                  llvm::MutableArrayRef<TrainableParam> params,
                  llvm::MutableArrayRef<UpdateParam> update);

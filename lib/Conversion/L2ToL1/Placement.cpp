@@ -188,31 +188,30 @@ double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
   return 2.0 * double(d - 1) * (slowestHop(topo, p.replicas, part) + kCollectiveLatencySeconds);
 }
 
-/// Tensor parallelism: the linears a placement on its shards splits (their
-/// width divides among the shards).
-SmallVector<const SplitLinear *> splitsOf(const PlacementProblem &problem, const Placement &p) {
-  SmallVector<const SplitLinear *> splits;
-  if (p.shardCount() > 1)
-    for (const SplitLinear &s : problem.splittable)
-      if (s.splitsOver(p.shardCount()))
-        splits.push_back(&s);
-  return splits;
+/// Tensor parallelism: the linears a placement on its shards splits, and
+/// how (splitLinears).
+SmallVector<SplitLinear> splitsOf(const PlacementProblem &problem, const Placement &p) {
+  if (p.shardCount() < 2)
+    return {};
+  return splitLinears(problem.splittable, p.shardCount());
 }
 
 /// One step's FLOPs of the split linears' matmuls (forward, weight
 /// gradient and, when needed, input gradient).
-double splitFlops(ArrayRef<const SplitLinear *> splits) {
+double splitFlops(ArrayRef<SplitLinear> splits) {
   double flops = 0;
-  for (const SplitLinear *s : splits)
-    flops += 2.0 * double(s->rows) * double(s->in) * double(s->out) * (s->inputGrad ? 3 : 2);
+  for (const SplitLinear &s : splits)
+    flops += 2.0 * double(s.rows) * double(s.in) * double(s.out) * (s.inputGrad ? 3 : 2);
   return flops;
 }
 
-/// Bytes of the split parameters (weights and biases).
-uint64_t splitParamBytes(ArrayRef<const SplitLinear *> splits) {
+/// Bytes of the split parameters (weights, and biases split by columns).
+uint64_t splitParamBytes(ArrayRef<SplitLinear> splits) {
   uint64_t bytes = 0;
-  for (const SplitLinear *s : splits)
-    bytes = saturatingAdd(bytes, uint64_t(s->in * s->out + s->out) * 4);
+  for (const SplitLinear &s : splits) {
+    int64_t elements = s.in * s.out + (s.axis == SplitLinear::Axis::columns ? s.out : 0);
+    bytes = saturatingAdd(bytes, uint64_t(elements) * 4);
+  }
   return bytes;
 }
 
@@ -232,23 +231,30 @@ uint64_t gradientsOn(const PlacementProblem &problem, const Placement &p) {
 }
 
 /// The collectives of a tensor-parallel step, on its critical path: per
-/// split linear a ring all-gather of its output (d - 1 steps of 1/d of it)
-/// and, when the backward pass needs the input's gradient, a ring
-/// all-reduce of it (2 (d - 1) steps); and the sums of scalars (a norm of
-/// the parameters), latency alone.
+/// split linear, a ring all-gather (d - 1 steps of 1/d of it) or a ring
+/// all-reduce (2 (d - 1) steps) of its output, and one of its input's
+/// gradient when the backward pass needs it (splitLinears: a column split
+/// gathers the output and sums the input's gradient, a row split sums the
+/// output and gathers the input's gradient, and a pair keeps the blocks in
+/// between); and the sums of scalars (a norm of the parameters), latency
+/// alone.
 double tensorParallelSeconds(const PlacementProblem &problem, const Topology &topo,
                              const Placement &p) {
   int64_t d = p.shardCount();
   if (d < 2)
     return 0;
+  auto ring = [&](int64_t elements, bool sum) {
+    uint64_t block = uint64_t(elements) * 4 / uint64_t(d);
+    return (sum ? 2.0 : 1.0) * double(d - 1) *
+           (slowestHop(topo, p.shards, block) + kCollectiveLatencySeconds);
+  };
   double seconds = 0;
-  for (const SplitLinear *s : splitsOf(problem, p)) {
-    uint64_t out = uint64_t(s->rows * s->out) * 4, in = uint64_t(s->rows * s->in) * 4;
-    seconds += double(d - 1) *
-               (slowestHop(topo, p.shards, out / uint64_t(d)) + kCollectiveLatencySeconds);
-    if (s->inputGrad)
-      seconds += 2.0 * double(d - 1) *
-                 (slowestHop(topo, p.shards, in / uint64_t(d)) + kCollectiveLatencySeconds);
+  for (const SplitLinear &s : splitsOf(problem, p)) {
+    bool columns = s.axis == SplitLinear::Axis::columns;
+    if (!s.blockOut)
+      seconds += ring(s.rows * s.out, /*sum=*/!columns);
+    if (s.inputGrad && !s.blockIn)
+      seconds += ring(s.rows * s.in, /*sum=*/columns);
   }
   seconds += double(problem.scalarSums) * 2.0 * double(d - 1) * kCollectiveLatencySeconds;
   return seconds;
@@ -375,10 +381,10 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     for (int64_t d = 2; d <= (int64_t)alike.size(); ++d)
       if (problem.shards ? d == problem.shards : problem.globalBatch % d == 0)
         sets.emplace_back(alike.begin(), alike.begin() + d);
-    // Tensor parallelism: d shards when some split linear's width divides.
+    // Tensor parallelism: d shards when they split some linear.
     SmallVector<SmallVector<std::string>> &split = shardSets[c];
     for (int64_t d = 2; d <= (int64_t)alike.size(); ++d)
-      if (llvm::any_of(problem.splittable, [&](const SplitLinear &s) { return s.splitsOver(d); }))
+      if (!splitLinears(problem.splittable, d).empty())
         split.emplace_back(alike.begin(), alike.begin() + d);
   }
   spec.countCandidates = [&]() -> std::optional<uint64_t> {
@@ -586,6 +592,9 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                                             : std::string(),
                                     b.what)
                           .str());
+      if (tensor)
+        lines.push_back("      split: " +
+                        describeSplits(splitLinears(problem.splittable, d)));
     }
     return lines;
   };

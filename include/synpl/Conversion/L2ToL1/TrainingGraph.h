@@ -19,6 +19,7 @@
 #include "synpl/Dialect/L3/L3Ops.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <string>
@@ -36,7 +37,9 @@ struct TrainableParam {
   l1::InitKind init = l1::InitKind::zeros;
   /// The l2 layer op that owns it (diagnostics, `#[l1::on]` hatches).
   mlir::Operation *layer = nullptr;
-  /// Tensor parallelism: the axis `shape` (one rank's block) splits.
+  /// Tensor parallelism: the axis `shape` (one rank's block) splits. A
+  /// linear's weight [in, out] split along 1 is split by columns (its bias
+  /// along 0 with it), along 0 by rows (its bias whole).
   std::optional<uint64_t> shard = std::nullopt;
 };
 
@@ -75,6 +78,11 @@ struct TrainingGraphSpec {
   /// this rank (a rank-0 f32, init rank); 1 and empty otherwise.
   int64_t ranks = 1;
   std::string rankField;
+  /// Tensor parallelism, Megatron's pairing: the linears split by columns
+  /// whose output stays this rank's block (into elementwise activations
+  /// and then a row split, not gathered), and the linears split by rows
+  /// whose input is that block (not sliced).
+  llvm::SmallPtrSet<mlir::Operation *, 4> blockOutputs, blockInputs;
 };
 
 /// Whether the infer DAG of `methods` draws random numbers in training
