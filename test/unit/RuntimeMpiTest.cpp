@@ -96,6 +96,9 @@ int rankCollectives() {
     const char *algorithm = std::getenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm");
     EXPECT(algorithm && std::string(algorithm) == "1", "libnbc iallreduce algorithm %s",
            algorithm ? algorithm : "(unset)");
+    const char *copy = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism");
+    EXPECT(copy && std::string(copy) == "none", "vader single copy %s",
+           copy ? copy : "(unset)");
     std::vector<float> big(100003);
     for (size_t i = 0; i < big.size(); ++i)
       big[i] = float(r + 1) * float(i % 7);
