@@ -71,6 +71,9 @@ except OSError:
 # libcuda.so.1 in its own folder) and the link line of a compiled program
 # (its object, the host runtime, the system libraries).
 config.substitutions.append(("%fake_cuda_dir", os.path.join(config.synpl_obj_root, "test", "lib", "FakeCuda")))
+# The fake NCCL (test/lib/FakeNccl: the ranks' collectives of fake GPU
+# memory combined over shared memory), for SYNPL_NCCL_LIB.
+config.substitutions.append(("%fake_nccl_lib", os.path.join(config.synpl_obj_root, "test", "lib", "FakeNccl", "libnccl.so.2")))
 config.substitutions.append(("%full_disk_lib", os.path.join(config.synpl_obj_root, "test", "lib", "FullDisk", "libsynpl-full-disk.so")))
 config.substitutions.append(("%synpl_runtime_lib", os.path.join(config.synpl_obj_root, "lib", "Runtime", "libSynplRuntime.a")))
 # In a sanitizer tree (scripts/asan-tree.sh) the runtime library is

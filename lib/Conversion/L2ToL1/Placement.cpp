@@ -444,9 +444,11 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                                 return "tensor-parallel shards meet in every step's "
                                        "collectives: one step in flight";
                               l1::NodeOp c = system.lookupNode(p.compute);
-                              if (c.getIsa().value_or("") != "x86_64")
-                                return "tensor-parallel shards run on hosts (isa x86_64); @" +
-                                       p.compute + " is " + c.getIsa().value_or("?").str();
+                              StringRef isa = c.getIsa().value_or("?");
+                              if (isa != "x86_64" && isa != "cuda")
+                                return "tensor-parallel shards run on hosts and CUDA GPUs "
+                                       "(isa x86_64, cuda); @" +
+                                       p.compute + " is " + isa.str();
                               return ringPath(p.shards, "shard");
                             }
                             if (problem.shards > 1 && p.replicaCount() != problem.shards) {
