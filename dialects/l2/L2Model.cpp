@@ -468,18 +468,24 @@ struct BlockCost {
   uint64_t flops = 0;
   uint64_t activationBytes = 0;
   uint64_t largestValueBytes = 0;
+  /// The largest value an op computes (not a view: flatten, reshape).
+  uint64_t largestComputedBytes = 0;
   bool ok = true;
 
   void addValue(Value v, uint64_t times) {
     uint64_t bytes = valueBytes(v);
     activationBytes = saturatingAdd(activationBytes, saturatingMul(bytes, times));
     largestValueBytes = std::max(largestValueBytes, bytes);
+    Operation *def = v.getDefiningOp();
+    if (def && !isa<FlattenOp, ReshapeOp>(def))
+      largestComputedBytes = std::max(largestComputedBytes, bytes);
   }
   void add(const BlockCost &other, uint64_t times) {
     flops = saturatingAdd(flops, saturatingMul(other.flops, times));
     activationBytes =
         saturatingAdd(activationBytes, saturatingMul(other.activationBytes, times));
     largestValueBytes = std::max(largestValueBytes, other.largestValueBytes);
+    largestComputedBytes = std::max(largestComputedBytes, other.largestComputedBytes);
     ok &= other.ok;
   }
 };
@@ -654,6 +660,7 @@ FailureOr<ResourceEstimate> synpl::l2::estimateResources(MethodsOp methods) {
     forward.addValue(arg, 1);
 
   ResourceEstimate est;
+  est.largestComputedBytes = forward.largestComputedBytes;
   SmallVector<ParamInfo> params = collectParams(methods);
   uint64_t stateBytes = 0, updateFlops = 0;
   for (const ParamInfo &p : params) {

@@ -102,6 +102,10 @@ struct ResourceEstimate {
   uint64_t forwardFlops = 0;        ///< one forward pass over one batch
   uint64_t flopsPerStep = 0;        ///< forward + backward method + update
   uint64_t activationBytes = 0;     ///< activations kept for the backward method
+  /// The largest value a layer computes (not the model's input, nor a
+  /// view of a value: flatten, reshape): a bound on each gradient the
+  /// backward method holds besides what it kept.
+  uint64_t largestComputedBytes = 0;
   /// Everything resident during a step.
   uint64_t totalBytes() const;
   /// The forward pass time at kReferenceFlopsPerSecond, in milliseconds.

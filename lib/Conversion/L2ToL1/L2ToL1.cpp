@@ -502,6 +502,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   problem.persistentBytes = saturatingAdd(est->paramBytes, est->optimizerStateBytes);
   problem.gradientBytes = est->gradientBytes;
   problem.activationBytes = est->activationBytes;
+  problem.gradientTemporaryBytes = saturatingMul(est->largestComputedBytes, 2);
   problem.flopsPerStep = est->flopsPerStep;
   problem.reportBytes = 2 * 4; // loss and correct, f32 scalars
   for (BoundField &f : fields) {

@@ -162,6 +162,9 @@ struct PlacementProblem {
   uint64_t reportBytes = 0;
   /// Activations kept for the backward pass, per step in flight.
   uint64_t activationBytes = 0;
+  /// Gradients in flight besides them: a VJP reads one and writes another,
+  /// each at most the largest value a layer computes.
+  uint64_t gradientTemporaryBytes = 0;
   /// FLOPs of one training step (forward + backward + update).
   uint64_t flopsPerStep = 0;
   /// The storage nodes the data fields are bound to (`l1.at`).

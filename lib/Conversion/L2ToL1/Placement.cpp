@@ -282,11 +282,34 @@ StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
   return t;
 }
 
+/// Tensor parallelism: the buffers a step of a split adds to the one
+/// process's, at most: a column split's output block and its output
+/// gradient's block, and the copy its input gradient's sum may need; a
+/// row split's input block and its input gradient's block, and the copy
+/// its output's sum may need (a pair's blocks replace the whole values).
+uint64_t splitStepBytes(const PlacementProblem &problem, const Placement &p) {
+  int64_t d = p.shardCount();
+  uint64_t elements = 0;
+  for (const SplitLinear &s : splitsOf(problem, p)) {
+    bool columns = s.axis == SplitLinear::Axis::columns;
+    if (columns && !s.blockOut)
+      elements += uint64_t(2 * s.rows * (s.out / d));
+    if (columns && s.inputGrad)
+      elements += uint64_t(s.rows * s.in);
+    if (!columns && !s.blockIn)
+      elements += uint64_t(2 * s.rows * (s.in / d));
+    if (!columns)
+      elements += uint64_t(s.rows * s.out);
+  }
+  return saturatingMul(elements, 4);
+}
+
 /// Bytes live on the graph's memory node with `depth` steps in flight.
 uint64_t devicePeakBytes(const PlacementProblem &problem, const Placement &p) {
   uint64_t d = uint64_t(p.replicaCount());
+  uint64_t values = saturatingAdd(problem.activationBytes, problem.gradientTemporaryBytes) / d;
   uint64_t perStep = saturatingAdd(
-      saturatingAdd(problem.activationBytes / d, gradientsOn(problem, p)),
+      saturatingAdd(saturatingAdd(values, splitStepBytes(problem, p)), gradientsOn(problem, p)),
       saturatingAdd(problem.batchBytes / d, problem.reportBytes));
   return saturatingAdd(persistentOn(problem, p),
                        saturatingMul(perStep, uint64_t(p.depth)));
@@ -432,6 +455,13 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     return std::nullopt;
   };
   spec.filters.push_back({"replicas", [&](const Placement &p) -> Check {
+                            // Every rank runs the same plan on its own host:
+                            // a host's rank stages its batches where its
+                            // kernels' buffers are.
+                            if (p.rankCount() > 1 && p.deviceMem != p.staging &&
+                                system.lookupNode(p.compute).getIsa().value_or("") == "x86_64")
+                              return "each rank stages its batches in its own host's memory (@" +
+                                     p.deviceMem + "), not @" + p.staging;
                             if (p.shardCount() > 1) {
                               if (!problem.tensorParallelObstacle.empty())
                                 return "tensor parallel: " + problem.tensorParallelObstacle;
