@@ -174,7 +174,7 @@ TEST_CASE("tensor parallel: a column split feeding a row split through activatio
   CHECK(splits[1].weightAxis() == 0);
 }
 
-TEST_CASE("tensor parallel: the axis the shard count divides; none, no split",
+TEST_CASE("tensor parallel: each linear by the axis the shard count divides, or not at all",
           "[placement][tensor-parallel]") {
   // 3 shards: fc1's 255 outputs and fc2's 255 inputs divide: the pair;
   // fc3 divides neither axis and stays whole.
