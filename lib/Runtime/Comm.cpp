@@ -326,39 +326,33 @@ static int32_t checkReduction(const void *buf, int64_t count, int64_t element,
   return SYNPL_RT_OK;
 }
 
+namespace {
+/// sum / n exactly as written. For n a power of two, x * (1 / n) is the
+/// same float (1 / n is exact and scaling by it rounds as the division
+/// does) and a multiply costs a fraction of a divide: the gradients'
+/// buckets go through here every step. Otherwise x * (1 / n) can differ.
+template <typename T> void divideFloats(T *v, int64_t count, int n) {
+  if ((n & (n - 1)) == 0) {
+    const T inverse = T(1) / T(n);
+    for (int64_t i = 0; i < count; ++i)
+      v[i] *= inverse;
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    v[i] = v[i] / T(n);
+}
+} // namespace
+
 void Comm::divide(void *buf, int64_t count, int64_t element) const {
   if (size_ == 1)
     return;
-  // sum / N exactly as written. For N a power of two, x * (1 / N) is the
-  // same float (1 / N is exact and scaling by it rounds as the division
-  // does) and a multiply costs a fraction of a divide: the gradients'
-  // buckets go through here every step. Otherwise x * (1 / N) can differ.
-  bool powerOfTwo = (size_ & (size_ - 1)) == 0;
   switch (element) {
-  case SYNPL_PLAN_F32: {
-    auto *v = static_cast<float *>(buf);
-    if (powerOfTwo) {
-      const float inverse = 1.0f / (float)size_;
-      for (int64_t i = 0; i < count; ++i)
-        v[i] *= inverse;
-    } else {
-      for (int64_t i = 0; i < count; ++i)
-        v[i] = v[i] / (float)size_;
-    }
+  case SYNPL_PLAN_F32:
+    divideFloats(static_cast<float *>(buf), count, size_);
     break;
-  }
-  case SYNPL_PLAN_F64: {
-    auto *v = static_cast<double *>(buf);
-    if (powerOfTwo) {
-      const double inverse = 1.0 / (double)size_;
-      for (int64_t i = 0; i < count; ++i)
-        v[i] *= inverse;
-    } else {
-      for (int64_t i = 0; i < count; ++i)
-        v[i] = v[i] / (double)size_;
-    }
+  case SYNPL_PLAN_F64:
+    divideFloats(static_cast<double *>(buf), count, size_);
     break;
-  }
   case SYNPL_PLAN_I32: {
     auto *v = static_cast<int32_t *>(buf);
     for (int64_t i = 0; i < count; ++i)
