@@ -10,7 +10,10 @@ is compiled three times with synplc:
   * four replicas, test/Tools/synplc/Inputs/fashion-mnist-shard4.syn on
     test/Tools/synplc/Inputs/4-hosts.syn (distributed_shard of 4 x 32);
   * two shards, examples/systems/2-small-hosts.syn (tensor parallel: the
-    two large linears split by columns, every rank on the whole batch).
+    two large linears split by columns, every rank on the whole batch);
+  * test/Tools/synplc/Inputs/megatron_mlp.syn (a GELU between two linears:
+    a column split paired with a row split, and a lone row split) as one
+    process, its own peer, and on two shards (2-small-hosts.syn at 6 MB).
 
 For --rounds rounds, in turn: the one process at --threads threads (2: the
 machine's cores), then `mpirun -np 2` and `mpirun -np 4` (oversubscribed
@@ -41,6 +44,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEC = os.path.join(ROOT, "examples", "fashion_mnist", "fashion_mnist.syn")
 SHARD4 = os.path.join(ROOT, "test", "Tools", "synplc", "Inputs", "fashion-mnist-shard4.syn")
+MEGATRON = os.path.join(ROOT, "test", "Tools", "synplc", "Inputs", "megatron_mlp.syn")
 DATA = "/usr/share/datasets/fashion-mnist"
 
 
@@ -99,25 +103,33 @@ def main():
         sys.exit("no mpirun: install openmpi-bin (scripts/install-deps.sh)")
     launch = [mpirun, "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
     tmp = tempfile.mkdtemp(prefix="synpl-dp-")
-    exe = {n: os.path.join(tmp, f"train{n}") for n in (1, 2, 4, "tp")}
+    exe = {n: os.path.join(tmp, f"train{n}") for n in (1, 2, 4, "tp", "m1", "mtp")}
     run([synplc, SPEC, "-o", exe[1]])
     run([synplc, SPEC, "--system", os.path.join(ROOT, "examples", "systems", "2-hosts.syn"),
          "-o", exe[2]])
     run([synplc, SHARD4, "--system",
          os.path.join(ROOT, "test", "Tools", "synplc", "Inputs", "4-hosts.syn"), "-o", exe[4]])
-    run([synplc, SPEC, "--system", os.path.join(ROOT, "examples", "systems", "2-small-hosts.syn"),
-         "-o", exe["tp"]])
+    small = os.path.join(ROOT, "examples", "systems", "2-small-hosts.syn")
+    run([synplc, SPEC, "--system", small, "-o", exe["tp"]])
+    small6 = os.path.join(tmp, "2-small-hosts-6mb.syn")
+    with open(small6, "w") as f:
+        f.write(open(small).read().replace("5400KB", "6000KB"))
+    run([synplc, MEGATRON, "-o", exe["m1"]])
+    run([synplc, MEGATRON, "--system", small6, "-o", exe["mtp"]])
     common = ["--data", DATA, "--steps", str(args.steps), "--epochs", "1", "--no-eval", "--quiet"]
 
-    rates = {1: [], 2: [], 4: [], "tp": []}
+    rates = {1: [], 2: [], 4: [], "tp": [], "m1": [], "mtp": []}
     for r in range(args.rounds):
         rates[1].append(rate([exe[1], "--threads", str(args.threads)] + common))
         for n in (2, 4):
             rates[n].append(rate(launch + ["-np", str(n), exe[n]] + common))
         rates["tp"].append(rate(launch + ["-np", "2", exe["tp"]] + common))
+        rates["m1"].append(rate([exe["m1"], "--threads", str(args.threads)] + common))
+        rates["mtp"].append(rate(launch + ["-np", "2", exe["mtp"]] + common))
         print(f"round {r + 1}: " + ", ".join(f"{n} rank{'s' if n > 1 else ''} {rates[n][-1]:.0f}"
                                               for n in (1, 2, 4)) +
-              f", 2 shards {rates['tp'][-1]:.0f} samples/s", flush=True)
+              f", 2 shards {rates['tp'][-1]:.0f}; megatron_mlp 1 rank {rates['m1'][-1]:.0f}"
+              f", 2 shards {rates['mtp'][-1]:.0f} samples/s", flush=True)
     one = statistics.median(rates[1])
 
     # The model, for this machine described as it is: one process on all
@@ -135,6 +147,10 @@ def main():
         model[n] = lines.get(n, float("nan"))
         if n == 2:
             model["tp"] = lines.get("tp2", float("nan"))
+            mlines = predicted(synplc, MEGATRON, path, tmp)
+            model["mtp"] = mlines.get("tp2", float("nan"))
+        if n == 1:
+            model["m1"] = predicted(synplc, MEGATRON, path, tmp).get(1, float("nan"))
 
     print(f"\nFashion-MNIST, global batch 128, {args.steps} steps, median of {args.rounds} rounds")
     print(f"{'run':<28} {'samples/s':>10} {'vs one':>8} {'model':>8}")
@@ -147,6 +163,13 @@ def main():
     m = statistics.median(rates["tp"])
     pred = f"{model[1] / model['tp']:8.2f}" if "tp" in model and 1 in model else "     n/a"
     print(f"{'mpirun -np 2, 2 shards':<28} {m:>10.0f} {m / one:>8.2f} {pred}")
+    mone = statistics.median(rates["m1"])
+    m = statistics.median(rates["mtp"])
+    pred = (f"{model['m1'] / model['mtp']:8.2f}" if "mtp" in model and "m1" in model
+            else "     n/a")
+    print(f"\nmegatron_mlp.syn (fc1 columns + fc2 rows paired, fc3 rows)")
+    print(f"{'one process, ' + str(args.threads) + ' threads':<28} {mone:>10.0f} {1.0:>8.2f}")
+    print(f"{'mpirun -np 2, 2 shards':<28} {m:>10.0f} {m / mone:>8.2f} {pred}")
 
     # Collectives: time and overlap, from rank 0's profile.
     for n in (2, 4):
