@@ -34,8 +34,11 @@ int main(int argc, char **argv) {
   synpl::registerAllPasses();
   // Upstream's op census: --print-op-stats (the main job's layer summaries).
   mlir::registerPrintOpStatsPass();
-  auto [inputFilename, outputFilename] =
+  // Named values, not structured bindings: the lambda below captures them
+  // (capturing a binding is C++20).
+  std::pair<std::string, std::string> files =
       mlir::registerAndParseCLIOptions(argc, argv, kDescription, registry);
+  const std::string &inputFilename = files.first, &outputFilename = files.second;
   // The parser, printer and verifiers recurse per nesting level: they run on
   // a large stack, and input nesting deeper than synpl::kMaxInputNesting is
   // refused, located, before it is parsed.
