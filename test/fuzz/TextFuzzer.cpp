@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       {5, 0, 0, window * batch, SYNPL_PLAN_U8, window * batch, 0},
       {12, 0, window * batch, window * batch, SYNPL_PLAN_U8, window * batch, 0}};
   synpl_plan_ingest_field fields[2] = {{0, 0, 0, 0, 0}, {1, 0, 0, 0, 1}};
-  synpl_plan_ingest ingest{0, SYNPL_PLAN_FORMAT_TEXT, batch, 1, 0, 7, 0, 2, stride};
+  synpl_plan_ingest ingest{0, SYNPL_PLAN_FORMAT_TEXT, batch, 1, 0, 7, 0, 2, stride, /*sharded=*/0};
   Plan p{};
   p.strings = strings;
   p.stringsBytes = sizeof strings;
