@@ -169,8 +169,6 @@ struct StepTimes {
 /// network or shared memory); the ring all-reduce takes 2 (d - 1) of them.
 constexpr double kCollectiveLatencySeconds = 20e-6;
 
-/// The ring all-reduce of the gradients across the replicas: 2 (d - 1)
-/// steps, each moving 1/d of the bytes over the slowest hop of the ring.
 /// The slowest hop of the ring through `ranks` for `bytes`.
 double slowestHop(const Topology &topo, ArrayRef<std::string> ranks, uint64_t bytes) {
   double slowest = 0;
@@ -179,6 +177,8 @@ double slowestHop(const Topology &topo, ArrayRef<std::string> ranks, uint64_t by
   return slowest;
 }
 
+/// The ring all-reduce of the gradients across the replicas: 2 (d - 1)
+/// steps, each moving 1/d of the bytes over the slowest hop of the ring.
 double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
                         const Placement &p) {
   int64_t d = p.replicaCount();
@@ -455,11 +455,12 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     return std::nullopt;
   };
   spec.filters.push_back({"replicas", [&](const Placement &p) -> Check {
-                            // Every rank runs the same plan on its own host:
-                            // a host's rank stages its batches where its
-                            // kernels' buffers are.
+                            // Every rank runs the same plan on its own node:
+                            // a rank on a node without memory of its own (a
+                            // host's core) stages its batches in the memory
+                            // its kernels' buffers are in.
                             if (p.rankCount() > 1 && p.deviceMem != p.staging &&
-                                system.lookupNode(p.compute).getIsa().value_or("") == "x86_64")
+                                !system.lookupNode(p.compute).holdsBuffers())
                               return "each rank stages its batches in its own host's memory (@" +
                                      p.deviceMem + "), not @" + p.staging;
                             if (p.shardCount() > 1) {

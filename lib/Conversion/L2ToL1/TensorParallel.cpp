@@ -121,6 +121,8 @@ std::string synpl::l2tol1::describeSplits(ArrayRef<SplitLinear> splits) {
   for (auto [i, s] : llvm::enumerate(splits)) {
     text += (i ? ", " : "") + s.name +
             (s.axis == SplitLinear::Axis::columns ? " by columns" : " by rows");
+    // A pair's column split is the split just before it (only activations
+    // lie between them).
     if (s.blockIn && i > 0)
       text += " (paired with " + splits[i - 1].name + ")";
   }
