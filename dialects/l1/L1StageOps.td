@@ -112,14 +112,15 @@ def L1_AllReduceOp : L1_Op<"all_reduce", [HasParent<"StageOp">,
   let summary = "combine a bucket of buffers across the replicas (consumes them)";
   let description = [{
     ```mlir
-    %gw, %gb = l1.all_reduce mean %w, %b
+    %gw, %gb = l1.all_reduce sum %w, %b
         : !l1.buf<@ram_0, tensor<784x256xf32>>, !l1.buf<@ram_0, tensor<256xf32>>
         -> !l1.buf<@ram_0, tensor<784x256xf32>>, !l1.buf<@ram_0, tensor<256xf32>>
     ```
     Data parallelism: the schedule's `replicas` each run the program on
     their own slice of the batch; an all-reduce makes every replica's
-    buffers the replicas' sum, mean, max or min (the gradients' mean, so
-    that the update is the one of the whole batch). The buffers travel
+    buffers the replicas' sum, mean, max or min (the gradients' sum where
+    each replica's loss seed carries 1 / replicas, or their mean, so that
+    the update is the one of the whole batch). The buffers travel
     together (a bucket); each result has its operand's type and provenance.
     L1.2: the program's schedule lists at least two replicas. L1.5: every
     buffer holds floats or integers of 32 or 64 bits (a mean: floats).

@@ -794,9 +794,12 @@ FailureOr<TrainingGraphOutputs> GraphBuilder::run() {
           accumulateParam(idx, d);
   }
 
-  // Results: loss, one gradient per parameter, correct.
+  // Results: loss, one gradient per parameter, correct. A replica's loss
+  // is its share of the global batch's, as its gradients are: the
+  // replicas' sum is the mean.
   e.setLoc(graph.getLoc());
-  SmallVector<Value> results{loss};
+  SmallVector<Value> results{spec.replicas > 1 ? e.scale(loss, 1.0 / double(spec.replicas))
+                                               : loss};
   for (auto [i, g] : llvm::enumerate(paramGrads))
     results.push_back(g ? g : e.cst(0.0, params[i].shape));
   if (correct)

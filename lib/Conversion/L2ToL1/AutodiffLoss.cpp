@@ -89,7 +89,8 @@ void GraphBuilder::emitTerm(Term &t) {
 }
 
 Value GraphBuilder::seeded(Value v, double c, Seed seed) {
-  v = e.scale(v, c);
+  // Data parallelism: each replica's share of the global batch's gradient.
+  v = e.scale(v, c / double(spec.replicas));
   return seed.ind ? e.scale(v, seed.ind) : v;
 }
 

@@ -193,21 +193,25 @@ static FailureOr<std::optional<std::string>> placementHint(Operation *layer) {
 }
 
 /// Data parallelism: the report stage's arguments (loss, the gradients,
-/// [correct]) replaced by their all-reduce across the replicas: the loss's
-/// and the gradients' mean (the whole batch's, as one process would
-/// compute them), correct's sum. One all-reduce per gradient, the last
-/// parameters' first (the backward pass produces them first);
+/// [correct]) replaced by their sum across the replicas. The whole batch's
+/// loss and gradient, as one process would compute them, are the replicas'
+/// sums because each replica's loss and seed carry 1 / replicas
+/// (TrainingGraphSpec::replicas): no pass over the gradients divides them,
+/// and the loss and the hit count (the forward pass's) share the first
+/// gradients' bucket. One all-reduce per gradient, the last parameters'
+/// first (the backward pass produces them first);
 /// --synpl-l1-bucket-all-reduce merges them into buckets.
 static void allReduceOutputs(OpBuilder &b, Location loc, SmallVectorImpl<Value> &args,
                              size_t numGrads, bool hasCorrect) {
-  auto reduce = [&](l1::ReduceKind kind, size_t i) {
-    args[i] = l1::AllReduceOp::create(b, loc, kind, ValueRange{args[i]}).getResult(0);
+  auto reduce = [&](size_t i) {
+    args[i] = l1::AllReduceOp::create(b, loc, l1::ReduceKind::sum, ValueRange{args[i]})
+                  .getResult(0);
   };
-  reduce(l1::ReduceKind::mean, 0);
-  for (size_t g = numGrads; g >= 1; --g)
-    reduce(l1::ReduceKind::mean, g);
+  reduce(0);
   if (hasCorrect)
-    reduce(l1::ReduceKind::sum, 1 + numGrads);
+    reduce(1 + numGrads);
+  for (size_t g = numGrads; g >= 1; --g)
+    reduce(g);
 }
 
 LogicalResult L2ToL1Pass::lower(ModuleOp module) {
@@ -619,6 +623,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     spec.stepField = kStepField.str();
     spec.trainingField = kTrainingField.str();
   }
+  spec.replicas = std::max<int64_t>(1, p.replicaCount());
   if (p.shardCount() > 1) {
     spec.ranks = p.shardCount();
     spec.rankField = kRankField.str();

@@ -78,6 +78,12 @@ struct TrainingGraphSpec {
   /// this rank (a rank-0 f32, init rank); 1 and empty otherwise.
   int64_t ranks = 1;
   std::string rankField;
+  /// Data parallelism: the replicas whose gradients the step sums. Every
+  /// loss term's seed is scaled by 1 / replicas, so that the sum is the
+  /// global batch's gradient (the mean of the replicas') with no pass over
+  /// the gradients after the all-reduce; for a power-of-two count the
+  /// floats are those of the mean. 1 otherwise.
+  int64_t replicas = 1;
   /// Tensor parallelism, Megatron's pairing: the linears split by columns
   /// whose output stays this rank's block (into elementwise activations
   /// and then a row split, not gathered), and the linears split by rows
