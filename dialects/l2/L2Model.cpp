@@ -43,6 +43,14 @@ constexpr uint64_t kLion = 8;
 constexpr uint64_t kMuonMomentum = 4; // plus the Newton–Schulz matmuls
 constexpr uint64_t kClip = 3;         // norm contribution, scale
 constexpr uint64_t kEma = 3;
+// Memory traffic, per byte of a value an elementwise layer computes, in
+// one reverse-mode step: written and read forward, then its saved copy and
+// its gradient read and its input's gradient written backward.
+constexpr uint64_t kStreamPasses = 6;
+// The update's traffic per parameter byte: the parameter and its gradient
+// read, the parameter written, and each state copy read and written.
+constexpr uint64_t kUpdatePasses = 3;
+constexpr uint64_t kUpdatePassesPerState = 2;
 // Backward, as multiples of one forward pass.
 constexpr uint64_t kReverseModeFactor = 3; // forward + backward (~2x forward)
 constexpr uint64_t kForwardModeFactor = 3; // forward gradient: one JVP
@@ -461,11 +469,63 @@ uint64_t synpl::l2::layerForwardFlops(Operation *op) {
       .Default([](Operation *) { return uint64_t(0); }); // embed, flatten, reshape: no math
 }
 
+/// Layers whose work is a contraction (a matmul at heart).
+static bool isContraction(Operation *op) { return isa<LinearOp, ConvOp, AttnOp>(op); }
+
+/// The multiply-adds of a contraction's forward pass, without its bias or
+/// softmax (those stream like elementwise layers).
+static uint64_t contractionFlops(Operation *op) {
+  auto elems = [](Value v) { return numElements(v.getType()); };
+  return llvm::TypeSwitch<Operation *, uint64_t>(op)
+      .Case([&](LinearOp l) {
+        return mul({elems(l.getResult()) / l.getOut(), 2, l.getIn(), l.getOut()});
+      })
+      .Case([&](ConvOp c) {
+        uint64_t window = c.getKernel();
+        if (c.getInput().getType().getRank() == 4)
+          window = mul({window, c.getKernel()});
+        return mul({elems(c.getResult()), 2, c.getInCh(), window});
+      })
+      .Case([&](AttnOp a) {
+        auto type = a.getInput().getType();
+        if (type.getRank() != 3)
+          return uint64_t(0);
+        uint64_t n = type.getDimSize(0), t = type.getDimSize(1), d = a.getDim();
+        return add({mul({n, t, 4, 2, d, d}), mul({n, t, t, 4, d})});
+      })
+      .Default([](Operation *) { return uint64_t(0); });
+}
+
+/// The forward multiply-adds of the contractions of `block` that read the
+/// model's input (through views alone): reverse mode computes no gradient
+/// for their input.
+static uint64_t inputContractionFlops(Block &block) {
+  uint64_t flops = 0;
+  for (Operation &op : block) {
+    if (!isa<LinearOp, ConvOp>(op))
+      continue;
+    Value x = op.getOperand(0);
+    while (Operation *def = x.getDefiningOp()) {
+      if (!isa<FlattenOp, ReshapeOp>(def))
+        break;
+      x = def->getOperand(0);
+    }
+    if (isa<BlockArgument>(x))
+      flops = saturatingAdd(flops, contractionFlops(&op));
+  }
+  return flops;
+}
+
 namespace {
 /// Forward FLOPs, activation bytes and the largest single activation of a
 /// block, scaled by how many times it runs per step.
 struct BlockCost {
   uint64_t flops = 0;
+  /// The part of `flops` in contractions (linear, conv, attention's
+  /// projections and products): compute-bound.
+  uint64_t contractionFlops = 0;
+  /// Bytes the other (elementwise, memory-bound) layers compute.
+  uint64_t elementwiseBytes = 0;
   uint64_t activationBytes = 0;
   uint64_t largestValueBytes = 0;
   /// The largest value an op computes (not a view: flatten, reshape).
@@ -482,6 +542,10 @@ struct BlockCost {
   }
   void add(const BlockCost &other, uint64_t times) {
     flops = saturatingAdd(flops, saturatingMul(other.flops, times));
+    contractionFlops =
+        saturatingAdd(contractionFlops, saturatingMul(other.contractionFlops, times));
+    elementwiseBytes =
+        saturatingAdd(elementwiseBytes, saturatingMul(other.elementwiseBytes, times));
     activationBytes =
         saturatingAdd(activationBytes, saturatingMul(other.activationBytes, times));
     largestValueBytes = std::max(largestValueBytes, other.largestValueBytes);
@@ -528,7 +592,14 @@ static BlockCost costOf(Block &block) {
       cost.flops = saturatingAdd(
           cost.flops, saturatingMul(cost::kNoise, numElements(diff.getType())));
     } else if (!isa<YieldOp>(op)) {
-      cost.flops = saturatingAdd(cost.flops, layerForwardFlops(&op));
+      uint64_t flops = layerForwardFlops(&op);
+      cost.flops = saturatingAdd(cost.flops, flops);
+      if (isContraction(&op)) {
+        cost.contractionFlops = saturatingAdd(cost.contractionFlops, contractionFlops(&op));
+      } else if (!isa<FlattenOp, ReshapeOp>(op)) {
+        for (Value result : op.getResults())
+          cost.elementwiseBytes = saturatingAdd(cost.elementwiseBytes, valueBytes(result));
+      }
     }
     for (Value result : op.getResults())
       cost.addValue(result, 1);
@@ -669,6 +740,9 @@ FailureOr<ResourceEstimate> synpl::l2::estimateResources(MethodsOp methods) {
     est.paramBytes = saturatingAdd(est.paramBytes, bytes);
     UpdateCost u = updateCost(methods.getUpdate(), p);
     updateFlops = saturatingAdd(updateFlops, u.flops);
+    est.updateStreamBytes = saturatingAdd(
+        est.updateStreamBytes,
+        saturatingMul(bytes, cost::kUpdatePasses + cost::kUpdatePassesPerState * u.stateCopies));
     stateBytes = saturatingAdd(stateBytes, saturatingMul(bytes, u.stateCopies));
   }
   est.optimizerStateBytes = stateBytes;
@@ -696,6 +770,14 @@ FailureOr<ResourceEstimate> synpl::l2::estimateResources(MethodsOp methods) {
     }
   }
   est.flopsPerStep = saturatingAdd(saturatingAdd(bwd.flops, recomputedFlops), updateFlops);
+  // The same split into contractions and streamed bytes (recomputed layers
+  // aside: a few percent of a checkpointed step).
+  uint64_t factor = forward.flops ? bwd.flops / forward.flops : 1;
+  est.contractionFlopsPerStep = saturatingMul(forward.contractionFlops, factor);
+  if (bwd.storesActivations)
+    est.contractionFlopsPerStep -=
+        std::min(inputContractionFlops(block), est.contractionFlopsPerStep);
+  est.elementwiseStreamBytes = saturatingMul(forward.elementwiseBytes, cost::kStreamPasses);
   if (bwd.needsGradients)
     est.gradientBytes = est.paramBytes;
   if (!bwd.storesActivations)
@@ -706,7 +788,8 @@ FailureOr<ResourceEstimate> synpl::l2::estimateResources(MethodsOp methods) {
     est.activationBytes = forward.activationBytes - std::min(droppedBytes, forward.activationBytes);
 
   for (uint64_t v : {est.params, est.paramBytes, est.optimizerStateBytes,
-                     est.forwardFlops, est.flopsPerStep, est.activationBytes,
+                     est.forwardFlops, est.flopsPerStep, est.contractionFlopsPerStep,
+                     est.elementwiseStreamBytes, est.updateStreamBytes, est.activationBytes,
                      est.totalBytes()})
     if (v == kSaturated)
       return failure();

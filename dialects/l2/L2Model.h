@@ -101,6 +101,16 @@ struct ResourceEstimate {
   uint64_t gradientBytes = 0;       ///< gradient buffers (gradient-based backward)
   uint64_t forwardFlops = 0;        ///< one forward pass over one batch
   uint64_t flopsPerStep = 0;        ///< forward + backward method + update
+  /// The part of a step that is compute-bound: the contractions' (linear,
+  /// conv, attention) multiply-adds, forward and backward, without the
+  /// gradient of the model's input.
+  uint64_t contractionFlopsPerStep = 0;
+  /// The memory-bound rest: bytes the elementwise layers (norms,
+  /// activations, softmax, ...) read and write in one step, forward and
+  /// backward; and the bytes the update reads and writes (parameters,
+  /// gradients, optimizer state).
+  uint64_t elementwiseStreamBytes = 0;
+  uint64_t updateStreamBytes = 0;
   uint64_t activationBytes = 0;     ///< activations kept for the backward method
   /// The largest value a layer computes (not the model's input, nor a
   /// view of a value: flatten, reshape): a bound on each gradient the

@@ -85,6 +85,14 @@ TEST_CASE("reverse-mode autodiff with sgd, counted by hand", "[l2]") {
   CHECK(est->activationBytes == 28 * 4);
   CHECK(est->totalBytes() == 92 + 92 + 112);
   CHECK(est->forwardLatencyMs() == Approx(108 / kReferenceFlopsPerSecond * 1e3));
+  // The compute-bound part: fc1's 2*2*4*3 = 48 and fc2's 2*2*3*2 = 24
+  // multiply-adds, three times, less fc1's input gradient (it reads the
+  // model's input).
+  CHECK(est->contractionFlopsPerStep == 3 * 72 - 48);
+  // The memory-bound part: relu's 6 and softmax's 4 floats, streamed six
+  // times; sgd reads the parameters and gradients and writes the former.
+  CHECK(est->elementwiseStreamBytes == 6 * 10 * 4);
+  CHECK(est->updateStreamBytes == 3 * 23 * 4);
 }
 
 TEST_CASE("adam keeps two moments per parameter, ema a third copy", "[l2]") {
@@ -96,6 +104,8 @@ TEST_CASE("adam keeps two moments per parameter, ema a third copy", "[l2]") {
   CHECK(est->optimizerStateBytes == 3 * 23 * 4);
   // adam 12 + ema 3 FLOPs per parameter element.
   CHECK(est->flopsPerStep == 3 * 108 + 15 * 23);
+  // Each of the three state copies read and written besides sgd's traffic.
+  CHECK(est->updateStreamBytes == (3 + 2 * 3) * 23 * 4);
 }
 
 TEST_CASE("gradient-free methods keep no activations", "[l2]") {

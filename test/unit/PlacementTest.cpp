@@ -70,7 +70,9 @@ l2tol1::PlacementProblem mnistLike(l1::SystemOp system) {
   p.gradientBytes = 1u << 20;
   p.reportBytes = 8;
   p.activationBytes = 4u << 20;
-  p.flopsPerStep = 200000000;
+  p.contractionFlops = 200000000;
+  p.elementwiseStreamBytes = 20000000;
+  p.updateStreamBytes = 8000000;
   p.hasUnboundFields = true;
   return p;
 }
@@ -82,9 +84,9 @@ TEST_CASE("placement: node facts", "[l2tol1][placement]") {
   l1.node @lonely compute {isa = "x86_64"}
   l1.node @dsp compute {isa = "hexagon"}
   )");
-  CHECK(*l2tol1::nominalThroughput(s.node("cpu_0")) == Approx(8 * 32.0e9));
+  CHECK(*l2tol1::nominalThroughput(s.node("cpu_0")) == Approx(8 * 64.0e9));
   CHECK(*l2tol1::nominalThroughput(s.node("gpu_0")) == Approx(84 * 384.0e9));
-  CHECK(*l2tol1::nominalThroughput(s.node("lonely")) == Approx(32.0e9));
+  CHECK(*l2tol1::nominalThroughput(s.node("lonely")) == Approx(64.0e9));
   CHECK_FALSE(l2tol1::nominalThroughput(s.node("dsp")));
   CHECK_FALSE(l2tol1::nominalThroughput(s.node("ram_0")));
   // A GPU keeps its buffers in its vram, a CPU in the RAM at its edge, a
@@ -197,4 +199,80 @@ TEST_CASE("tensor parallel: each linear by the axis the shard count divides, or 
   // would sum it: columns, though both divide.
   SmallVector<l2tol1::SplitLinear> first{linear("fc1", 1024, 256, false)};
   CHECK(l2tol1::describeSplits(l2tol1::splitLinears(first, 2)) == "fc1 by columns");
+}
+
+//===----------------------------------------------------------------------===//
+// The scaling model: what each form costs decides between them
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr const char *kTwoHosts = R"(
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "16GB"}
+  l1.node @cpu_0 compute {cores = 1, isa = "x86_64"}
+  l1.node @ram_1 memory {capacity = "16GB"}
+  l1.node @cpu_1 compute {cores = 1, isa = "x86_64"}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+  l1.edge @ram_1 <-> @cpu_1 bandwidth "50GB/s"
+  l1.edge @ram_0 <-> @ram_1 bandwidth "1.25GB/s"
+)";
+
+/// The Fashion-MNIST MLP's figures (global batch 128, Adam): fc1 784 -> 256
+/// on the model's input, fc2 256 -> 256.
+l2tol1::PlacementProblem mlpOnTwoHosts(l1::SystemOp system) {
+  l2tol1::PlacementProblem p = mnistLike(system);
+  p.gradientBytes = 1081384;
+  p.lastGradientBytes = (784 * 256 + 256) * 4;
+  p.persistentBytes = 3 * p.gradientBytes;
+  p.optimizerStatePerParam = 2;
+  p.contractionFlops = 155000000;
+  p.elementwiseStreamBytes = 3200000;
+  p.updateStreamBytes = 7 * p.gradientBytes;
+  p.largestComputedBytes = 128 * 256 * 4;
+  p.globalBatch = 128;
+  p.splittable = {linear("fc1", 784, 256, false), linear("fc2", 256, 256)};
+  return p;
+}
+} // namespace
+
+TEST_CASE("scaling model: replicas repeat the update, shards split it",
+          "[placement][scaling]") {
+  System s(kTwoHosts);
+  // The MLP: each replica would stream the whole Adam update and wait for
+  // the first layer's gradients on the slow link; the shards win.
+  l2tol1::PlacementProblem p = mlpOnTwoHosts(s.system);
+  auto mlp = s.place(p);
+  INFO(s.errors);
+  REQUIRE(succeeded(mlp));
+  CHECK(mlp->shardCount() == 2);
+  CHECK(mlp->replicaCount() == 1);
+  // Ten times the batch: the contractions and elementwise layers the
+  // replicas halve outweigh the update they repeat, and the shards'
+  // activations to gather grow with the batch; the replicas win.
+  p.contractionFlops *= 10;
+  p.elementwiseStreamBytes *= 10;
+  p.activationBytes *= 10;
+  p.batchBytes *= 10;
+  p.globalBatch *= 10;
+  for (l2tol1::SplitLinear &l : p.splittable)
+    l.rows *= 10;
+  auto big = s.place(p);
+  REQUIRE(succeeded(big));
+  CHECK(big->replicaCount() == 2);
+  // Nothing to split: replicas or one process. With the gradients the
+  // backward pass produces last a small share of them, their all-reduce
+  // hides behind the backward pass and the replicas win; when they are
+  // nearly all of them, it cannot, and one process does.
+  p = mlpOnTwoHosts(s.system);
+  p.splittable.clear();
+  p.contractionFlops = 100000000;
+  p.lastGradientBytes = p.gradientBytes / 20;
+  auto hidden = s.place(p);
+  REQUIRE(succeeded(hidden));
+  CHECK(hidden->replicaCount() == 2);
+  p.lastGradientBytes = p.gradientBytes;
+  auto exposed = s.place(p);
+  REQUIRE(succeeded(exposed));
+  CHECK(exposed->replicaCount() == 1);
 }

@@ -501,28 +501,40 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   if (failed(est))
     return methods.emitError() << "not lowered: the L2 resource estimate failed "
                                   "(a cycle, an unbounded recurrence or a count past 2^64)";
+  // Data parallelism: distributed_shard fixes the replicas (its batch is
+  // each one's); otherwise the search may split the batch among replicas.
+  // The problem describes the global batch's step: under distributed_shard
+  // the estimate's batch-sized terms are one replica's.
+  auto shard = dyn_cast<l2::DistributedShardAttr>(methods.getSample());
+  uint64_t replicasInEstimate = shard ? uint64_t(shard.getShards()) : 1;
+  auto global = [&](uint64_t v) { return saturatingMul(v, replicasInEstimate); };
   PlacementProblem problem;
   problem.system = system;
   problem.persistentBytes = saturatingAdd(est->paramBytes, est->optimizerStateBytes);
   problem.gradientBytes = est->gradientBytes;
-  problem.activationBytes = est->activationBytes;
-  problem.gradientTemporaryBytes = saturatingMul(est->largestComputedBytes, 2);
-  problem.flopsPerStep = est->flopsPerStep;
+  problem.activationBytes = global(est->activationBytes);
+  problem.gradientTemporaryBytes = global(saturatingMul(est->largestComputedBytes, 2));
+  problem.contractionFlops = global(est->contractionFlopsPerStep);
+  problem.elementwiseStreamBytes = global(est->elementwiseStreamBytes);
+  problem.updateStreamBytes = est->updateStreamBytes;
+  problem.largestComputedBytes = est->largestComputedBytes;
+  for (const TrainableParam &tp : *params)
+    if (tp.layer == params->front().layer) // f32, as the update keeps them
+      problem.lastGradientBytes = saturatingAdd(
+          problem.lastGradientBytes,
+          saturatingMul(uint64_t(llvm::product_of(tp.shape)), 4));
   problem.reportBytes = 2 * 4; // loss and correct, f32 scalars
   for (BoundField &f : fields) {
     uint64_t bits = f.sample.getElementTypeBitWidth();
     uint64_t bytes = saturatingMul(uint64_t(f.sample.getNumElements()), (bits + 7) / 8);
-    problem.batchBytes = saturatingAdd(problem.batchBytes,
-                                       saturatingMul(bytes, uint64_t(f.text ? 2 * batch : batch)));
+    problem.batchBytes = saturatingAdd(
+        problem.batchBytes, global(saturatingMul(bytes, uint64_t(f.text ? 2 * batch : batch))));
     if (f.storage.empty())
       problem.hasUnboundFields = true;
     else if (!llvm::is_contained(problem.storageNodes, f.storage))
       problem.storageNodes.push_back(f.storage);
   }
   problem.forcedNode = forced;
-  // Data parallelism: distributed_shard fixes the replicas (its batch is
-  // each one's); otherwise the search may split the batch among replicas.
-  auto shard = dyn_cast<l2::DistributedShardAttr>(methods.getSample());
   problem.shards = shard ? shard.getShards() : 0;
   problem.globalBatch = shard ? batch * shard.getShards() : batch;
   // Tensor parallelism: the linears a split may divide.

@@ -165,8 +165,18 @@ struct PlacementProblem {
   /// Gradients in flight besides them: a VJP reads one and writes another,
   /// each at most the largest value a layer computes.
   uint64_t gradientTemporaryBytes = 0;
-  /// FLOPs of one training step (forward + backward + update).
-  uint64_t flopsPerStep = 0;
+  /// One training step of the global batch: the contractions' FLOPs
+  /// (forward and backward), the bytes the elementwise layers stream, and
+  /// the bytes the update streams (l2::ResourceEstimate).
+  uint64_t contractionFlops = 0;
+  uint64_t elementwiseStreamBytes = 0;
+  uint64_t updateStreamBytes = 0;
+  /// The largest value a layer computes (one replica's): whether a host's
+  /// memory-bound kernels are large enough to split among its cores.
+  uint64_t largestComputedBytes = 0;
+  /// The gradients the backward pass produces last (the first layer's
+  /// parameters): their all-reduce has no backward work left to hide it.
+  uint64_t lastGradientBytes = 0;
   /// The storage nodes the data fields are bound to (`l1.at`).
   llvm::SmallVector<std::string> storageNodes;
   /// Whether some field has no `l1.at`: it goes to the first storage node

@@ -31,17 +31,28 @@ using namespace synpl::l2tol1;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Nominal per-unit throughputs (docs/l2-to-l1.md, "Cost model"). They turn
-/// a node's `cores` / `sm` count into FLOP/s; the search compares nodes, so
-/// only their ratio matters.
-///  * x86_64 core: 2 GHz x 2 FMA units x 8 f32 lanes (AVX2) x 2 = 64 GFLOP/s,
-///    derated by half for memory-bound kernels: 32 GFLOP/s.
-///  * CUDA SM: 128 f32 lanes x 2 (FMA) x 1.5 GHz = 384 GFLOP/s.
+/// Nominal per-unit rates (docs/l2-to-l1.md, "Cost model"). A step's
+/// contractions (matmuls, convolutions) run at the node's FLOP rate; its
+/// elementwise layers and its update stream bytes at the node's memory
+/// rate.
+///  * x86_64 core: 2 GHz x 2 FMA units x 8 f32 lanes (AVX2) x 2 = 64 GFLOP/s;
+///    25 GB/s streamed per core, at most the bandwidth of the edge to the
+///    memory that holds its buffers (the cores of a host share it). A
+///    process whose values are all under 1 MiB streams on one core: the
+///    runtime runs a kernel that small on the calling thread, since waking
+///    the workers costs more than splitting it saves.
+///  * CUDA SM: 128 f32 lanes x 2 (FMA) x 1.5 GHz = 384 GFLOP/s; 25 GB/s of
+///    HBM per SM (an H100's 3.35 TB/s over its 132 SMs).
 ///  * An IPU (isa ipu21 or ipu2): its f32 AMP peak from its facts (tiles x
 ///    ampF32MacsPerCycle x 2 x clock; 70 TFLOP/s on the ipu21), derated by
-///    half like the x86 core (the epilogues run on the workers).
-constexpr double kX86CoreFlops = 32.0e9;
+///    half (the epilogues run on the workers); each tile streams its own
+///    SRAM at one 64-bit load per cycle.
+constexpr double kX86CoreFlops = 64.0e9;
+constexpr double kX86CoreStreamBytes = 25.0e9;
+constexpr uint64_t kX86ParallelStreamBytes = 1 << 20;
 constexpr double kCudaSmFlops = 384.0e9;
+constexpr double kCudaSmStreamBytes = 25.0e9;
+constexpr double kIpuTileStreamBytesPerCycle = 8;
 /// A node that does not state its unit count is assumed to have one.
 constexpr int64_t kDefaultUnits = 1;
 /// A full buffer node costs as much as this many seconds per step: memory
@@ -60,6 +71,28 @@ std::optional<double> synpl::l2tol1::nominalThroughput(l1::NodeOp node) {
   if (std::optional<ipu21::Facts> f = ipu21::factsFor(isa))
     return 0.5 * double(f->tiles) * double(f->ampF32MacsPerCycle) * 2 * f->clockHz;
   return std::nullopt;
+}
+
+/// Bytes per second a compute node's kernels stream from the memory of its
+/// buffers (`linkBandwidth`: the edge to that memory, 0 when the node holds
+/// them itself), for a program whose largest value is `largestValue` bytes.
+static std::optional<double> streamRate(l1::NodeOp node, double linkBandwidth,
+                                        uint64_t largestValue) {
+  if (!node || node.getKind() != l1::NodeKind::compute || !node.getIsa())
+    return std::nullopt;
+  StringRef isa = *node.getIsa();
+  double rate;
+  if (isa == "x86_64")
+    rate = kX86CoreStreamBytes * (largestValue < kX86ParallelStreamBytes
+                                      ? 1.0
+                                      : double(node.getCores().value_or(kDefaultUnits)));
+  else if (isa == "cuda")
+    rate = kCudaSmStreamBytes * double(node.getSm().value_or(kDefaultUnits));
+  else if (std::optional<ipu21::Facts> f = ipu21::factsFor(isa))
+    rate = double(f->tiles) * kIpuTileStreamBytesPerCycle * f->clockHz;
+  else
+    return std::nullopt;
+  return linkBandwidth > 0 ? std::min(rate, linkBandwidth) : rate;
 }
 
 static SmallVector<l1::NodeOp> nodesOf(l1::SystemOp system) {
@@ -108,6 +141,18 @@ public:
   }
 
   bool hasPath(StringRef from, StringRef to) { return system.hasPath(from, to); }
+
+  /// The bandwidth of the edge from `from` to `to` (bytes/s), 0 if none.
+  double edgeBandwidth(StringRef from, StringRef to) const {
+    auto a = index.find(from), b = index.find(to);
+    if (a == index.end() || b == index.end())
+      return 0;
+    double best = 0;
+    for (const Edge &e : edges)
+      if (e.from == a->second && e.to == b->second)
+        best = std::max(best, e.bandwidth);
+    return best;
+  }
 
   /// Seconds to move `bytes` from `from` to `to`; 0 on the same node,
   /// infinity without a path.
@@ -159,10 +204,12 @@ std::optional<uint64_t> memoryOf(l1::SystemOp system, StringRef node) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Per-step times of a candidate, in seconds.
+/// Per-step times of one rank of a candidate, in seconds.
 struct StepTimes {
-  double transfer = 0; // staging <-> device
-  double compute = 0;
+  double transfer = 0;    // staging <-> device
+  double contraction = 0; // the contractions' FLOPs at the node's rate
+  double memory = 0;      // the streamed bytes at the node's memory rate
+  double compute() const { return contraction + memory; }
 };
 
 /// Seconds of one collective step's fixed cost (a message's latency on a
@@ -177,15 +224,51 @@ double slowestHop(const Topology &topo, ArrayRef<std::string> ranks, uint64_t by
   return slowest;
 }
 
-/// The ring all-reduce of the gradients across the replicas: 2 (d - 1)
-/// steps, each moving 1/d of the bytes over the slowest hop of the ring.
-double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
-                        const Placement &p) {
-  int64_t d = p.replicaCount();
+/// Where a rank's kernels and collectives run, and how fast it streams.
+struct Rank {
+  l1::NodeOp node;
+  double flops = 0;  // contractions, FLOP/s
+  double stream = 0; // bytes/s from the memory of its buffers
+  /// A host's MPI moves and reduces a collective's bytes with the rank's
+  /// own cores, between its kernels; a GPU's NCCL runs beside them.
+  bool copiesOnCores = false;
+};
+
+Rank rankOf(const PlacementProblem &problem, const Topology &topo, const Placement &p) {
+  Rank r;
+  l1::SystemOp system = problem.system;
+  r.node = system.lookupNode(p.compute);
+  double link = p.deviceMem == p.compute ? 0 : topo.edgeBandwidth(p.compute, p.deviceMem);
+  double inf = std::numeric_limits<double>::infinity();
+  r.flops = nominalThroughput(r.node).value_or(0);
+  r.stream = streamRate(r.node, link, problem.largestComputedBytes).value_or(0);
+  if (!(r.flops > 0) || !(r.stream > 0))
+    r.flops = r.stream = 1 / inf; // cannot run the graph: the isa filter says why
+  r.copiesOnCores = r.node && r.node.getIsa() == "x86_64";
+  return r;
+}
+
+/// A ring collective of `bytes` (the whole tensor) over `ranks`: a sum (an
+/// all-reduce) in 2 (d - 1) steps, a gather in d - 1, each moving 1/d of
+/// the bytes over the slowest hop (`link`). On a host the rank's cores do
+/// the work (`copy`): each step's block copied into and out of the
+/// transport's buffers, and a sum's d - 1 reductions reading two blocks and
+/// writing one, at the rank's memory rate.
+struct RingCost {
+  double link = 0, copy = 0;
+};
+RingCost ringCost(const Topology &topo, ArrayRef<std::string> ranks, const Rank &rank,
+                  uint64_t bytes, bool sum) {
+  RingCost c;
+  uint64_t d = ranks.size();
   if (d < 2)
-    return 0;
-  uint64_t part = (problem.gradientBytes + uint64_t(d) - 1) / uint64_t(d);
-  return 2.0 * double(d - 1) * (slowestHop(topo, p.replicas, part) + kCollectiveLatencySeconds);
+    return c;
+  uint64_t block = (bytes + d - 1) / d;
+  double steps = double(sum ? 2 * (d - 1) : d - 1);
+  c.link = steps * (slowestHop(topo, ranks, block) + kCollectiveLatencySeconds);
+  if (rank.copiesOnCores)
+    c.copy = (2 * steps + (sum ? 3.0 * double(d - 1) : 0.0)) * double(block) / rank.stream;
+  return c;
 }
 
 /// Tensor parallelism: the linears a placement on its shards splits, and
@@ -230,23 +313,68 @@ uint64_t gradientsOn(const PlacementProblem &problem, const Placement &p) {
   return problem.gradientBytes - split + split / uint64_t(p.shardCount());
 }
 
+StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
+                    const Placement &p) {
+  StepTimes t;
+  // Each replica computes its slice of the global batch.
+  double d = double(p.replicaCount()), s = double(p.shardCount());
+  // The batch to the graph's memory; the reported metrics back to staging.
+  // The gradients stay where the graph left them: the actor runs on the
+  // graph's node. (Storage is read once: the decoder loads a data set into
+  // host memory before the first step, so disk bandwidth is not per step.)
+  t.transfer = topo.seconds(p.staging, p.deviceMem, uint64_t(double(problem.batchBytes) / d)) +
+               topo.seconds(p.deviceMem, p.staging, problem.reportBytes);
+  Rank rank = rankOf(problem, topo, p);
+  // Each shard computes its block of the split linears, and the rest of
+  // the step whole; it updates its block of their parameters. Every
+  // replica updates every parameter.
+  SmallVector<SplitLinear> splits = splitsOf(problem, p);
+  double contraction = double(problem.contractionFlops);
+  double split = std::min(splitFlops(splits), contraction);
+  t.contraction = (contraction - split + split / s) / d / rank.flops;
+  double update = double(problem.updateStreamBytes);
+  double splitUpdate = std::min(update, double(splitParamBytes(splits)) *
+                                            (3.0 + 2.0 * problem.optimizerStatePerParam));
+  t.memory = (double(problem.elementwiseStreamBytes) / d + update - splitUpdate +
+              splitUpdate / s) /
+             rank.stream;
+  return t;
+}
+
+/// The ring all-reduce of the gradients across the replicas, the part of
+/// it the step waits for. It starts bucket by bucket during the backward
+/// pass (about two thirds of the compute): the links' time hides behind
+/// it, except the last gradients' (the first layer's), which the backward
+/// pass produces when it has nothing left to do; on hosts the copies and
+/// reductions take the rank's own cores.
+double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
+                        const Placement &p, const StepTimes &t) {
+  if (p.replicaCount() < 2 || problem.gradientBytes == 0)
+    return 0;
+  Rank rank = rankOf(problem, topo, p);
+  RingCost c = ringCost(topo, p.replicas, rank, problem.gradientBytes, /*sum=*/true);
+  double backward = 2.0 / 3.0 * t.compute();
+  double last = double(std::min(problem.lastGradientBytes, problem.gradientBytes)) /
+                double(problem.gradientBytes);
+  return c.copy + std::max(c.link * last, c.link - backward);
+}
+
 /// The collectives of a tensor-parallel step, on its critical path: per
-/// split linear, a ring all-gather (d - 1 steps of 1/d of it) or a ring
-/// all-reduce (2 (d - 1) steps) of its output, and one of its input's
-/// gradient when the backward pass needs it (splitLinears: a column split
-/// gathers the output and sums the input's gradient, a row split sums the
-/// output and gathers the input's gradient, and a pair keeps the blocks in
-/// between); and the sums of scalars (a norm of the parameters), latency
-/// alone.
+/// split linear, a ring all-gather or a ring all-reduce of its output, and
+/// one of its input's gradient when the backward pass needs it
+/// (splitLinears: a column split gathers the output and sums the input's
+/// gradient, a row split sums the output and gathers the input's gradient,
+/// and a pair keeps the blocks in between); and the sums of scalars (a
+/// norm of the parameters), latency alone.
 double tensorParallelSeconds(const PlacementProblem &problem, const Topology &topo,
                              const Placement &p) {
   int64_t d = p.shardCount();
   if (d < 2)
     return 0;
+  Rank rank = rankOf(problem, topo, p);
   auto ring = [&](int64_t elements, bool sum) {
-    uint64_t block = uint64_t(elements) * 4 / uint64_t(d);
-    return (sum ? 2.0 : 1.0) * double(d - 1) *
-           (slowestHop(topo, p.shards, block) + kCollectiveLatencySeconds);
+    RingCost c = ringCost(topo, p.shards, rank, uint64_t(elements) * 4, sum);
+    return c.link + c.copy;
   };
   double seconds = 0;
   for (const SplitLinear &s : splitsOf(problem, p)) {
@@ -258,28 +386,6 @@ double tensorParallelSeconds(const PlacementProblem &problem, const Topology &to
   }
   seconds += double(problem.scalarSums) * 2.0 * double(d - 1) * kCollectiveLatencySeconds;
   return seconds;
-}
-
-StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
-                    const Placement &p) {
-  StepTimes t;
-  // Each replica computes its slice of the global batch.
-  double d = double(p.replicaCount());
-  // The batch to the graph's memory; the reported metrics back to staging.
-  // The gradients stay where the graph left them: the actor runs on the
-  // graph's node. (Storage is read once: the decoder loads a data set into
-  // host memory before the first step, so disk bandwidth is not per step.)
-  t.transfer = topo.seconds(p.staging, p.deviceMem, uint64_t(double(problem.batchBytes) / d)) +
-               topo.seconds(p.deviceMem, p.staging, problem.reportBytes);
-  l1::SystemOp system = problem.system;
-  l1::NodeOp node = system.lookupNode(p.compute);
-  std::optional<double> flops = nominalThroughput(node);
-  // Each shard computes its columns of the split linears, and the rest of
-  // the step whole.
-  double split = std::min(splitFlops(splitsOf(problem, p)), double(problem.flopsPerStep));
-  double work = (double(problem.flopsPerStep) - split + split / double(p.shardCount())) / d;
-  t.compute = flops ? work / *flops : std::numeric_limits<double>::infinity();
-  return t;
 }
 
 /// Tensor parallelism: the buffers a step of a split adds to the one
@@ -557,11 +663,11 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
 
   spec.score = [&](const Placement &p) {
     StepTimes t = stepTimes(problem, topo, p);
-    double serial = t.transfer + t.compute;
+    double serial = t.transfer + t.compute();
     // At depth d, up to d steps are in flight: transfers overlap the
     // compute of other steps, but the actor fences compute between steps.
     double overlapped =
-        std::max({t.transfer, t.compute, serial / double(p.depth)});
+        std::max({t.transfer, t.compute(), serial / double(p.depth)});
     double bubble = double(p.depth - 1) / double(p.depth * p.stageCount());
     uint64_t peak = devicePeakBytes(problem, p);
     if (!p.needsTransfer())
@@ -569,11 +675,11 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     double capacity = double(memoryOf(system, p.deviceMem).value_or(1));
     SmallVector<search::CostTerm> terms;
     terms.push_back({"transfer_s", t.transfer, 1});
-    terms.push_back({"compute_s", t.compute, 1});
-    // The all-reduce is charged whole: it overlaps the backward pass, but
-    // its reductions take the same cores (bench/data_parallel.py measures
-    // what it costs).
-    terms.push_back({"allreduce_s", allReduceSeconds(problem, topo, p), 1});
+    terms.push_back({"contraction_s", t.contraction, 1});
+    terms.push_back({"memory_s", t.memory, 1});
+    // What the step waits for of the all-reduce (bench/data_parallel.py
+    // checks it against measured runs).
+    terms.push_back({"allreduce_s", allReduceSeconds(problem, topo, p, t), 1});
     terms.push_back({"tp_collectives_s", tensorParallelSeconds(problem, topo, p), 1});
     terms.push_back({"overlap_s", overlapped - serial, 1});
     terms.push_back({"bubble", bubble, overlapped});
@@ -595,10 +701,10 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     if (cost >= b.cost)
       return;
     b.cost = cost;
-    b.collectives = 0;
+    b.compute = b.collectives = 0;
     for (const search::CostTerm &t : terms) {
-      if (t.name == "compute_s")
-        b.compute = t.value;
+      if (t.name == "contraction_s" || t.name == "memory_s")
+        b.compute += t.value;
       else if (t.name == "allreduce_s" || t.name == "tp_collectives_s")
         b.collectives += t.value;
     }
