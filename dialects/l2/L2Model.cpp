@@ -419,56 +419,6 @@ int64_t synpl::l2::sampleBatch(Attribute sample) {
 // FLOPs and the resource estimate (row L2.7)
 //===----------------------------------------------------------------------===//
 
-uint64_t synpl::l2::layerForwardFlops(Operation *op) {
-  auto elems = [](Value v) { return numElements(v.getType()); };
-  auto perElement = [&](uint64_t c) { return saturatingMul(c, elems(op->getResult(0))); };
-  return llvm::TypeSwitch<Operation *, uint64_t>(op)
-      .Case([&](LinearOp l) {
-        uint64_t rows = elems(l.getResult()) / l.getOut();
-        return mul({rows, add({mul({2, l.getIn(), l.getOut()}), l.getOut()})});
-      })
-      .Case([&](ConvOp c) {
-        uint64_t window = c.getKernel();
-        if (c.getInput().getType().getRank() == 4)
-          window = mul({window, c.getKernel()});
-        return mul({elems(c.getResult()), add({mul({2, c.getInCh(), window}), 1})});
-      })
-      .Case([&](AttnOp a) {
-        auto type = a.getInput().getType();
-        if (type.getRank() != 3)
-          return uint64_t(0);
-        uint64_t n = type.getDimSize(0), t = type.getDimSize(1), d = a.getDim();
-        uint64_t tokens = saturatingMul(n, t);
-        uint64_t proj = mul({tokens, 4, add({mul({2, d, d}), d})});
-        uint64_t pairs = saturatingMul(saturatingMul(n, t), t);
-        uint64_t mix = mul({pairs, 4, d}); // scores + weighted sum
-        uint64_t soft = saturatingMul(saturatingMul(pairs, a.getHeads()), cost::kSoftmax);
-        return saturatingAdd(saturatingAdd(proj, mix), soft);
-      })
-      .Case([&](NormOp n) {
-        return perElement(n.getKind() == NormKind::rms ? cost::kRmsNorm
-                                                       : cost::kLayerNorm);
-      })
-      .Case([&](ActOp a) {
-        switch (a.getFn()) {
-        case ActFn::relu:
-          return perElement(cost::kRelu);
-        case ActFn::gelu:
-          return perElement(cost::kGelu);
-        case ActFn::silu:
-        case ActFn::swish:
-          return perElement(cost::kSilu);
-        }
-        return uint64_t(0);
-      })
-      .Case([&](PoolOp p) { return elems(p.getInput()); })
-      .Case([&](DropoutOp) { return perElement(cost::kDropout); })
-      .Case([&](SoftmaxOp) { return perElement(cost::kSoftmax); })
-      .Case([&](AddOp) { return perElement(cost::kAdd); })
-      .Case([&](QuantizeOp) { return perElement(cost::kQuantize); })
-      .Default([](Operation *) { return uint64_t(0); }); // embed, flatten, reshape: no math
-}
-
 /// Layers whose work is a contraction (a matmul at heart).
 static bool isContraction(Operation *op) { return isa<LinearOp, ConvOp, AttnOp>(op); }
 
@@ -496,21 +446,64 @@ static uint64_t contractionFlops(Operation *op) {
       .Default([](Operation *) { return uint64_t(0); });
 }
 
+Value synpl::l2::throughViews(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<FlattenOp, ReshapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+uint64_t synpl::l2::layerForwardFlops(Operation *op) {
+  auto elems = [](Value v) { return numElements(v.getType()); };
+  auto perElement = [&](uint64_t c) { return saturatingMul(c, elems(op->getResult(0))); };
+  return llvm::TypeSwitch<Operation *, uint64_t>(op)
+      // A linear's bias, a conv's: one add per output element.
+      .Case<LinearOp, ConvOp>(
+          [&](Operation *c) { return saturatingAdd(contractionFlops(c), perElement(1)); })
+      .Case([&](AttnOp a) {
+        auto type = a.getInput().getType();
+        if (type.getRank() != 3)
+          return uint64_t(0);
+        // The four projections' biases, and the softmax of every head's
+        // scores.
+        uint64_t n = type.getDimSize(0), t = type.getDimSize(1), d = a.getDim();
+        uint64_t biases = mul({n, t, 4, d});
+        uint64_t soft = mul({n, t, t, a.getHeads(), cost::kSoftmax});
+        return add({contractionFlops(a), biases, soft});
+      })
+      .Case([&](NormOp n) {
+        return perElement(n.getKind() == NormKind::rms ? cost::kRmsNorm
+                                                       : cost::kLayerNorm);
+      })
+      .Case([&](ActOp a) {
+        switch (a.getFn()) {
+        case ActFn::relu:
+          return perElement(cost::kRelu);
+        case ActFn::gelu:
+          return perElement(cost::kGelu);
+        case ActFn::silu:
+        case ActFn::swish:
+          return perElement(cost::kSilu);
+        }
+        return uint64_t(0);
+      })
+      .Case([&](PoolOp p) { return elems(p.getInput()); })
+      .Case([&](DropoutOp) { return perElement(cost::kDropout); })
+      .Case([&](SoftmaxOp) { return perElement(cost::kSoftmax); })
+      .Case([&](AddOp) { return perElement(cost::kAdd); })
+      .Case([&](QuantizeOp) { return perElement(cost::kQuantize); })
+      .Default([](Operation *) { return uint64_t(0); }); // embed, flatten, reshape: no math
+}
+
 /// The forward multiply-adds of the contractions of `block` that read the
 /// model's input (through views alone): reverse mode computes no gradient
 /// for their input.
 static uint64_t inputContractionFlops(Block &block) {
   uint64_t flops = 0;
   for (Operation &op : block) {
-    if (!isa<LinearOp, ConvOp>(op))
-      continue;
-    Value x = op.getOperand(0);
-    while (Operation *def = x.getDefiningOp()) {
-      if (!isa<FlattenOp, ReshapeOp>(def))
-        break;
-      x = def->getOperand(0);
-    }
-    if (isa<BlockArgument>(x))
+    if (isa<LinearOp, ConvOp>(op) && isa<BlockArgument>(throughViews(op.getOperand(0))))
       flops = saturatingAdd(flops, contractionFlops(&op));
   }
   return flops;

@@ -89,6 +89,9 @@ int64_t sampleBatch(mlir::Attribute sample);
 /// when one has no shape rule or its rule refuses the new shapes.
 mlir::LogicalResult rebatchInfer(MethodsOp methods, int64_t batch);
 
+/// The value `v` views (through flatten and reshape ops), or `v` itself.
+mlir::Value throughViews(mlir::Value v);
+
 /// Forward FLOPs of one parameter-free or layer op (not region ops), for
 /// its operand shapes. Multiply-add counts as 2.
 uint64_t layerForwardFlops(mlir::Operation *op);

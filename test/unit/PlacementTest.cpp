@@ -226,6 +226,7 @@ l2tol1::PlacementProblem mlpOnTwoHosts(l1::SystemOp system) {
   p.lastGradientBytes = (784 * 256 + 256) * 4;
   p.persistentBytes = 3 * p.gradientBytes;
   p.optimizerStatePerParam = 2;
+  p.updateBytesPerParamByte = 7;
   p.contractionFlops = 155000000;
   p.elementwiseStreamBytes = 3200000;
   p.updateStreamBytes = 7 * p.gradientBytes;

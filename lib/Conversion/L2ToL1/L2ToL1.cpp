@@ -541,9 +541,12 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   problem.splittable = splittableLinears(*params);
   if (std::optional<std::string> why = tensorParallelObstacle(methods))
     problem.tensorParallelObstacle = *why;
-  if (est->paramBytes)
+  if (est->paramBytes) {
     problem.optimizerStatePerParam =
         double(est->optimizerStateBytes) / double(est->paramBytes);
+    problem.updateBytesPerParamByte =
+        double(est->updateStreamBytes) / double(est->paramBytes);
+  }
   loss.walk([&](l3::NormOp) { ++problem.scalarSums; });
   FailureOr<Placement> placed = searchPlacement(methods.getLoc(), problem);
   if (failed(placed))
@@ -635,7 +638,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     spec.stepField = kStepField.str();
     spec.trainingField = kTrainingField.str();
   }
-  spec.replicas = std::max<int64_t>(1, p.replicaCount());
+  spec.replicas = p.replicaCount();
   if (p.shardCount() > 1) {
     spec.ranks = p.shardCount();
     spec.rankField = kRankField.str();

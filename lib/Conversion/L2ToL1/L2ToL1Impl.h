@@ -195,6 +195,9 @@ struct PlacementProblem {
   llvm::SmallVector<SplitLinear> splittable;
   double optimizerStatePerParam = 0;
   std::string tensorParallelObstacle;
+  /// The bytes the update streams per parameter byte (a shard streams its
+  /// block of the split parameters' share).
+  double updateBytesPerParamByte = 0;
   /// Scalars every rank sums in a split step (a norm of the parameters).
   int64_t scalarSums = 0;
 };

@@ -239,11 +239,10 @@ Rank rankOf(const PlacementProblem &problem, const Topology &topo, const Placeme
   l1::SystemOp system = problem.system;
   r.node = system.lookupNode(p.compute);
   double link = p.deviceMem == p.compute ? 0 : topo.edgeBandwidth(p.compute, p.deviceMem);
-  double inf = std::numeric_limits<double>::infinity();
+  // 0 where the node cannot run the graph (the isa filter says why): its
+  // times are infinite.
   r.flops = nominalThroughput(r.node).value_or(0);
   r.stream = streamRate(r.node, link, problem.largestComputedBytes).value_or(0);
-  if (!(r.flops > 0) || !(r.stream > 0))
-    r.flops = r.stream = 1 / inf; // cannot run the graph: the isa filter says why
   r.copiesOnCores = r.node && r.node.getIsa() == "x86_64";
   return r;
 }
@@ -313,8 +312,8 @@ uint64_t gradientsOn(const PlacementProblem &problem, const Placement &p) {
   return problem.gradientBytes - split + split / uint64_t(p.shardCount());
 }
 
-StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
-                    const Placement &p) {
+StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo, const Placement &p,
+                    const Rank &rank) {
   StepTimes t;
   // Each replica computes its slice of the global batch.
   double d = double(p.replicaCount()), s = double(p.shardCount());
@@ -324,7 +323,6 @@ StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
   // host memory before the first step, so disk bandwidth is not per step.)
   t.transfer = topo.seconds(p.staging, p.deviceMem, uint64_t(double(problem.batchBytes) / d)) +
                topo.seconds(p.deviceMem, p.staging, problem.reportBytes);
-  Rank rank = rankOf(problem, topo, p);
   // Each shard computes its block of the split linears, and the rest of
   // the step whole; it updates its block of their parameters. Every
   // replica updates every parameter.
@@ -333,8 +331,8 @@ StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
   double split = std::min(splitFlops(splits), contraction);
   t.contraction = (contraction - split + split / s) / d / rank.flops;
   double update = double(problem.updateStreamBytes);
-  double splitUpdate = std::min(update, double(splitParamBytes(splits)) *
-                                            (3.0 + 2.0 * problem.optimizerStatePerParam));
+  double splitUpdate =
+      std::min(update, double(splitParamBytes(splits)) * problem.updateBytesPerParamByte);
   t.memory = (double(problem.elementwiseStreamBytes) / d + update - splitUpdate +
               splitUpdate / s) /
              rank.stream;
@@ -348,10 +346,9 @@ StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo,
 /// pass produces when it has nothing left to do; on hosts the copies and
 /// reductions take the rank's own cores.
 double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
-                        const Placement &p, const StepTimes &t) {
+                        const Placement &p, const Rank &rank, const StepTimes &t) {
   if (p.replicaCount() < 2 || problem.gradientBytes == 0)
     return 0;
-  Rank rank = rankOf(problem, topo, p);
   RingCost c = ringCost(topo, p.replicas, rank, problem.gradientBytes, /*sum=*/true);
   double backward = 2.0 / 3.0 * t.compute();
   double last = double(std::min(problem.lastGradientBytes, problem.gradientBytes)) /
@@ -367,11 +364,10 @@ double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
 /// and a pair keeps the blocks in between); and the sums of scalars (a
 /// norm of the parameters), latency alone.
 double tensorParallelSeconds(const PlacementProblem &problem, const Topology &topo,
-                             const Placement &p) {
+                             const Placement &p, const Rank &rank) {
   int64_t d = p.shardCount();
   if (d < 2)
     return 0;
-  Rank rank = rankOf(problem, topo, p);
   auto ring = [&](int64_t elements, bool sum) {
     RingCost c = ringCost(topo, p.shards, rank, uint64_t(elements) * 4, sum);
     return c.link + c.copy;
@@ -662,7 +658,8 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                           }});
 
   spec.score = [&](const Placement &p) {
-    StepTimes t = stepTimes(problem, topo, p);
+    Rank rank = rankOf(problem, topo, p);
+    StepTimes t = stepTimes(problem, topo, p, rank);
     double serial = t.transfer + t.compute();
     // At depth d, up to d steps are in flight: transfers overlap the
     // compute of other steps, but the actor fences compute between steps.
@@ -679,8 +676,8 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     terms.push_back({"memory_s", t.memory, 1});
     // What the step waits for of the all-reduce (bench/data_parallel.py
     // checks it against measured runs).
-    terms.push_back({"allreduce_s", allReduceSeconds(problem, topo, p, t), 1});
-    terms.push_back({"tp_collectives_s", tensorParallelSeconds(problem, topo, p), 1});
+    terms.push_back({"allreduce_s", allReduceSeconds(problem, topo, p, rank, t), 1});
+    terms.push_back({"tp_collectives_s", tensorParallelSeconds(problem, topo, p, rank), 1});
     terms.push_back({"overlap_s", overlapped - serial, 1});
     terms.push_back({"bubble", bubble, overlapped});
     terms.push_back({"memory_pressure", double(peak) / capacity, kPressureWeightSeconds});

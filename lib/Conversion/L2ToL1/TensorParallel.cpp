@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 #include "L2ToL1Impl.h"
 
+#include "synpl/Dialect/L2/L2Model.h"
 #include "synpl/Dialect/L2/L2Ops.h"
 
 using namespace mlir;
@@ -53,13 +54,7 @@ SmallVector<SplitLinear> synpl::l2tol1::splittableLinears(ArrayRef<TrainablePara
     s.rows = type.getNumElements() / in;
     // The model's own input needs no gradient (nor does what only
     // reshapes it).
-    Value x = linear.getInput();
-    while (Operation *def = x.getDefiningOp()) {
-      if (!isa<l2::FlattenOp, l2::ReshapeOp>(def))
-        break;
-      x = def->getOperand(0);
-    }
-    s.inputGrad = !isa<BlockArgument>(x);
+    s.inputGrad = !isa<BlockArgument>(l2::throughViews(linear.getInput()));
     splits.push_back(s);
     ++i;
   }
