@@ -650,6 +650,8 @@ private:
       return {t.getSource()};
     if (auto r = dyn_cast<AllReduceOp>(op))
       return llvm::to_vector(r.getBuffers());
+    if (auto r = dyn_cast<ReduceScatterOp>(op))
+      return {r.getBuffer()};
     if (auto s = dyn_cast<SendOp>(op))
       return llvm::to_vector(s.getArgs());
     if (auto f = dyn_cast<ForwardOp>(op))
@@ -694,7 +696,8 @@ LogicalResult StageOp::verifyRegions() {
              << " for argument #" << arg.getArgNumber();
   for (Block &block : getBody()) {
     for (Operation &op : block)
-      if (!isa<ReadBatchOp, WindowCopyOp, TransferOp, AllReduceOp, BatchFullOp, ReportOp,
+      if (!isa<ReadBatchOp, WindowCopyOp, TransferOp, AllReduceOp, ReduceScatterOp, BatchFullOp,
+               ReportOp,
                DropOp, SendOp, ForwardOp, EndOp, cf::BranchOp, cf::CondBranchOp>(op))
         return op.emitOpError("is not allowed in a stage");
     if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
@@ -752,6 +755,35 @@ LogicalResult AllReduceOp::verify() {
       return emitCheckError(*this, Property::Consistency, "L1.5")
              << "the mean of " << t << " is not an integer; reduce it with sum";
   }
+  return success();
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  BufType in = getBuffer().getType(), out = getResult().getType();
+  RankedTensorType a = in.getTensor(), r = out.getTensor();
+  if (in.getNode() != out.getNode())
+    return emitCheckError(*this, Property::Consistency, "L1.5")
+           << "a reduce-scatter keeps its buffer on its node: " << in.getNode()
+           << " becomes " << out.getNode();
+  Type elt = a.getElementType();
+  bool ok = elt.isF32() || elt.isF64() || elt.isSignlessInteger(32) ||
+            elt.isSignlessInteger(64);
+  if (!ok || r.getElementType() != elt)
+    return emitCheckError(*this, Property::Consistency, "L1.5")
+           << "a reduce-scatter combines f32, f64, i32 or i64 buffers into one of the same "
+              "element type, not "
+           << in << " into " << out;
+  if (getReduce() == ReduceKind::mean && !isa<FloatType>(elt))
+    return emitCheckError(*this, Property::Consistency, "L1.5")
+           << "the mean of " << in << " is not an integer; reduce it with sum";
+  bool blocks = a.getRank() >= 1 && a.getRank() == r.getRank() && r.getDimSize(0) > 0 &&
+                a.getDimSize(0) % r.getDimSize(0) == 0 &&
+                a.getShape().drop_front() == r.getShape().drop_front();
+  if (!blocks)
+    return emitCheckError(*this, Property::Consistency, "L1.5")
+           << "a reduce-scatter keeps one block of the first axis: the result "
+           << r << " should be the operand " << a
+           << " with its first dimension divided by the replica count";
   return success();
 }
 

@@ -211,7 +211,7 @@ def L1_StateOp : L1_Op<"state", [Symbol, HasParent<"ActorOp">]> {
     ```
 
     `rank`: a rank-0 `f32` holding the process's rank in a tensor-parallel
-    run (0 alone); `l1.block_slice` reads it to take the rank's block.
+    or data-parallel run (0 alone); `l1.block_slice` reads it to take the rank's block.
 
     `shard A` (tensor parallelism, the schedule's `shards`): the field
     holds this rank's block along axis `A` of a tensor as many times
@@ -221,6 +221,15 @@ def L1_StateOp : L1_Op<"state", [Symbol, HasParent<"ActorOp">]> {
 
     ```mlir
     l1.state @fc1_weight : tensor<784x128xf32> init kaiming shard 1
+    ```
+
+    Under a data-parallel schedule (`replicas`), `shard 0` is update
+    sharding's (ZeRO stage 1): the field holds the replica's block of the
+    rows of optimizer state, the block of the parameter whose gradient its
+    `l1.reduce_scatter` keeps:
+
+    ```mlir
+    l1.state @m_fc1_weight : tensor<392x256xf32> init zeros shard 0
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
@@ -792,7 +801,12 @@ def L1_ScheduleOp : L1_Op<"schedule", [
     memory); what runs elsewhere (the stages of a GPU's host) runs in each
     rank's process. Each replica's `read_batch` reads its own slice of the
     global batch (replicas × the batch), and `l1.all_reduce` combines their
-    buffers. L1.2: the replicas are distinct nodes of the system and the
+    buffers. Under update sharding `l1.reduce_scatter` combines a
+    gradient and leaves each replica the block of it that replica
+    updates; the update handler gathers the updated blocks
+    (`l1.all_gather` over the replicas), and the optimizer state of those
+    blocks is sharded (`shard 0`). Such a program runs on exactly as many
+    ranks as it lists. L1.2: the replicas are distinct nodes of the system and the
     program's tensor graphs run on the first; L1.1: they are compute nodes
     of one isa, and a path of edges joins each to the next (the
     collectives' ring).
@@ -804,7 +818,8 @@ def L1_ScheduleOp : L1_Op<"schedule", [
     `l1.all_gather` and `l1.all_sum`. The same checks hold; a schedule
     has `replicas` or `shards`, not both; under `shards` it runs one step
     at a time (L1.4: pipeline_depth 1), and the rank ops appear only under
-    `shards`, gathering over as many ranks as it lists.
+    `shards`, gathering over as many ranks as it lists (or in a handler
+    under `replicas`: update sharding).
   }];
   let arguments = (ins FlatSymbolRefArrayAttr:$pipelines,
                        FlatSymbolRefArrayAttr:$actors,

@@ -1,8 +1,9 @@
 //===- L1RankOps.cpp - Verifiers of the tensor ops across ranks -----------===//
 //
-// l1.all_gather, l1.all_sum and l1.block_slice (tensor parallelism): their
-// shapes (L1.5), and that the collectives run under a schedule whose
-// `shards` they gather over (L1.2).
+// l1.all_gather, l1.all_sum and l1.block_slice (tensor parallelism, and the
+// update handler of update sharding): their shapes (L1.5), and that the
+// collectives run under a schedule whose `shards` (or, in a handler, whose
+// `replicas`) they gather over (L1.2).
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L1/L1Ops.h"
@@ -66,34 +67,46 @@ LogicalResult BlockSliceOp::verify() {
 }
 
 /// The number of ranks a collective in `op`'s program runs over: the
-/// schedule's shards, or 0 (and an error) without them.
-static FailureOr<int64_t> shardsOf(Operation *op) {
+/// schedule's shards; in a handler of a data-parallel schedule (update
+/// sharding), its replicas; else 0, and an error.
+static FailureOr<int64_t> ranksOf(Operation *op, StringRef *what = nullptr) {
   ScheduleOp schedule;
   if (Operation *scope = getProgramScope(op))
     for (auto s : scope->getRegion(0).front().getOps<ScheduleOp>())
       schedule = s;
+  if (what)
+    *what = "shards";
   if (schedule && schedule.getShards())
     return (int64_t)schedule.getShards()->size();
+  if (what)
+    *what = "replicas";
+  bool inHandler = op->getParentOfType<HandlerOp>() != nullptr;
+  if (schedule && schedule.getReplicas() && inHandler)
+    return (int64_t)schedule.getReplicas()->size();
   return emitCheckError(op, Property::Safety, "L1.2")
          << op->getName().stripDialect()
-         << " runs across the ranks of a tensor-parallel schedule, but "
-         << (schedule ? std::string("the l1.schedule lists no shards")
+         << " runs across the ranks of a tensor-parallel schedule"
+         << (inHandler ? " or, in a handler, the replicas of a data-parallel one" : "")
+         << ", but "
+         << (schedule ? std::string(inHandler ? "the l1.schedule lists neither"
+                                              : "the l1.schedule lists no shards")
                       : std::string("the program has no l1.schedule"));
 }
 
 LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &) {
-  FailureOr<int64_t> shards = shardsOf(*this);
+  StringRef what;
+  FailureOr<int64_t> shards = ranksOf(*this, &what);
   if (failed(shards))
     return failure();
   int64_t in = tt(getInput().getType()).getDimSize(getAxis());
   int64_t out = tt(getResult().getType()).getDimSize(getAxis());
   if (out != in * *shards)
     return emitCheckError(*this, Property::Consistency, "L1.5")
-           << "all_gather: the schedule lists " << *shards << " shards, so axis " << getAxis()
+           << "all_gather: the schedule lists " << *shards << " " << what << ", so axis " << getAxis()
            << " gathers " << in << " x " << *shards << " = " << in * *shards << ", not " << out;
   return success();
 }
 
 LogicalResult AllSumOp::verifySymbolUses(SymbolTableCollection &) {
-  return failure(failed(shardsOf(*this)));
+  return failure(failed(ranksOf(*this)));
 }

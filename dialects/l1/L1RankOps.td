@@ -2,19 +2,21 @@
 //
 // Tensor parallelism: a tensor graph that every rank of a run executes, each
 // on its own block of the split parameters (l1.state ... shard), exchanges
-// activations and gradients with the other ranks through these ops. Included
-// by L1Ops.td.
+// activations and gradients with the other ranks through these ops. Update
+// sharding (data parallelism): a handler that updates the replica's block of
+// a parameter gathers the replicas' blocks with them. Included by L1Ops.td.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SYNPL_DIALECT_L1_RANK_OPS_TD
 #define SYNPL_DIALECT_L1_RANK_OPS_TD
 
-// A collective: every rank of the schedule's `shards` executes it, in the
-// same order (so no Pure: it is neither hoisted, merged nor dropped).
+// A collective: every rank of the schedule's `shards` (or, in a handler, its
+// `replicas`) executes it, in the same order (so no Pure: it is neither
+// hoisted, merged nor dropped).
 class L1_RankOp<string mnemonic, list<Trait> traits = []>
     : L1_Op<mnemonic, !listconcat(traits,
-        [HasParent<"TensorGraphOp">, L1_TensorOpTrait,
+        [ParentOneOf<["TensorGraphOp", "HandlerOp"]>, L1_TensorOpTrait,
          DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
   let hasVerifier = 1;
 }
@@ -28,9 +30,12 @@ def L1_AllGatherOp : L1_RankOp<"all_gather"> {
     The result, on every rank, is the ranks' operands concatenated in rank
     order along `axis`: rank `r`'s operand is the result's block `r` of
     that axis. The result's `axis` is the operand's times the number of
-    ranks (the schedule's `shards`); every other dimension is the
-    operand's. The forward pass of a column-split matmul gathers its
-    output columns with it; its adjoint is `l1.block_slice` at the rank.
+    ranks (the schedule's `shards`; in a handler of a data-parallel
+    schedule, its `replicas`); every other dimension is the operand's. The
+    forward pass of a column-split matmul gathers its output columns with
+    it; its adjoint is `l1.block_slice` at the rank. Under update sharding
+    the update handler gathers the replicas' updated blocks of a parameter
+    (each from its `l1.reduce_scatter`ed gradient) into the whole.
   }];
   let arguments = (ins AnyStaticShapeTensor:$input,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);

@@ -137,6 +137,36 @@ def L1_AllReduceOp : L1_Op<"all_reduce", [HasParent<"StageOp">,
     }]>];
 }
 
+def L1_ReduceScatterOp : L1_Op<"reduce_scatter", [HasParent<"StageOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "combine a buffer across the replicas, each keeping one block";
+  let description = [{
+    ```mlir
+    %gw_r = l1.reduce_scatter sum %gw
+        : !l1.buf<@ram_0, tensor<784x256xf32>> -> !l1.buf<@ram_0, tensor<392x256xf32>>
+    ```
+    Update sharding (ZeRO stage 1): the replicas' buffers are combined as
+    `l1.all_reduce` combines them, but replica `r` keeps only block `r` of
+    the combined tensor along its first axis (rows `[r n, (r + 1) n)`, `n`
+    the result's first dimension), the gradient of the block of a
+    parameter it updates: its handler updates that block (state fields
+    with `shard 0` hold the block's optimizer state) and gathers the
+    replicas' blocks back into the whole parameter (`l1.all_gather`). The
+    operand is consumed. Like an all-reduce it starts where its operand is
+    ready and completes before its result's first reader, overlapping the
+    rest of the backward pass. L1.2: the program's schedule lists at least
+    two replicas. L1.5: the result is the operand with the first axis
+    divided by the replica count, on the same node; floats or integers of
+    32 or 64 bits (a mean: floats).
+  }];
+  let arguments = (ins L1_ReduceKind:$reduce, L1_BufType:$buffer);
+  let results = (outs L1_BufType:$result);
+  let assemblyFormat = [{
+    $reduce $buffer attr-dict `:` qualified(type($buffer)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def L1_BatchFullOp : L1_Op<"batch_full", [HasParent<"StageOp">]> {
   let summary = "whether every row of a batch holds a sample";
   let description = [{

@@ -763,6 +763,28 @@ LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &) {
   return success();
 }
 
+LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &) {
+  Operation *scope = getProgramScope(*this);
+  ScheduleOp schedule;
+  if (scope)
+    for (auto s : scope->getRegion(0).front().getOps<ScheduleOp>())
+      schedule = s;
+  int64_t replicas = schedule && schedule.getReplicas() ? schedule.getReplicas()->size() : 0;
+  if (replicas < 2)
+    return emitCheckError(*this, Property::Safety, "L1.2")
+           << "a reduce-scatter combines the buffers of the schedule's replicas, but "
+           << (schedule ? "the l1.schedule lists " + std::to_string(replicas) + " (at least 2)"
+                        : std::string("the program has no l1.schedule"));
+  int64_t in = getBuffer().getType().getTensor().getDimSize(0);
+  int64_t out = getResult().getType().getTensor().getDimSize(0);
+  if (in != out * replicas)
+    return emitCheckError(*this, Property::Consistency, "L1.5")
+           << "reduce_scatter: the schedule lists " << replicas
+           << " replicas, so each keeps " << in << " / " << replicas
+           << " rows of the first axis, not " << out;
+  return success();
+}
+
 /// The schedule's replicas: distinct compute nodes of one isa, each joined
 /// to the next by a path of edges, the first running the tensor graphs.
 /// A tensor-parallel schedule's `shards` obey the same rules (`what` is
@@ -821,12 +843,16 @@ LogicalResult ScheduleOp::verifySymbolUses(SymbolTableCollection &tables) {
              << "a tensor-parallel schedule runs one step at a time (pipeline_depth 1, not "
              << getPipelineDepth() << "): every rank meets each step's collectives in order";
   } else if (Operation *scope = getProgramScope(*this)) {
-    for (auto actor : scope->getRegion(0).front().getOps<ActorOp>())
-      for (auto state : actor.getBody().front().getOps<StateOp>())
-        if (state.getShard())
-          return emitCheckError(state, Property::Safety, "L1.2")
-                 << "state @" << state.getSymName()
-                 << " holds one shard per rank, but the l1.schedule lists no shards";
+    // Under replicas, a sharded field is update sharding's: the replica's
+    // block of the optimizer state.
+    if (!getReplicasAttr())
+      for (auto actor : scope->getRegion(0).front().getOps<ActorOp>())
+        for (auto state : actor.getBody().front().getOps<StateOp>())
+          if (state.getShard())
+            return emitCheckError(state, Property::Safety, "L1.2")
+                   << "state @" << state.getSymName()
+                   << " holds one shard per rank, but the l1.schedule lists no shards or "
+                      "replicas";
   }
   for (Attribute a : getPipelines()) {
     auto ref = cast<FlatSymbolRefAttr>(a);

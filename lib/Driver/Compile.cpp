@@ -234,6 +234,7 @@ LogicalResult Compilation::run() {
   phaseOptions.summary = options.summary;
   phaseOptions.hotShare = options.hotKernelShare;
   phaseOptions.lightLevel = options.lightOptLevel;
+  phaseOptions.updateSharding = options.updateSharding;
   auto step = [&](llvm::StringRef name, Phase next, KernelTarget target) {
     if (failed(runPipeline(name, from, next, target, phaseOptions)) ||
         failed(dump(phaseName(next))))

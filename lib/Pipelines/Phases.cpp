@@ -89,8 +89,11 @@ LogicalResult synpl::buildPhasePipeline(OpPassManager &pm, Phase from, Phase to,
   }
   if (crosses(Phase::L2))
     pm.addPass(createL3ToL2());
-  if (crosses(Phase::L1))
-    pm.addPass(createL2ToL1());
+  if (crosses(Phase::L1)) {
+    L2ToL1Options l2l1;
+    l2l1.updateSharding = options.updateSharding.getValue();
+    pm.addPass(createL2ToL1(l2l1));
+  }
   HostPipelineOptions host;
   host.summary = options.summary.getValue();
   host.hotShare = options.hotShare.getValue();

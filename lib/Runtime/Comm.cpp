@@ -61,7 +61,12 @@ public:
 
 protected:
   int32_t doAllReduce(void *, int64_t, int64_t, int64_t) override { return SYNPL_RT_OK; }
-  int32_t doStart(CommRequest &, int64_t) override { return SYNPL_RT_OK; }
+  int32_t doStart(CommRequest &req, int64_t) override {
+    // A world of one: a reduce-scatter's one block is the source.
+    if (req.src && req.src != req.buf)
+      std::memmove(req.buf, req.src, (size_t)(req.count * bytesOf(req.element)));
+    return SYNPL_RT_OK;
+  }
   int32_t doTest(CommRequest &, bool &done) override {
     done = true;
     return SYNPL_RT_OK;
@@ -231,6 +236,18 @@ protected:
     return SYNPL_RT_OK;
   }
   int32_t doStart(CommRequest &req, int64_t op) override {
+    if (req.src) {
+      if (req.count > INT_MAX)
+        return fail(SYNPL_RT_ERR_COMM,
+                    "reduce_scatter of %lld elements per rank: MPI_Ireduce_scatter_block "
+                    "takes at most %d",
+                    (long long)req.count, INT_MAX);
+      MPI_Request r = nullptr;
+      SYNPL_MPI_CHECK(Ireduce_scatter_block, req.src, req.buf, (int)req.count,
+                      typeOf(req.element), opOf(op), mpiLib().commWorld, &r);
+      req.handles.push_back(r);
+      return SYNPL_RT_OK;
+    }
     auto *p = static_cast<uint8_t *>(req.buf);
     for (int64_t at = 0; at < req.count; at += kChunk) {
       int n = (int)std::min(kChunk, req.count - at);
@@ -387,7 +404,29 @@ int32_t Comm::startAllReduce(void *buf, int64_t count, int64_t element, int64_t 
   if (int32_t st = checkReduction(buf, count, element, reduce))
     return st;
   req.handles.clear();
+  req.src = nullptr;
   req.buf = buf;
+  req.count = count;
+  req.element = element;
+  req.reduce = reduce;
+  if (count > 0)
+    if (int32_t st = doStart(req, reduce))
+      return st;
+  req.active = true;
+  return SYNPL_RT_OK;
+}
+
+int32_t Comm::startReduceScatter(const void *src, void *dst, int64_t count, int64_t element,
+                                 int64_t reduce, CommRequest &req) {
+  if (req.active)
+    return badArgument("a request started twice");
+  if (int32_t st = checkReduction(src, count, element, reduce))
+    return st;
+  if (count > 0 && !dst)
+    return badArgument("a null buffer");
+  req.handles.clear();
+  req.src = src;
+  req.buf = dst;
   req.count = count;
   req.element = element;
   req.reduce = reduce;

@@ -29,9 +29,13 @@
 
 namespace synpl::rt {
 
-/// An all_reduce started and not yet complete (Comm::startAllReduce).
+/// An all_reduce or a reduce_scatter started and not yet complete
+/// (Comm::startAllReduce, Comm::startReduceScatter).
 struct CommRequest {
   std::vector<void *> handles; ///< MPI: one MPI_Request per chunk
+  /// A reduce_scatter's source (size() blocks of `count`); null: an
+  /// all_reduce in place on `buf`.
+  const void *src = nullptr;
   void *buf = nullptr;
   int64_t count = 0, element = 0, reduce = 0;
   bool active = false;
@@ -60,6 +64,10 @@ public:
   /// progress: call it between kernels). A complete request still needs
   /// wait (the mean's division happens there).
   int32_t test(CommRequest &req, bool &done);
+  /// reduceScatter, started: `src` and `dst` must stay untouched until
+  /// wait(req) returns.
+  int32_t startReduceScatter(const void *src, void *dst, int64_t count, int64_t element,
+                             int64_t reduce, CommRequest &req);
   /// Blocks until `req` is complete; then `buf` holds the result.
   int32_t wait(CommRequest &req);
   /// `dst` (size() x `bytes`) receives every rank's `bytes` at `src`, in

@@ -12,8 +12,11 @@
 //    kernels that run meanwhile it tests the requests, which drives MPI's
 //    progress (Open MPI has no progress thread: without the tests the
 //    bytes would move only in the wait).
-//  - all_gather, reduce_scatter, broadcast: blocking, where the stream
-//    reaches them.
+//  - reduce_scatter of one (source, destination) pair: started and
+//    completed like an all_reduce (update sharding's gradients, during the
+//    backward pass).
+//  - all_gather, reduce_scatter of several pairs, broadcast: blocking, where
+//    the stream reaches them.
 //
 // The profile (--profile) counts the time each collective was in flight
 // (start to completion) and the time the host waited for it; the rest of
@@ -281,6 +284,18 @@ int32_t Executor::startCollective(int64_t c, int64_t stream) {
     pendingCollectives.push_back(c);
     return SYNPL_RT_OK;
   }
+  if (col.kind == SYNPL_PLAN_REDUCE_SCATTER && col.num_slots == 2) {
+    // One (source, destination) pair: started like an all_reduce.
+    const synpl_plan_slot &dst = p.slots[slotOf(1)];
+    if (int32_t st = comm->startReduceScatter(slotAddr(slotOf(0), stream),
+                                              slotAddr(slotOf(1), stream), dst.elements,
+                                              dst.element, col.reduce, run.req))
+      return failed(st);
+    if (col.complete_before < 0)
+      return completeCollective(c);
+    pendingCollectives.push_back(c);
+    return SYNPL_RT_OK;
+  }
   int32_t st = SYNPL_RT_OK;
   for (int64_t i = 0; i < col.num_slots && !st; ++i) {
     int64_t slot = slotOf(i);
@@ -318,7 +333,7 @@ int32_t Executor::completeCollective(int64_t c) {
   uint64_t t1 = nowNanos();
   collectiveWaitNanos += t1 - t0;
   collectiveFlightNanos += t1 - run.startNs;
-  if (col.num_slots > 1) {
+  if (col.kind == SYNPL_PLAN_ALL_REDUCE && col.num_slots > 1) {
     const uint8_t *at = run.staging.data();
     for (int64_t i = 0; i < col.num_slots; ++i) {
       int64_t slot = p.collectiveSlots[col.first_slot + i].slot;

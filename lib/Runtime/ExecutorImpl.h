@@ -304,8 +304,13 @@ struct ShardShape {
 /// Slot `slot`'s block in its full tensor (a slot with shard_rows > 0).
 ShardShape shardShape(const Plan &p, int64_t slot);
 inline bool isSharded(const Plan &p, int64_t slot) { return p.slots[slot].shard_rows > 0; }
-/// Whether the plan splits any slot across its ranks: it then runs on
-/// exactly the header's `ranks` ranks.
+/// Whether the plan splits any slot across its ranks (tensor parallelism's
+/// parameters, update sharding's optimizer state): it then runs on exactly
+/// the header's `ranks` ranks.
+bool planSplitsSlots(const Plan &p);
+/// Whether the plan is tensor parallel: it splits slots and its ranks read
+/// the whole batch (under update sharding, a data-parallel plan splits
+/// slots and each rank reads its slice).
 bool planIsTensorParallel(const Plan &p);
 /// Whether a `rank` init fills slot `slot` (its value is the process's, not
 /// state a checkpoint restores).

@@ -60,19 +60,25 @@ void endWorld(int status) {
 }
 
 /// Whether the plan can run in a world of `n` ranks here: a program placed
-/// on one process runs alone; a tensor-parallel one on exactly its ranks
-/// (each holds one block of the split tensors); a data-parallel one
-/// (planned ranks > 1, or collectives) on any world. Either runs its
+/// on one process runs alone; a tensor-parallel one, or a data-parallel one
+/// that shards its update, on exactly its ranks (each holds one block of
+/// the split tensors); another data-parallel one (planned ranks > 1, or
+/// collectives) on any world. Either runs its
 /// collectives on host memory (Comm) or, with CUDA kernels, on GPU memory
 /// (NCCL on several ranks), not on a device.
 int32_t checkWorld(const Plan &p, int64_t n, const synpl_rt_device *device) {
   int64_t planned = p.header->ranks;
   bool tensorParallel = planIsTensorParallel(p);
-  if (tensorParallel && n != planned) {
+  if (planSplitsSlots(p) && n != planned) {
     std::string world = n == 1 ? "" : "; this run has " + std::to_string(n);
     return fail(SYNPL_RT_ERR_INVALID,
-                "this program splits its parameters across %" PRId64
-                " ranks (tensor parallel)%s; run it with mpirun -np %" PRId64,
+                tensorParallel
+                    ? "this program splits its parameters across %" PRId64
+                      " ranks (tensor parallel)%s; run it with mpirun -np %" PRId64
+                    : "this program splits its optimizer state across %" PRId64
+                      " data-parallel ranks (update sharding)%s; run it with mpirun -np "
+                      "%" PRId64 " (or compile it with synplc --update-sharding=off to run "
+                      "on any number)",
                 planned, world.c_str(), planned);
   }
   if (planned == 1 && n > 1)
@@ -114,8 +120,11 @@ void printWorld(const Plan &p, const Comm &world) {
   else if (g->sharded)
     std::fprintf(stderr,
                  "synpl: data parallel: %" PRId64 " rank%s x batch %" PRId64
-                 " = global batch %" PRId64 " (%s)\n",
-                 n, n == 1 ? "" : "s", g->batch, n * g->batch, world.backend());
+                 " = global batch %" PRId64 "%s (%s)\n",
+                 n, n == 1 ? "" : "s", g->batch, n * g->batch,
+                 planSplitsSlots(p) ? ", each updating its block of the large parameters"
+                                    : "",
+                 world.backend());
   else
     std::fprintf(stderr,
                  "synpl: data parallel: %" PRId64 " rank%s, each on the whole batch %" PRId64

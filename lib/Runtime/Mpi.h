@@ -58,6 +58,8 @@ inline void *inPlace() { return reinterpret_cast<void *>(1); }
     (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm))    \
   X(Reduce_scatter_block, "MPI_Reduce_scatter_block", int,                     \
     (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm))               \
+  X(Ireduce_scatter_block, "MPI_Ireduce_scatter_block", int,                   \
+    (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *)) \
   X(Bcast, "MPI_Bcast", int, (void *, int, MPI_Datatype, int, MPI_Comm))       \
   X(Barrier, "MPI_Barrier", int, (MPI_Comm))                                   \
   X(Abort, "MPI_Abort", int, (MPI_Comm, int))                                  \

@@ -102,7 +102,17 @@ void usage(const char *argv0, const Plan *p) {
       p && p->header->epochs > 0 ? p->header->epochs : 1,
       evalNone ? "no evaluation" : "evaluation on the ",
       evalNone ? "" : evalSplit, evalNone ? "" : " split");
-  if (p && planIsTensorParallel(*p))
+  if (p && planSplitsSlots(*p) && !planIsTensorParallel(*p))
+    std::printf(
+        "\nData parallel with update sharding: the program was placed on %" PRId64 " ranks\n"
+        "and splits the optimizer state of its large parameters among them. Run it\n"
+        "under a launcher on exactly that many (mpirun -np %" PRId64 " %s ...; Open MPI,\n"
+        "loaded at start-up from libmpi.so.40, or SYNPL_MPI_LIB): each rank trains on\n"
+        "its slice of the global batch and updates its block of those parameters.\n"
+        "Rank 0 prints and writes the files, which hold the whole tensors.\n"
+        "See docs/distributed.md.\n",
+        p->header->ranks, p->header->ranks, argv0);
+  else if (p && planSplitsSlots(*p))
     std::printf(
         "\nTensor parallel: the program splits its parameters across %" PRId64 " ranks.\n"
         "Run it under a launcher on exactly that many (mpirun -np %" PRId64 " %s ...;\n"

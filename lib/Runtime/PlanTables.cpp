@@ -328,7 +328,6 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
                           ? "training_mode init of a slot that is not one f32"
                           : "rank init of a slot that is not one f32");
   }
-  bool tensorParallel = planIsTensorParallel(p);
   for (int64_t i = 0; i < p.ingests.size; ++i) {
     const synpl_plan_ingest &g = p.ingests[i];
     if (!inRange(g.first_field, g.num_fields, p.ingestFields.size) ||
@@ -338,11 +337,6 @@ int32_t loadPlan(const synpl_plan_desc *desc, Plan &p) {
       return badTable("ingest");
     if (g.sharded != 0 && g.sharded != 1)
       return badTable("an ingest's sharded flag that is not 0 or 1");
-    // The ranks of a tensor-parallel plan work on the same samples, each
-    // with its part of the parameters.
-    if (g.sharded && tensorParallel)
-      return badTable("a sharded ingest in a tensor-parallel plan (its ranks read the "
-                      "whole batch)");
   }
   for (int64_t i = 0; i < p.ingestFields.size; ++i)
     if (!in(p.ingestFields[i].slot, p.slots.size) || p.ingestFields[i].shift < 0 ||

@@ -48,11 +48,20 @@ ShardShape shardShape(const Plan &p, int64_t slot) {
   return shape;
 }
 
-bool planIsTensorParallel(const Plan &p) {
+bool planSplitsSlots(const Plan &p) {
   for (int64_t s = 0; s < p.slots.size; ++s)
     if (isSharded(p, s))
       return true;
   return false;
+}
+
+bool planIsTensorParallel(const Plan &p) {
+  if (!planSplitsSlots(p))
+    return false;
+  for (int64_t i = 0; i < p.ingests.size; ++i)
+    if (p.ingests[i].sharded)
+      return false;
+  return true;
 }
 
 bool holdsRank(const Plan &p, int64_t slot) {

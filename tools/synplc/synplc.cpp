@@ -86,6 +86,13 @@ cl::opt<unsigned> lightOptLevel(
     cl::desc("optimization level 0-3 of the host kernels outside --hot-kernel-share "
              "(default 1; capped by -O)"),
     cl::init(1), cl::cat(category));
+cl::opt<std::string> updateSharding(
+    "update-sharding",
+    cl::desc("data-parallel replicas: whether each updates its block of the large "
+             "parameters (ZeRO stage 1: gradients reduce-scattered, the optimizer state "
+             "split among the replicas, the updated blocks all-gathered): auto (the "
+             "placement search decides, the default), on (whenever one qualifies), off"),
+    cl::init("auto"), cl::cat(category));
 cl::opt<std::string> runtimeLib(
     "runtime-lib",
     cl::desc("the host runtime archive to link (default: ../lib/libSynplRuntime.a "
@@ -330,6 +337,7 @@ static int synplcMain(int argc, char **argv) {
   options.summary = verbose;
   options.hotKernelShare = hotKernelShare;
   options.lightOptLevel = lightOptLevel;
+  options.updateSharding = updateSharding;
   options.dumpDir = dumpPhases;
   // --dump-phases DIR: DIR/<name>.<phase>.mlir, <name> the input's file
   // name without its extensions (fashion_mnist.l1.mlir -> fashion_mnist).

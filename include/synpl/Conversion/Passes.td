@@ -53,10 +53,22 @@ def L2ToL1 : Pass<"synpl-l2-to-l1", "mlir::ModuleOp"> {
     `l1.send` of the gradients to `@model_state::@GradUpdate`); pipelines
     `@train` and `@grad_return`; one `l1.schedule`.
 
+    Data-parallel replicas may shard the update (ZeRO stage 1): each large
+    parameter whose first dimension the replicas divide gets its gradient
+    by `l1.reduce_scatter` instead of `l1.all_reduce`, its optimizer state
+    as the replica's block of rows (`shard 0`), and the handler updates
+    that block and gathers the replicas' blocks back (`l1.all_gather`).
+    `update-sharding`: `auto` lets the search score both forms, `on`
+    shards whenever a parameter qualifies, `off` never.
+
     A method, hatch or field the pass cannot lower fails the pass with a
     located error (`lowered N of M methods ...; not lowered: ...`), leaving
     the module as it was.
   }];
+  let options = [
+    Option<"updateSharding", "update-sharding", "std::string", /*default=*/"\"auto\"",
+           "data-parallel update sharding (ZeRO-1): auto (the search decides), on, off">
+  ];
   let dependentDialects = ["::synpl::l1::L1Dialect"];
 }
 

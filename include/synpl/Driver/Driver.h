@@ -62,6 +62,10 @@ struct CompileOptions {
   /// (--synpl-l0-kernel-effort); 1: every kernel at the full level.
   double hotKernelShare = 0.99;
   unsigned lightOptLevel = 1;
+  /// Data-parallel replicas' update sharding (ZeRO stage 1): "auto" (the
+  /// placement search decides), "on" (whenever a parameter qualifies) or
+  /// "off".
+  std::string updateSharding = "auto";
   /// Write the program at every layer it passes to <dumpDir>/<dumpStem>.<phase>.mlir.
   std::string dumpDir, dumpStem;
   /// Receives one line per step ("L3 -> L2 (method search)", the target, ...).

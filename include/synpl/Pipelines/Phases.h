@@ -105,6 +105,11 @@ struct PhaseOptions : public mlir::PassPipelineOptions<PhaseOptions> {
                      "step's estimated time get the full optimization level, the rest "
                      "light-level (--synpl-l0-kernel-effort; 1: all full)"),
       llvm::cl::init(0.99)};
+  Option<std::string> updateSharding{
+      *this, "update-sharding",
+      llvm::cl::desc("The L2 -> L1 placement's update sharding of data-parallel replicas "
+                     "(auto, on, off; --synpl-l2-to-l1's update-sharding)"),
+      llvm::cl::init("auto")};
   Option<unsigned> lightLevel{
       *this, "light-level",
       llvm::cl::desc("The optimization level (0-3) of the host kernels outside hot-share"),

@@ -306,6 +306,24 @@ LogicalResult Emitter::planBuffers() {
           collectives.push_back(std::move(c));
           return WalkResult::advance();
         }
+        if (auto rs = dyn_cast<l1::ReduceScatterOp>(op)) {
+          // Update sharding: the replica's block of the combined buffer,
+          // a fresh slot beside the operand's.
+          Slot *src = slotOf.lookup(rs.getBuffer());
+          if (!src) {
+            (void)fail(op, "the reduce-scattered buffer has no slot (it does not come from "
+                           "a read_batch, transfer or tensor graph)");
+            return WalkResult::interrupt();
+          }
+          std::string name = uniqueName(owner + ".reduce_scatter" +
+                                        std::to_string(collectives.size()));
+          Slot *dst = newSlot(name + ".block", src->pool, rs.getResult().getType().getTensor());
+          slotOf[rs.getResult()] = dst;
+          CollectiveItem c{name, reduceOf(rs.getReduce()), {src, dst}, op->getLoc(), ""};
+          c.kind = l0uop::CollectiveKind::reduce_scatter;
+          collectives.push_back(std::move(c));
+          return WalkResult::advance();
+        }
         if (auto br = dyn_cast<BranchOpInterface>(op)) {
           // Buffers passed to a successor block are the same buffers.
           for (unsigned i = 0; i < op->getNumSuccessors(); ++i) {

@@ -280,7 +280,12 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
         std::optional<unsigned> h = groupOfValue(b);
         if (!dst)
           return fail(op, "has no slot to store into");
-        if (view || !h || sinkSlot.count(b) || !b.getDefiningOp() || groups[*h].collective) {
+        // An all_gather writes its result where it is stored (update
+        // sharding's gathered parameter, straight into its state); an
+        // all_sum works in place on its operand.
+        bool gathers = h && b.getDefiningOp() && isa<l1::AllGatherOp>(b.getDefiningOp());
+        if (view || !h || sinkSlot.count(b) || !b.getDefiningOp() ||
+            (groups[*h].collective && !gathers)) {
           // No kernel computes it into `dst` (an input, state, constant or
           // view, or a value stored elsewhere already): a copy kernel that
           // runs after everything before it in the graph or handler.

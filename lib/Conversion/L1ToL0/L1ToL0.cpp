@@ -122,7 +122,8 @@ LogicalResult Emitter::checkLowerable(l1::SystemOp system) {
           consider(&op);
   for (auto stage : module.getOps<l1::StageOp>()) {
     stage.walk([&](Operation *op) {
-      if (isa<l1::ReadBatchOp, l1::TransferOp, l1::AllReduceOp, l1::WindowCopyOp, l1::ForwardOp,
+      if (isa<l1::ReadBatchOp, l1::TransferOp, l1::AllReduceOp, l1::ReduceScatterOp,
+              l1::WindowCopyOp, l1::ForwardOp,
               l1::SendOp>(op)) {
         ++totalOps;
         if (std::string why = badType(op); !why.empty())

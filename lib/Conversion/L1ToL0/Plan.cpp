@@ -170,7 +170,8 @@ LogicalResult Emitter::emitPlan(l1::SystemOp system,
         SmallVector<Attribute> refs;
         for (Slot *s : c.slots)
           refs.push_back(FlatSymbolRefAttr::get(ctx, s->name));
-        bool reduces = c.kind == l0uop::CollectiveKind::all_reduce;
+        bool reduces = c.kind == l0uop::CollectiveKind::all_reduce ||
+                       c.kind == l0uop::CollectiveKind::reduce_scatter;
         l0uop::CollectiveOp::create(
             pb, c.loc, pb.getStringAttr(name), l0uop::CollectiveKindAttr::get(ctx, c.kind),
             reduces ? l0uop::CollectiveReduceAttr::get(ctx, c.reduce)
@@ -381,6 +382,18 @@ LogicalResult Emitter::placeSlots(ArrayRef<Launch> launches, int64_t depth) {
       s->touch(t);
     for (Slot *s : l.writes)
       s->touch(t);
+  }
+  // A collective in flight (started at its launch, completed before the
+  // launch its complete_before names, else at the step's end) keeps its
+  // buffers to its completion: the kernels that run meanwhile must not
+  // reuse a reduce-scatter's source or a bucket's bytes.
+  for (const CollectiveItem &c : collectives) {
+    auto until = llvm::find_if(launches, [&](const Launch &l) {
+      return !c.completeBefore.empty() && l.name == c.completeBefore;
+    });
+    int64_t tick = until == launches.end() ? lastTick : until - launches.begin();
+    for (Slot *s : c.slots)
+      s->touch(tick);
   }
   for (auto &s : slots) {
     if (s->persistent) {

@@ -53,7 +53,6 @@ constexpr llvm::StringLiteral kWindow = "weights";
 // The runtime's train/eval flag (random layers read it with kStepField).
 constexpr llvm::StringLiteral kTrainingField = "training";
 // Tensor parallelism: this process's rank (split linears read it).
-constexpr llvm::StringLiteral kRankField = "rank";
 constexpr llvm::StringLiteral kHandler = "GradUpdate";
 constexpr llvm::StringLiteral kGraph = "forward_backward";
 constexpr llvm::StringLiteral kLoad = "load_data";
@@ -119,6 +118,7 @@ std::optional<std::string> whyBackwardNotLowered(Attribute backward) {
 }
 
 struct L2ToL1Pass : public synpl::impl::L2ToL1Base<L2ToL1Pass> {
+  using L2ToL1Base::L2ToL1Base;
   void runOnOperation() override;
 
 private:
@@ -200,10 +200,24 @@ static FailureOr<std::optional<std::string>> placementHint(Operation *layer) {
 /// and the loss and the hit count (the forward pass's) share the first
 /// gradients' bucket. One all-reduce per gradient, the last parameters'
 /// first (the backward pass produces them first);
-/// --synpl-l1-bucket-all-reduce merges them into buckets.
+/// --synpl-l1-bucket-all-reduce merges them into buckets. Under update
+/// sharding the gradients of the `sharded` parameters (indices) are
+/// reduce-scattered instead: each replica keeps the block of rows it
+/// updates.
 static void allReduceOutputs(OpBuilder &b, Location loc, SmallVectorImpl<Value> &args,
-                             size_t numGrads, bool hasCorrect) {
+                             size_t numGrads, bool hasCorrect, ArrayRef<unsigned> sharded,
+                             int64_t replicas) {
   auto reduce = [&](size_t i) {
+    if (i >= 1 && i <= numGrads && llvm::is_contained(sharded, unsigned(i - 1))) {
+      auto t = cast<l1::BufType>(args[i].getType());
+      SmallVector<int64_t> block(t.getTensor().getShape());
+      block[0] /= replicas;
+      auto bt = l1::BufType::get(
+          b.getContext(), t.getNode(),
+          RankedTensorType::get(block, t.getTensor().getElementType()));
+      args[i] = l1::ReduceScatterOp::create(b, loc, bt, l1::ReduceKind::sum, args[i]);
+      return;
+    }
     args[i] = l1::AllReduceOp::create(b, loc, l1::ReduceKind::sum, ValueRange{args[i]})
                   .getResult(0);
   };
@@ -548,6 +562,19 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
         double(est->updateStreamBytes) / double(est->paramBytes);
   }
   loss.walk([&](l3::NormOp) { ++problem.scalarSums; });
+  // Update sharding: which parameters qualify is the replica count's.
+  for (const TrainableParam &tp : *params)
+    problem.paramRowsAndElements.push_back(
+        {tp.shape.empty() ? 0 : tp.shape.front(), llvm::product_of(tp.shape)});
+  if (std::optional<std::string> why = updateShardingObstacle(methods.getUpdate()))
+    problem.updateShardingObstacle = *why;
+  if (updateSharding == "on")
+    problem.updateSharding = UpdateSharding::On;
+  else if (updateSharding == "off")
+    problem.updateSharding = UpdateSharding::Off;
+  else if (updateSharding != "auto")
+    return emitError(methods.getLoc())
+           << "update-sharding is auto, on or off, not '" << updateSharding << "'";
   FailureOr<Placement> placed = searchPlacement(methods.getLoc(), problem);
   if (failed(placed))
     return failure();
@@ -556,6 +583,16 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   if (p.shardCount() > 1) {
     splits = splitLinears(problem.splittable, p.shardCount());
     shardParams(splits, p.shardCount(), *params, updateParams);
+  }
+  // Update sharding: each replica gets its block of the qualifying
+  // parameters' gradients and updates those rows.
+  SmallVector<unsigned> shardedUpdate;
+  if (p.shardedUpdate) {
+    shardedUpdate = shardedUpdateParams(problem.paramRowsAndElements, p.replicaCount());
+    for (unsigned i : shardedUpdate) {
+      updateParams[i].shape[0] /= p.replicaCount();
+      updateParams[i].replicaBlocks = p.replicaCount();
+    }
   }
   if (p.replicaCount() > 1 && !shard) {
     // Each replica reads and computes its slice of the batch.
@@ -752,7 +789,8 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
                             stage.getEntry().getArguments().end());
     size_t numGrads = params->size();
     if (p.replicaCount() > 1)
-      allReduceOutputs(sb, loc, args, numGrads, outputs->hasCorrect);
+      allReduceOutputs(sb, loc, args, numGrads, outputs->hasCorrect, shardedUpdate,
+                       p.replicaCount());
     SmallVector<std::pair<StringRef, Value>> metrics{{"loss", args[0]}};
     if (outputs->hasCorrect)
       metrics.push_back({"correct", args[1 + numGrads]});

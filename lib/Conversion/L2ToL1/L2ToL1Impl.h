@@ -44,6 +44,13 @@ struct UpdateParam {
   /// Tensor parallelism: the axis `shape` (one rank's block) splits; the
   /// optimizer state the rules add for it is split alike.
   std::optional<uint64_t> shard = std::nullopt;
+  /// Update sharding (data-parallel replicas, ZeRO stage 1): `shape` is the
+  /// replica's block of rows of a parameter `replicaBlocks` times taller.
+  /// The gradient and the optimizer state are the block (the state split
+  /// alike, `shard 0`); the handler reads the block of the whole parameter
+  /// at the rank (l1.block_slice) and writes the replicas' updated blocks
+  /// gathered (l1.all_gather). 0: the whole parameter.
+  int64_t replicaBlocks = 0;
 };
 
 /// Constants of the update rules that the spec's forms leave open. One
@@ -65,6 +72,10 @@ struct UpdateConstants {
 /// so far), which the update rules advance and the step-dependent rules
 /// share: bias correction, schedules, the draws of random layers.
 inline constexpr llvm::StringLiteral kStepField = "step";
+
+/// The process's rank (`init rank`): a tensor-parallel shard's, or under
+/// update sharding a replica's, block index.
+inline constexpr llvm::StringLiteral kRankField = "rank";
 
 /// Adds to `actor` the state the update chain `update` needs (moments, the
 /// step counter, EMA shadow copies, the decay horizon `total_steps` with init
@@ -149,6 +160,22 @@ void shardParams(llvm::ArrayRef<SplitLinear> splits, int64_t ranks,
                  llvm::MutableArrayRef<TrainableParam> params,
                  llvm::MutableArrayRef<UpdateParam> update);
 
+/// Update sharding (ZeRO stage 1) across data-parallel replicas: whether
+/// `update` can update a replica's block of a parameter (its rules are
+/// elementwise per parameter), else why not.
+std::optional<std::string> updateShardingObstacle(mlir::Attribute update);
+
+/// The parameters (by index; `rows` their first dimension, `elements`
+/// their size) whose update `replicas` replicas shard: those of at least
+/// kMinSplitElements elements whose rows the replicas divide. Smaller ones
+/// stay in the all-reduce's buckets, updated whole on every replica.
+llvm::SmallVector<unsigned>
+shardedUpdateParams(llvm::ArrayRef<std::pair<int64_t, int64_t>> rowsAndElements,
+                    int64_t replicas);
+
+/// Whether the placement search may shard the replicas' update.
+enum class UpdateSharding { Auto, On, Off };
+
 /// What the placement search needs to know about the training program.
 struct PlacementProblem {
   l1::SystemOp system;
@@ -200,6 +227,11 @@ struct PlacementProblem {
   double updateBytesPerParamByte = 0;
   /// Scalars every rank sums in a split step (a norm of the parameters).
   int64_t scalarSums = 0;
+  /// Update sharding: each parameter's rows and elements (f32), why the
+  /// update cannot be sharded ("" when it can), and the user's choice.
+  llvm::SmallVector<std::pair<int64_t, int64_t>> paramRowsAndElements;
+  std::string updateShardingObstacle;
+  UpdateSharding updateSharding = UpdateSharding::Auto;
 };
 
 /// The chosen placement.
@@ -214,6 +246,9 @@ struct Placement {
   /// (one rank each); empty: one process.
   llvm::SmallVector<std::string> replicas;
   int64_t replicaCount() const { return replicas.empty() ? 1 : (int64_t)replicas.size(); }
+  /// Data parallel: each replica updates its block of the large parameters
+  /// (ZeRO stage 1; shardedUpdateParams).
+  bool shardedUpdate = false;
   /// Tensor parallel: the compute nodes of the shards, `compute` first (one
   /// rank each, every one on the whole batch); empty: none.
   llvm::SmallVector<std::string> shards;

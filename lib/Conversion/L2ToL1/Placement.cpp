@@ -248,25 +248,28 @@ Rank rankOf(const PlacementProblem &problem, const Topology &topo, const Placeme
 }
 
 /// A ring collective of `bytes` (the whole tensor) over `ranks`: a sum (an
-/// all-reduce) in 2 (d - 1) steps, a gather in d - 1, each moving 1/d of
-/// the bytes over the slowest hop (`link`). On a host the rank's cores do
-/// the work (`copy`): each step's block copied into and out of the
-/// transport's buffers, and a sum's d - 1 reductions reading two blocks and
-/// writing one, at the rank's memory rate.
+/// all-reduce) in 2 (d - 1) steps, a gather or a reduce-scatter in d - 1,
+/// each moving 1/d of the bytes over the slowest hop (`link`). On a host
+/// the rank's cores do the work (`copy`): each step's block copied into and
+/// out of the transport's buffers, and a sum's (or a reduce-scatter's)
+/// d - 1 reductions reading two blocks and writing one, at the rank's
+/// memory rate.
 struct RingCost {
   double link = 0, copy = 0;
 };
+enum class Ring { AllReduce, ReduceScatter, AllGather };
 RingCost ringCost(const Topology &topo, ArrayRef<std::string> ranks, const Rank &rank,
-                  uint64_t bytes, bool sum) {
+                  uint64_t bytes, Ring kind) {
   RingCost c;
   uint64_t d = ranks.size();
-  if (d < 2)
+  if (d < 2 || bytes == 0)
     return c;
   uint64_t block = (bytes + d - 1) / d;
-  double steps = double(sum ? 2 * (d - 1) : d - 1);
+  double steps = double(kind == Ring::AllReduce ? 2 * (d - 1) : d - 1);
+  bool reduces = kind != Ring::AllGather;
   c.link = steps * (slowestHop(topo, ranks, block) + kCollectiveLatencySeconds);
   if (rank.copiesOnCores)
-    c.copy = (2 * steps + (sum ? 3.0 * double(d - 1) : 0.0)) * double(block) / rank.stream;
+    c.copy = (2 * steps + (reduces ? 3.0 * double(d - 1) : 0.0)) * double(block) / rank.stream;
   return c;
 }
 
@@ -287,6 +290,17 @@ double splitFlops(ArrayRef<SplitLinear> splits) {
   return flops;
 }
 
+/// Update sharding: the bytes of the parameters whose update the replicas
+/// shard (shardedUpdateParams).
+uint64_t shardedUpdateBytes(const PlacementProblem &problem, const Placement &p) {
+  if (!p.shardedUpdate)
+    return 0;
+  uint64_t bytes = 0;
+  for (unsigned i : shardedUpdateParams(problem.paramRowsAndElements, p.replicaCount()))
+    bytes = saturatingAdd(bytes, uint64_t(problem.paramRowsAndElements[i].second) * 4);
+  return std::min(bytes, problem.gradientBytes);
+}
+
 /// Bytes of the split parameters (weights, and biases split by columns).
 uint64_t splitParamBytes(ArrayRef<SplitLinear> splits) {
   uint64_t bytes = 0;
@@ -298,18 +312,25 @@ uint64_t splitParamBytes(ArrayRef<SplitLinear> splits) {
 }
 
 /// Parameters and optimizer state on one rank: a split's shards hold 1/d
-/// of the split parameters and of their state.
+/// of the split parameters and of their state; under update sharding a
+/// replica holds 1/d of the sharded parameters' optimizer state.
 uint64_t persistentOn(const PlacementProblem &problem, const Placement &p) {
   uint64_t split = splitParamBytes(splitsOf(problem, p));
   split = uint64_t(double(split) * (1.0 + problem.optimizerStatePerParam));
   split = std::min(split, problem.persistentBytes);
-  return problem.persistentBytes - split + split / uint64_t(p.shardCount());
+  uint64_t bytes = problem.persistentBytes - split + split / uint64_t(p.shardCount());
+  uint64_t state = std::min(
+      uint64_t(double(shardedUpdateBytes(problem, p)) * problem.optimizerStatePerParam), bytes);
+  return bytes - state + state / uint64_t(p.replicaCount());
 }
 
-/// One step's gradients on one rank.
+/// One step's gradients on one rank; under update sharding, also the
+/// reduce-scattered blocks beside the gradients they come from, and the
+/// updated blocks the handler gathers.
 uint64_t gradientsOn(const PlacementProblem &problem, const Placement &p) {
   uint64_t split = std::min(splitParamBytes(splitsOf(problem, p)), problem.gradientBytes);
-  return problem.gradientBytes - split + split / uint64_t(p.shardCount());
+  return problem.gradientBytes - split + split / uint64_t(p.shardCount()) +
+         2 * (shardedUpdateBytes(problem, p) / uint64_t(p.replicaCount()));
 }
 
 StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo, const Placement &p,
@@ -325,7 +346,8 @@ StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo, const
                topo.seconds(p.deviceMem, p.staging, problem.reportBytes);
   // Each shard computes its block of the split linears, and the rest of
   // the step whole; it updates its block of their parameters. Every
-  // replica updates every parameter.
+  // replica updates every parameter, or under update sharding its block
+  // of the sharded ones.
   SmallVector<SplitLinear> splits = splitsOf(problem, p);
   double contraction = double(problem.contractionFlops);
   double split = std::min(splitFlops(splits), contraction);
@@ -333,8 +355,11 @@ StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo, const
   double update = double(problem.updateStreamBytes);
   double splitUpdate =
       std::min(update, double(splitParamBytes(splits)) * problem.updateBytesPerParamByte);
-  t.memory = (double(problem.elementwiseStreamBytes) / d + update - splitUpdate +
-              splitUpdate / s) /
+  double shardedUpdate = std::min(update - splitUpdate,
+                                  double(shardedUpdateBytes(problem, p)) *
+                                      problem.updateBytesPerParamByte);
+  t.memory = (double(problem.elementwiseStreamBytes) / d + update - splitUpdate -
+              shardedUpdate + splitUpdate / s + shardedUpdate / d) /
              rank.stream;
   return t;
 }
@@ -344,16 +369,24 @@ StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo, const
 /// pass (about two thirds of the compute): the links' time hides behind
 /// it, except the last gradients' (the first layer's), which the backward
 /// pass produces when it has nothing left to do; on hosts the copies and
-/// reductions take the rank's own cores.
+/// reductions take the rank's own cores. Under update sharding the sharded
+/// parameters' gradients are reduce-scattered alike (half the ring's
+/// steps), and after the update each replica's blocks are all-gathered:
+/// the step waits for all of that gather.
 double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
                         const Placement &p, const Rank &rank, const StepTimes &t) {
   if (p.replicaCount() < 2 || problem.gradientBytes == 0)
     return 0;
-  RingCost c = ringCost(topo, p.replicas, rank, problem.gradientBytes, /*sum=*/true);
+  uint64_t sharded = shardedUpdateBytes(problem, p);
+  RingCost c = ringCost(topo, p.replicas, rank, problem.gradientBytes - sharded,
+                        Ring::AllReduce);
+  RingCost rs = ringCost(topo, p.replicas, rank, sharded, Ring::ReduceScatter);
+  RingCost ag = ringCost(topo, p.replicas, rank, sharded, Ring::AllGather);
+  double link = c.link + rs.link;
   double backward = 2.0 / 3.0 * t.compute();
   double last = double(std::min(problem.lastGradientBytes, problem.gradientBytes)) /
                 double(problem.gradientBytes);
-  return c.copy + std::max(c.link * last, c.link - backward);
+  return c.copy + rs.copy + std::max(link * last, link - backward) + ag.link + ag.copy;
 }
 
 /// The collectives of a tensor-parallel step, on its critical path: per
@@ -369,7 +402,8 @@ double tensorParallelSeconds(const PlacementProblem &problem, const Topology &to
   if (d < 2)
     return 0;
   auto ring = [&](int64_t elements, bool sum) {
-    RingCost c = ringCost(topo, p.shards, rank, uint64_t(elements) * 4, sum);
+    RingCost c = ringCost(topo, p.shards, rank, uint64_t(elements) * 4,
+                          sum ? Ring::AllReduce : Ring::AllGather);
     return c.link + c.copy;
   };
   double seconds = 0;
@@ -429,6 +463,8 @@ std::string describe(const Placement &p) {
                       .str();
   if (!p.replicas.empty())
     s += " replicas=" + llvm::join(p.replicas, ",");
+  if (p.shardedUpdate)
+    s += " update-sharded";
   if (!p.shards.empty())
     s += " shards=" + llvm::join(p.shards, ",");
   return s;
@@ -514,8 +550,10 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
   }
   spec.countCandidates = [&]() -> std::optional<uint64_t> {
     uint64_t perGraphNode = 0;
+    bool sharding = problem.updateSharding != UpdateSharding::Off;
     for (const std::string &c : computes)
-      perGraphNode += replicaSets[c].size() + shardSets[c].size();
+      perGraphNode += (sharding ? 2 * replicaSets[c].size() - 1 : replicaSets[c].size()) +
+                      shardSets[c].size();
     return perGraphNode * computes.size() * memories.size() * 3;
   };
   spec.enumerate = [&](llvm::function_ref<bool(Placement)> yield) {
@@ -525,19 +563,25 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
           for (int64_t depth : {1, 2, 3})
             for (bool tensor : {false, true})
               for (const SmallVector<std::string> &ranks :
-                   tensor ? shardSets[c] : replicaSets[c]) {
-                Placement p;
-                p.compute = c;
-                p.host = h;
-                p.staging = m;
-                p.depth = depth;
-                p.deviceMem =
-                    bufferNodeOf(system, system.lookupNode(c)).value_or(std::string());
-                p.storage = defaultStorage(m);
-                (tensor ? p.shards : p.replicas) = ranks;
-                if (!yield(std::move(p)))
-                  return;
-              }
+                   tensor ? shardSets[c] : replicaSets[c])
+                // Replicas with and without update sharding (unless off).
+                for (bool sharded : {false, true}) {
+                  if (sharded && (tensor || ranks.empty() ||
+                                  problem.updateSharding == UpdateSharding::Off))
+                    continue;
+                  Placement p;
+                  p.compute = c;
+                  p.host = h;
+                  p.staging = m;
+                  p.depth = depth;
+                  p.deviceMem =
+                      bufferNodeOf(system, system.lookupNode(c)).value_or(std::string());
+                  p.storage = defaultStorage(m);
+                  (tensor ? p.shards : p.replicas) = ranks;
+                  p.shardedUpdate = sharded;
+                  if (!yield(std::move(p)))
+                    return;
+                }
   };
   spec.describe = describe;
 
@@ -598,6 +642,25 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                             }
                             return ringPath(p.replicas, "replica");
                           }});
+  // Update sharding: a rule that updates blocks, a parameter the replicas
+  // divide; `on` keeps only the sharded form where it exists.
+  spec.filters.push_back(
+      {"update sharding", [&](const Placement &p) -> Check {
+         if (p.replicaCount() < 2)
+           return std::nullopt;
+         bool some =
+             !shardedUpdateParams(problem.paramRowsAndElements, p.replicaCount()).empty();
+         bool possible = some && problem.updateShardingObstacle.empty();
+         if (p.shardedUpdate && !problem.updateShardingObstacle.empty())
+           return "update sharding: " + problem.updateShardingObstacle;
+         if (p.shardedUpdate && !some)
+           return "update sharding: no parameter of " + std::to_string(kMinSplitElements) +
+                  " or more elements has rows that " + std::to_string(p.replicaCount()) +
+                  " replicas divide";
+         if (!p.shardedUpdate && possible && problem.updateSharding == UpdateSharding::On)
+           return std::string("update-sharding=on: the replicas shard the update");
+         return std::nullopt;
+       }});
   spec.filters.push_back({"isa", [&](const Placement &p) -> Check {
                             l1::NodeOp c = system.lookupNode(p.compute);
                             if (!nominalThroughput(c))

@@ -52,6 +52,9 @@ static std::optional<std::string> whyNot(Attribute update, ArrayRef<UpdateParam>
   };
   if (!update)
     return std::string("no update method");
+  if (llvm::any_of(params, [](const UpdateParam &p) { return p.replicaBlocks > 0; }))
+    if (std::optional<std::string> why = updateShardingObstacle(update))
+      return no("update sharding: " + *why);
   if (isa<l2::SgdAttr, l2::AdamAttr, l2::LionAttr>(update))
     return std::nullopt;
   if (auto muon = dyn_cast<l2::MuonAttr>(update)) {
@@ -113,6 +116,33 @@ std::optional<std::string> synpl::l2tol1::whyUpdateNotLowered(Attribute update,
   return whyNot(update, params);
 }
 
+std::optional<std::string> synpl::l2tol1::updateShardingObstacle(Attribute update) {
+  std::optional<std::string> why;
+  update.walk([&](Attribute a) {
+    if (why)
+      return;
+    if (isa<l2::GradientClipAttr>(a))
+      why = "gradient_clip scales by the norm of every gradient, and a replica holds "
+            "only its block of a sharded parameter's gradient";
+    else if (isa<l2::MuonAttr>(a))
+      why = "muon orthogonalizes whole weight matrices, and a replica updates only its "
+            "block of a sharded parameter's rows";
+  });
+  return why;
+}
+
+SmallVector<unsigned>
+synpl::l2tol1::shardedUpdateParams(ArrayRef<std::pair<int64_t, int64_t>> rowsAndElements,
+                                   int64_t replicas) {
+  SmallVector<unsigned> sharded;
+  if (replicas < 2)
+    return sharded;
+  for (auto [i, re] : llvm::enumerate(rowsAndElements))
+    if (re.second >= kMinSplitElements && re.first > 0 && re.first % replicas == 0)
+      sharded.push_back(unsigned(i));
+  return sharded;
+}
+
 //===----------------------------------------------------------------------===//
 // Emission
 //===----------------------------------------------------------------------===//
@@ -156,7 +186,7 @@ private:
   OpBuilder b;
   Location loc;
   Type f32;
-  Value stepValue, horizonValue;
+  Value stepValue, horizonValue, rankValue;
   SmallVector<l1::StateOp> counters;
   std::map<std::pair<double, std::string>, Value> constants;
 
@@ -234,6 +264,41 @@ private:
   }
   void write(StringRef field, Value v) {
     l1::StateWriteOp::create(b, loc, FlatSymbolRefAttr::get(b.getContext(), field), v);
+  }
+
+  /// The axis `p`'s optimizer state splits: tensor parallelism's, or under
+  /// update sharding the rows (0).
+  static std::optional<uint64_t> shardOf(const UpdateParam &p) {
+    if (p.replicaBlocks > 0)
+      return 0;
+    return p.shard;
+  }
+  /// The whole parameter's shape (`p.shape` is a block under update
+  /// sharding).
+  static SmallVector<int64_t> wholeShape(const UpdateParam &p) {
+    SmallVector<int64_t> whole(p.shape.begin(), p.shape.end());
+    if (p.replicaBlocks > 0)
+      whole[0] *= p.replicaBlocks;
+    return whole;
+  }
+  /// The parameter the rule updates: the whole field, or under update
+  /// sharding the replica's block of its rows.
+  Value readParam(const UpdateParam &p) {
+    if (p.replicaBlocks == 0)
+      return read(p.state, p.shape);
+    if (!rankValue) {
+      counters.push_back(addState(kRankField, {}, l1::InitKind::rank));
+      rankValue = read(kRankField, {});
+    }
+    Value whole = read(p.state, wholeShape(p));
+    return l1::BlockSliceOp::create(b, loc, type(p.shape), whole, rankValue, 0);
+  }
+  /// Writes the updated parameter: under update sharding, the replicas'
+  /// updated blocks gathered into the whole.
+  void writeParam(const UpdateParam &p, Value v) {
+    if (p.replicaBlocks > 0)
+      v = l1::AllGatherOp::create(b, loc, type(wholeShape(p)), v, 0);
+    write(p.state, v);
   }
 
   /// t, the number of this update (1 on the first): `step` + 1, written back.
@@ -355,7 +420,7 @@ private:
     for (unsigned i : idx) {
       const UpdateParam &p = params[i];
       std::string name = "ema_" + p.state;
-      addState(name, p.shape, l1::InitKind::zeros, p.shard);
+      addState(name, p.shape, l1::InitKind::zeros, shardOf(p));
       Value shadow = read(name, p.shape);
       write(name, add(scale(shadow, d), scale(newParams[i], keep)));
     }
@@ -401,9 +466,9 @@ private:
     Value lr = learningRate(f64(sgd.getLr()), lrFactors);
     for (auto [i, g] : llvm::zip(idx, grads)) {
       const UpdateParam &p = params[i];
-      Value w = read(p.state, p.shape);
+      Value w = readParam(p);
       newParams[i] = sub(w, scale(g, lr));
-      write(p.state, newParams[i]);
+      writeParam(p, newParams[i]);
     }
   }
 
@@ -426,9 +491,9 @@ private:
     for (auto [i, g] : llvm::zip(idx, grads)) {
       const UpdateParam &p = params[i];
       std::string m = "m_" + p.state, v = "v_" + p.state;
-      addState(m, p.shape, l1::InitKind::zeros, p.shard);
-      addState(v, p.shape, l1::InitKind::zeros, p.shard);
-      Value m0 = read(m, p.shape), v0 = read(v, p.shape), w = read(p.state, p.shape);
+      addState(m, p.shape, l1::InitKind::zeros, shardOf(p));
+      addState(v, p.shape, l1::InitKind::zeros, shardOf(p));
+      Value m0 = read(m, p.shape), v0 = read(v, p.shape), w = readParam(p);
       Value m1 = add(scale(m0, b1), scale(g, omb1));
       Value v1 = add(scale(v0, b2), scale(mul(g, g), omb2));
       Value vhat = scale(v1, invBc2);
@@ -437,7 +502,7 @@ private:
       newParams[i] = sub(w, update);
       write(m, m1);
       write(v, v1);
-      write(p.state, newParams[i]);
+      writeParam(p, newParams[i]);
     }
   }
 
@@ -449,13 +514,13 @@ private:
     for (auto [i, g] : llvm::zip(idx, grads)) {
       const UpdateParam &p = params[i];
       std::string m = "m_" + p.state;
-      addState(m, p.shape, l1::InitKind::zeros, p.shard);
-      Value m0 = read(m, p.shape), w = read(p.state, p.shape);
+      addState(m, p.shape, l1::InitKind::zeros, shardOf(p));
+      Value m0 = read(m, p.shape), w = readParam(p);
       Value c = add(scale(m0, cst(beta1)), scale(g, cst(1.0 - beta1)));
       newParams[i] = sub(w, scale(un<l1::SignOp>(c), lr));
       Value m1 = add(scale(m0, cst(beta2)), scale(g, cst(1.0 - beta2)));
       write(m, m1);
-      write(p.state, newParams[i]);
+      writeParam(p, newParams[i]);
     }
   }
 
@@ -480,8 +545,8 @@ private:
       if (!lr)
         lr = learningRate(f64(muon.getLr()), lrFactors);
       std::string m = "m_" + p.state;
-      addState(m, p.shape, l1::InitKind::zeros, p.shard);
-      Value m0 = read(m, p.shape), w = read(p.state, p.shape);
+      addState(m, p.shape, l1::InitKind::zeros, shardOf(p));
+      Value m0 = read(m, p.shape), w = readParam(p);
       Value m1 = add(scale(m0, cst(mu)), scale(g, cst(1.0 - mu)));
       write(m, m1);
       Value u = add(scale(g, cst(1.0 - mu)), scale(m1, cst(mu)));
@@ -505,7 +570,7 @@ private:
       double shapeScale = std::sqrt(std::max(1.0, double(rows) / double(cols)));
       Value stepLr = shapeScale == 1.0 ? lr : mul(lr, cst(shapeScale));
       newParams[i] = sub(w, scale(x, stepLr));
-      write(p.state, newParams[i]);
+      writeParam(p, newParams[i]);
     }
     if (!vecIdx.empty())
       emitAdam(k.muonFallbackLr, 0.9, 0.999, 1e-8, vecIdx, vecGrads, lrFactors);

@@ -153,7 +153,7 @@ l1.system @s {
   l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
 }
 l1.actor @state on @cpu_0 {
-  // expected-error @+1 {{[safety] L1.2: state @w holds one shard per rank, but the l1.schedule lists no shards}}
+  // expected-error @+1 {{[safety] L1.2: state @w holds one shard per rank, but the l1.schedule lists no shards or replicas}}
   l1.state @w : tensor<4x2xf32> init kaiming shard 1
 }
 l1.schedule pipelines [] actors [@state] pipeline_depth 1
