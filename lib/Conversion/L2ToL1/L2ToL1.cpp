@@ -584,6 +584,16 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     splits = splitLinears(problem.splittable, p.shardCount());
     shardParams(splits, p.shardCount(), *params, updateParams);
   }
+  // update-sharding=on that the placement's replicas cannot honour.
+  if (problem.updateSharding == UpdateSharding::On && p.replicaCount() > 1 &&
+      !p.shardedUpdate)
+    return emitError(methods.getLoc())
+           << "update-sharding=on: the " << p.replicaCount()
+           << " replicas cannot shard this update: "
+           << (problem.updateShardingObstacle.empty()
+                   ? "no parameter of " + std::to_string(kMinSplitElements) +
+                         " or more elements has rows that they divide"
+                   : problem.updateShardingObstacle);
   // Update sharding: each replica gets its block of the qualifying
   // parameters' gradients and updates those rows.
   SmallVector<unsigned> shardedUpdate;
