@@ -105,6 +105,16 @@ TEST_CASE("comm: the self world's collectives are the identity", "[runtime][comm
     REQUIRE(c->reduceScatter(s, r, 2, SYNPL_PLAN_F32, SYNPL_PLAN_REDUCE_MEAN) == SYNPL_RT_OK);
     CHECK(r[0] == 1);
     CHECK(r[1] == 2);
+    // Started: the copy is there after the wait; a request starts once.
+    float started[2] = {0, 0};
+    CommRequest req;
+    REQUIRE(c->startReduceScatter(s, started, 2, SYNPL_PLAN_F32, SYNPL_PLAN_REDUCE_SUM, req) ==
+            SYNPL_RT_OK);
+    CHECK(c->startReduceScatter(s, started, 2, SYNPL_PLAN_F32, SYNPL_PLAN_REDUCE_SUM, req) !=
+          SYNPL_RT_OK);
+    REQUIRE(c->wait(req) == SYNPL_RT_OK);
+    CHECK(started[0] == 1);
+    CHECK(started[1] == 2);
   }
   SECTION("broadcast from rank 0; rank 1 does not exist") {
     REQUIRE(c->broadcast(f, sizeof f, 0) == SYNPL_RT_OK);

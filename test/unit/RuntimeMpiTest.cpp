@@ -134,6 +134,20 @@ int rankCollectives() {
            "%s", synpl_rt_last_error());
     for (int e = 0; e < 3; ++e)
       EXPECT(dst[e] == n * (r + e) + n * (n - 1) / 2.0, "reduce_scatter %d: %g", e, dst[e]);
+    // Started (update sharding's, during the backward pass): the same
+    // blocks after the wait, a mean divided there.
+    double started[3] = {-1, -1, -1};
+    CommRequest req;
+    EXPECT(c->startReduceScatter(src.data(), started, 3, SYNPL_PLAN_F64,
+                                 SYNPL_PLAN_REDUCE_MEAN, req) == 0,
+           "%s", synpl_rt_last_error());
+    bool done = false;
+    for (int k = 0; k < 100 && !done; ++k)
+      EXPECT(c->test(req, done) == 0, "%s", synpl_rt_last_error());
+    EXPECT(c->wait(req) == 0, "%s", synpl_rt_last_error());
+    for (int e = 0; e < 3; ++e)
+      EXPECT(started[e] == (n * (r + e) + n * (n - 1) / 2.0) / n,
+             "started reduce_scatter mean %d: %g", e, started[e]);
   }
   {
     int64_t v[3] = {r, r, r};
