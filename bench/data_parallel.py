@@ -10,6 +10,9 @@ is compiled three times with synplc:
     itself, the search splits this MLP across the two hosts instead);
   * four replicas, test/Tools/synplc/Inputs/fashion-mnist-shard4.syn on
     test/Tools/synplc/Inputs/4-hosts.syn (distributed_shard of 4 x 32);
+  * both again with update sharding (synplc --update-sharding=on: each
+    replica updates its block of the large weights; ZeRO stage 1), the
+    plain ones compiled with --update-sharding=off;
   * two shards, examples/systems/2-small-hosts.syn (tensor parallel: the
     two large linears split by columns, every rank on the whole batch);
   * test/Tools/synplc/Inputs/megatron_mlp.syn (a GELU between two linears:
@@ -72,12 +75,12 @@ def local_system(ranks, cores):
             "\n    }\n}\n")
 
 
-def predicted(synplc, spec, system, tmp):
+def predicted(synplc, spec, system, tmp, extra=()):
     """The scaling model's lines for `spec` on `system`: {replicas: seconds}
     and {"tp<n>": seconds} for n shards (on a system of one compute node,
     which has no scaling lines, the winner's cost: one replica)."""
     err = run([synplc, spec, "--system", system, "--search-report", "--emit", "l1",
-               "-o", os.devnull]).stderr
+               "-o", os.devnull] + list(extra)).stderr
     lines = {int(d): float(s) for d, s in re.findall(r"^\s+(\d+) replicas?\s*: ([0-9.e+-]+) s", err, re.M)}
     lines.update({f"tp{d}": float(s)
                   for d, s in re.findall(r"^\s+(\d+) shards\s*: ([0-9.e+-]+) s", err, re.M)})
@@ -106,12 +109,16 @@ def main():
         sys.exit("no mpirun: install openmpi-bin (scripts/install-deps.sh)")
     launch = [mpirun, "--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
     tmp = tempfile.mkdtemp(prefix="synpl-dp-")
-    exe = {n: os.path.join(tmp, f"train{n}") for n in (1, 2, 4, "tp", "m1", "mtp")}
+    exe = {n: os.path.join(tmp, f"train{n}")
+           for n in (1, 2, 4, "z2", "z4", "tp", "m1", "mtp")}
     run([synplc, SPEC, "-o", exe[1]])
-    run([synplc, SHARD2, "--system", os.path.join(ROOT, "examples", "systems", "2-hosts.syn"),
-         "-o", exe[2]])
-    run([synplc, SHARD4, "--system",
-         os.path.join(ROOT, "test", "Tools", "synplc", "Inputs", "4-hosts.syn"), "-o", exe[4]])
+    hosts2 = os.path.join(ROOT, "examples", "systems", "2-hosts.syn")
+    hosts4 = os.path.join(ROOT, "test", "Tools", "synplc", "Inputs", "4-hosts.syn")
+    # Replicas that update everything, and replicas that shard the update.
+    run([synplc, SHARD2, "--system", hosts2, "--update-sharding=off", "-o", exe[2]])
+    run([synplc, SHARD4, "--system", hosts4, "--update-sharding=off", "-o", exe[4]])
+    run([synplc, SHARD2, "--system", hosts2, "--update-sharding=on", "-o", exe["z2"]])
+    run([synplc, SHARD4, "--system", hosts4, "--update-sharding=on", "-o", exe["z4"]])
     small = os.path.join(ROOT, "examples", "systems", "2-small-hosts.syn")
     run([synplc, SPEC, "--system", small, "-o", exe["tp"]])
     small6 = os.path.join(tmp, "2-small-hosts-6mb.syn")
@@ -121,16 +128,19 @@ def main():
     run([synplc, MEGATRON, "--system", small6, "-o", exe["mtp"]])
     common = ["--data", DATA, "--steps", str(args.steps), "--epochs", "1", "--no-eval", "--quiet"]
 
-    rates = {1: [], 2: [], 4: [], "tp": [], "m1": [], "mtp": []}
+    rates = {n: [] for n in exe}
     for r in range(args.rounds):
         rates[1].append(rate([exe[1], "--threads", str(args.threads)] + common))
         for n in (2, 4):
             rates[n].append(rate(launch + ["-np", str(n), exe[n]] + common))
+            rates[f"z{n}"].append(rate(launch + ["-np", str(n), exe[f"z{n}"]] + common))
         rates["tp"].append(rate(launch + ["-np", "2", exe["tp"]] + common))
         rates["m1"].append(rate([exe["m1"], "--threads", str(args.threads)] + common))
         rates["mtp"].append(rate(launch + ["-np", "2", exe["mtp"]] + common))
         print(f"round {r + 1}: " + ", ".join(f"{n} rank{'s' if n > 1 else ''} {rates[n][-1]:.0f}"
                                               for n in (1, 2, 4)) +
+              ", update-sharded " + ", ".join(f"{n} ranks {rates[f'z{n}'][-1]:.0f}"
+                                                for n in (2, 4)) +
               f", 2 shards {rates['tp'][-1]:.0f}; megatron_mlp 1 rank {rates['m1'][-1]:.0f}"
               f", 2 shards {rates['mtp'][-1]:.0f} samples/s", flush=True)
     one = statistics.median(rates[1])
@@ -144,8 +154,12 @@ def main():
         path = os.path.join(tmp, f"local-{n}.syn")
         with open(path, "w") as f:
             f.write(local_system(n, max(1, cores // n)))
-        lines = predicted(synplc, SPEC if n != 4 else SHARD4, path, tmp)
+        spec = SPEC if n != 4 else SHARD4
+        lines = predicted(synplc, spec, path, tmp, ["--update-sharding=off"])
         model[n] = lines.get(n, float("nan")) * max(1.0, n / cores)
+        if n > 1:
+            zlines = predicted(synplc, spec, path, tmp, ["--update-sharding=on"])
+            model[f"z{n}"] = zlines.get(n, float("nan")) * max(1.0, n / cores)
         if n == 2:
             model["tp"] = lines.get("tp2", float("nan"))
             mlines = predicted(synplc, MEGATRON, path, tmp)
@@ -161,6 +175,11 @@ def main():
         # The model's speedup of n ranks over one process on the same cores.
         pred = f"{model[1] / model[n]:8.2f}" if n in model and 1 in model else "     n/a"
         print(f"{'mpirun -np ' + str(n):<28} {m:>10.0f} {m / one:>8.2f} {pred}")
+        m = statistics.median(rates[f"z{n}"])
+        pred = (f"{model[1] / model[f'z{n}']:8.2f}" if f"z{n}" in model and 1 in model
+                else "     n/a")
+        print(f"{'mpirun -np ' + str(n) + ', update-sharded':<28} {m:>10.0f} {m / one:>8.2f} "
+              f"{pred}")
     m = statistics.median(rates["tp"])
     pred = f"{model[1] / model['tp']:8.2f}" if "tp" in model and 1 in model else "     n/a"
     print(f"{'mpirun -np 2, 2 shards':<28} {m:>10.0f} {m / one:>8.2f} {pred}")
@@ -173,11 +192,14 @@ def main():
     print(f"{'mpirun -np 2, 2 shards':<28} {m:>10.0f} {m / mone:>8.2f} {pred}")
 
     # Collectives: time and overlap, from rank 0's profile.
-    for n in (2, 4):
-        r = run(launch + ["-np", str(n), exe[n], "--profile"] + common)
+    for n in (2, 4, "z2", "z4"):
+        ranks = n if isinstance(n, int) else int(n[1:])
+        r = run(launch + ["-np", str(ranks), exe[n], "--profile"] + common)
         text = r.stdout + r.stderr
         line = re.search(r"^.*collectives.*in flight.*$", text, re.M)
-        print(f"np {n}: " + (line.group(0).strip() if line else "(no collective line in --profile)"))
+        what = f"np {ranks}" + ("" if isinstance(n, int) else ", update-sharded")
+        print(f"{what}: " + (line.group(0).strip() if line else
+                             "(no collective line in --profile)"))
     shutil.rmtree(tmp, ignore_errors=True)
 
 
