@@ -278,8 +278,7 @@ TEST_CASE("scaling model: replicas repeat the update, shards split it",
   CHECK(exposed->replicaCount() == 1);
 }
 
-TEST_CASE("scaling model: update sharding splits the update, its gather waits",
-          "[placement][scaling]") {
+TEST_CASE("update sharding: forced, refused, or left for memory", "[placement][scaling]") {
   // The MLP as two replicas (distributed_shard fixes them): fc1 and fc2's
   // weights qualify for update sharding, the biases and fc3 do not.
   auto replicasOf = [](l1::SystemOp system) {
@@ -290,45 +289,39 @@ TEST_CASE("scaling model: update sharding splits the update, its gather waits",
                               {256, 256},       {256, 2560}, {10, 10}};
     return p;
   };
-  // On a fast link the all-gather of the updated blocks costs less than the
-  // half of the update each replica no longer streams.
   std::string fast = kTwoHosts;
   fast.replace(fast.find("1.25GB/s"), 8, "10GB/s");
   System f(fast.c_str());
+  // Left to the search, with memory enough for the whole update: the
+  // replicas update everything (sharding is for memory).
   l2tol1::PlacementProblem p = replicasOf(f.system);
-  auto sharded = f.place(p);
+  auto plain = f.place(p);
   INFO(f.errors);
-  REQUIRE(succeeded(sharded));
-  CHECK(sharded->replicaCount() == 2);
-  CHECK(sharded->shardedUpdate);
-  // Off, or an update that needs whole gradients: the replicas update
-  // everything.
-  p.updateSharding = l2tol1::UpdateSharding::Off;
-  auto off = f.place(p);
-  REQUIRE(succeeded(off));
-  CHECK(off->replicaCount() == 2);
-  CHECK_FALSE(off->shardedUpdate);
-  p = replicasOf(f.system);
+  REQUIRE(succeeded(plain));
+  CHECK(plain->replicaCount() == 2);
+  CHECK_FALSE(plain->shardedUpdate);
+  // `on` shards it.
+  p.updateSharding = l2tol1::UpdateSharding::On;
+  auto on = f.place(p);
+  REQUIRE(succeeded(on));
+  CHECK(on->replicaCount() == 2);
+  CHECK(on->shardedUpdate);
+  // An update that needs whole gradients, or rows the replicas do not
+  // divide: nothing to shard, even when asked.
   p.updateShardingObstacle = "gradient_clip ...";
   auto clip = f.place(p);
   REQUIRE(succeeded(clip));
   CHECK_FALSE(clip->shardedUpdate);
-  // On the slow link the blocking gather outweighs the update it saves;
-  // `on` shards it anyway.
-  System s(kTwoHosts);
-  p = replicasOf(s.system);
-  auto slow = s.place(p);
-  REQUIRE(succeeded(slow));
-  CHECK(slow->replicaCount() == 2);
-  CHECK_FALSE(slow->shardedUpdate);
-  p.updateSharding = l2tol1::UpdateSharding::On;
-  auto on = s.place(p);
-  REQUIRE(succeeded(on));
-  CHECK(on->shardedUpdate);
-  // Rows the replicas do not divide: nothing qualifies.
   p = replicasOf(f.system);
+  p.updateSharding = l2tol1::UpdateSharding::On;
   p.paramRowsAndElements = {{785, 785 * 256}, {256, 256}};
   auto odd = f.place(p);
   REQUIRE(succeeded(odd));
   CHECK_FALSE(odd->shardedUpdate);
+  // Off: never.
+  p = replicasOf(f.system);
+  p.updateSharding = l2tol1::UpdateSharding::Off;
+  auto off = f.place(p);
+  REQUIRE(succeeded(off));
+  CHECK_FALSE(off->shardedUpdate);
 }

@@ -642,6 +642,30 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                             }
                             return ringPath(p.replicas, "replica");
                           }});
+  // Parameters, state and the peak of a step against the memory nodes.
+  auto memoryCheck = [&](const Placement &p) -> Check {
+    std::optional<uint64_t> dev = memoryOf(system, p.deviceMem);
+    if (!dev)
+      return "@" + p.deviceMem + " states no capacity";
+    uint64_t persistent = persistentOn(problem, p);
+    if (persistent > *dev)
+      return "parameters and optimizer state (" +
+             formatBytes(persistent) +
+             ") exceed @" + p.deviceMem + " (" +
+             formatBytes(*dev) + ")";
+    uint64_t need = devicePeakBytes(problem, p);
+    if (!p.needsTransfer())
+      need = saturatingAdd(need, stagingPeakBytes(problem, p));
+    if (need > *dev)
+      return "peak live bytes " + formatBytes(need) +
+             " at depth " + std::to_string(p.depth) +
+             " exceed @" + p.deviceMem + " (" + formatBytes(*dev) + ")";
+    std::optional<uint64_t> stage = memoryOf(system, p.staging);
+    if (p.needsTransfer() &&
+        (!stage || stagingPeakBytes(problem, p) > *stage))
+      return "staging buffers exceed @" + p.staging;
+    return std::nullopt;
+  };
   // Update sharding: a rule that updates blocks, a parameter the replicas
   // divide; `on` keeps only the sharded form where it exists.
   spec.filters.push_back(
@@ -659,6 +683,19 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                   " replicas divide";
          if (!p.shardedUpdate && possible && problem.updateSharding == UpdateSharding::On)
            return std::string("update-sharding=on: the replicas shard the update");
+         // Left to the search, the replicas shard their update where its
+         // state does not fit whole. Measured on hosts (two ranks over
+         // shared memory, bench/data_parallel.py), the sharded step is a few
+         // percent slower than the all-reduce's: the update streams from
+         // cache faster than the model's memory rate, so less is saved, and
+         // the blocking gathers wait for the slower rank.
+         if (p.shardedUpdate && problem.updateSharding == UpdateSharding::Auto) {
+           Placement whole = p;
+           whole.shardedUpdate = false;
+           if (!memoryCheck(whole))
+             return std::string("the replicas' whole update fits: update sharding is "
+                                "for memory (--update-sharding=on forces it)");
+         }
          return std::nullopt;
        }});
   spec.filters.push_back({"isa", [&](const Placement &p) -> Check {
@@ -696,29 +733,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                                 return ("no path from @" + from + " to @" + to).str();
                             return std::nullopt;
                           }});
-  spec.filters.push_back({"memory", [&](const Placement &p) -> Check {
-                            std::optional<uint64_t> dev = memoryOf(system, p.deviceMem);
-                            if (!dev)
-                              return "@" + p.deviceMem + " states no capacity";
-                            uint64_t persistent = persistentOn(problem, p);
-                            if (persistent > *dev)
-                              return "parameters and optimizer state (" +
-                                     formatBytes(persistent) +
-                                     ") exceed @" + p.deviceMem + " (" +
-                                     formatBytes(*dev) + ")";
-                            uint64_t need = devicePeakBytes(problem, p);
-                            if (!p.needsTransfer())
-                              need = saturatingAdd(need, stagingPeakBytes(problem, p));
-                            if (need > *dev)
-                              return "peak live bytes " + formatBytes(need) +
-                                     " at depth " + std::to_string(p.depth) +
-                                     " exceed @" + p.deviceMem + " (" + formatBytes(*dev) + ")";
-                            std::optional<uint64_t> stage = memoryOf(system, p.staging);
-                            if (p.needsTransfer() &&
-                                (!stage || stagingPeakBytes(problem, p) > *stage))
-                              return "staging buffers exceed @" + p.staging;
-                            return std::nullopt;
-                          }});
+  spec.filters.push_back({"memory", memoryCheck});
 
   spec.score = [&](const Placement &p) {
     Rank rank = rankOf(problem, topo, p);
