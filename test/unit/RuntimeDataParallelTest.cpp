@@ -456,10 +456,16 @@ TEST_CASE("plan tables: split slots and the rank init are checked", "[runtime][p
     t.record<synpl_plan_init>(SYNPL_PLAN_INITS, 2)->kind = SYNPL_PLAN_INIT_RANK + 1;
     refused(t, "init");
   }
-  SECTION("a sharded ingest in a tensor-parallel plan") {
+  SECTION("split slots with a sharded ingest: update sharding, on exactly its ranks") {
+    // Each rank reads its slice and holds a block of the split slots (a
+    // data-parallel plan whose replicas shard their update): alone, it is
+    // refused as a tensor-parallel plan is, naming what it splits.
     Tables t = synpl::test::tensorParallelPlan(2);
     t.record<synpl_plan_ingest>(SYNPL_PLAN_INGESTS, 0)->sharded = 1;
-    refused(t, "a sharded ingest in a tensor-parallel plan (its ranks read the whole batch)");
+    CHECK(run(t, {"--quiet", "--data", dir.c_str()}) == 1);
+    CHECK(lastError() == "this program splits its optimizer state across 2 data-parallel "
+                         "ranks (update sharding); run it with mpirun -np 2 (or compile it "
+                         "with synplc --update-sharding=off to run on any number)");
   }
 }
 
