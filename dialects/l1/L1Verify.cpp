@@ -748,33 +748,32 @@ LogicalResult PipelineOp::verifySymbolUses(SymbolTableCollection &tables) {
   return success();
 }
 
-LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &) {
-  Operation *scope = getProgramScope(*this);
-  ScheduleOp schedule;
-  if (scope)
-    for (auto s : scope->getRegion(0).front().getOps<ScheduleOp>())
-      schedule = s;
-  size_t replicas = schedule && schedule.getReplicas() ? schedule.getReplicas()->size() : 0;
-  if (replicas < 2)
-    return emitCheckError(*this, Property::Safety, "L1.2")
-           << "an all-reduce combines the buffers of the schedule's replicas, but "
-           << (schedule ? "the l1.schedule lists " + std::to_string(replicas) + " (at least 2)"
-                        : std::string("the program has no l1.schedule"));
-  return success();
-}
-
-LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &) {
-  Operation *scope = getProgramScope(*this);
+/// The replica count of the schedule `op`'s stage collective (`what`)
+/// combines over: at least 2 (L1.2), else an error.
+static FailureOr<int64_t> replicasOf(Operation *op, StringRef what) {
+  Operation *scope = getProgramScope(op);
   ScheduleOp schedule;
   if (scope)
     for (auto s : scope->getRegion(0).front().getOps<ScheduleOp>())
       schedule = s;
   int64_t replicas = schedule && schedule.getReplicas() ? schedule.getReplicas()->size() : 0;
   if (replicas < 2)
-    return emitCheckError(*this, Property::Safety, "L1.2")
-           << "a reduce-scatter combines the buffers of the schedule's replicas, but "
+    return emitCheckError(op, Property::Safety, "L1.2")
+           << what << " combines the buffers of the schedule's replicas, but "
            << (schedule ? "the l1.schedule lists " + std::to_string(replicas) + " (at least 2)"
                         : std::string("the program has no l1.schedule"));
+  return replicas;
+}
+
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &) {
+  return failure(failed(replicasOf(*this, "an all-reduce")));
+}
+
+LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &) {
+  FailureOr<int64_t> count = replicasOf(*this, "a reduce-scatter");
+  if (failed(count))
+    return failure();
+  int64_t replicas = *count;
   int64_t in = getBuffer().getType().getTensor().getDimSize(0);
   int64_t out = getResult().getType().getTensor().getDimSize(0);
   if (in != out * replicas)

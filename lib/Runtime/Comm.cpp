@@ -397,14 +397,16 @@ int32_t Comm::allReduce(void *buf, int64_t count, int64_t element, int64_t reduc
   return SYNPL_RT_OK;
 }
 
-int32_t Comm::startAllReduce(void *buf, int64_t count, int64_t element, int64_t reduce,
-                             CommRequest &req) {
+int32_t Comm::start(const void *src, void *buf, int64_t count, int64_t element,
+                    int64_t reduce, CommRequest &req) {
   if (req.active)
     return badArgument("a request started twice");
-  if (int32_t st = checkReduction(buf, count, element, reduce))
+  if (int32_t st = checkReduction(src ? src : buf, count, element, reduce))
     return st;
+  if (count > 0 && !buf)
+    return badArgument("a null buffer");
   req.handles.clear();
-  req.src = nullptr;
+  req.src = src;
   req.buf = buf;
   req.count = count;
   req.element = element;
@@ -416,25 +418,14 @@ int32_t Comm::startAllReduce(void *buf, int64_t count, int64_t element, int64_t 
   return SYNPL_RT_OK;
 }
 
+int32_t Comm::startAllReduce(void *buf, int64_t count, int64_t element, int64_t reduce,
+                             CommRequest &req) {
+  return start(nullptr, buf, count, element, reduce, req);
+}
+
 int32_t Comm::startReduceScatter(const void *src, void *dst, int64_t count, int64_t element,
                                  int64_t reduce, CommRequest &req) {
-  if (req.active)
-    return badArgument("a request started twice");
-  if (int32_t st = checkReduction(src, count, element, reduce))
-    return st;
-  if (count > 0 && !dst)
-    return badArgument("a null buffer");
-  req.handles.clear();
-  req.src = src;
-  req.buf = dst;
-  req.count = count;
-  req.element = element;
-  req.reduce = reduce;
-  if (count > 0)
-    if (int32_t st = doStart(req, reduce))
-      return st;
-  req.active = true;
-  return SYNPL_RT_OK;
+  return start(src, dst, count, element, reduce, req);
 }
 
 int32_t Comm::test(CommRequest &req, bool &done) {

@@ -101,6 +101,10 @@ protected:
   virtual int32_t doBarrier() = 0;
 
 private:
+  /// Starts `req`: an all_reduce in place on `buf` (`src` null) or a
+  /// reduce_scatter of `src` into `buf`.
+  int32_t start(const void *src, void *buf, int64_t count, int64_t element, int64_t reduce,
+                CommRequest &req);
   /// A mean's division of `count` elements by the world size.
   void divide(void *buf, int64_t count, int64_t element) const;
   int rank_ = 0, size_ = 1;

@@ -160,6 +160,11 @@ void shardParams(llvm::ArrayRef<SplitLinear> splits, int64_t ranks,
                  llvm::MutableArrayRef<TrainableParam> params,
                  llvm::MutableArrayRef<UpdateParam> update);
 
+/// The first rule of `update` that needs whole tensors (gradient_clip: the
+/// norm of every gradient; muon: whole matrices), or null: what neither a
+/// tensor-parallel split nor update sharding can run on blocks.
+mlir::Attribute wholeTensorRule(mlir::Attribute update);
+
 /// Update sharding (ZeRO stage 1) across data-parallel replicas: whether
 /// `update` can update a replica's block of a parameter (its rules are
 /// elementwise per parameter), else why not.

@@ -125,18 +125,14 @@ std::string synpl::l2tol1::describeSplits(ArrayRef<SplitLinear> splits) {
 }
 
 std::optional<std::string> synpl::l2tol1::tensorParallelObstacle(l2::MethodsOp methods) {
-  std::optional<std::string> why;
-  methods.getUpdate().walk([&](Attribute a) {
-    if (why)
-      return;
-    if (isa<l2::GradientClipAttr>(a))
-      why = "gradient_clip scales by the norm of every gradient, and a split parameter's "
-            "gradient is spread over the ranks";
-    else if (isa<l2::MuonAttr>(a))
-      why = "muon orthogonalizes whole weight matrices, and a split weight is spread over "
-            "the ranks";
-  });
-  return why;
+  Attribute rule = wholeTensorRule(methods.getUpdate());
+  if (!rule)
+    return std::nullopt;
+  if (isa<l2::GradientClipAttr>(rule))
+    return std::string("gradient_clip scales by the norm of every gradient, and a split "
+                       "parameter's gradient is spread over the ranks");
+  return std::string("muon orthogonalizes whole weight matrices, and a split weight is "
+                     "spread over the ranks");
 }
 
 void synpl::l2tol1::shardParams(ArrayRef<SplitLinear> splits, int64_t ranks,

@@ -116,19 +116,25 @@ std::optional<std::string> synpl::l2tol1::whyUpdateNotLowered(Attribute update,
   return whyNot(update, params);
 }
 
+Attribute synpl::l2tol1::wholeTensorRule(Attribute update) {
+  Attribute rule;
+  if (update)
+    update.walk([&](Attribute a) {
+      if (!rule && isa<l2::GradientClipAttr, l2::MuonAttr>(a))
+        rule = a;
+    });
+  return rule;
+}
+
 std::optional<std::string> synpl::l2tol1::updateShardingObstacle(Attribute update) {
-  std::optional<std::string> why;
-  update.walk([&](Attribute a) {
-    if (why)
-      return;
-    if (isa<l2::GradientClipAttr>(a))
-      why = "gradient_clip scales by the norm of every gradient, and a replica holds "
-            "only its block of a sharded parameter's gradient";
-    else if (isa<l2::MuonAttr>(a))
-      why = "muon orthogonalizes whole weight matrices, and a replica updates only its "
-            "block of a sharded parameter's rows";
-  });
-  return why;
+  Attribute rule = wholeTensorRule(update);
+  if (!rule)
+    return std::nullopt;
+  if (isa<l2::GradientClipAttr>(rule))
+    return std::string("gradient_clip scales by the norm of every gradient, and a replica "
+                       "holds only its block of a sharded parameter's gradient");
+  return std::string("muon orthogonalizes whole weight matrices, and a replica updates only "
+                     "its block of a sharded parameter's rows");
 }
 
 SmallVector<unsigned>
