@@ -384,16 +384,18 @@ LogicalResult Emitter::placeSlots(ArrayRef<Launch> launches, int64_t depth) {
       s->touch(t);
   }
   // A collective in flight (started at its launch, completed before the
-  // launch its complete_before names, else at the step's end) keeps its
-  // buffers to its completion: the kernels that run meanwhile must not
-  // reuse a reduce-scatter's source or a bucket's bytes.
+  // launch its complete_before names) keeps its buffers to its completion:
+  // the kernels that run meanwhile must not reuse a reduce-scatter's source
+  // or a bucket's bytes. One without complete_before is done at its own
+  // launch, which touches its slots already.
   for (const CollectiveItem &c : collectives) {
-    auto until = llvm::find_if(launches, [&](const Launch &l) {
-      return !c.completeBefore.empty() && l.name == c.completeBefore;
-    });
-    int64_t tick = until == launches.end() ? lastTick : until - launches.begin();
-    for (Slot *s : c.slots)
-      s->touch(tick);
+    if (c.completeBefore.empty())
+      continue;
+    auto until = llvm::find_if(launches,
+                               [&](const Launch &l) { return l.name == c.completeBefore; });
+    if (until != launches.end())
+      for (Slot *s : c.slots)
+        s->touch(until - launches.begin());
   }
   for (auto &s : slots) {
     if (s->persistent) {

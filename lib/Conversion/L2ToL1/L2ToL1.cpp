@@ -590,10 +590,8 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
     return emitError(methods.getLoc())
            << "update-sharding=on: the " << p.replicaCount()
            << " replicas cannot shard this update: "
-           << (problem.updateShardingObstacle.empty()
-                   ? "no parameter of " + std::to_string(kMinSplitElements) +
-                         " or more elements has rows that they divide"
-                   : problem.updateShardingObstacle);
+           << whyUpdateNotSharded(problem, p.replicaCount())
+                  .value_or("the search chose replicas that update it whole");
   // Update sharding: each replica gets its block of the qualifying
   // parameters' gradients and updates those rows.
   SmallVector<unsigned> shardedUpdate;

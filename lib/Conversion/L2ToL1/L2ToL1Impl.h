@@ -181,6 +181,12 @@ shardedUpdateParams(llvm::ArrayRef<std::pair<int64_t, int64_t>> rowsAndElements,
 /// Whether the placement search may shard the replicas' update.
 enum class UpdateSharding { Auto, On, Off };
 
+struct PlacementProblem;
+/// Why `replicas` replicas cannot shard `problem`'s update (its rules need
+/// whole tensors, or no parameter qualifies), or std::nullopt when they can.
+std::optional<std::string> whyUpdateNotSharded(const PlacementProblem &problem,
+                                               int64_t replicas);
+
 /// What the placement search needs to know about the training program.
 struct PlacementProblem {
   l1::SystemOp system;

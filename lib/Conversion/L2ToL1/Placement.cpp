@@ -471,6 +471,16 @@ std::string describe(const Placement &p) {
 }
 } // namespace
 
+std::optional<std::string> synpl::l2tol1::whyUpdateNotSharded(const PlacementProblem &problem,
+                                                              int64_t replicas) {
+  if (!problem.updateShardingObstacle.empty())
+    return problem.updateShardingObstacle;
+  if (shardedUpdateParams(problem.paramRowsAndElements, replicas).empty())
+    return "no parameter of " + std::to_string(kMinSplitElements) +
+           " or more elements has rows that " + std::to_string(replicas) + " replicas divide";
+  return std::nullopt;
+}
+
 FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                                                     const PlacementProblem &problem) {
   l1::SystemOp system = problem.system;
@@ -672,16 +682,10 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
       {"update sharding", [&](const Placement &p) -> Check {
          if (p.replicaCount() < 2)
            return std::nullopt;
-         bool some =
-             !shardedUpdateParams(problem.paramRowsAndElements, p.replicaCount()).empty();
-         bool possible = some && problem.updateShardingObstacle.empty();
-         if (p.shardedUpdate && !problem.updateShardingObstacle.empty())
-           return "update sharding: " + problem.updateShardingObstacle;
-         if (p.shardedUpdate && !some)
-           return "update sharding: no parameter of " + std::to_string(kMinSplitElements) +
-                  " or more elements has rows that " + std::to_string(p.replicaCount()) +
-                  " replicas divide";
-         if (!p.shardedUpdate && possible && problem.updateSharding == UpdateSharding::On)
+         std::optional<std::string> why = whyUpdateNotSharded(problem, p.replicaCount());
+         if (p.shardedUpdate && why)
+           return "update sharding: " + *why;
+         if (!p.shardedUpdate && !why && problem.updateSharding == UpdateSharding::On)
            return std::string("update-sharding=on: the replicas shard the update");
          // Left to the search, the replicas shard their update where its
          // state does not fit whole. Measured on hosts (two ranks over
