@@ -502,6 +502,9 @@ LogicalResult EdgeOp::verify() {
   if (!parseBandwidth(getBandwidth()))
     return emitCheckError(*this, Property::Safety, "L1.1")
            << "bandwidth '" << getBandwidth() << "' is not a rate like 2GB/s";
+  if (std::optional<StringRef> latency = getLatency(); latency && !parseDuration(*latency))
+    return emitCheckError(*this, Property::Safety, "L1.1")
+           << "latency '" << *latency << "' is not a duration like 2us";
   return success();
 }
 

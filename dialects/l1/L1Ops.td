@@ -80,18 +80,26 @@ def L1_NodeOp : L1_Op<"node", [Symbol, HasParent<"SystemOp">]> {
 }
 
 def L1_EdgeOp : L1_Op<"edge", [HasParent<"SystemOp">]> {
-  let summary = "a link between two nodes with a bandwidth";
+  let summary = "a link between two nodes with a bandwidth and a latency";
   let description = [{
     `l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s"` (one way) or
-    `l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"` (both ways).
+    `l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"` (both ways), optionally
+    with the fixed cost of one message over it:
+    `l1.edge @gpu_0 <-> @gpu_1 bandwidth "450GB/s" latency "2us"`.
+    The placement search's collectives pay it once per ring step. An edge
+    that does not state it costs what its endpoints suggest (2 us between
+    two GPUs, 20 us otherwise: MPI between processes).
     L1.1 (topology): both endpoints exist in the system, they differ, and
     they are not both storage nodes (bytes between disks pass through
-    memory); the bandwidth parses as a rate.
+    memory); the bandwidth parses as a rate and the latency as a duration
+    (ns, us, ms or s).
   }];
   let arguments = (ins FlatSymbolRefAttr:$from, FlatSymbolRefAttr:$to,
-                       UnitAttr:$bidirectional, StrAttr:$bandwidth);
+                       UnitAttr:$bidirectional, StrAttr:$bandwidth,
+                       OptionalAttr<StrAttr>:$latency);
   let assemblyFormat =
-      "$from custom<EdgeArrow>($bidirectional) $to `bandwidth` $bandwidth attr-dict";
+      "$from custom<EdgeArrow>($bidirectional) $to `bandwidth` $bandwidth "
+      "(`latency` $latency^)? attr-dict";
   let hasVerifier = 1;
 }
 

@@ -523,6 +523,8 @@ struct BlockCost {
   uint64_t largestValueBytes = 0;
   /// The largest value an op computes (not a view: flatten, reshape).
   uint64_t largestComputedBytes = 0;
+  /// The layer ops a pass runs (views aside): each is a kernel at least.
+  uint64_t layerOps = 0;
   bool ok = true;
 
   void addValue(Value v, uint64_t times) {
@@ -543,6 +545,7 @@ struct BlockCost {
         saturatingAdd(activationBytes, saturatingMul(other.activationBytes, times));
     largestValueBytes = std::max(largestValueBytes, other.largestValueBytes);
     largestComputedBytes = std::max(largestComputedBytes, other.largestComputedBytes);
+    layerOps = saturatingAdd(layerOps, saturatingMul(other.layerOps, times));
     ok &= other.ok;
   }
 };
@@ -587,6 +590,8 @@ static BlockCost costOf(Block &block) {
     } else if (!isa<YieldOp>(op)) {
       uint64_t flops = layerForwardFlops(&op);
       cost.flops = saturatingAdd(cost.flops, flops);
+      if (!isa<FlattenOp, ReshapeOp>(op))
+        ++cost.layerOps;
       if (isContraction(&op)) {
         cost.contractionFlops = saturatingAdd(cost.contractionFlops, contractionFlops(&op));
       } else if (!isa<FlattenOp, ReshapeOp>(op)) {
@@ -725,6 +730,7 @@ FailureOr<ResourceEstimate> synpl::l2::estimateResources(MethodsOp methods) {
 
   ResourceEstimate est;
   est.largestComputedBytes = forward.largestComputedBytes;
+  est.forwardLayerOps = forward.layerOps;
   SmallVector<ParamInfo> params = collectParams(methods);
   uint64_t stateBytes = 0, updateFlops = 0;
   for (const ParamInfo &p : params) {

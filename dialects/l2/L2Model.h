@@ -119,6 +119,10 @@ struct ResourceEstimate {
   /// view of a value: flatten, reshape): a bound on each gradient the
   /// backward method holds besides what it kept.
   uint64_t largestComputedBytes = 0;
+  /// The layer ops one forward pass runs (views aside; a recurrence's
+  /// cell once per step): each is at least one kernel, forward and
+  /// backward, whose fixed cost a small model's step is made of.
+  uint64_t forwardLayerOps = 0;
   /// Everything resident during a step.
   uint64_t totalBytes() const;
   /// The forward pass time at kReferenceFlopsPerSecond, in milliseconds.

@@ -235,6 +235,10 @@ LogicalResult Compilation::run() {
   phaseOptions.hotShare = options.hotKernelShare;
   phaseOptions.lightLevel = options.lightOptLevel;
   phaseOptions.updateSharding = options.updateSharding;
+  // --target=cuda: the graph goes to a GPU, though the search may find a
+  // small model faster on the host.
+  if (options.target == TargetChoice::Cuda)
+    phaseOptions.graphIsa = "cuda";
   auto step = [&](llvm::StringRef name, Phase next, KernelTarget target) {
     if (failed(runPipeline(name, from, next, target, phaseOptions)) ||
         failed(dump(phaseName(next))))

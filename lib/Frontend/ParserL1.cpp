@@ -338,7 +338,8 @@ ParseResult Parser::parseNode(llvm::StringMap<Location> &nodeLocs) {
   return success();
 }
 
-/// edges ::= 'edges' '{' { ident ('->' | '<->') ident ':' 'bandwidth' rate } '}'
+/// edges ::= 'edges' '{' { ident ('->' | '<->') ident ':' 'bandwidth' rate
+///                         [ 'latency' duration ] } '}'
 ParseResult Parser::parseEdges(
     SmallVectorImpl<std::pair<StringRef, Location>> &ends) {
   consume(); // 'edges'
@@ -374,12 +375,23 @@ ParseResult Parser::parseEdges(
                    tok.spelling + "'");
     StringRef rate = tok.spelling;
     consume();
+    StringAttr latency;
+    if (tok.isKeyword("latency")) {
+      consume();
+      if (!tok.is(Token::Suffixed))
+        return expected("a duration like 2us after 'latency'");
+      if (!parseDuration(tok.spelling))
+        return error("latency is a duration like 2us, 500ns or 1ms, got '" +
+                     tok.spelling + "'");
+      latency = builder.getStringAttr(tok.spelling);
+      consume();
+    }
     ends.push_back({from, fromLoc});
     ends.push_back({to, toLoc});
     l1::EdgeOp::create(builder, fromLoc, FlatSymbolRefAttr::get(ctx, from),
                        FlatSymbolRefAttr::get(ctx, to),
                        both ? builder.getUnitAttr() : UnitAttr(),
-                       builder.getStringAttr(rate));
+                       builder.getStringAttr(rate), latency);
     consumeIf(Token::Comma);
   }
   consume(); // '}'

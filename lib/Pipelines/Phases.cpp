@@ -92,6 +92,7 @@ LogicalResult synpl::buildPhasePipeline(OpPassManager &pm, Phase from, Phase to,
   if (crosses(Phase::L1)) {
     L2ToL1Options l2l1;
     l2l1.updateSharding = options.updateSharding.getValue();
+    l2l1.graphIsa = options.graphIsa.getValue();
     pm.addPass(createL2ToL1(l2l1));
   }
   HostPipelineOptions host;

@@ -98,6 +98,23 @@ std::optional<uint64_t> synpl::parseBandwidth(llvm::StringRef text) {
   return parseByteSize(text);
 }
 
+std::optional<uint64_t> synpl::parseDuration(llvm::StringRef text) {
+  text = text.trim();
+  size_t split = text.find_if([](char c) { return !llvm::isDigit(c) && c != '.'; });
+  if (split == llvm::StringRef::npos)
+    return std::nullopt; // a bare number has no unit
+  std::optional<uint64_t> mult = llvm::StringSwitch<std::optional<uint64_t>>(
+                                     text.substr(split))
+                                     .Case("ns", 1)
+                                     .Case("us", 1000)
+                                     .Case("ms", 1000 * 1000)
+                                     .Case("s", 1000 * 1000 * 1000)
+                                     .Default(std::nullopt);
+  if (!mult)
+    return std::nullopt;
+  return scaleDecimal(text.substr(0, split), *mult);
+}
+
 std::optional<uint64_t> synpl::parseCount(llvm::StringRef text) {
   return parseWithSuffix(text, /*bytes=*/false);
 }

@@ -325,3 +325,58 @@ TEST_CASE("update sharding: forced, refused, or left for memory", "[placement][s
   REQUIRE(succeeded(off));
   CHECK_FALSE(off->shardedUpdate);
 }
+
+namespace {
+/// `n` GPUs on one host, a ring of NVLink edges (each stating `latency`
+/// when it is not empty) and PCIe to the host.
+std::string gpuRing(int n, StringRef latency) {
+  std::string s = R"(
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "2TB"}
+  l1.node @cpu_0 compute {cores = 16, isa = "x86_64"}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "7GB/s"
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "200GB/s"
+)";
+  for (int i = 0; i < n; ++i)
+    s += "  l1.node @gpu_" + std::to_string(i) +
+         " compute {isa = \"cuda\", sm = 132, vram = \"80GB\"}\n  l1.edge @cpu_0 <-> @gpu_" +
+         std::to_string(i) + " bandwidth \"64GB/s\"\n";
+  for (int i = 0; i < n; ++i)
+    s += "  l1.edge @gpu_" + std::to_string(i) + " <-> @gpu_" + std::to_string((i + 1) % n) +
+         " bandwidth \"450GB/s\"" +
+         (latency.empty() ? std::string() : " latency \"" + latency.str() + "\"") + "\n";
+  return s;
+}
+} // namespace
+
+TEST_CASE("scaling model: kernels' fixed costs and links' latencies",
+          "[placement][scaling]") {
+  System s(gpuRing(8, "").c_str());
+  // The MLP on GPUs: a step of about forty small kernels, each a few
+  // microseconds however little it computes. Split among replicas, every
+  // replica still runs all of them, and adds the all-reduce: one GPU.
+  l2tol1::PlacementProblem p = mlpOnTwoHosts(s.system);
+  p.splittable.clear();
+  p.kernelsPerStep = 3 * 8 + 6;
+  auto small = s.place(p);
+  INFO(s.errors);
+  REQUIRE(succeeded(small));
+  CHECK(small->replicaCount() == 1);
+  // A thousand times the batch's compute: the kernels are long, the
+  // replicas share them, and the ring's 14 steps over NVLink (2 us each
+  // by default) are cheap: all eight GPUs.
+  p.contractionFlops *= 1000;
+  p.elementwiseStreamBytes *= 1000;
+  p.globalBatch *= 1000;
+  auto big = s.place(p);
+  REQUIRE(succeeded(big));
+  CHECK(big->replicaCount() == 8);
+  // The same links stating a latency of 2 ms: the ring's steps now cost
+  // more than the compute the replicas save, and one GPU wins again.
+  System slow(gpuRing(8, "2ms").c_str());
+  p.system = slow.system;
+  auto latent = slow.place(p);
+  INFO(slow.errors);
+  REQUIRE(succeeded(latent));
+  CHECK(latent->replicaCount() == 1);
+}

@@ -28,6 +28,18 @@ TEST_CASE("bandwidths need a per-second unit", "[units]") {
   CHECK_FALSE(parseBandwidth("2GB"));
 }
 
+TEST_CASE("durations need a unit and whole nanoseconds", "[units]") {
+  CHECK(parseDuration("2us") == 2'000u);
+  CHECK(parseDuration("1.5us") == 1'500u);
+  CHECK(parseDuration("500ns") == 500u);
+  CHECK(parseDuration("1ms") == 1'000'000u);
+  CHECK(parseDuration("0.02s") == 20'000'000u);
+  CHECK_FALSE(parseDuration("2"));        // no unit
+  CHECK_FALSE(parseDuration("2 lightyears"));
+  CHECK_FALSE(parseDuration("1.5ns"));    // not whole nanoseconds
+  CHECK_FALSE(parseDuration("us"));
+}
+
 TEST_CASE("counts take K, M, G suffixes", "[units]") {
   CHECK(parseCount("500K") == 500'000u);
   CHECK(parseCount("1.2M") == 1'200'000u);

@@ -59,7 +59,10 @@ def L2ToL1 : Pass<"synpl-l2-to-l1", "mlir::ModuleOp"> {
     as the replica's block of rows (`shard 0`), and the handler updates
     that block and gathers the replicas' blocks back (`l1.all_gather`).
     `update-sharding`: `auto` lets the search score both forms, `on`
-    shards whenever a parameter qualifies, `off` never.
+    shards whenever a parameter qualifies, `off` never. `graph-isa` keeps
+    only the placements whose tensor graph runs on a node of that isa (a
+    small model may run faster on the host than on a GPU, whose kernels
+    cost a launch each; a compile for the GPU says so).
 
     A method, hatch or field the pass cannot lower fails the pass with a
     located error (`lowered N of M methods ...; not lowered: ...`), leaving
@@ -67,7 +70,10 @@ def L2ToL1 : Pass<"synpl-l2-to-l1", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"updateSharding", "update-sharding", "std::string", /*default=*/"\"auto\"",
-           "data-parallel update sharding (ZeRO-1): auto (the search decides), on, off">
+           "data-parallel update sharding (ZeRO-1): auto (the search decides), on, off">,
+    Option<"graphIsa", "graph-isa", "std::string", /*default=*/"\"\"",
+           "place the tensor graph on a compute node of this isa only (cuda: what "
+           "synplc --target=cuda sets); empty: any">
   ];
   let dependentDialects = ["::synpl::l1::L1Dialect"];
 }

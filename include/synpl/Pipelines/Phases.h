@@ -110,6 +110,11 @@ struct PhaseOptions : public mlir::PassPipelineOptions<PhaseOptions> {
       llvm::cl::desc("The L2 -> L1 placement's update sharding of data-parallel replicas "
                      "(auto, on, off; --synpl-l2-to-l1's update-sharding)"),
       llvm::cl::init("auto")};
+  Option<std::string> graphIsa{
+      *this, "graph-isa",
+      llvm::cl::desc("The isa the L2 -> L1 placement must put the tensor graph on "
+                     "(--synpl-l2-to-l1's graph-isa; empty: any)"),
+      llvm::cl::init("")};
   Option<unsigned> lightLevel{
       *this, "light-level",
       llvm::cl::desc("The optimization level (0-3) of the host kernels outside hot-share"),

@@ -24,6 +24,11 @@ std::optional<uint64_t> parseByteSize(llvm::StringRef text);
 /// Parses a rate in bytes per second: a byte size followed by `/s`.
 std::optional<uint64_t> parseBandwidth(llvm::StringRef text);
 
+/// Parses a duration in nanoseconds: a number followed by ns, us, ms or s
+/// (`2us` = 2000, `1.5us` = 1500). The fraction must resolve to whole
+/// nanoseconds. Returns std::nullopt on malformed input or overflow.
+std::optional<uint64_t> parseDuration(llvm::StringRef text);
+
 /// Parses a count with an optional K/M/G suffix (powers of 1000): `500K`.
 std::optional<uint64_t> parseCount(llvm::StringRef text);
 

@@ -532,6 +532,8 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
   problem.elementwiseStreamBytes = global(est->elementwiseStreamBytes);
   problem.updateStreamBytes = est->updateStreamBytes;
   problem.largestComputedBytes = est->largestComputedBytes;
+  problem.kernelsPerStep =
+      saturatingAdd(saturatingMul(est->forwardLayerOps, 6), uint64_t(params->size()));
   for (const TrainableParam &tp : *params)
     if (tp.layer == params->front().layer) // f32, as the update keeps them
       problem.lastGradientBytes = saturatingAdd(
@@ -549,6 +551,7 @@ LogicalResult L2ToL1Pass::lower(ModuleOp module) {
       problem.storageNodes.push_back(f.storage);
   }
   problem.forcedNode = forced;
+  problem.graphIsa = graphIsa;
   problem.shards = shard ? shard.getShards() : 0;
   problem.globalBatch = shard ? batch * shard.getShards() : batch;
   // Tensor parallelism: the linears a split may divide.

@@ -53,6 +53,17 @@ constexpr uint64_t kX86ParallelStreamBytes = 1 << 20;
 constexpr double kCudaSmFlops = 384.0e9;
 constexpr double kCudaSmStreamBytes = 25.0e9;
 constexpr double kIpuTileStreamBytesPerCycle = 8;
+/// The fixed cost of one kernel of a step, besides its FLOPs and bytes:
+///  * x86_64: the executor's dispatch of a kernel (the small kernels of
+///    the Fashion-MNIST MLP's step take 0.1 to 1 us a call, work
+///    included; those large enough to split among the cores amortize
+///    waking the workers);
+///  * CUDA: a launch and the drain of a small kernel on a stream (a CUDA
+///    graph replays its kernels at about that rate);
+///  * IPU: one BSP sync, 600 cycles a compute set.
+constexpr double kX86KernelSeconds = 0.5e-6;
+constexpr double kCudaKernelSeconds = 4e-6;
+constexpr double kIpuSyncCycles = 600;
 /// A node that does not state its unit count is assumed to have one.
 constexpr int64_t kDefaultUnits = 1;
 /// A full buffer node costs as much as this many seconds per step: memory
@@ -70,6 +81,20 @@ std::optional<double> synpl::l2tol1::nominalThroughput(l1::NodeOp node) {
     return kCudaSmFlops * double(node.getSm().value_or(kDefaultUnits));
   if (std::optional<ipu21::Facts> f = ipu21::factsFor(isa))
     return 0.5 * double(f->tiles) * double(f->ampF32MacsPerCycle) * 2 * f->clockHz;
+  return std::nullopt;
+}
+
+/// Seconds of a kernel's fixed cost on `node` (kX86KernelSeconds, ...).
+static std::optional<double> kernelSeconds(l1::NodeOp node) {
+  if (!node || node.getKind() != l1::NodeKind::compute || !node.getIsa())
+    return std::nullopt;
+  StringRef isa = *node.getIsa();
+  if (isa == "x86_64")
+    return kX86KernelSeconds;
+  if (isa == "cuda")
+    return kCudaKernelSeconds;
+  if (std::optional<ipu21::Facts> f = ipu21::factsFor(isa))
+    return kIpuSyncCycles / f->clockHz;
   return std::nullopt;
 }
 
@@ -122,6 +147,21 @@ std::optional<std::string> synpl::l2tol1::bufferNodeOf(l1::SystemOp system,
 }
 
 namespace {
+/// The fixed cost of one message over an edge that states no `latency`:
+/// between two GPUs (NVLink), one hop of NCCL's low-latency protocol;
+/// otherwise a message between MPI processes (shared memory, a network).
+constexpr double kGpuLinkLatencySeconds = 2e-6;
+constexpr double kProcessLinkLatencySeconds = 20e-6;
+
+double edgeLatency(l1::SystemOp system, l1::EdgeOp e) {
+  if (std::optional<StringRef> stated = e.getLatency())
+    if (std::optional<uint64_t> ns = parseDuration(*stated))
+      return double(*ns) * 1e-9;
+  l1::NodeOp a = system.lookupNode(e.getFrom()), b = system.lookupNode(e.getTo());
+  bool gpus = a && b && a.getIsa() == "cuda" && b.getIsa() == "cuda";
+  return gpus ? kGpuLinkLatencySeconds : kProcessLinkLatencySeconds;
+}
+
 /// Transfer times over the system's edges: the fastest path for a number of
 /// bytes, store-and-forward (each edge carries the whole payload in turn).
 class Topology {
@@ -134,9 +174,10 @@ public:
       std::optional<uint64_t> bw = parseBandwidth(e.getBandwidth());
       if (a == index.end() || b == index.end() || !bw || !*bw)
         continue;
-      edges.push_back({a->second, b->second, double(*bw)});
+      double latency = edgeLatency(system, e);
+      edges.push_back({a->second, b->second, double(*bw), latency});
       if (e.getBidirectional())
-        edges.push_back({b->second, a->second, double(*bw)});
+        edges.push_back({b->second, a->second, double(*bw), latency});
     }
   }
 
@@ -157,13 +198,37 @@ public:
   /// Seconds to move `bytes` from `from` to `to`; 0 on the same node,
   /// infinity without a path.
   double seconds(StringRef from, StringRef to, uint64_t bytes) const {
+    if (bytes == 0 && index.count(from) && index.count(to))
+      return 0;
+    return route(from, to, bytes).seconds;
+  }
+
+  /// One message of `bytes` from `from` to `to` (a collective's step): its
+  /// transfer time plus its fixed cost, the largest latency along the path
+  /// (the slowest link's transport sets it). Infinity without a path.
+  double messageSeconds(StringRef from, StringRef to, uint64_t bytes) const {
+    Route r = route(from, to, std::max<uint64_t>(bytes, 1));
+    return (bytes ? r.seconds : 0) + r.latency;
+  }
+
+private:
+  struct Edge {
+    size_t from, to;
+    double bandwidth, latency;
+  };
+  struct Route {
+    double seconds = 0, latency = 0;
+  };
+  /// The fastest path for `bytes` (Dijkstra over a handful of nodes:
+  /// O(V^2) is plenty), and the largest latency along it.
+  Route route(StringRef from, StringRef to, uint64_t bytes) const {
+    constexpr double inf = std::numeric_limits<double>::infinity();
     auto a = index.find(from), b = index.find(to);
     if (a == index.end() || b == index.end())
-      return std::numeric_limits<double>::infinity();
-    if (a->second == b->second || bytes == 0)
-      return 0;
-    // Dijkstra over a handful of nodes: O(V^2) is plenty.
-    std::vector<double> dist(names.size(), std::numeric_limits<double>::infinity());
+      return {inf, inf};
+    if (a->second == b->second)
+      return {};
+    std::vector<double> dist(names.size(), inf), latency(names.size(), 0);
     std::vector<bool> done(names.size(), false);
     dist[a->second] = 0;
     for (size_t round = 0; round < names.size(); ++round) {
@@ -174,18 +239,18 @@ public:
       if (u == names.size() || std::isinf(dist[u]))
         break;
       done[u] = true;
-      for (const Edge &e : edges)
-        if (e.from == u)
-          dist[e.to] = std::min(dist[e.to], dist[u] + double(bytes) / e.bandwidth);
+      for (const Edge &e : edges) {
+        double via = dist[u] + double(bytes) / e.bandwidth;
+        if (e.from == u && via < dist[e.to]) {
+          dist[e.to] = via;
+          latency[e.to] = std::max(latency[u], e.latency);
+        }
+      }
     }
-    return dist[b->second];
+    if (std::isinf(dist[b->second]))
+      return {inf, inf};
+    return {dist[b->second], latency[b->second]};
   }
-
-private:
-  struct Edge {
-    size_t from, to;
-    double bandwidth;
-  };
   l1::SystemOp system;
   llvm::StringMap<size_t> index;
   std::vector<std::string> names;
@@ -209,18 +274,22 @@ struct StepTimes {
   double transfer = 0;    // staging <-> device
   double contraction = 0; // the contractions' FLOPs at the node's rate
   double memory = 0;      // the streamed bytes at the node's memory rate
-  double compute() const { return contraction + memory; }
+  double launch = 0;      // the kernels' fixed costs
+  double compute() const { return contraction + memory + launch; }
 };
 
-/// Seconds of one collective step's fixed cost (a message's latency on a
-/// network or shared memory); the ring all-reduce takes 2 (d - 1) of them.
-constexpr double kCollectiveLatencySeconds = 20e-6;
+/// The gradients' buckets, at most this many bytes each (the default of
+/// --synpl-l1-bucket-all-reduce): a GPU launches one all-reduce per bucket.
+constexpr uint64_t kBucketBytes = 256 * 1024;
 
-/// The slowest hop of the ring through `ranks` for `bytes`.
+/// The slowest hop of the ring through `ranks` for a message of `bytes`,
+/// its fixed cost (the links' latency) included: one step of a ring
+/// collective. With 0 bytes, the latency alone (a sum of scalars).
 double slowestHop(const Topology &topo, ArrayRef<std::string> ranks, uint64_t bytes) {
   double slowest = 0;
   for (size_t i = 0; i < ranks.size(); ++i)
-    slowest = std::max(slowest, topo.seconds(ranks[i], ranks[(i + 1) % ranks.size()], bytes));
+    slowest = std::max(slowest,
+                       topo.messageSeconds(ranks[i], ranks[(i + 1) % ranks.size()], bytes));
   return slowest;
 }
 
@@ -229,6 +298,7 @@ struct Rank {
   l1::NodeOp node;
   double flops = 0;  // contractions, FLOP/s
   double stream = 0; // bytes/s from the memory of its buffers
+  double kernel = 0; // seconds of one kernel's fixed cost
   /// A host's MPI moves and reduces a collective's bytes with the rank's
   /// own cores, between its kernels; a GPU's NCCL runs beside them.
   bool copiesOnCores = false;
@@ -243,6 +313,7 @@ Rank rankOf(const PlacementProblem &problem, const Topology &topo, const Placeme
   // times are infinite.
   r.flops = nominalThroughput(r.node).value_or(0);
   r.stream = streamRate(r.node, link, problem.largestComputedBytes).value_or(0);
+  r.kernel = kernelSeconds(r.node).value_or(0);
   r.copiesOnCores = r.node && r.node.getIsa() == "x86_64";
   return r;
 }
@@ -267,7 +338,7 @@ RingCost ringCost(const Topology &topo, ArrayRef<std::string> ranks, const Rank 
   uint64_t block = (bytes + d - 1) / d;
   double steps = double(kind == Ring::AllReduce ? 2 * (d - 1) : d - 1);
   bool reduces = kind != Ring::AllGather;
-  c.link = steps * (slowestHop(topo, ranks, block) + kCollectiveLatencySeconds);
+  c.link = steps * slowestHop(topo, ranks, block);
   if (rank.copiesOnCores)
     c.copy = (2 * steps + (reduces ? 3.0 * double(d - 1) : 0.0)) * double(block) / rank.stream;
   return c;
@@ -361,6 +432,8 @@ StepTimes stepTimes(const PlacementProblem &problem, const Topology &topo, const
   t.memory = (double(problem.elementwiseStreamBytes) / d + update - splitUpdate -
               shardedUpdate + splitUpdate / s + shardedUpdate / d) /
              rank.stream;
+  // Every rank runs every kernel of the step, on its slice or its block.
+  t.launch = double(problem.kernelsPerStep) * rank.kernel;
   return t;
 }
 
@@ -377,6 +450,17 @@ double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
                         const Placement &p, const Rank &rank, const StepTimes &t) {
   if (p.replicaCount() < 2 || problem.gradientBytes == 0)
     return 0;
+  // A GPU launches each collective like a kernel (NCCL's), in the step's
+  // stream: the metrics' sum and one per bucket of the gradients
+  // (--synpl-l1-bucket-all-reduce's 256 KiB), and under update sharding a
+  // reduce-scatter and a gather per sharded parameter.
+  double launches = 0;
+  if (!rank.copiesOnCores) {
+    uint64_t calls = 1 + (problem.gradientBytes + kBucketBytes - 1) / kBucketBytes;
+    if (p.shardedUpdate)
+      calls += 2 * shardedUpdateParams(problem.paramRowsAndElements, p.replicaCount()).size();
+    launches = double(calls) * rank.kernel;
+  }
   uint64_t sharded = shardedUpdateBytes(problem, p);
   RingCost c = ringCost(topo, p.replicas, rank, problem.gradientBytes - sharded,
                         Ring::AllReduce);
@@ -386,7 +470,8 @@ double allReduceSeconds(const PlacementProblem &problem, const Topology &topo,
   double backward = 2.0 / 3.0 * t.compute();
   double last = double(std::min(problem.lastGradientBytes, problem.gradientBytes)) /
                 double(problem.gradientBytes);
-  return c.copy + rs.copy + std::max(link * last, link - backward) + ag.link + ag.copy;
+  return launches + c.copy + rs.copy + std::max(link * last, link - backward) + ag.link +
+         ag.copy;
 }
 
 /// The collectives of a tensor-parallel step, on its critical path: per
@@ -404,7 +489,8 @@ double tensorParallelSeconds(const PlacementProblem &problem, const Topology &to
   auto ring = [&](int64_t elements, bool sum) {
     RingCost c = ringCost(topo, p.shards, rank, uint64_t(elements) * 4,
                           sum ? Ring::AllReduce : Ring::AllGather);
-    return c.link + c.copy;
+    // On a GPU each is a launch (NCCL's kernel) besides.
+    return c.link + c.copy + (rank.copiesOnCores ? 0 : rank.kernel);
   };
   double seconds = 0;
   for (const SplitLinear &s : splitsOf(problem, p)) {
@@ -414,7 +500,7 @@ double tensorParallelSeconds(const PlacementProblem &problem, const Topology &to
     if (s.inputGrad && !s.blockIn)
       seconds += ring(s.rows * s.in, /*sum=*/columns);
   }
-  seconds += double(problem.scalarSums) * 2.0 * double(d - 1) * kCollectiveLatencySeconds;
+  seconds += double(problem.scalarSums) * 2.0 * double(d - 1) * slowestHop(topo, p.shards, 0);
   return seconds;
 }
 
@@ -600,6 +686,13 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
                             if (problem.forcedNode && p.compute != *problem.forcedNode)
                               return "#[l1::on(" + *problem.forcedNode +
                                      ")] forces the model onto @" + *problem.forcedNode;
+                            l1::NodeOp c = system.lookupNode(p.compute);
+                            if (!problem.graphIsa.empty() &&
+                                c.getIsa().value_or("") != problem.graphIsa)
+                              return "graph-isa=" + problem.graphIsa +
+                                     " (synplc --target) places the model on isa " +
+                                     problem.graphIsa + ", not @" + p.compute + "'s " +
+                                     c.getIsa().value_or("?").str();
                             return std::nullopt;
                           }});
   // Each rank reaches the next, both ways (the collectives' ring).
@@ -756,6 +849,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     terms.push_back({"transfer_s", t.transfer, 1});
     terms.push_back({"contraction_s", t.contraction, 1});
     terms.push_back({"memory_s", t.memory, 1});
+    terms.push_back({"launch_s", t.launch, 1});
     // What the step waits for of the all-reduce (bench/data_parallel.py
     // checks it against measured runs).
     terms.push_back({"allreduce_s", allReduceSeconds(problem, topo, p, rank, t), 1});
@@ -782,7 +876,7 @@ FailureOr<Placement> synpl::l2tol1::searchPlacement(Location loc,
     b.cost = cost;
     b.compute = b.collectives = 0;
     for (const search::CostTerm &t : terms) {
-      if (t.name == "contraction_s" || t.name == "memory_s")
+      if (t.name == "contraction_s" || t.name == "memory_s" || t.name == "launch_s")
         b.compute += t.value;
       else if (t.name == "allreduce_s" || t.name == "tp_collectives_s")
         b.collectives += t.value;

@@ -59,6 +59,16 @@ l1.system @s {
 
 // -----
 
+// L1.1: a latency that is not a duration.
+l1.system @s {
+  l1.node @ssd_0 storage
+  l1.node @ram_0 memory {capacity = "32GB"}
+  // expected-error @+1 {{[safety] L1.1: latency '2' is not a duration like 2us}}
+  l1.edge @ssd_0 -> @ram_0 bandwidth "2GB/s" latency "2"
+}
+
+// -----
+
 // L1.1: a transfer between nodes with no path of edges (gpu_0 is unconnected).
 l1.system @s {
   l1.node @ram_0 memory {capacity = "32GB"}
