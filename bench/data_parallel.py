@@ -23,7 +23,9 @@ For --rounds rounds, in turn: the one process at --threads threads (2: the
 machine's cores), then `mpirun -np 2` and `mpirun -np 4` (oversubscribed
 here) and the two shards, each rank at its default thread count (the CPUs
 it may use, shared among the host's ranks). The medians of samples/s and the ratios to the
-one process are printed, then, from `--profile` on rank 0, the time in
+one process are printed (`vs one`: of the medians; `paired`: the median of each round's
+ratio to the one process of the same round, which a slow drift of the host's speed moves
+less), then, from `--profile` on rank 0, the time in
 all-reduce per step and the share of it that overlapped kernels.
 
 The placement's scaling model (`--search-report`, its `notes:`) predicts
@@ -145,6 +147,10 @@ def main():
               f", 2 shards {rates['mtp'][-1]:.0f} samples/s", flush=True)
     one = statistics.median(rates[1])
 
+    def paired(key, base=1):
+        """The median over rounds of the round's ratio to its one process."""
+        return statistics.median(a / b for a, b in zip(rates[key], rates[base]))
+
     # The model, for this machine described as it is: one process on all
     # its cores, or n ranks sharing them (more ranks than cores take turns:
     # each runs at cores / n of a core).
@@ -168,28 +174,33 @@ def main():
             model["m1"] = predicted(synplc, MEGATRON, path, tmp).get(1, float("nan"))
 
     print(f"\nFashion-MNIST, global batch 128, {args.steps} steps, median of {args.rounds} rounds")
-    print(f"{'run':<28} {'samples/s':>10} {'vs one':>8} {'model':>8}")
-    print(f"{'one process, ' + str(args.threads) + ' threads':<28} {one:>10.0f} {1.0:>8.2f}")
+    print(f"{'run':<28} {'samples/s':>10} {'vs one':>8} {'paired':>8} {'model':>8}")
+    print(f"{'one process, ' + str(args.threads) + ' threads':<28} {one:>10.0f} {1.0:>8.2f} "
+          f"{1.0:>8.2f}")
     for n in (2, 4):
         m = statistics.median(rates[n])
         # The model's speedup of n ranks over one process on the same cores.
         pred = f"{model[1] / model[n]:8.2f}" if n in model and 1 in model else "     n/a"
-        print(f"{'mpirun -np ' + str(n):<28} {m:>10.0f} {m / one:>8.2f} {pred}")
+        print(f"{'mpirun -np ' + str(n):<28} {m:>10.0f} {m / one:>8.2f} {paired(n):>8.2f} "
+              f"{pred}")
         m = statistics.median(rates[f"z{n}"])
         pred = (f"{model[1] / model[f'z{n}']:8.2f}" if f"z{n}" in model and 1 in model
                 else "     n/a")
         print(f"{'mpirun -np ' + str(n) + ', update-sharded':<28} {m:>10.0f} {m / one:>8.2f} "
-              f"{pred}")
+              f"{paired(f'z{n}'):>8.2f} {pred}")
     m = statistics.median(rates["tp"])
     pred = f"{model[1] / model['tp']:8.2f}" if "tp" in model and 1 in model else "     n/a"
-    print(f"{'mpirun -np 2, 2 shards':<28} {m:>10.0f} {m / one:>8.2f} {pred}")
+    print(f"{'mpirun -np 2, 2 shards':<28} {m:>10.0f} {m / one:>8.2f} {paired('tp'):>8.2f} "
+          f"{pred}")
     mone = statistics.median(rates["m1"])
     m = statistics.median(rates["mtp"])
     pred = (f"{model['m1'] / model['mtp']:8.2f}" if "mtp" in model and "m1" in model
             else "     n/a")
     print(f"\nmegatron_mlp.syn (fc1 columns + fc2 rows paired, fc3 rows)")
-    print(f"{'one process, ' + str(args.threads) + ' threads':<28} {mone:>10.0f} {1.0:>8.2f}")
-    print(f"{'mpirun -np 2, 2 shards':<28} {m:>10.0f} {m / mone:>8.2f} {pred}")
+    print(f"{'one process, ' + str(args.threads) + ' threads':<28} {mone:>10.0f} {1.0:>8.2f} "
+          f"{1.0:>8.2f}")
+    print(f"{'mpirun -np 2, 2 shards':<28} {m:>10.0f} {m / mone:>8.2f} "
+          f"{paired('mtp', 'm1'):>8.2f} {pred}")
 
     # Collectives: time and overlap, from rank 0's profile.
     for n in (2, 4, "z2", "z4"):
