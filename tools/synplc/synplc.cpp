@@ -137,8 +137,10 @@ cl::opt<TargetChoice> target(
                           "memory becomes host memory)"),
                clEnumValN(TargetChoice::Cuda, "cuda",
                           "device kernels as PTX, run through the CUDA driver; "
-                          "without a GPU in the system, this machine's system "
-                          "gets a nominal gpu_0 of --cuda-arch"),
+                          "the placement puts the model on a GPU even where the "
+                          "host would run it faster; without a GPU in the "
+                          "system, this machine's system gets a nominal gpu_0 "
+                          "of --cuda-arch"),
                clEnumValN(TargetChoice::IPU21, "ipu21",
                           "the L0 plan on a Graphcore IPU's tiles, written as the "
                           "program file synpl-ipu21-sim runs (-o, default a.ipu); "
