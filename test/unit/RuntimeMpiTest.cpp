@@ -61,6 +61,15 @@ namespace {
 // A rank: the communicator's collectives
 //===----------------------------------------------------------------------===//
 
+/// Drives a started collective as the executor does (tests between
+/// kernels, then the wait).
+void finish(Comm &c, CommRequest &req) {
+  bool done = false;
+  for (int k = 0; k < 100 && !done; ++k)
+    EXPECT(c.test(req, done) == 0, "%s", synpl_rt_last_error());
+  EXPECT(c.wait(req) == 0, "%s", synpl_rt_last_error());
+}
+
 int rankCollectives() {
   std::unique_ptr<Comm> c;
   if (openComm(c) != SYNPL_RT_OK) {
@@ -106,10 +115,7 @@ int rankCollectives() {
     EXPECT(c->startAllReduce(big.data(), (int64_t)big.size(), SYNPL_PLAN_F32,
                              SYNPL_PLAN_REDUCE_MEAN, req) == 0,
            "%s", synpl_rt_last_error());
-    bool done = false;
-    for (int k = 0; k < 100 && !done; ++k)
-      EXPECT(c->test(req, done) == 0, "%s", synpl_rt_last_error());
-    EXPECT(c->wait(req) == 0, "%s", synpl_rt_last_error());
+    finish(*c, req);
     for (size_t i = 0; i < big.size(); ++i)
       EXPECT(big[i] == float(sum) * float(i % 7) / float(n), "iallreduce mean [%zu] %g", i,
              big[i]);
@@ -141,10 +147,7 @@ int rankCollectives() {
     EXPECT(c->startReduceScatter(src.data(), started, 3, SYNPL_PLAN_F64,
                                  SYNPL_PLAN_REDUCE_MEAN, req) == 0,
            "%s", synpl_rt_last_error());
-    bool done = false;
-    for (int k = 0; k < 100 && !done; ++k)
-      EXPECT(c->test(req, done) == 0, "%s", synpl_rt_last_error());
-    EXPECT(c->wait(req) == 0, "%s", synpl_rt_last_error());
+    finish(*c, req);
     for (int e = 0; e < 3; ++e)
       EXPECT(started[e] == (n * (r + e) + n * (n - 1) / 2.0) / n,
              "started reduce_scatter mean %d: %g", e, started[e]);

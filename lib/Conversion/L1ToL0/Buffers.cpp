@@ -224,6 +224,15 @@ LogicalResult Emitter::planBuffers() {
                                 stagingPool(nodeOf(stage, bt.getNode())),
                                 bt.getTensor());
         }
+      // The slot of a buffer a collective or transfer reads; null after a
+      // located failure when nothing upstream gave it one.
+      auto producedSlot = [&](Operation *op, Value v, StringRef what) -> Slot * {
+        Slot *s = slotOf.lookup(v);
+        if (!s)
+          (void)fail(op, what + " has no slot (it does not come from a read_batch, "
+                                "transfer or tensor graph)");
+        return s;
+      };
       WalkResult r = stage.walk([&](Operation *op) -> WalkResult {
         if (auto rb = dyn_cast<l1::ReadBatchOp>(op)) {
           IngestItem ingest;
@@ -278,12 +287,9 @@ LogicalResult Emitter::planBuffers() {
           return WalkResult::advance();
         }
         if (auto tx = dyn_cast<l1::TransferOp>(op)) {
-          Slot *src = slotOf.lookup(tx.getSource());
-          if (!src) {
-            (void)fail(op, "the transferred buffer has no slot (it does not come "
-                     "from a read_batch, transfer or tensor graph)");
+          Slot *src = producedSlot(op, tx.getSource(), "the transferred buffer");
+          if (!src)
             return WalkResult::interrupt();
-          }
           copyIntoStaging(op, src, tx.getResult(), ".tx");
           return WalkResult::advance();
         }
@@ -294,12 +300,9 @@ LogicalResult Emitter::planBuffers() {
                            reduceOf(ar.getReduce()),
                            {}, op->getLoc(), ""};
           for (auto [in, out] : llvm::zip(ar.getBuffers(), ar.getResults())) {
-            Slot *s = slotOf.lookup(in);
-            if (!s) {
-              (void)fail(op, "an all-reduced buffer has no slot (it does not come from "
-                             "a read_batch, transfer or tensor graph)");
+            Slot *s = producedSlot(op, in, "an all-reduced buffer");
+            if (!s)
               return WalkResult::interrupt();
-            }
             slotOf[out] = s;
             c.slots.push_back(s);
           }
@@ -309,12 +312,9 @@ LogicalResult Emitter::planBuffers() {
         if (auto rs = dyn_cast<l1::ReduceScatterOp>(op)) {
           // Update sharding: the replica's block of the combined buffer,
           // a fresh slot beside the operand's.
-          Slot *src = slotOf.lookup(rs.getBuffer());
-          if (!src) {
-            (void)fail(op, "the reduce-scattered buffer has no slot (it does not come from "
-                           "a read_batch, transfer or tensor graph)");
+          Slot *src = producedSlot(op, rs.getBuffer(), "the reduce-scattered buffer");
+          if (!src)
             return WalkResult::interrupt();
-          }
           std::string name = uniqueName(owner + ".reduce_scatter" +
                                         std::to_string(collectives.size()));
           Slot *dst = newSlot(name + ".block", src->pool, rs.getResult().getType().getTensor());
