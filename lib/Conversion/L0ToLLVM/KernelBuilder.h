@@ -226,6 +226,11 @@ protected:
   LogicalResult lowerTiledOp(Operation *op, const TilePlan &plan,
                              MutableArrayRef<LaneMap> rows, unsigned r,
                              Value mask);
+  /// Prefetches, for each row of a block, the lines that the loads and
+  /// stores in `epilogue` (the ops after a k loop) will touch, where their
+  /// addresses are known before the loop: they arrive while it runs.
+  void prefetchEpilogue(const TilePlan &plan, ArrayRef<Operation *> epilogue,
+                        MutableArrayRef<LaneMap> rows, Value mask);
   /// `lv` as a value of type `t`: itself, or splatted over the lanes (an
   /// affine one as lane0 + l * stride).
   Value laneForm(Location loc, const LaneValue &lv, Type t);

@@ -452,6 +452,73 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
   return success();
 }
 
+void KernelBuilder::prefetchEpilogue(const TilePlan &plan,
+                                     ArrayRef<Operation *> epilogue,
+                                     MutableArrayRef<LaneMap> rows,
+                                     Value mask) {
+  llvm::DenseSet<Operation *> inEpilogue(epilogue.begin(), epilogue.end());
+  SmallVector<LaneMap> ahead(rows.begin(), rows.end());
+  for (Operation *op : epilogue) {
+    if (!isa<LoadOp, StoreOp>(op))
+      continue;
+    Value ptr = op->getOperand(0);
+    Type elem = isa<LoadOp>(op) ? op->getResult(0).getType()
+                                : op->getOperand(1).getType();
+    if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8 != 0)
+      continue;
+    // The address's slice: index arithmetic over what the block already
+    // has (the row, the lanes, constants and the code before the loop).
+    SmallVector<Operation *> slice;
+    llvm::DenseSet<Operation *> seen;
+    SmallVector<Value> work{ptr};
+    bool ok = true;
+    while (!work.empty() && ok) {
+      Value v = work.pop_back_val();
+      if (isa<BufType>(v.getType()) || ahead[0].count(v))
+        continue;
+      Operation *def = v.getDefiningOp();
+      if (!def || !inEpilogue.contains(def) ||
+          !isa<IndexOp, ConstOp, AddOp, MulOp, NegOp>(def)) {
+        ok = false;
+        break;
+      }
+      if (!seen.insert(def).second)
+        continue;
+      slice.push_back(def);
+      for (Value operand : def->getOperands())
+        work.push_back(operand);
+    }
+    if (!ok)
+      continue;
+    llvm::sort(slice, [](Operation *x, Operation *y) {
+      return x->isBeforeInBlock(y);
+    });
+    int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
+    for (unsigned r = 0; r < ahead.size(); ++r) {
+      for (Operation *s : slice)
+        if (failed(lowerTiledOp(s, plan, ahead, r, mask)))
+          return;
+      auto it = ahead[r].find(ptr);
+      if (it == ahead[r].end() ||
+          !isa<LLVM::LLVMPointerType>(it->second.v.getType()))
+        continue;
+      if (r > 0 && !plan.rowDependent.contains(ptr))
+        break;
+      Location loc = op->getLoc();
+      int32_t write = isa<StoreOp>(op) ? 1 : 0;
+      LLVM::Prefetch::create(b, loc, it->second.v, write, 3, 1);
+      int64_t span = (plan.laneCount - 1) * it->second.stride * bytes;
+      if (span >= 64 || span <= -64)
+        LLVM::Prefetch::create(
+            b, loc,
+            LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                                b.getI8Type(), it->second.v,
+                                ValueRange{i64Const(loc, span)}),
+            write, 3, 1);
+    }
+  }
+}
+
 LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
                                        unsigned numRows, Value firstLane,
                                        Value mask) {
@@ -530,6 +597,9 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
       while (bodyEnd < ops.size() && !isa<EndOp>(ops[bodyEnd]))
         ++bodyEnd;
       n = bodyEnd;
+      // The last (or only) k block: the epilogue's lines come in meanwhile.
+      if ((!kblock || !kblock->store) && bodyEnd + 1 < ops.size())
+        prefetchEpilogue(plan, ops.drop_front(bodyEnd + 1), rows, mask);
       // `copies` k iterations from k = iv on: the body, then one step of
       // every accumulator (a sum of products is an fma).
       auto steps = [&](Value iv, ValueRange accs,

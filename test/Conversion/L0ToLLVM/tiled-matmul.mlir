@@ -24,6 +24,13 @@
 // CHECK-COUNT-6: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // The epilogue: bias as a vector load, a vector add, a vector store per row.
 // CHECK-COUNT-6: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+// The last k block asks for the epilogue's lines before its k loop: the
+// bias's (read, the same for every row) and each row's output (write).
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}>
+// CHECK-COUNT-6: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 1 : i32}>
+// CHECK-NEXT: llvm.br
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: llvm.intr.fma
 // CHECK-NOT: llvm.intr.masked
 // CHECK: llvm.return
 
