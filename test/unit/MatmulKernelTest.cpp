@@ -494,10 +494,14 @@ TEST_CASE("tiled matmul kernels: MNIST sizes", "[matmul]") {
 }
 
 TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {
-  // K > 384 splits the k loop into blocks whose accumulators wait in
+  // K > 256 splits the k loop into blocks whose accumulators wait in
   // per-row arrays: 2 blocks (first, last) and 4 (first, 2 middle, last),
   // with every kind of init, two REDUCEs, and a row panel boundary (270
-  // rows; a panel holds 258 at K 1000).
+  // rows; a panel holds 258 at K 1000). The k blocks run outside the lane
+  // blocks and A's rows are copied into a row array per k block (the form
+  // decides whether A is the load that qualifies) -- except at N 11000,
+  // where a panel's parked accumulators would pass 1 MiB and the lane
+  // blocks stay outside.
   uint32_t seed = 500;
   for (Form form : {Form::AB, Form::ABt, Form::AtBFlat})
     for (unsigned epilogue :
@@ -509,6 +513,9 @@ TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {
             {{0, 7}, {7, 200}, {200, 270}}, seed++);
     }
   check({Form::AB, 20, 12, 777, kBias}, 8, 3, unevenChunks(20), seed++);
+  check({Form::AB, 13, 21, 257, kBias}, 16, 6, unevenChunks(13), seed++);
+  check({Form::AB, 13, 11000, 300, kBias | kRowScale}, 16, 6,
+        unevenChunks(13), seed++);
 }
 
 TEST_CASE("tiled matmul kernels: ranges with a lower bound and a step",

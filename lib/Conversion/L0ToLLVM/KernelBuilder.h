@@ -109,6 +109,15 @@ struct TilePlan {
   };
   SmallVector<Pack> packs;
   llvm::DenseMap<Operation *, unsigned> packOf;
+  /// A load of the blockable k loop that is the same in every lane and
+  /// addressed from i, k and constants alone (the row operand, A of
+  /// A·B): where the k blocks run outside the lane blocks, each k block
+  /// copies the row panel's slice of it into a contiguous array (rows x
+  /// the block's k iterations) that every lane block then reads, instead
+  /// of rows a whole k range apart (rows of a long k fall into the same
+  /// L1 sets as the packed lane panel).
+  SmallVector<Pack> rowPacks;
+  llvm::DenseMap<Operation *, unsigned> rowPackOf;
   /// The body's one k loop when its iterations may be split into blocks
   /// (no other loop, no STORE before it): null otherwise.
   mutable RangeOp blockable;
@@ -303,15 +312,26 @@ protected:
   Value panelIteration;
   /// A block of the k iterations [first, first + count) of the blockable k
   /// loop: the accumulators come from (load) and go back to (store) the
-  /// per-row arrays `accs` (row - panelLo, lanes) between blocks.
+  /// per-row arrays `accs` (row - panelLo, lanes) between blocks; when the
+  /// k blocks run outside the lane blocks, each lane block has its own
+  /// rows, from element `laneBase` on.
   struct KBlock {
     Value first;
     int64_t count;
     bool load, store;
     Value panelLo;
+    Value laneBase;
+    /// The row packs hold this block's slice (TilePlan::rowPacks), rows
+    /// `rowStride` elements apart.
+    bool rowPacked = false;
+    int64_t rowStride = 0;
     SmallVector<Value> accs; // one per REDUCE of the loop
   };
   const KBlock *kblock = nullptr;
+  /// The row packs' arrays and, inside a row block of a row-packed k
+  /// block, each row's first element in them.
+  SmallVector<Value> rowPanels;
+  SmallVector<Value> rowPanelStarts;
 };
 
 } // namespace synpl::l0tollvm

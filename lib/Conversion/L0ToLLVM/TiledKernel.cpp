@@ -3,8 +3,8 @@
 // A kernel whose body is RANGE i (the split range) around RANGE j, both
 // over threads, around loop RANGEs folded by REDUCEs and straight-line
 // code, is vectorised over j and register-blocked over i (see the
-// ConvertL0UOpToLLVM pass description): matchTile() decides and plans,
-// KernelBuilder::buildTiled() emits.
+// ConvertL0UOpToLLVM pass description): matchTile() (TilePlan.cpp) decides
+// and plans, KernelBuilder::buildTiled() emits.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -14,197 +14,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace synpl::l0tollvm {
-
-static bool isParallel(RangeOp r) { return r.getKind() != RangeKind::loop; }
-
-std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
-                                  unsigned lanes, unsigned maxRows) {
-  if (!split.range || lanes < 2 || maxRows < 1 ||
-      !kernel.getSharedArgs().empty())
-    return std::nullopt;
-  // [straight-line ops] RANGE i [straight-line ops] RANGE j ... END j
-  // END i: the straight-line ops (no STORE) around the RANGEs are pure, so
-  // they may run again in every block; they open the lane body.
-  SmallVector<Operation *> ops, prefix;
-  for (Operation &op : kernel.getBody().front())
-    ops.push_back(&op);
-  RangeOp outer = split.range, inner;
-  size_t n = 0;
-  auto straight = [](Operation *op) {
-    return !isa<RangeOp, EndOp, ReduceOp, StoreOp, IfOp, EndIfOp, BarrierOp,
-                CustomOp>(op);
-  };
-  for (; n < ops.size() && ops[n] != outer.getOperation(); ++n)
-    if (straight(ops[n]))
-      prefix.push_back(ops[n]);
-    else
-      return std::nullopt;
-  for (++n; n < ops.size() && !isa<RangeOp>(ops[n]); ++n)
-    if (straight(ops[n]))
-      prefix.push_back(ops[n]);
-    else
-      return std::nullopt;
-  if (n + 3 > ops.size())
-    return std::nullopt;
-  inner = dyn_cast<RangeOp>(ops[n]);
-  auto endInner = dyn_cast<EndOp>(ops[ops.size() - 2]);
-  auto endOuter = dyn_cast<EndOp>(ops.back());
-  if (!isParallel(outer) || !inner || !isParallel(inner) || !endInner ||
-      !endOuter || endInner.getRange() != inner.getResult() ||
-      endOuter.getRange() != outer.getResult() || inner.getTripCount() < 1 ||
-      outer.getTripCount() < 1)
-    return std::nullopt;
-  TilePlan plan;
-  plan.rows = outer;
-  plan.lanes = inner;
-  plan.laneCount = lanes;
-  plan.varying.insert(inner.getResult());
-  plan.rowDependent.insert(outer.getResult());
-  plan.body.assign(prefix.begin(), prefix.end());
-  plan.body.append(ops.begin() + n + 1, ops.end() - 2);
-  RangeOp open;
-  unsigned maxReduces = 0;
-  llvm::DenseMap<Operation *, Operation *> rangeOf; // op -> its k RANGE
-  llvm::DenseMap<Operation *, unsigned> position;
-  // Loads and stores move whole bytes per lane (a vector of i1 is packed).
-  auto byteSized = [](Type t) {
-    return t.isIntOrIndexOrFloat() && !t.isIndex() &&
-           t.getIntOrFloatBitWidth() % 8 == 0;
-  };
-  for (Operation *op : plan.body) {
-    for (Type t : op->getResultTypes())
-      if (isa<VectorType>(t))
-        return std::nullopt;
-    bool vary = false, rowDep = false;
-    for (Value v : op->getOperands()) {
-      if (isa<VectorType>(v.getType()))
-        return std::nullopt;
-      vary |= plan.varying.contains(v);
-      rowDep |= plan.rowDependent.contains(v);
-    }
-    position[op] = position.size();
-    if (open)
-      rangeOf[op] = open;
-    if (auto r = dyn_cast<RangeOp>(op)) {
-      if (open || isParallel(r))
-        return std::nullopt;
-      open = r;
-    } else if (auto e = dyn_cast<EndOp>(op)) {
-      if (!open || e.getRange() != open.getResult())
-        return std::nullopt;
-      open = RangeOp();
-    } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
-      Operation *range = reduce.getRange().getDefiningOp();
-      if (open || !range)
-        return std::nullopt;
-      auto &list = plan.reducesOf[range];
-      list.push_back(reduce);
-      maxReduces = std::max<unsigned>(maxReduces, list.size());
-      if (Operation *init = reduce.getInit().getDefiningOp();
-          init && init->getBlock() == range->getBlock() &&
-          init->isBeforeInBlock(range))
-        plan.initFirst.insert(reduce);
-    } else if (isa<StoreOp>(op)) {
-      // An i1 (a mask kept for the backward pass) is stored as a byte.
-      if (open || op->getNumOperands() != 2 ||
-          !(byteSized(op->getOperand(1).getType()) ||
-            op->getOperand(1).getType().isInteger(1)))
-        return std::nullopt;
-    } else if (isa<LoadOp>(op)) {
-      if (!byteSized(op->getResult(0).getType()))
-        return std::nullopt;
-    } else if (isa<ModOp, DivOp>(op)) {
-      // Masked-off lanes could divide by zero.
-      if (vary && !dividesByNonZeroConstant(op))
-        return std::nullopt;
-    } else if (!isa<ConstOp, IndexOp, AddOp, MulOp, MulAccOp, NegOp,
-                    ReciprocalOp, MaxOp, CmpLtOp, CmpNeOp, WhereOp, Exp2Op,
-                    Log2Op, SinOp, SqrtOp, CastOp>(op)) {
-      return std::nullopt;
-    }
-    for (Value r : op->getResults()) {
-      if (vary)
-        plan.varying.insert(r);
-      if (rowDep)
-        plan.rowDependent.insert(r);
-    }
-  }
-  if (open || maxReduces == 0)
-    return std::nullopt;
-  {
-    RangeOp only;
-    unsigned loops = 0;
-    bool storeFirst = false;
-    for (Operation *op : plan.body) {
-      if (auto r = dyn_cast<RangeOp>(op)) {
-        only = r;
-        ++loops;
-      }
-      storeFirst |= isa<StoreOp>(op) && loops == 0;
-    }
-    if (loops == 1 && !storeFirst)
-      plan.blockable = only;
-  }
-  // k blocks: a long k loop runs in blocks of about 256 iterations, so that
-  // a packed panel (256 x 16 f32 = 16 KiB) stays in L1 across row blocks.
-  if (plan.blockable && plan.blockable.getTripCount() > 384) {
-    int64_t trip = plan.blockable.getTripCount();
-    int64_t blocks = (trip + 255) / 256;
-    plan.kBlock = (trip + blocks - 1) / blocks;
-  }
-  // Loads to pack: varying, independent of i, addressed from j, k and
-  // constants alone; at most 4 panels of at most 128 KiB.
-  for (Operation *op : plan.body) {
-    auto range = dyn_cast_or_null<RangeOp>(rangeOf.lookup(op));
-    if (!isa<LoadOp>(op) || !range || !plan.varying.contains(op->getResult(0)) ||
-        plan.rowDependent.contains(op->getResult(0)) || plan.packs.size() >= 4)
-      continue;
-    unsigned bytes = op->getResult(0).getType().getIntOrFloatBitWidth() / 8;
-    int64_t rows = range.getTripCount();
-    if (plan.kBlock)
-      rows = std::min(rows, plan.kBlock);
-    if (rows * lanes * bytes > 128 * 1024)
-      continue;
-    SmallVector<Operation *> slice{op};
-    llvm::DenseSet<Operation *> seen{op};
-    bool ok = true;
-    for (size_t n = 0; n < slice.size() && ok; ++n)
-      for (Value v : slice[n]->getOperands()) {
-        if (isa<BufType>(v.getType()) || v == inner.getResult() ||
-            v == range.getResult())
-          continue;
-        Operation *def = v.getDefiningOp();
-        if (!def || !position.count(def)) {
-          ok = false;
-          break;
-        }
-        if (!isa<ConstOp>(def) &&
-            (rangeOf.lookup(def) != range.getOperation() ||
-             !isa<IndexOp, AddOp, MulOp, NegOp>(def))) {
-          ok = false;
-          break;
-        }
-        if (seen.insert(def).second)
-          slice.push_back(def);
-      }
-    if (!ok)
-      continue;
-    llvm::sort(slice, [&](Operation *x, Operation *y) {
-      return position[x] < position[y];
-    });
-    plan.packOf[op] = plan.packs.size();
-    plan.packs.push_back({op, range, std::move(slice)});
-  }
-  // Accumulators fill at most 12 of the 16 ymm registers (8 f32 each); the
-  // rest hold the shared lane vector and a broadcast.
-  unsigned regsPerRow = std::max(1u, lanes / 8) * maxReduces;
-  plan.rowCount = std::clamp(12u / regsPerRow, 1u, maxRows);
-  return plan;
-}
-
-//===----------------------------------------------------------------------===//
-// The tiled lowering
-//===----------------------------------------------------------------------===//
 
 Value KernelBuilder::laneSteps(Location loc, unsigned lanes, int64_t step) {
   SmallVector<int64_t> steps;
@@ -341,6 +150,17 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
           LLVM::LoadOp::create(b, loc, VectorType::get({lanes}, t), slot,
                                panelAlign(t, lanes)),
           0};
+      return success();
+    }
+    if (auto it = plan.rowPackOf.find(op); it != plan.rowPackOf.end() &&
+                                           panelIteration && kblock &&
+                                           kblock->rowPacked) {
+      Value slot = LLVM::GEPOp::create(
+          b, loc, ptrTy, t, rowPanels[it->second],
+          ValueRange{arith::AddIOp::create(b, loc, rowPanelStarts[r],
+                                           panelIteration)});
+      vals[op->getResult(0)] = {
+          LLVM::LoadOp::create(b, loc, t, slot, elementAlign(t)), 0};
       return success();
     }
     const LaneValue &ptr = args[0];
@@ -533,12 +353,17 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
     return it;
   };
   Value lane0 = valueOf(plan.lanes, firstLane);
+  rowPanelStarts.clear();
   for (unsigned r = 0; r < numRows; ++r) {
     Value it = r == 0 ? firstRow
                       : Value(arith::AddIOp::create(b, loc, firstRow,
                                                     i64Const(loc, r)));
     rows[r][plan.rows.getResult()] = {valueOf(plan.rows, it), 0};
     rows[r][plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
+    if (kblock && kblock->rowPacked)
+      rowPanelStarts.push_back(arith::MulIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, it, kblock->panelLo),
+          i64Const(loc, kblock->rowStride)));
   }
   // Accumulator type of a REDUCE: a lane vector when it varies.
   auto accType = [&](ReduceOp reduce) -> Type {
@@ -561,9 +386,11 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
         Value row = arith::SubIOp::create(
             b, l, arith::AddIOp::create(b, l, firstRow, i64Const(l, r)),
             kblock->panelLo);
-        return LLVM::GEPOp::create(
-            b, l, ptrTy, elementOf(t), kblock->accs[ri],
-            ValueRange{arith::MulIOp::create(b, l, row, i64Const(l, lanes))});
+        Value offset = arith::MulIOp::create(b, l, row, i64Const(l, lanes));
+        if (kblock->laneBase)
+          offset = arith::AddIOp::create(b, l, offset, kblock->laneBase);
+        return LLVM::GEPOp::create(b, l, ptrTy, elementOf(t),
+                                   kblock->accs[ri], ValueRange{offset});
       };
       for (auto [ri, reduce] : llvm::enumerate(reduces)) {
         Type t = accType(reduce);
@@ -730,6 +557,10 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
   return success();
 }
 
+/// The most the accumulators parked between k blocks may take on the
+/// stack.
+static constexpr int64_t kParkBytes = 1 << 20;
+
 LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   Location loc = plan.rows.getLoc();
   unsigned lanes = plan.laneCount, blockRows = plan.rowCount;
@@ -752,18 +583,54 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   // stay in a 256 KiB share of L2 while the lane blocks go by.
   int64_t panel =
       std::max<int64_t>(1, (256 * 1024 / 4 / kc) / blockRows) * blockRows;
+  // With k blocks, the k blocks run outside the lane blocks where the
+  // accumulators of a whole panel of rows fit a 1 MiB stack array: then the
+  // panel's slice of a k block is read from L2 by every lane block, where
+  // lane blocks outside k blocks read the panel's whole k range (more than
+  // L2 holds for a long k) once per lane block. A panel of fewer than four
+  // row blocks would pack the other operand too often; that keeps the lane
+  // blocks outside.
+  int64_t laneBlocks = (tripJ + lanes - 1) / lanes;
+  SmallVector<ReduceOp> blockReduces;
+  if (kBlocks > 1)
+    blockReduces = plan.reducesOf.lookup(plan.blockable);
+  bool kOuter = false;
+  if (kBlocks > 1) {
+    int64_t rowBytes = 0;
+    for (ReduceOp reduce : blockReduces) {
+      Type t = reduce.getType();
+      rowBytes += laneBlocks * lanes *
+                  (t.isIntOrFloat() ? std::max(1u, t.getIntOrFloatBitWidth() / 8)
+                                    : 8);
+    }
+    int64_t fit = (kParkBytes / std::max<int64_t>(1, rowBytes)) / blockRows *
+                  blockRows;
+    if (fit >= 4 * blockRows) {
+      kOuter = true;
+      panel = std::min(panel, fit);
+    }
+  }
+  int64_t panelRows = std::min(panel, tripI);
   panels.clear();
   for (const TilePlan::Pack &pack : plan.packs)
     panels.push_back(LLVM::AllocaOp::create(
         b, loc, ptrTy, convertType(pack.load->getResult(0).getType()),
         i64Const(loc, std::min(kc, pack.range.getTripCount()) * lanes),
         /*alignment=*/64));
+  rowPanels.clear();
+  if (kOuter)
+    for (const TilePlan::Pack &pack : plan.rowPacks)
+      rowPanels.push_back(LLVM::AllocaOp::create(
+          b, loc, ptrTy, convertType(pack.load->getResult(0).getType()),
+          i64Const(loc, panelRows * kc), /*alignment=*/64));
   KBlock block;
-  if (kBlocks > 1)
-    for (ReduceOp reduce : plan.reducesOf.lookup(plan.blockable))
-      block.accs.push_back(LLVM::AllocaOp::create(
-          b, loc, ptrTy, convertType(reduce.getType()),
-          i64Const(loc, std::min(panel, tripI) * lanes), /*alignment=*/64));
+  block.rowPacked = !rowPanels.empty();
+  block.rowStride = kc;
+  for (ReduceOp reduce : blockReduces)
+    block.accs.push_back(LLVM::AllocaOp::create(
+        b, loc, ptrTy, convertType(reduce.getType()),
+        i64Const(loc, panelRows * lanes * (kOuter ? laneBlocks : 1)),
+        /*alignment=*/64));
   OpBuilder::InsertionGuard guard(b);
   if (panel < tripI) {
     auto panels = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, panel));
@@ -773,10 +640,17 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
         b, loc, rowHi, arith::AddIOp::create(b, loc, rowLo, i64Const(loc, panel)));
   }
   block.panelLo = rowLo;
-  auto laneLoop = scf::ForOp::create(b, loc, i64Const(loc, 0),
-                                     i64Const(loc, tripJ), i64Const(loc, lanes));
-  b.setInsertionPoint(laneLoop.getBody()->getTerminator());
-  Value firstLane = laneLoop.getInductionVar();
+  // The lane blocks' loop around `body`; firstLane is its variable inside.
+  Value firstLane;
+  auto laneBlockLoop = [&](llvm::function_ref<void()> body) {
+    auto laneLoop = scf::ForOp::create(
+        b, loc, i64Const(loc, 0), i64Const(loc, tripJ), i64Const(loc, lanes));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(laneLoop.getBody()->getTerminator());
+    firstLane = laneLoop.getInductionVar();
+    body();
+    firstLane = Value();
+  };
   LogicalResult result = success();
   auto laneMask = [&]() {
     auto vt = VectorType::get({lanes}, b.getI64Type());
@@ -881,6 +755,9 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     phase.count = count;
     phase.load = load;
     phase.store = store;
+    if (kOuter)
+      phase.laneBase =
+          arith::MulIOp::create(b, loc, firstLane, i64Const(loc, panelRows));
     kblock = first ? &phase : nullptr;
     if (failed(emitPacks(first, count)))
       result = failure();
@@ -901,22 +778,73 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     }
     kblock = nullptr;
   };
-  if (kBlocks == 1) {
-    emitPhase(Value(), kTrip, false, false);
-  } else {
-    // First block from the inits, middle blocks, last block and the rest of
-    // the body.
+  // Copy the row panel's slice of k iterations [first, first + count) of
+  // each row pack into its array (kOuter: once per k block, before the
+  // lane blocks).
+  auto emitRowPacks = [&](Value first, int64_t count) {
+    for (auto [pack, array] : llvm::zip(plan.rowPacks, rowPanels)) {
+      RangeOp range = pack.range;
+      auto rowLoop = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, 1));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(rowLoop.getBody()->getTerminator());
+      Value row = rowLoop.getInductionVar();
+      Value start = arith::MulIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, row, rowLo), i64Const(loc, kc));
+      auto loop = scf::ForOp::create(b, loc, i64Const(loc, 0),
+                                     i64Const(loc, count), i64Const(loc, 1));
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value it = loop.getInductionVar();
+      Value k = arith::AddIOp::create(b, loc, it, first);
+      if (range.getStep() != 1)
+        k = arith::MulIOp::create(b, loc, k, i64Const(loc, range.getStep()));
+      if (range.getLower() != 0)
+        k = arith::AddIOp::create(b, loc, k, i64Const(loc, range.getLower()));
+      Value i = row;
+      if (plan.rows.getStep() != 1)
+        i = arith::MulIOp::create(b, loc, i, i64Const(loc, plan.rows.getStep()));
+      if (plan.rows.getLower() != 0)
+        i = arith::AddIOp::create(b, loc, i, i64Const(loc, plan.rows.getLower()));
+      LaneMap values;
+      values[plan.rows.getResult()] = {i, 0};
+      values[range.getResult()] = {k, 0};
+      MutableArrayRef<LaneMap> one(values);
+      for (Operation *op : pack.slice)
+        if (failed(lowerTiledOp(op, plan, one, 0, Value())))
+          result = failure();
+      if (failed(result))
+        return;
+      Value v = values[pack.load->getResult(0)].v;
+      Value slot = LLVM::GEPOp::create(
+          b, loc, ptrTy, v.getType(), array,
+          ValueRange{arith::AddIOp::create(b, loc, start, it)});
+      LLVM::StoreOp::create(b, loc, v, slot, elementAlign(v.getType()));
+    }
+  };
+  // The k phases: the first block from the inits, the middle blocks, the
+  // last block and the rest of the body.
+  auto kPhases = [&](llvm::function_ref<void(Value, int64_t, bool, bool)> phase) {
+    if (kBlocks == 1) {
+      phase(Value(), kTrip, false, false);
+      return;
+    }
     int64_t last = (kBlocks - 1) * kc;
-    emitPhase(i64Const(loc, 0), kc, false, true);
+    phase(i64Const(loc, 0), kc, false, true);
     if (kBlocks > 2) {
       auto loop = scf::ForOp::create(b, loc, i64Const(loc, kc),
                                      i64Const(loc, last), i64Const(loc, kc));
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
-      emitPhase(loop.getInductionVar(), kc, true, true);
+      phase(loop.getInductionVar(), kc, true, true);
     }
-    emitPhase(i64Const(loc, last), kTrip - last, true, false);
-  }
+    phase(i64Const(loc, last), kTrip - last, true, false);
+  };
+  if (kOuter)
+    kPhases([&](Value first, int64_t count, bool load, bool store) {
+      emitRowPacks(first, count);
+      laneBlockLoop([&] { emitPhase(first, count, load, store); });
+    });
+  else
+    laneBlockLoop([&] { kPhases(emitPhase); });
   return result;
 }
 

@@ -15,14 +15,29 @@
 // CHECK-SAME: host_entry = @p_fc, host_grain = 6 : i64, host_iterations = 128 : i64
 // CHECK-LABEL: llvm.func @p_fc(
 // CHECK-SAME: attributes {synpl.grain = 6 : i64, synpl.iterations = 128 : i64}
-// A lane panel of B (784 k x 16 lanes), packed per lane block.
-// CHECK: llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
+// k runs in 4 blocks of 196, outside the 16 lane blocks. Three stack
+// arrays: a lane panel of B (196 k x 16 lanes), the row array of A (the
+// panel's 128 rows x 196 k) and the accumulators parked between k blocks
+// (128 rows x 16 lanes x 16 lane blocks).
+// CHECK-DAG: %[[PANEL:.*]] = llvm.mlir.constant(3136 : i64) : i64
+// CHECK-DAG: %[[ROWS:.*]] = llvm.mlir.constant(25088 : i64) : i64
+// CHECK-DAG: %[[PARK:.*]] = llvm.mlir.constant(32768 : i64) : i64
+// CHECK: llvm.alloca %[[PANEL]] x f32 {alignment = 64 : i64}
+// CHECK: %[[AROWS:.*]] = llvm.alloca %[[ROWS]] x f32 {alignment = 64 : i64}
+// CHECK: llvm.alloca %[[PARK]] x f32 {alignment = 64 : i64}
+// Each k block first copies the rows' slice of A into the row array...
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[AROWS]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: llvm.store %{{.*}}, %[[SLOT]] {alignment = 4 : i64} : f32, !llvm.ptr
+// ... then packs B's panel per lane block.
 // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 64 : i64} : vector<16xf32>, !llvm.ptr
-// Six rows of accumulators share the panel's vector; A is a broadcast scalar.
+// Six rows of accumulators share the panel's vector; A is a broadcast
+// scalar read from the row array.
+// CHECK-COUNT-6: llvm.getelementptr %[[AROWS]]
 // CHECK: llvm.load %{{.*}} {alignment = 64 : i64} : !llvm.ptr -> vector<16xf32>
 // CHECK-COUNT-6: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
-// The epilogue: bias as a vector load, a vector add, a vector store per row.
+// Not the last k block: the accumulators are parked.
 // CHECK-COUNT-6: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
 // The last k block asks for the epilogue's lines before its k loop: the
 // bias's (read, the same for every row) and each row's output (write).

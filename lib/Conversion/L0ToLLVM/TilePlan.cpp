@@ -1,0 +1,247 @@
+//===- TilePlan.cpp - Which kernels the tiled lowering takes, and how -----===//
+//
+// matchTile() decides whether a kernel is matmul-shaped (RANGE i, the split
+// range, around RANGE j, both over threads, around loop RANGEs folded by
+// REDUCEs and straight-line code) and plans its tiled lowering: the lanes
+// and rows of a block, the k blocks, the loads packed into lane panels and
+// row arrays. TiledKernel.cpp emits what it plans.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelBuilder.h"
+
+namespace synpl::l0tollvm {
+
+static bool isParallel(RangeOp r) { return r.getKind() != RangeKind::loop; }
+
+std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
+                                  unsigned lanes, unsigned maxRows) {
+  if (!split.range || lanes < 2 || maxRows < 1 ||
+      !kernel.getSharedArgs().empty())
+    return std::nullopt;
+  // [straight-line ops] RANGE i [straight-line ops] RANGE j ... END j
+  // END i: the straight-line ops (no STORE) around the RANGEs are pure, so
+  // they may run again in every block; they open the lane body.
+  SmallVector<Operation *> ops, prefix;
+  for (Operation &op : kernel.getBody().front())
+    ops.push_back(&op);
+  RangeOp outer = split.range, inner;
+  size_t n = 0;
+  auto straight = [](Operation *op) {
+    return !isa<RangeOp, EndOp, ReduceOp, StoreOp, IfOp, EndIfOp, BarrierOp,
+                CustomOp>(op);
+  };
+  for (; n < ops.size() && ops[n] != outer.getOperation(); ++n)
+    if (straight(ops[n]))
+      prefix.push_back(ops[n]);
+    else
+      return std::nullopt;
+  for (++n; n < ops.size() && !isa<RangeOp>(ops[n]); ++n)
+    if (straight(ops[n]))
+      prefix.push_back(ops[n]);
+    else
+      return std::nullopt;
+  if (n + 3 > ops.size())
+    return std::nullopt;
+  inner = dyn_cast<RangeOp>(ops[n]);
+  auto endInner = dyn_cast<EndOp>(ops[ops.size() - 2]);
+  auto endOuter = dyn_cast<EndOp>(ops.back());
+  if (!isParallel(outer) || !inner || !isParallel(inner) || !endInner ||
+      !endOuter || endInner.getRange() != inner.getResult() ||
+      endOuter.getRange() != outer.getResult() || inner.getTripCount() < 1 ||
+      outer.getTripCount() < 1)
+    return std::nullopt;
+  TilePlan plan;
+  plan.rows = outer;
+  plan.lanes = inner;
+  plan.laneCount = lanes;
+  plan.varying.insert(inner.getResult());
+  plan.rowDependent.insert(outer.getResult());
+  plan.body.assign(prefix.begin(), prefix.end());
+  plan.body.append(ops.begin() + n + 1, ops.end() - 2);
+  RangeOp open;
+  unsigned maxReduces = 0;
+  llvm::DenseMap<Operation *, Operation *> rangeOf; // op -> its k RANGE
+  llvm::DenseMap<Operation *, unsigned> position;
+  // Loads and stores move whole bytes per lane (a vector of i1 is packed).
+  auto byteSized = [](Type t) {
+    return t.isIntOrIndexOrFloat() && !t.isIndex() &&
+           t.getIntOrFloatBitWidth() % 8 == 0;
+  };
+  for (Operation *op : plan.body) {
+    for (Type t : op->getResultTypes())
+      if (isa<VectorType>(t))
+        return std::nullopt;
+    bool vary = false, rowDep = false;
+    for (Value v : op->getOperands()) {
+      if (isa<VectorType>(v.getType()))
+        return std::nullopt;
+      vary |= plan.varying.contains(v);
+      rowDep |= plan.rowDependent.contains(v);
+    }
+    position[op] = position.size();
+    if (open)
+      rangeOf[op] = open;
+    if (auto r = dyn_cast<RangeOp>(op)) {
+      if (open || isParallel(r))
+        return std::nullopt;
+      open = r;
+    } else if (auto e = dyn_cast<EndOp>(op)) {
+      if (!open || e.getRange() != open.getResult())
+        return std::nullopt;
+      open = RangeOp();
+    } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      Operation *range = reduce.getRange().getDefiningOp();
+      if (open || !range)
+        return std::nullopt;
+      auto &list = plan.reducesOf[range];
+      list.push_back(reduce);
+      maxReduces = std::max<unsigned>(maxReduces, list.size());
+      if (Operation *init = reduce.getInit().getDefiningOp();
+          init && init->getBlock() == range->getBlock() &&
+          init->isBeforeInBlock(range))
+        plan.initFirst.insert(reduce);
+    } else if (isa<StoreOp>(op)) {
+      // An i1 (a mask kept for the backward pass) is stored as a byte.
+      if (open || op->getNumOperands() != 2 ||
+          !(byteSized(op->getOperand(1).getType()) ||
+            op->getOperand(1).getType().isInteger(1)))
+        return std::nullopt;
+    } else if (isa<LoadOp>(op)) {
+      if (!byteSized(op->getResult(0).getType()))
+        return std::nullopt;
+    } else if (isa<ModOp, DivOp>(op)) {
+      // Masked-off lanes could divide by zero.
+      if (vary && !dividesByNonZeroConstant(op))
+        return std::nullopt;
+    } else if (!isa<ConstOp, IndexOp, AddOp, MulOp, MulAccOp, NegOp,
+                    ReciprocalOp, MaxOp, CmpLtOp, CmpNeOp, WhereOp, Exp2Op,
+                    Log2Op, SinOp, SqrtOp, CastOp>(op)) {
+      return std::nullopt;
+    }
+    for (Value r : op->getResults()) {
+      if (vary)
+        plan.varying.insert(r);
+      if (rowDep)
+        plan.rowDependent.insert(r);
+    }
+  }
+  if (open || maxReduces == 0)
+    return std::nullopt;
+  {
+    RangeOp only;
+    unsigned loops = 0;
+    bool storeFirst = false;
+    for (Operation *op : plan.body) {
+      if (auto r = dyn_cast<RangeOp>(op)) {
+        only = r;
+        ++loops;
+      }
+      storeFirst |= isa<StoreOp>(op) && loops == 0;
+    }
+    if (loops == 1 && !storeFirst)
+      plan.blockable = only;
+  }
+  // k blocks: a k loop longer than 256 iterations runs in blocks of at
+  // most 256, so that a packed panel (256 x 16 f32 = 16 KiB) stays in L1
+  // across row blocks (a 384-long panel, 24 KiB, ran 10-15% slower).
+  if (plan.blockable && plan.blockable.getTripCount() > 256) {
+    int64_t trip = plan.blockable.getTripCount();
+    int64_t blocks = (trip + 255) / 256;
+    plan.kBlock = (trip + blocks - 1) / blocks;
+  }
+  // Loads to pack: varying, independent of i, addressed from j, k and
+  // constants alone; at most 4 panels of at most 128 KiB.
+  for (Operation *op : plan.body) {
+    auto range = dyn_cast_or_null<RangeOp>(rangeOf.lookup(op));
+    if (!isa<LoadOp>(op) || !range || !plan.varying.contains(op->getResult(0)) ||
+        plan.rowDependent.contains(op->getResult(0)) || plan.packs.size() >= 4)
+      continue;
+    unsigned bytes = op->getResult(0).getType().getIntOrFloatBitWidth() / 8;
+    int64_t rows = range.getTripCount();
+    if (plan.kBlock)
+      rows = std::min(rows, plan.kBlock);
+    if (rows * lanes * bytes > 128 * 1024)
+      continue;
+    SmallVector<Operation *> slice{op};
+    llvm::DenseSet<Operation *> seen{op};
+    bool ok = true;
+    for (size_t n = 0; n < slice.size() && ok; ++n)
+      for (Value v : slice[n]->getOperands()) {
+        if (isa<BufType>(v.getType()) || v == inner.getResult() ||
+            v == range.getResult())
+          continue;
+        Operation *def = v.getDefiningOp();
+        if (!def || !position.count(def)) {
+          ok = false;
+          break;
+        }
+        if (!isa<ConstOp>(def) &&
+            (rangeOf.lookup(def) != range.getOperation() ||
+             !isa<IndexOp, AddOp, MulOp, NegOp>(def))) {
+          ok = false;
+          break;
+        }
+        if (seen.insert(def).second)
+          slice.push_back(def);
+      }
+    if (!ok)
+      continue;
+    llvm::sort(slice, [&](Operation *x, Operation *y) {
+      return position[x] < position[y];
+    });
+    plan.packOf[op] = plan.packs.size();
+    plan.packs.push_back({op, range, std::move(slice)});
+  }
+  // Row loads to pack (see TilePlan::rowPacks): of the blockable k loop,
+  // the same in every lane, addressed from i, k and constants, from a
+  // buffer no STORE of the kernel writes; at most 2.
+  llvm::DenseSet<Value> stored;
+  for (Operation *op : plan.body)
+    if (auto store = dyn_cast<StoreOp>(op))
+      if (auto index = store->getOperand(0).getDefiningOp<IndexOp>())
+        stored.insert(index.getBuffer());
+  for (Operation *op : plan.body) {
+    auto range = dyn_cast_or_null<RangeOp>(rangeOf.lookup(op));
+    if (!plan.kBlock || !isa<LoadOp>(op) || range != plan.blockable ||
+        plan.varying.contains(op->getResult(0)) ||
+        !plan.rowDependent.contains(op->getResult(0)) ||
+        plan.rowPacks.size() >= 2)
+      continue;
+    auto index = op->getOperand(0).getDefiningOp<IndexOp>();
+    if (!index || stored.contains(index.getBuffer()))
+      continue;
+    SmallVector<Operation *> slice{op};
+    llvm::DenseSet<Operation *> seen{op};
+    bool ok = true;
+    for (size_t n = 0; n < slice.size() && ok; ++n)
+      for (Value v : slice[n]->getOperands()) {
+        if (isa<BufType>(v.getType()) || v == outer.getResult() ||
+            v == range.getResult())
+          continue;
+        Operation *def = v.getDefiningOp();
+        if (!def || !position.count(def) ||
+            (!isa<ConstOp>(def) &&
+             (rangeOf.lookup(def) != range.getOperation() ||
+              !isa<IndexOp, AddOp, MulOp, NegOp>(def)))) {
+          ok = false;
+          break;
+        }
+        if (seen.insert(def).second)
+          slice.push_back(def);
+      }
+    if (!ok)
+      continue;
+    llvm::sort(slice, [&](Operation *x, Operation *y) {
+      return position[x] < position[y];
+    });
+    plan.rowPackOf[op] = plan.rowPacks.size();
+    plan.rowPacks.push_back({op, range, std::move(slice)});
+  }
+  // Accumulators fill at most 12 of the 16 ymm registers (8 f32 each); the
+  // rest hold the shared lane vector and a broadcast.
+  unsigned regsPerRow = std::max(1u, lanes / 8) * maxReduces;
+  plan.rowCount = std::clamp(12u / regsPerRow, 1u, maxRows);
+  return plan;
+}
+
+} // namespace synpl::l0tollvm
