@@ -275,12 +275,21 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     the row blocks read back with aligned vector loads: a strided
     `B[j, k]` (dY·W^T) is gathered once instead of per row block, and a
     `B[k, j]` with a large row pitch no longer walks one page per k. When
-    the body has one k loop, longer than 384 iterations, with no STORE
-    before it, that loop runs in blocks of about 256 iterations (a 16 KiB
-    panel); between blocks each row's accumulators wait in a stack array
-    and the code after the loop runs after the last block. The rows of a
-    chunk are swept in panels whose `A` rows (of one k block) fit a
-    256 KiB share of L2.
+    the body has one k loop, longer than 256 iterations, with no STORE
+    before it, that loop runs in blocks of at most 256 iterations (a
+    16 KiB panel); between blocks each row's accumulators wait in a stack
+    array and the code after the loop runs after the last block. The rows
+    of a chunk are swept in panels whose `A` rows (of one k block) fit a
+    256 KiB share of L2. Where a panel's waiting accumulators (every lane
+    block's) fit 1 MiB, the k blocks run outside the lane blocks, and a
+    load of the k loop that depends on `i` but not on `j`, addressed from
+    `i`, `k` and constants alone in a buffer the kernel does not store to
+    (the `A[i, k]` of a matmul), is copied per k block into a contiguous
+    stack array (panel rows x k-block iterations) that every lane block
+    reads: rows a whole pitch of a long `k` apart otherwise share L1 sets
+    with the packed panel. Before the last k block's loop, each row block
+    prefetches the lines that its code after the loop loads and stores
+    (its output row, a bias).
 
     Semantics: a REDUCE add of a float MUL accumulates with
     `llvm.intr.fma` (MULACC, as the REDUCE's description allows: one
