@@ -149,6 +149,31 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     int64_t blocks = (trip + 255) / 256;
     plan.kBlock = (trip + blocks - 1) / blocks;
   }
+  // The ops that compute `load`'s address from `iv` (j or i), its k
+  // RANGE's variable, CONSTs and the k body's index arithmetic, in body
+  // order with the load last; nothing when it needs anything else.
+  auto addressSlice = [&](Operation *load, RangeOp range,
+                          Value iv) -> std::optional<SmallVector<Operation *>> {
+    SmallVector<Operation *> slice{load};
+    llvm::DenseSet<Operation *> seen{load};
+    for (size_t n = 0; n < slice.size(); ++n)
+      for (Value v : slice[n]->getOperands()) {
+        if (isa<BufType>(v.getType()) || v == iv || v == range.getResult())
+          continue;
+        Operation *def = v.getDefiningOp();
+        if (!def || !position.count(def) ||
+            (!isa<ConstOp>(def) &&
+             (rangeOf.lookup(def) != range.getOperation() ||
+              !isa<IndexOp, AddOp, MulOp, NegOp>(def))))
+          return std::nullopt;
+        if (seen.insert(def).second)
+          slice.push_back(def);
+      }
+    llvm::sort(slice, [&](Operation *x, Operation *y) {
+      return position[x] < position[y];
+    });
+    return slice;
+  };
   // Loads to pack: varying, independent of i, addressed from j, k and
   // constants alone; at most 4 panels of at most 128 KiB.
   for (Operation *op : plan.body) {
@@ -162,47 +187,29 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
       rows = std::min(rows, plan.kBlock);
     if (rows * lanes * bytes > 128 * 1024)
       continue;
-    SmallVector<Operation *> slice{op};
-    llvm::DenseSet<Operation *> seen{op};
-    bool ok = true;
-    for (size_t n = 0; n < slice.size() && ok; ++n)
-      for (Value v : slice[n]->getOperands()) {
-        if (isa<BufType>(v.getType()) || v == inner.getResult() ||
-            v == range.getResult())
-          continue;
-        Operation *def = v.getDefiningOp();
-        if (!def || !position.count(def)) {
-          ok = false;
-          break;
-        }
-        if (!isa<ConstOp>(def) &&
-            (rangeOf.lookup(def) != range.getOperation() ||
-             !isa<IndexOp, AddOp, MulOp, NegOp>(def))) {
-          ok = false;
-          break;
-        }
-        if (seen.insert(def).second)
-          slice.push_back(def);
-      }
-    if (!ok)
+    std::optional<SmallVector<Operation *>> slice =
+        addressSlice(op, range, inner.getResult());
+    if (!slice)
       continue;
-    llvm::sort(slice, [&](Operation *x, Operation *y) {
-      return position[x] < position[y];
-    });
     plan.packOf[op] = plan.packs.size();
-    plan.packs.push_back({op, range, std::move(slice)});
+    plan.packs.push_back({op, range, std::move(*slice)});
   }
   // Row loads to pack (see TilePlan::rowPacks): of the blockable k loop,
   // the same in every lane, addressed from i, k and constants, from a
   // buffer no STORE of the kernel writes; at most 2.
   llvm::DenseSet<Value> stored;
+  bool storesKnown = true; // every STORE's buffer is known
   for (Operation *op : plan.body)
-    if (auto store = dyn_cast<StoreOp>(op))
-      if (auto index = store->getOperand(0).getDefiningOp<IndexOp>())
+    if (isa<StoreOp>(op)) {
+      if (auto index = op->getOperand(0).getDefiningOp<IndexOp>())
         stored.insert(index.getBuffer());
+      else
+        storesKnown = false;
+    }
   for (Operation *op : plan.body) {
     auto range = dyn_cast_or_null<RangeOp>(rangeOf.lookup(op));
-    if (!plan.kBlock || !isa<LoadOp>(op) || range != plan.blockable ||
+    if (!plan.kBlock || !storesKnown || !isa<LoadOp>(op) ||
+        range != plan.blockable ||
         plan.varying.contains(op->getResult(0)) ||
         !plan.rowDependent.contains(op->getResult(0)) ||
         plan.rowPacks.size() >= 2)
@@ -210,32 +217,12 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     auto index = op->getOperand(0).getDefiningOp<IndexOp>();
     if (!index || stored.contains(index.getBuffer()))
       continue;
-    SmallVector<Operation *> slice{op};
-    llvm::DenseSet<Operation *> seen{op};
-    bool ok = true;
-    for (size_t n = 0; n < slice.size() && ok; ++n)
-      for (Value v : slice[n]->getOperands()) {
-        if (isa<BufType>(v.getType()) || v == outer.getResult() ||
-            v == range.getResult())
-          continue;
-        Operation *def = v.getDefiningOp();
-        if (!def || !position.count(def) ||
-            (!isa<ConstOp>(def) &&
-             (rangeOf.lookup(def) != range.getOperation() ||
-              !isa<IndexOp, AddOp, MulOp, NegOp>(def)))) {
-          ok = false;
-          break;
-        }
-        if (seen.insert(def).second)
-          slice.push_back(def);
-      }
-    if (!ok)
+    std::optional<SmallVector<Operation *>> slice =
+        addressSlice(op, range, outer.getResult());
+    if (!slice)
       continue;
-    llvm::sort(slice, [&](Operation *x, Operation *y) {
-      return position[x] < position[y];
-    });
     plan.rowPackOf[op] = plan.rowPacks.size();
-    plan.rowPacks.push_back({op, range, std::move(slice)});
+    plan.rowPacks.push_back({op, range, std::move(*slice)});
   }
   // Accumulators fill at most 12 of the 16 ymm registers (8 f32 each); the
   // rest hold the shared lane vector and a broadcast.
