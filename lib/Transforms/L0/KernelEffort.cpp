@@ -4,7 +4,8 @@
 // nearly all of a step (the matmuls, the optimizer update) are optimized at
 // the full level, the long tail of small reductions and elementwise kernels
 // at a lighter one. The share of each kernel is estimated statically from
-// its work (l0uop's computeKernelWork) on a roofline with one balance point.
+// its work (l0uop's computeKernelWork) on a roofline with one balance point,
+// and a light kernel's from that times the light level's slowdown.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Transforms/Passes.h"
@@ -13,6 +14,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 
@@ -34,20 +37,28 @@ struct L0KernelEffortPass : public synpl::impl::L0KernelEffortBase<L0KernelEffor
           << hotLevel.getValue() << " light-level=" << lightLevel.getValue();
       return signalPassFailure();
     }
-    if (!(hotShare >= 0.0 && hotShare <= 1.0) || !(balance > 0.0)) {
-      getOperation().emitError("synpl-l0-kernel-effort: hot-share is 0 to 1 and balance "
-                               "positive, got hot-share=")
-          << hotShare.getValue() << " balance=" << balance.getValue();
+    if (!(hotShare >= 0.0 && hotShare <= 1.0) || !(balance > 0.0) ||
+        !(lightSlowdown >= 1.0)) {
+      std::string got;
+      llvm::raw_string_ostream os(got);
+      os << llvm::format("hot-share=%g balance=%g light-slowdown=%g", hotShare.getValue(),
+                         balance.getValue(), lightSlowdown.getValue());
+      getOperation().emitError("synpl-l0-kernel-effort: hot-share is 0 to 1, balance "
+                               "positive and light-slowdown at least 1, got ")
+          << got;
       return signalPassFailure();
     }
     Builder b(&getContext());
     getOperation().walk([&](l0uop::PlanOp plan) {
       SymbolTable symbols(plan);
-      struct Candidate {
-        l0uop::KernelOp kernel;
-        double cost;
+      // Kernels with the same code share one compiled function, so they
+      // share a level too: a group's cost is its kernels' together.
+      struct Group {
+        SmallVector<l0uop::KernelOp, 1> kernels;
+        double cost = 0;
       };
-      SmallVector<Candidate> candidates;
+      SmallVector<Group> groups;
+      l0uop::KernelsByCode byCode;
       double total = 0;
       for (l0uop::KernelOp kernel : plan.getOps<l0uop::KernelOp>()) {
         if (kernel.getOptLevel() || kernel->hasAttr("custom_kernel") ||
@@ -55,18 +66,26 @@ struct L0KernelEffortPass : public synpl::impl::L0KernelEffortBase<L0KernelEffor
           continue;
         l0uop::KernelWork work = l0uop::computeKernelWork(kernel);
         double cost = std::max(work.flops, balance * work.bytesTouched);
-        candidates.push_back({kernel, cost});
+        std::optional<size_t> same = byCode.findOrAdd(kernel, symbols, groups.size());
+        Group &group = same ? groups[*same] : groups.emplace_back();
+        group.kernels.push_back(kernel);
+        group.cost += cost;
         total += cost;
       }
-      llvm::stable_sort(candidates,
-                        [](const Candidate &a, const Candidate &b) { return a.cost > b.cost; });
-      // Hot until the kernels before cover hot-share of the estimate.
-      double covered = 0;
-      for (Candidate &c : candidates) {
-        bool hot = hotShare >= 1.0 || total <= 0 || covered < hotShare * total;
-        covered += c.cost;
-        c.kernel.setOptLevelAttr(b.getI32IntegerAttr(hot ? hotLevel : lightLevel));
-        ++(hot ? numHot : numLight);
+      llvm::stable_sort(groups, [](const Group &a, const Group &b) { return a.cost > b.cost; });
+      // Light: the cheapest groups, as long as they would still take no
+      // more than 1 - hot-share of the time at light-slowdown times their
+      // estimate (the light level does not vectorize).
+      double tail = total;
+      for (Group &group : groups) {
+        bool light = hotShare <= 0.0 ||
+                     (hotShare < 1.0 && total > 0 &&
+                      tail * lightSlowdown <= (1.0 - hotShare) * total);
+        tail -= group.cost;
+        for (l0uop::KernelOp kernel : group.kernels) {
+          kernel.setOptLevelAttr(b.getI32IntegerAttr(light ? lightLevel : hotLevel));
+          ++(light ? numLight : numHot);
+        }
       }
     });
   }
