@@ -286,8 +286,8 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     `i`, `k` and constants alone in a buffer the kernel does not store to
     (the `A[i, k]` of a matmul), is copied per k block into a contiguous
     stack array (panel rows x k-block iterations) that every lane block
-    reads: rows a whole pitch of a long `k` apart otherwise share L1 sets
-    with the packed panel. Before the last k block's loop, each row block
+    reads, instead of every lane block reading the rows a whole `k` apart
+    from the matrix. Before the last k block's loop, each row block
     prefetches the lines that its code after the loop loads and stores
     (its output row, a bias).
 

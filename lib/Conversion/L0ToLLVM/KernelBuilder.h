@@ -114,8 +114,7 @@ struct TilePlan {
   /// A·B): where the k blocks run outside the lane blocks, each k block
   /// copies the row panel's slice of it into a contiguous array (rows x
   /// the block's k iterations) that every lane block then reads, instead
-  /// of rows a whole k range apart (rows of a long k fall into the same
-  /// L1 sets as the packed lane panel).
+  /// of rows a whole k range apart in the matrix.
   SmallVector<Pack> rowPacks;
   llvm::DenseMap<Operation *, unsigned> rowPackOf;
   /// The body's one k loop when its iterations may be split into blocks
