@@ -454,22 +454,22 @@ void gather(const Split &s, int64_t batch, int64_t b,
     // while this one converts (the gather is otherwise a wait on memory
     // per sample).
     constexpr int64_t kAhead = 4;
-    auto prefetchRow = [&](int64_t r) {
+    // Row r's sample in the file; null past the end of the split.
+    auto sampleOf = [&](int64_t r) -> const uint8_t * {
       int64_t i = first + r;
-      if (r >= batch || i >= s.samples)
-        return;
-      const uint8_t *src = fd.samples() + (uint64_t)s.order[i] * fd.step();
-      for (int64_t o = 0; o < fd.step(); o += 64)
-        __builtin_prefetch(src + o);
+      return i < s.samples ? fd.samples() + (uint64_t)s.order[i] * fd.step() : nullptr;
+    };
+    auto prefetchRow = [&](int64_t r) {
+      if (const uint8_t *src = r < batch ? sampleOf(r) : nullptr)
+        for (int64_t o = 0; o < fd.step(); o += 64)
+          __builtin_prefetch(src + o);
     };
     for (int64_t r = 0; r < kAhead; ++r)
       prefetchRow(r);
     for (int64_t r = 0; r < batch; ++r) {
       prefetchRow(r + kAhead);
-      int64_t i = first + r;
-      if (i < s.samples)
-        copySample(fd, fd.samples() + (uint64_t)s.order[i] * fd.step(),
-                   dst + r * fd.sampleBytes);
+      if (const uint8_t *src = sampleOf(r))
+        copySample(fd, src, dst + r * fd.sampleBytes);
       else
         std::memset(dst + r * fd.sampleBytes, fd.sampleBytes == 1 ? 0xFF : 0,
                     fd.sampleBytes);

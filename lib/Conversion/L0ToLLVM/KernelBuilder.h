@@ -242,6 +242,8 @@ protected:
   /// `lv` as a value of type `t`: itself, or splatted over the lanes (an
   /// affine one as lane0 + l * stride).
   Value laneForm(Location loc, const LaneValue &lv, Type t);
+  /// The value of `range`'s variable at iteration `it` (lower + it * step).
+  Value rangeValue(Location loc, RangeOp range, Value it);
   /// The constant vector (0, step, 2 step, ...) of `lanes` i64.
   Value laneSteps(Location loc, unsigned lanes, int64_t step);
   /// The pointers of the lanes of an affine pointer.
@@ -320,9 +322,8 @@ protected:
     bool load, store;
     Value panelLo;
     Value laneBase;
-    /// The row packs hold this block's slice (TilePlan::rowPacks), rows
-    /// `rowStride` elements apart.
-    bool rowPacked = false;
+    /// Where the row packs' arrays exist (rowPanels), they hold this
+    /// block's slice (TilePlan::rowPacks), rows `rowStride` elements apart.
     int64_t rowStride = 0;
     SmallVector<Value> accs; // one per REDUCE of the loop
   };

@@ -15,6 +15,14 @@
 
 namespace synpl::l0tollvm {
 
+Value KernelBuilder::rangeValue(Location loc, RangeOp range, Value it) {
+  if (range.getStep() != 1)
+    it = arith::MulIOp::create(b, loc, it, i64Const(loc, range.getStep()));
+  if (range.getLower() != 0)
+    it = arith::AddIOp::create(b, loc, it, i64Const(loc, range.getLower()));
+  return it;
+}
+
 Value KernelBuilder::laneSteps(Location loc, unsigned lanes, int64_t step) {
   SmallVector<int64_t> steps;
   for (unsigned l = 0; l < lanes; ++l)
@@ -154,7 +162,7 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
     }
     if (auto it = plan.rowPackOf.find(op); it != plan.rowPackOf.end() &&
                                            panelIteration && kblock &&
-                                           kblock->rowPacked) {
+                                           !rowPanels.empty()) {
       Value slot = LLVM::GEPOp::create(
           b, loc, ptrTy, t, rowPanels[it->second],
           ValueRange{arith::AddIOp::create(b, loc, rowPanelStarts[r],
@@ -345,22 +353,15 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
   Location loc = plan.lanes.getLoc();
   unsigned lanes = plan.laneCount;
   SmallVector<LaneMap> rows(numRows);
-  auto valueOf = [&](RangeOp range, Value it) -> Value {
-    if (range.getStep() != 1)
-      it = arith::MulIOp::create(b, loc, it, i64Const(loc, range.getStep()));
-    if (range.getLower() != 0)
-      it = arith::AddIOp::create(b, loc, it, i64Const(loc, range.getLower()));
-    return it;
-  };
-  Value lane0 = valueOf(plan.lanes, firstLane);
+  Value lane0 = rangeValue(loc, plan.lanes, firstLane);
   rowPanelStarts.clear();
   for (unsigned r = 0; r < numRows; ++r) {
     Value it = r == 0 ? firstRow
                       : Value(arith::AddIOp::create(b, loc, firstRow,
                                                     i64Const(loc, r)));
-    rows[r][plan.rows.getResult()] = {valueOf(plan.rows, it), 0};
+    rows[r][plan.rows.getResult()] = {rangeValue(loc, plan.rows, it), 0};
     rows[r][plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
-    if (kblock && kblock->rowPacked)
+    if (kblock && !rowPanels.empty())
       rowPanelStarts.push_back(arith::MulIOp::create(
           b, loc, arith::SubIOp::create(b, loc, it, kblock->panelLo),
           i64Const(loc, kblock->rowStride)));
@@ -624,7 +625,6 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
           b, loc, ptrTy, convertType(pack.load->getResult(0).getType()),
           i64Const(loc, panelRows * kc), /*alignment=*/64));
   KBlock block;
-  block.rowPacked = !rowPanels.empty();
   block.rowStride = kc;
   for (ReduceOp reduce : blockReduces)
     block.accs.push_back(LLVM::AllocaOp::create(
@@ -665,13 +665,7 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     if (plan.packs.empty())
       return success();
     Value mask = tripJ % lanes != 0 ? laneMask() : Value();
-    Value lane0 = firstLane;
-    if (plan.lanes.getStep() != 1)
-      lane0 = arith::MulIOp::create(b, loc, lane0,
-                                    i64Const(loc, plan.lanes.getStep()));
-    if (plan.lanes.getLower() != 0)
-      lane0 = arith::AddIOp::create(b, loc, lane0,
-                                    i64Const(loc, plan.lanes.getLower()));
+    Value lane0 = rangeValue(loc, plan.lanes, firstLane);
     for (auto [pack, panel] : llvm::zip(plan.packs, panels)) {
       RangeOp range = pack.range;
       auto loop = scf::ForOp::create(
@@ -680,11 +674,8 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
       Value it = loop.getInductionVar();
-      Value k = first ? Value(arith::AddIOp::create(b, loc, it, first)) : it;
-      if (range.getStep() != 1)
-        k = arith::MulIOp::create(b, loc, k, i64Const(loc, range.getStep()));
-      if (range.getLower() != 0)
-        k = arith::AddIOp::create(b, loc, k, i64Const(loc, range.getLower()));
+      Value k = rangeValue(
+          loc, range, first ? Value(arith::AddIOp::create(b, loc, it, first)) : it);
       LaneMap row;
       row[plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
       row[range.getResult()] = {k, 0};
@@ -794,19 +785,10 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
                                      i64Const(loc, count), i64Const(loc, 1));
       b.setInsertionPoint(loop.getBody()->getTerminator());
       Value it = loop.getInductionVar();
-      Value k = arith::AddIOp::create(b, loc, it, first);
-      if (range.getStep() != 1)
-        k = arith::MulIOp::create(b, loc, k, i64Const(loc, range.getStep()));
-      if (range.getLower() != 0)
-        k = arith::AddIOp::create(b, loc, k, i64Const(loc, range.getLower()));
-      Value i = row;
-      if (plan.rows.getStep() != 1)
-        i = arith::MulIOp::create(b, loc, i, i64Const(loc, plan.rows.getStep()));
-      if (plan.rows.getLower() != 0)
-        i = arith::AddIOp::create(b, loc, i, i64Const(loc, plan.rows.getLower()));
       LaneMap values;
-      values[plan.rows.getResult()] = {i, 0};
-      values[range.getResult()] = {k, 0};
+      values[plan.rows.getResult()] = {rangeValue(loc, plan.rows, row), 0};
+      values[range.getResult()] = {
+          rangeValue(loc, range, arith::AddIOp::create(b, loc, it, first)), 0};
       MutableArrayRef<LaneMap> one(values);
       for (Operation *op : pack.slice)
         if (failed(lowerTiledOp(op, plan, one, 0, Value())))
