@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Driver/Driver.h"
+
+#include "KernelObjects.h"
 #include "synpl/Support/DeepInput.h"
 
 #include "synpl/Dialect/L1/L1Ops.h"
@@ -17,6 +19,7 @@
 #include "synpl/Target/CudaTarget.h"
 #include "synpl/Target/HostSystem.h"
 #include "synpl/Target/IPU21/Facts.h"
+#include "synpl/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -94,13 +97,16 @@ struct Compilation {
   }
 
   LogicalResult runPipeline(llvm::StringRef name, Phase from, Phase to,
-                            KernelTarget target, const PhaseOptions &phaseOptions) {
+                            KernelTarget target, const PhaseOptions &phaseOptions,
+                            std::unique_ptr<PassInstrumentation> instrumentation = nullptr) {
     PassManager pm(module.getContext());
     if (options.configure && failed(options.configure(pm, name)))
       return failure();
     std::string error;
     if (failed(buildPhasePipeline(pm, from, to, target, phaseOptions, error)))
       return fail(error);
+    if (instrumentation)
+      pm.addInstrumentation(std::move(instrumentation));
     progress(name);
     return pm.run(module);
   }
@@ -384,7 +390,53 @@ LogicalResult Compilation::run() {
     progress(ptxas.empty() ? "no ptxas: embedding the PTX only"
                            : "assembling a cubin with " + ptxas);
   }
-  return step("L0 -> LLVM (kernels, control, tables)", Phase::LLVM, target);
+  // An executable's host kernels compiled before come from the object
+  // cache: their levels are set first (they are part of the key), then the
+  // cached ones are stubbed and the rest lowered.
+  KernelObjects *kernelObjects = options.kernelObjects;
+  if (kernelObjects && (kernelObjects->cacheDir.empty() || target != KernelTarget::Host ||
+                        !options.dumpDir.empty()))
+    kernelObjects = nullptr;
+  if (kernelObjects) {
+    if (phaseOptions.hotShare != 1.0) {
+      PassManager pm(module.getContext());
+      if (options.configure && failed(options.configure(pm, "L0 kernel effort")))
+        return failure();
+      L0KernelEffortOptions effort;
+      effort.hotShare = phaseOptions.hotShare;
+      effort.lightLevel = phaseOptions.lightLevel;
+      pm.addPass(createL0KernelEffort(effort));
+      if (failed(pm.run(module)))
+        return failure();
+      phaseOptions.hotShare = 1.0; // done: the codegen pipeline leaves the levels
+    }
+    std::string error;
+    if (failed(reuseKernelObjects(module, *kernelObjects, error)))
+      return fail(error);
+    progress("kernels: " + llvm::Twine(kernelObjects->kernels) + " in " +
+             llvm::Twine(kernelObjects->objects.size()) + " objects, " +
+             llvm::Twine(kernelObjects->reusedKernels) + " from the cache (not lowered)");
+  }
+  // The manifests are read from the kernels once lowered, before the
+  // plan's tables replace them.
+  struct AfterKernels : PassInstrumentation {
+    KernelObjects *objects;
+    explicit AfterKernels(KernelObjects *objects) : objects(objects) {}
+    void runAfterPass(Pass *pass, Operation *op) override {
+      if (pass->getArgument() == "synpl-convert-l0uop-to-llvm")
+        if (auto module = dyn_cast<ModuleOp>(op))
+          describeKernelObjects(module, *objects);
+    }
+  };
+  if (failed(runPipeline("L0 -> LLVM (kernels, control, tables)", from, Phase::LLVM, target,
+                         phaseOptions,
+                         kernelObjects ? std::make_unique<AfterKernels>(kernelObjects)
+                                       : nullptr)) ||
+      failed(dump(phaseName(Phase::LLVM))))
+    return failure();
+  if (kernelObjects)
+    dropUndescribed(*kernelObjects);
+  return success();
 }
 
 } // namespace

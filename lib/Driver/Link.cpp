@@ -1,6 +1,8 @@
 //===- Link.cpp - An object or an executable from the llvm phase ----------===//
 #include "synpl/Driver/Driver.h"
 
+#include "KernelObjects.h"
+
 #include "synpl/Target/HostObject.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -111,11 +113,27 @@ LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef pa
   host::ObjectCache cache;
   if (options.cache)
     cache.dir = options.cacheDir.empty() ? host::ObjectCache::defaultDir() : options.cacheDir;
-  FailureOr<host::ObjectParts> parts =
-      host::emitObjectParts(module, scratch, objectOptions, cache);
+  const KernelObjects *kernels = options.kernelObjects;
+  if (kernels && (kernels->cpu != objectOptions.cpu ||
+                  std::min(kernels->optLevel, 3u) != objectOptions.optLevel)) {
+    cleanup();
+    return fail(options, module,
+                "the kernel objects were keyed for CPU " + kernels->cpu + " at O" +
+                    llvm::Twine(kernels->optLevel) + ", the link is for " + objectOptions.cpu +
+                    " at O" + llvm::Twine(objectOptions.optLevel));
+  }
+  FailureOr<host::ObjectParts> parts = host::emitObjectParts(
+      module, scratch, objectOptions, cache, 0,
+      kernels ? llvm::ArrayRef<host::FunctionObject>(kernels->objects)
+              : llvm::ArrayRef<host::FunctionObject>());
   if (failed(parts)) {
     cleanup();
     return failure();
+  }
+  std::string manifestError;
+  if (kernels && failed(keepManifests(*kernels, parts->keyed, manifestError))) {
+    cleanup();
+    return fail(options, module, manifestError);
   }
   if (options.progress)
     options.progress(("objects: " + llvm::Twine(parts->paths.size()) + " parts, " +

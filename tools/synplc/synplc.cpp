@@ -178,9 +178,11 @@ cl::opt<bool> cudaHostKernels(
     cl::Hidden, cl::cat(category));
 cl::opt<bool> noCache(
     "no-cache",
-    cl::desc("compile every part of the executable and keep nothing (by "
-             "default parts compiled before with the same IR and options come "
-             "from the object cache, $SYNPL_CACHE_DIR or ~/.cache/synpl)"),
+    cl::desc("lower and compile every kernel and part of the executable and "
+             "keep nothing (by default they come from the object cache, "
+             "$SYNPL_CACHE_DIR or ~/.cache/synpl, when compiled before: kernels "
+             "with the same L0 code are then not even lowered, the other parts "
+             "need the same IR; both the same target and options)"),
     cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("print each stage, the plan summary and the "
                                     "link command"),
@@ -342,6 +344,14 @@ static int synplcMain(int argc, char **argv) {
   options.lightOptLevel = lightOptLevel;
   options.updateSharding = updateSharding;
   options.dumpDir = dumpPhases;
+  // An executable's kernels compiled before are not lowered again.
+  KernelObjects kernelObjects;
+  if (output == Emit::Executable && !noCache) {
+    kernelObjects.cacheDir = synpl::host::ObjectCache::defaultDir();
+    kernelObjects.cpu = cpu;
+    kernelObjects.optLevel = optLevel;
+    options.kernelObjects = &kernelObjects;
+  }
   // --dump-phases DIR: DIR/<name>.<phase>.mlir, <name> the input's file
   // name without its extensions (fashion_mnist.l1.mlir -> fashion_mnist).
   std::string stem = llvm::sys::path::filename(inputFile).str();
@@ -416,6 +426,10 @@ static int synplcMain(int argc, char **argv) {
     link.runtimeLib = runtimeLib;
     link.linkerDriver = linkerDriver;
     link.cache = !noCache;
+    if (options.kernelObjects) {
+      link.cacheDir = kernelObjects.cacheDir;
+      link.kernelObjects = &kernelObjects;
+    }
     link.progress = options.progress;
     link.error = options.error;
     if (output == Emit::Object)

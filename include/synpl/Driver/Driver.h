@@ -12,6 +12,7 @@
 #define SYNPL_DRIVER_DRIVER_H
 
 #include "synpl/Pipelines/Phases.h"
+#include "synpl/Target/HostObject.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -34,6 +35,33 @@ namespace synpl::driver {
 /// becomes an ipu21 graph in the device phase, where the compile ends
 /// (writeIPU21Program writes its program file; docs/ipu21.md).
 enum class TargetChoice { Auto, Host, Cuda, IPU21 };
+
+/// Host kernels kept compiled between compiles, in the object cache under
+/// the hash of their L0 code (KernelObjects.cpp). compile() groups the
+/// kernels into objects before the host lowering; an object the cache
+/// holds is linked as it is and its kernels are not lowered at all (they
+/// keep only their entry points). writeExecutable() compiles the others
+/// on their own and leaves them in the cache. Give the same KernelObjects
+/// to both, for an executable only: the module in between declares the
+/// cached functions without defining them.
+struct KernelObjects {
+  /// The object cache's folder; empty: not used.
+  std::string cacheDir;
+  /// The target CPU and optimization level, as the LinkOptions'.
+  std::string cpu = "native";
+  unsigned optLevel = 3;
+  /// The objects in all, shared among the levels (0: four per hardware
+  /// thread, at least 8).
+  unsigned parts = 0;
+  /// Set by compile(): the objects (each from the cache, or its functions
+  /// to compile), with the manifest of each to compile (its functions'
+  /// entries, splits and types, what a later compile reads instead of
+  /// lowering them).
+  std::vector<host::FunctionObject> objects;
+  std::vector<std::string> manifests;
+  /// The kernels grouped, and of those the ones taken from the cache.
+  unsigned kernels = 0, reusedKernels = 0;
+};
 
 struct CompileOptions {
   /// The phase the input is at; none: detected (detectPhase).
@@ -66,6 +94,9 @@ struct CompileOptions {
   /// placement search decides), "on" (whenever a parameter qualifies) or
   /// "off".
   std::string updateSharding = "auto";
+  /// For an executable on the host: its kernels from the object cache
+  /// where they were compiled before (KernelObjects); null: all lowered.
+  KernelObjects *kernelObjects = nullptr;
   /// Write the program at every layer it passes to <dumpDir>/<dumpStem>.<phase>.mlir.
   std::string dumpDir, dumpStem;
   /// Receives one line per step ("L3 -> L2 (method search)", the target, ...).
@@ -114,6 +145,9 @@ struct LinkOptions {
   bool cache = true;
   /// The cache's folder; empty: host::ObjectCache::defaultDir().
   std::string cacheDir;
+  /// The kernel objects compile() planned (the same KernelObjects it was
+  /// given), or null.
+  const KernelObjects *kernelObjects = nullptr;
   std::function<void(llvm::StringRef)> progress;
   /// As CompileOptions::error.
   std::function<void(const llvm::Twine &)> error;

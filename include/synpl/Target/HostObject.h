@@ -133,20 +133,52 @@ struct ObjectCache {
 struct ObjectParts {
   llvm::SmallVector<std::string> paths;
   unsigned reused = 0, compiled = 0;
+  /// The keys of the function objects it compiled and left in the cache.
+  llvm::SmallVector<std::string> keyed;
 };
 
-/// `module` (LLVM dialect only) as several objects: its LLVM IR is split
-/// by the optimization level its functions ask for (splitByOptLevel), then
-/// into `parts` modules in all (0: four per hardware thread, at least 8;
-/// shared among the levels by their size; functions that share internal
-/// globals stay together), each optimized and compiled at its level
-/// on its own thread, or taken from `cache` when an identical part (the same
-/// IR, target, CPU, features and options) was compiled before. New objects
-/// go to the cache, or to `scratchDir` without one. Errors are emitted as
-/// diagnostics at the module.
-mlir::FailureOr<ObjectParts> emitObjectParts(mlir::ModuleOp module, llvm::StringRef scratchDir,
-                                             const ObjectOptions &options,
-                                             const ObjectCache &cache, unsigned parts = 0);
+/// Functions of a module that make an object of their own, kept in the
+/// cache under a key the caller chose: a name for what the functions were
+/// made from (the driver's is the hash of their L0 kernels, so that a
+/// later compile finds the object before lowering them), which
+/// emitObjectParts does not check against their IR.
+struct FunctionObject {
+  /// The object's file name in the cache, without ".o".
+  std::string key;
+  /// The level its functions are optimized at.
+  unsigned level = 3;
+  /// The functions it defines; each is a definition in the module, unless
+  /// `cached` is set.
+  llvm::SmallVector<std::string> functions;
+  /// The object's path when the cache holds it already: its functions are
+  /// declarations in the module, and the object is linked as it is.
+  std::string cached;
+};
+
+/// What every object's key holds besides its IR: the LLVM version, the
+/// target triple, CPU and features (those of this host for "native") and
+/// the options that change the code; a key appends the level its code is
+/// optimized at.
+llvm::Expected<std::string> objectKeySalt(const ObjectOptions &options);
+
+/// `module` (LLVM dialect only) as several objects. First the
+/// `functionObjects`: each not yet cached is cut out of the module with the
+/// local definitions its functions use (a mutable local global is an
+/// error: two objects would each have their own) and compiled at its level
+/// into `<key>.o`. The rest of the module's LLVM IR is split by the
+/// optimization level its functions ask for (splitByOptLevel), then into
+/// `parts` modules in all, less one per function object (0: four per
+/// hardware thread, at least 8; shared among the levels by their size;
+/// functions that share internal globals stay together), each optimized
+/// and compiled at its level, or taken from `cache` when an identical part
+/// (the same IR, target, CPU, features and options) was compiled before.
+/// All compile in parallel, each on its own thread. New objects go to the
+/// cache, or to `scratchDir` without one. Errors are emitted as diagnostics
+/// at the module.
+mlir::FailureOr<ObjectParts>
+emitObjectParts(mlir::ModuleOp module, llvm::StringRef scratchDir, const ObjectOptions &options,
+                const ObjectCache &cache, unsigned parts = 0,
+                llvm::ArrayRef<FunctionObject> functionObjects = {});
 
 /// Registers `--synpl-to-object` with mlir-translate's registry.
 void registerToObjectTranslation();

@@ -14,9 +14,13 @@
 //===----------------------------------------------------------------------===//
 #include "synpl/Target/HostObject.h"
 
+#include "Globals.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -28,6 +32,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <cstdlib>
@@ -65,6 +70,14 @@ std::string hex(llvm::ArrayRef<uint8_t> bytes) {
   return s;
 }
 
+/// What a key holds besides the IR (the level follows it).
+std::string keySalt(llvm::StringRef triple, llvm::StringRef cpu, llvm::StringRef features,
+                    const ObjectOptions &options) {
+  return ("synpl-objects-v1|" LLVM_VERSION_STRING "|" + triple + "|" + cpu + "|" + features +
+          "|" + std::to_string(options.useLibmvec) + std::to_string(options.reassociate) + "|O")
+      .str();
+}
+
 /// The object of one part's bitcode, compiled in a fresh context.
 llvm::Expected<std::string> compilePart(llvm::StringRef bitcode, const ObjectOptions &options) {
   llvm::LLVMContext context;
@@ -81,16 +94,135 @@ llvm::Expected<std::string> compilePart(llvm::StringRef bitcode, const ObjectOpt
   return std::string(object.str());
 }
 
+/// `functions` of `module` as a module of their own, in bitcode: their
+/// definitions and those of the local functions and constants they use
+/// (copies: `module` keeps its own), everything else declared.
+llvm::Expected<std::string> extractFunctions(const llvm::Module &module,
+                                             llvm::ArrayRef<std::string> functions) {
+  llvm::SmallPtrSet<const llvm::GlobalValue *, 16> keep;
+  llvm::SmallVector<const llvm::GlobalValue *> work;
+  for (const std::string &name : functions) {
+    const llvm::Function *f = module.getFunction(name);
+    if (!f || f->isDeclaration())
+      return llvm::createStringError("the function object's @" + name +
+                                     " is not defined in the module");
+    if (keep.insert(f).second)
+      work.push_back(f);
+  }
+  // What the kept definitions use that only a definition beside them can
+  // provide: local symbols.
+  auto use = [&](const llvm::GlobalValue *gv) -> llvm::Error {
+    if (!gv->hasLocalLinkage() || gv->isDeclaration() || keep.contains(gv))
+      return llvm::Error::success();
+    if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(gv); var && !var->isConstant())
+      return llvm::createStringError("@" + gv->getName().str() +
+                                     ", a mutable local global, is used by a function "
+                                     "object's function: its copy would not be shared");
+    keep.insert(gv);
+    work.push_back(gv);
+    return llvm::Error::success();
+  };
+  while (!work.empty()) {
+    const llvm::GlobalValue *gv = work.pop_back_val();
+    llvm::SmallPtrSet<const llvm::GlobalValue *, 8> used;
+    llvm::SmallPtrSet<const llvm::Constant *, 16> seen;
+    if (auto *f = llvm::dyn_cast<llvm::Function>(gv)) {
+      for (const llvm::BasicBlock &block : *f)
+        for (const llvm::Instruction &inst : block)
+          for (const llvm::Use &op : inst.operands())
+            if (auto *c = llvm::dyn_cast<llvm::Constant>(op.get()))
+              collectGlobals(c, used, seen);
+    } else if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(gv);
+               var && var->hasInitializer()) {
+      collectGlobals(var->getInitializer(), used, seen);
+    }
+    for (const llvm::GlobalValue *u : used)
+      if (llvm::Error err = use(u))
+        return std::move(err);
+  }
+  llvm::ValueToValueMapTy map;
+  std::unique_ptr<llvm::Module> part = llvm::CloneModule(
+      module, map, [&](const llvm::GlobalValue *gv) { return keep.contains(gv); });
+  std::string bitcode;
+  llvm::raw_string_ostream os(bitcode);
+  llvm::WriteBitcodeToFile(*part, os);
+  return bitcode;
+}
+
 } // namespace
+
+llvm::Expected<std::string> objectKeySalt(const ObjectOptions &options) {
+  std::string cpu, features;
+  auto tm = createHostTargetMachine(options, &cpu, &features);
+  if (!tm)
+    return tm.takeError();
+  return keySalt((*tm)->getTargetTriple().str(), cpu, features, options);
+}
 
 FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchDir,
                                        const ObjectOptions &options, const ObjectCache &cache,
-                                       unsigned parts) {
+                                       unsigned parts,
+                                       llvm::ArrayRef<FunctionObject> functionObjects) {
   llvm::LLVMContext llvmContext;
   FailureOr<HostModule> host = translateForHost(module, options, llvmContext);
   if (failed(host))
     return failure();
   unsigned cap = std::min(options.optLevel, 3u);
+
+  // The function objects first: what the cache holds is linked as it is,
+  // the others are cut out of the module.
+  ObjectParts result;
+  std::vector<std::string> bitcodes, givenKeys;
+  std::vector<unsigned> levelOf;
+  for (const FunctionObject &object : functionObjects) {
+    if (!object.cached.empty()) {
+      result.paths.push_back(object.cached);
+      ++result.reused;
+      continue;
+    }
+    llvm::Expected<std::string> bitcode = extractFunctions(*host->module, object.functions);
+    if (!bitcode)
+      return module.emitError() << llvm::toString(bitcode.takeError());
+    bitcodes.push_back(std::move(*bitcode));
+    levelOf.push_back(std::min(object.level, cap));
+    givenKeys.push_back(object.key);
+  }
+  for (const FunctionObject &object : functionObjects)
+    if (object.cached.empty())
+      for (const std::string &name : object.functions) {
+        llvm::Function *f = host->module->getFunction(name);
+        f->deleteBody();
+        f->setAttributes(llvm::AttributeList());
+      }
+  if (!functionObjects.empty()) {
+    // Nothing unused, the declarations by name after the definitions: the
+    // rest is then the same IR whether a function object was cut out of it
+    // here or declared from the cache before the lowering.
+    llvm::Module::FunctionListType &list = host->module->getFunctionList();
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (llvm::Function &f : llvm::make_early_inc_range(list))
+        if (f.use_empty() && (f.isDeclaration() || f.hasLocalLinkage())) {
+          f.eraseFromParent();
+          erased = true;
+        }
+      for (llvm::GlobalVariable &g : llvm::make_early_inc_range(host->module->globals()))
+        if (g.use_empty() && g.hasLocalLinkage()) {
+          g.eraseFromParent();
+          erased = true;
+        }
+    }
+    std::vector<llvm::Function *> declarations;
+    for (llvm::Function &f : list)
+      if (f.isDeclaration())
+        declarations.push_back(&f);
+    llvm::sort(declarations, [](llvm::Function *a, llvm::Function *b) {
+      return a->getName() < b->getName();
+    });
+    for (llvm::Function *f : declarations)
+      list.splice(list.end(), list, f->getIterator());
+  }
+
   llvm::Expected<std::vector<LevelModule>> levels =
       splitByOptLevel(std::move(host->module), cap);
   if (!levels)
@@ -99,6 +231,7 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
   unsigned threads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   if (parts == 0)
     parts = std::max(8u, 4 * threads);
+  parts = parts > functionObjects.size() ? parts - functionObjects.size() : 1;
   // The parts are shared among the levels by their instruction counts, at
   // least one each.
   auto size = [](const llvm::Module &m) {
@@ -110,8 +243,6 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
   size_t total = 0;
   for (LevelModule &level : *levels)
     total += size(*level.module);
-  std::vector<std::string> bitcodes;
-  std::vector<unsigned> levelOf;
   for (LevelModule &level : *levels) {
     unsigned share = total == 0 ? 1
                                 : std::max<unsigned>(
@@ -122,30 +253,32 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
       llvm::WriteBitcodeToFile(*part, os);
       bitcodes.push_back(std::move(bc));
       levelOf.push_back(level.level);
+      givenKeys.emplace_back();
     });
   }
 
-  // Each part's key: its bitcode and everything else its object depends on.
-  std::string salt = "synpl-objects-v1|" LLVM_VERSION_STRING "|" +
-                     host->machine->getTargetTriple().str() + "|" + host->cpu + "|" + host->features + "|" +
-                     std::to_string(options.useLibmvec) + std::to_string(options.reassociate) +
-                     "|O";
+  // Each part's key: its bitcode and everything else its object depends on
+  // (a function object's: the one it was given).
+  std::string salt = keySalt(host->machine->getTargetTriple().str(), host->cpu, host->features,
+                             options);
   if (!cache.dir.empty())
     if (std::error_code ec = llvm::sys::fs::create_directories(cache.dir))
       return module.emitError() << "cannot create the object cache " << cache.dir << ": "
                                 << ec.message() << " (--no-cache compiles without it)";
-  ObjectParts result;
   std::vector<std::string> paths(bitcodes.size());
   std::vector<size_t> toCompile;
   for (size_t i = 0; i < bitcodes.size(); ++i) {
-    llvm::SHA256 hash;
-    hash.update(salt + std::to_string(levelOf[i]) + "|");
-    hash.update(bitcodes[i]);
-    std::string key = hex(hash.final());
+    std::string key = givenKeys[i];
+    if (key.empty()) {
+      llvm::SHA256 hash;
+      hash.update(salt + std::to_string(levelOf[i]) + "|");
+      hash.update(bitcodes[i]);
+      key = hex(hash.final());
+    }
     llvm::SmallString<256> path(cache.dir.empty() ? scratchDir : llvm::StringRef(cache.dir));
     llvm::sys::path::append(path, key + ".o");
     paths[i] = path.str().str();
-    if (!cache.dir.empty() && llvm::sys::fs::exists(paths[i]))
+    if (!cache.dir.empty() && givenKeys[i].empty() && llvm::sys::fs::exists(paths[i]))
       ++result.reused;
     else
       toCompile.push_back(i);
@@ -178,8 +311,10 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
       return module.emitError() << "cannot write " << paths[i] << ": "
                                 << llvm::toString(std::move(err));
     ++result.compiled;
+    if (!givenKeys[i].empty() && !cache.dir.empty())
+      result.keyed.push_back(givenKeys[i]);
   }
-  result.paths.assign(paths.begin(), paths.end());
+  result.paths.append(paths.begin(), paths.end());
   return result;
 }
 

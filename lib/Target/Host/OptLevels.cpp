@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "synpl/Target/HostObject.h"
 
+#include "Globals.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Constants.h"
@@ -45,10 +47,6 @@ llvm::Expected<unsigned> functionOptLevel(const llvm::Function &f, unsigned cap)
   return std::min(level, cap);
 }
 
-namespace {
-
-/// Every global value `c` refers to, through constant expressions and
-/// aggregates.
 void collectGlobals(const llvm::Constant *c, llvm::SmallPtrSetImpl<const llvm::GlobalValue *> &out,
                     llvm::SmallPtrSetImpl<const llvm::Constant *> &seen) {
   if (!seen.insert(c).second)
@@ -61,8 +59,6 @@ void collectGlobals(const llvm::Constant *c, llvm::SmallPtrSetImpl<const llvm::G
     if (auto *inner = llvm::dyn_cast<llvm::Constant>(op.get()))
       collectGlobals(inner, out, seen);
 }
-
-} // namespace
 
 llvm::Expected<std::vector<LevelModule>>
 splitByOptLevel(std::unique_ptr<llvm::Module> module, unsigned cap) {
