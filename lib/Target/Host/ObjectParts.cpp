@@ -284,6 +284,10 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
       toCompile.push_back(i);
   }
 
+  // The largest first: a long part started last would finish alone.
+  llvm::stable_sort(toCompile, [&](size_t a, size_t b) {
+    return bitcodes[a].size() > bitcodes[b].size();
+  });
   std::vector<std::string> objects(bitcodes.size()), errors(bitcodes.size());
   {
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
