@@ -142,6 +142,9 @@ struct Compilation {
     return usedNodes([](llvm::StringRef isa) { return ipu21::factsFor(isa).has_value(); });
   }
   LogicalResult run();
+  /// The last phase, to the LLVM dialect: with kernel objects (an
+  /// executable on the host), the cached kernels are not lowered.
+  LogicalResult toLLVM(Phase from, KernelTarget target, PhaseOptions &phaseOptions);
 };
 
 /// Reads the l1.system of `path` (.syn or .mlir) into the module, replacing
@@ -390,33 +393,39 @@ LogicalResult Compilation::run() {
     progress(ptxas.empty() ? "no ptxas: embedding the PTX only"
                            : "assembling a cubin with " + ptxas);
   }
+  return toLLVM(from, target, phaseOptions);
+}
+
+LogicalResult Compilation::toLLVM(Phase from, KernelTarget target, PhaseOptions &phaseOptions) {
+  llvm::StringRef name = "L0 -> LLVM (kernels, control, tables)";
+  KernelObjects *kernelObjects = options.kernelObjects;
+  if (!kernelObjects || kernelObjects->cacheDir.empty() || target != KernelTarget::Host ||
+      !options.dumpDir.empty()) {
+    if (failed(runPipeline(name, from, Phase::LLVM, target, phaseOptions)))
+      return failure();
+    return dump(phaseName(Phase::LLVM));
+  }
   // An executable's host kernels compiled before come from the object
   // cache: their levels are set first (they are part of the key), then the
   // cached ones are stubbed and the rest lowered.
-  KernelObjects *kernelObjects = options.kernelObjects;
-  if (kernelObjects && (kernelObjects->cacheDir.empty() || target != KernelTarget::Host ||
-                        !options.dumpDir.empty()))
-    kernelObjects = nullptr;
-  if (kernelObjects) {
-    if (phaseOptions.hotShare != 1.0) {
-      PassManager pm(module.getContext());
-      if (options.configure && failed(options.configure(pm, "L0 kernel effort")))
-        return failure();
-      L0KernelEffortOptions effort;
-      effort.hotShare = phaseOptions.hotShare;
-      effort.lightLevel = phaseOptions.lightLevel;
-      pm.addPass(createL0KernelEffort(effort));
-      if (failed(pm.run(module)))
-        return failure();
-      phaseOptions.hotShare = 1.0; // done: the codegen pipeline leaves the levels
-    }
-    std::string error;
-    if (failed(reuseKernelObjects(module, *kernelObjects, error)))
-      return fail(error);
-    progress("kernels: " + llvm::Twine(kernelObjects->kernels) + " in " +
-             llvm::Twine(kernelObjects->objects.size()) + " objects, " +
-             llvm::Twine(kernelObjects->reusedKernels) + " from the cache (not lowered)");
+  if (phaseOptions.hotShare != 1.0) {
+    PassManager pm(module.getContext());
+    if (options.configure && failed(options.configure(pm, "L0 kernel effort")))
+      return failure();
+    L0KernelEffortOptions effort;
+    effort.hotShare = phaseOptions.hotShare;
+    effort.lightLevel = phaseOptions.lightLevel;
+    pm.addPass(createL0KernelEffort(effort));
+    if (failed(pm.run(module)))
+      return failure();
+    phaseOptions.hotShare = 1.0; // done: the codegen pipeline leaves the levels
   }
+  std::string error;
+  if (failed(reuseKernelObjects(module, *kernelObjects, error)))
+    return fail(error);
+  progress("kernels: " + llvm::Twine(kernelObjects->kernels) + " in " +
+           llvm::Twine(kernelObjects->objects.size()) + " objects, " +
+           llvm::Twine(kernelObjects->reusedKernels) + " from the cache (not lowered)");
   // The manifests are read from the kernels once lowered, before the
   // plan's tables replace them.
   struct AfterKernels : PassInstrumentation {
@@ -428,14 +437,10 @@ LogicalResult Compilation::run() {
           describeKernelObjects(module, *objects);
     }
   };
-  if (failed(runPipeline("L0 -> LLVM (kernels, control, tables)", from, Phase::LLVM, target,
-                         phaseOptions,
-                         kernelObjects ? std::make_unique<AfterKernels>(kernelObjects)
-                                       : nullptr)) ||
-      failed(dump(phaseName(Phase::LLVM))))
+  if (failed(runPipeline(name, from, Phase::LLVM, target, phaseOptions,
+                         std::make_unique<AfterKernels>(kernelObjects))))
     return failure();
-  if (kernelObjects)
-    dropUndescribed(*kernelObjects);
+  dropUndescribed(*kernelObjects);
   return success();
 }
 
