@@ -20,16 +20,27 @@ each D of --depths, compiled cold; per depth the time, the kernels of its L0
 plan and the host functions they compile to (kernels with the same code
 share one function), and the time each block added over the previous depth.
 
+Then, per workload (the MLP's method, examples/mnist/mnist.l2.syn; the
+CNN's, examples/fashion_mnist_cnn/fashion_mnist_cnn.methods.syn; the
+character LM's, examples/charlm/charlm.methods.syn): the compile cold
+(--no-cache), warm (the object cache filled by the compile before: no
+kernel is lowered or compiled) and warm after a learning-rate change (the
+spec's `lr:` changed to a value no earlier compile saw: the kernel object
+holding the one kernel that reads it is lowered and compiled again), the
+medians of --runs interleaved rounds, and each warm one's ratio to the cold.
+
   python3 bench/compile_time.py [--build DIR] [--runs N] [--depths 2,4,8,16,32]
+                                [--workloads mlp,cnn,charlm]
 """
 import argparse, json, os, re, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def timed(cmd):
+def timed(cmd, env=None):
     t = time.perf_counter()
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       env=env)
     dt = time.perf_counter() - t
     if r.returncode != 0:
         sys.exit('failed: %s\n%s' % (' '.join(cmd), r.stderr))
@@ -42,6 +53,9 @@ def main():
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--depths', default='2,4,8,16,32',
                     help='repeated-block depths to compile (empty: skip)')
+    ap.add_argument('--workloads', default='mlp,cnn,charlm',
+                    help='workloads to compile cold, warm and after a learning-rate '
+                         'change (empty: skip)')
     args = ap.parse_args()
     synplc = os.path.join(args.build, 'bin', 'synplc')
     spec = os.path.join(ROOT, 'examples', 'fashion_mnist', 'fashion_mnist.syn')
@@ -86,6 +100,51 @@ def main():
             print('  ' + l.strip())
     if args.depths:
         depth_sweep(synplc, [int(d) for d in args.depths.split(',')], args.runs)
+    if args.workloads:
+        warm_compiles(synplc, args.workloads.split(','), args.runs)
+
+
+WORKLOADS = {
+    'mlp': os.path.join(ROOT, 'examples', 'mnist', 'mnist.l2.syn'),
+    'cnn': os.path.join(ROOT, 'examples', 'fashion_mnist_cnn', 'fashion_mnist_cnn.methods.syn'),
+    'charlm': os.path.join(ROOT, 'examples', 'charlm', 'charlm.methods.syn'),
+}
+
+
+def warm_compiles(synplc, workloads, runs):
+    """Cold, warm and learning-rate-changed compiles of each workload's
+    method, interleaved."""
+    rows = []
+    for name in workloads:
+        with open(WORKLOADS[name]) as f:
+            text = f.read()
+        if not re.search(r'\blr: *[0-9.e+-]+', text):
+            sys.exit('%s has no lr: to change' % WORKLOADS[name])
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, SYNPL_CACHE_DIR=os.path.join(tmp, 'cache'))
+            spec = os.path.join(tmp, name + '.syn')
+            exe = os.path.join(tmp, name)
+            with open(spec, 'w') as f:
+                f.write(text)
+            timed([synplc, spec, '-o', exe], env)  # fills the cache
+            cold, warm, lr = [], [], []
+            for r in range(runs):
+                cold.append(timed([synplc, spec, '-o', exe, '--no-cache']))
+                warm.append(timed([synplc, spec, '-o', exe], env))
+                changed = os.path.join(tmp, '%s-lr%d.syn' % (name, r))
+                with open(changed, 'w') as f:
+                    f.write(re.sub(r'\blr: *[0-9.e+-]+', 'lr: %.6e' % (1e-3 * (1.01 + 0.01 * r)),
+                                   text, count=1))
+                lr.append(timed([synplc, changed, '-o', exe + '-lr'], env))
+                print('%s run %d/%d: cold %.2f s, warm %.2f s, lr change %.2f s' % (
+                    name, r + 1, runs, cold[-1], warm[-1], lr[-1]), file=sys.stderr)
+        rows.append((name, statistics.median(cold), statistics.median(warm),
+                     statistics.median(lr)))
+    print('compile time per workload, warm object cache against cold (median of %d)' % runs)
+    print('  %-8s %8s %8s %7s %10s %7s' % ('workload', 'cold s', 'warm s', 'ratio',
+                                           'lr chg s', 'ratio'))
+    for name, c, w, l in rows:
+        print('  %-8s %8.2f %8.2f %6.2fx %10.2f %6.2fx' % (name, c, w, w / c, l, l / c))
 
 
 def depth_spec(depth, distinct=False):
