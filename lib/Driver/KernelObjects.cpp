@@ -266,6 +266,8 @@ LogicalResult synpl::driver::reuseKernelObjects(ModuleOp module, KernelObjects &
       entries = readManifest(manifestPath, object.functions, module.getContext());
     if (entries) {
       object.cached = path.str().str();
+      host::ObjectCache::touch(path);
+      host::ObjectCache::touch(manifestPath);
       for (auto [g, entry] : llvm::zip(bucket.groups, *entries)) {
         for (l0uop::KernelOp kernel : g->kernels)
           stub(kernel, entry);

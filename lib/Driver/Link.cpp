@@ -111,8 +111,15 @@ LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef pa
   objectOptions.cpu = options.cpu;
   objectOptions.optLevel = std::min(options.optLevel, 3u);
   host::ObjectCache cache;
-  if (options.cache)
+  if (options.cache) {
     cache.dir = options.cacheDir.empty() ? host::ObjectCache::defaultDir() : options.cacheDir;
+    llvm::Expected<uint64_t> maxBytes = host::ObjectCache::defaultMaxBytes();
+    if (!maxBytes) {
+      cleanup();
+      return fail(options, module, llvm::toString(maxBytes.takeError()));
+    }
+    cache.maxBytes = *maxBytes;
+  }
   const KernelObjects *kernels = options.kernelObjects;
   if (kernels && (kernels->cpu != objectOptions.cpu ||
                   std::min(kernels->optLevel, 3u) != objectOptions.optLevel)) {
@@ -171,5 +178,12 @@ LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef pa
     return fail(options, module,
                 "linking " + path + " failed" +
                     (linkError.empty() ? "" : ": " + linkError));
+  auto [removed, bytes] = cache.trim();
+  if (removed && options.progress)
+    options.progress(("cache: removed " + llvm::Twine(removed) +
+                      " least recently used files (" + llvm::Twine(bytes >> 10) +
+                      " KiB) to stay within " + llvm::Twine(cache.maxBytes >> 10) +
+                      " KiB (SYNPL_CACHE_MAX_SIZE)")
+                         .str());
   return success();
 }

@@ -125,8 +125,21 @@ mlir::LogicalResult emitObject(mlir::ModuleOp module, llvm::raw_pwrite_stream &o
 struct ObjectCache {
   /// The folder; empty: no cache (every part is compiled).
   std::string dir;
+  /// The most its objects and manifests (not its data folder) may take;
+  /// 0: no limit.
+  uint64_t maxBytes = 0;
   /// $SYNPL_CACHE_DIR, else $XDG_CACHE_HOME/synpl, else ~/.cache/synpl.
   static std::string defaultDir();
+  /// $SYNPL_CACHE_MAX_SIZE (bytes, or with a K, M or G suffix; 0: no
+  /// limit), else 2 GiB; an error names a malformed value.
+  static llvm::Expected<uint64_t> defaultMaxBytes();
+  /// Marks a file of the cache as used now (what trim() keeps longest).
+  static void touch(llvm::StringRef path);
+  /// Removes the least recently used objects and manifests until what is
+  /// left takes at most maxBytes, sparing those used in the last ten
+  /// minutes (a concurrent compile may be about to link them). Returns the
+  /// files removed and the bytes they took.
+  std::pair<unsigned, uint64_t> trim() const;
 };
 
 /// The objects emitObjectParts wrote or found, to be linked together.

@@ -9,7 +9,9 @@
 // compiled at their level, each on its own thread with its own LLVM context
 // and target machine. A change to one kernel (or to a learning rate, which
 // lives in one kernel or the plan's tables) recompiles only the parts it
-// touches.
+// touches. Function objects (the driver's kernel objects, keyed by their L0
+// code) are cut out of the module first and keyed as they were given. The
+// cache keeps within a size: the least recently used files go first.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Target/HostObject.h"
@@ -17,11 +19,11 @@
 #include "Globals.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
-#include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/IR/Constants.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -35,6 +37,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 
@@ -56,6 +59,75 @@ std::string ObjectCache::defaultDir() {
   }
   llvm::sys::path::append(path, "synpl");
   return path.str().str();
+}
+
+llvm::Expected<uint64_t> ObjectCache::defaultMaxBytes() {
+  const char *text = std::getenv("SYNPL_CACHE_MAX_SIZE");
+  if (!text || !*text)
+    return uint64_t(2) << 30;
+  llvm::StringRef value(text);
+  uint64_t unit = 1;
+  if (value.consume_back("K") || value.consume_back("k"))
+    unit = 1 << 10;
+  else if (value.consume_back("M") || value.consume_back("m"))
+    unit = 1 << 20;
+  else if (value.consume_back("G") || value.consume_back("g"))
+    unit = 1 << 30;
+  uint64_t count;
+  if (value.getAsInteger(10, count) || count > UINT64_MAX / unit)
+    return llvm::createStringError(
+        "SYNPL_CACHE_MAX_SIZE=" + std::string(text) +
+        ": a size in bytes, or with a K, M or G suffix (0: no limit)");
+  return count * unit;
+}
+
+void ObjectCache::touch(llvm::StringRef path) {
+  // Best effort: a file that cannot be touched is only evicted sooner.
+  int fd;
+  if (llvm::sys::fs::openFileForWrite(path, fd, llvm::sys::fs::CD_OpenExisting,
+                                      llvm::sys::fs::OF_Append))
+    return;
+  (void)llvm::sys::fs::setLastAccessAndModificationTime(fd, std::chrono::system_clock::now());
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+}
+
+std::pair<unsigned, uint64_t> ObjectCache::trim() const {
+  if (dir.empty() || maxBytes == 0)
+    return {0, 0};
+  struct Entry {
+    std::string path;
+    uint64_t size;
+    llvm::sys::TimePoint<> used;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::StringRef ext = llvm::sys::path::extension(it->path());
+    if (ext != ".o" && ext != ".kernels")
+      continue;
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(it->path(), status) ||
+        status.type() != llvm::sys::fs::file_type::regular_file)
+      continue;
+    entries.push_back({it->path(), status.getSize(), status.getLastModificationTime()});
+    total += status.getSize();
+  }
+  if (total <= maxBytes)
+    return {0, 0};
+  llvm::sort(entries, [](const Entry &a, const Entry &b) { return a.used < b.used; });
+  auto recent = std::chrono::system_clock::now() - std::chrono::minutes(10);
+  std::pair<unsigned, uint64_t> removed{0, 0};
+  for (const Entry &e : entries) {
+    if (total <= maxBytes || e.used > recent)
+      break;
+    if (llvm::sys::fs::remove(e.path))
+      continue;
+    total -= e.size;
+    ++removed.first;
+    removed.second += e.size;
+  }
+  return removed;
 }
 
 namespace {
@@ -278,15 +350,17 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
     llvm::SmallString<256> path(cache.dir.empty() ? scratchDir : llvm::StringRef(cache.dir));
     llvm::sys::path::append(path, key + ".o");
     paths[i] = path.str().str();
-    if (!cache.dir.empty() && givenKeys[i].empty() && llvm::sys::fs::exists(paths[i]))
+    if (!cache.dir.empty() && givenKeys[i].empty() && llvm::sys::fs::exists(paths[i])) {
+      ObjectCache::touch(paths[i]);
       ++result.reused;
-    else
+    } else
       toCompile.push_back(i);
   }
 
   // The largest first: a long part started last would finish alone.
-  llvm::stable_sort(toCompile, [&](size_t a, size_t b) {
-    return bitcodes[a].size() > bitcodes[b].size();
+  llvm::sort(toCompile, [&](size_t a, size_t b) {
+    return bitcodes[a].size() != bitcodes[b].size() ? bitcodes[a].size() > bitcodes[b].size()
+                                                     : a < b;
   });
   std::vector<std::string> objects(bitcodes.size()), errors(bitcodes.size());
   {
