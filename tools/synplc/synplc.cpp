@@ -182,7 +182,8 @@ cl::opt<bool> noCache(
              "keep nothing (by default they come from the object cache, "
              "$SYNPL_CACHE_DIR or ~/.cache/synpl, when compiled before: kernels "
              "with the same L0 code are then not even lowered, the other parts "
-             "need the same IR; both the same target and options)"),
+             "need the same IR; both the same target and options; the cache "
+             "keeps within $SYNPL_CACHE_MAX_SIZE, default 2G)"),
     cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("print each stage, the plan summary and the "
                                     "link command"),
