@@ -30,6 +30,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -49,16 +50,6 @@ using namespace synpl::driver;
 namespace {
 
 constexpr llvm::StringLiteral kManifestHeader = "synpl-kernel-objects v1";
-
-std::string hex(llvm::ArrayRef<uint8_t> bytes) {
-  static const char *digits = "0123456789abcdef";
-  std::string s;
-  for (uint8_t b : bytes) {
-    s += digits[b >> 4];
-    s += digits[b & 15];
-  }
-  return s;
-}
 
 /// This build of the compiler: the files that hold the kernel lowering and
 /// the host backend, by path, size and modification time (a rebuilt
@@ -256,7 +247,7 @@ LogicalResult synpl::driver::reuseKernelObjects(ModuleOp module, KernelObjects &
       hash.update(g->entry + "\n" + codeOf(g->leader, *planTables[plan]) + "\n");
       object.functions.push_back(g->entry);
     }
-    object.key = "k" + hex(hash.final());
+    object.key = "k" + llvm::toHex(hash.final(), /*LowerCase=*/true);
     llvm::SmallString<256> path(objects.cacheDir);
     llvm::sys::path::append(path, object.key + ".o");
     llvm::SmallString<256> manifestPath(objects.cacheDir);

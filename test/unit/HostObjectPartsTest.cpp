@@ -29,12 +29,35 @@ using namespace mlir;
 
 namespace {
 
-// @kernel (the function object) calls the local @helper and reads the local
-// constant @coeffs, which @main reads too; @main calls @kernel; @shared
-// writes the mutable local @counter, which @main reads.
-const char *kDefined = R"(
+// The program around the function object: @main calls @kernel and reads
+// the local constant @coeffs; @shared writes the mutable local @counter,
+// which @main reads.
+#define SYNPL_REST_OF_PROGRAM R"(
 llvm.mlir.global internal constant @coeffs(dense<[2.0, 3.0]> : tensor<2xf32>) : !llvm.array<2 x f32>
 llvm.mlir.global internal @counter(7 : i32) : i32
+llvm.func @shared() {
+  %p = llvm.mlir.addressof @counter : !llvm.ptr
+  %one = llvm.mlir.constant(1 : i32) : i32
+  llvm.store %one, %p : i32, !llvm.ptr
+  llvm.return
+}
+llvm.func @main(%x: f32) -> f32 {
+  %p = llvm.mlir.addressof @coeffs : !llvm.ptr
+  %c = llvm.load %p : !llvm.ptr -> f32
+  %q = llvm.mlir.addressof @counter : !llvm.ptr
+  %n = llvm.load %q : !llvm.ptr -> i32
+  %f = llvm.sitofp %n : i32 to f32
+  %k = llvm.call @kernel(%x) : (f32) -> f32
+  %s = llvm.fadd %k, %c : f32
+  %r = llvm.fadd %s, %f : f32
+  llvm.call @shared() : () -> ()
+  llvm.return %r : f32
+}
+)"
+
+// @kernel (the function object) calls the local @helper and reads @coeffs,
+// which @main reads too.
+const char *kDefined = R"(
 llvm.func internal @helper(%x: f32) -> f32 {
   %two = llvm.mlir.constant(2.0 : f32) : f32
   %y = llvm.fmul %x, %two : f32
@@ -47,52 +70,15 @@ llvm.func @kernel(%x: f32) -> f32 {
   %r = llvm.fadd %h, %c : f32
   llvm.return %r : f32
 }
-llvm.func @shared() {
-  %p = llvm.mlir.addressof @counter : !llvm.ptr
-  %one = llvm.mlir.constant(1 : i32) : i32
-  llvm.store %one, %p : i32, !llvm.ptr
-  llvm.return
-}
-llvm.func @main(%x: f32) -> f32 {
-  %p = llvm.mlir.addressof @coeffs : !llvm.ptr
-  %c = llvm.load %p : !llvm.ptr -> f32
-  %q = llvm.mlir.addressof @counter : !llvm.ptr
-  %n = llvm.load %q : !llvm.ptr -> i32
-  %f = llvm.sitofp %n : i32 to f32
-  %k = llvm.call @kernel(%x) : (f32) -> f32
-  %s = llvm.fadd %k, %c : f32
-  %r = llvm.fadd %s, %f : f32
-  llvm.call @shared() : () -> ()
-  llvm.return %r : f32
-}
-)";
+)" SYNPL_REST_OF_PROGRAM;
 
 // The same program after a compile that found @kernel's object in the
 // cache: @kernel is declared (after the rest, as the driver adds it) and
 // @helper was never made.
-const char *kDeclared = R"(
-llvm.mlir.global internal constant @coeffs(dense<[2.0, 3.0]> : tensor<2xf32>) : !llvm.array<2 x f32>
-llvm.mlir.global internal @counter(7 : i32) : i32
-llvm.func @shared() {
-  %p = llvm.mlir.addressof @counter : !llvm.ptr
-  %one = llvm.mlir.constant(1 : i32) : i32
-  llvm.store %one, %p : i32, !llvm.ptr
-  llvm.return
-}
-llvm.func @main(%x: f32) -> f32 {
-  %p = llvm.mlir.addressof @coeffs : !llvm.ptr
-  %c = llvm.load %p : !llvm.ptr -> f32
-  %q = llvm.mlir.addressof @counter : !llvm.ptr
-  %n = llvm.load %q : !llvm.ptr -> i32
-  %f = llvm.sitofp %n : i32 to f32
-  %k = llvm.call @kernel(%x) : (f32) -> f32
-  %s = llvm.fadd %k, %c : f32
-  %r = llvm.fadd %s, %f : f32
-  llvm.call @shared() : () -> ()
-  llvm.return %r : f32
-}
+const char *kDeclared = SYNPL_REST_OF_PROGRAM R"(
 llvm.func @kernel(f32) -> f32
 )";
+#undef SYNPL_REST_OF_PROGRAM
 
 struct Fixture {
   MLIRContext context;

@@ -20,6 +20,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Config/llvm-config.h"
@@ -131,16 +132,6 @@ std::pair<unsigned, uint64_t> ObjectCache::trim() const {
 }
 
 namespace {
-
-std::string hex(llvm::ArrayRef<uint8_t> bytes) {
-  static const char *digits = "0123456789abcdef";
-  std::string s;
-  for (uint8_t b : bytes) {
-    s += digits[b >> 4];
-    s += digits[b & 15];
-  }
-  return s;
-}
 
 /// What a key holds besides the IR (the level follows it).
 std::string keySalt(llvm::StringRef triple, llvm::StringRef cpu, llvm::StringRef features,
@@ -345,7 +336,7 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
       llvm::SHA256 hash;
       hash.update(salt + std::to_string(levelOf[i]) + "|");
       hash.update(bitcodes[i]);
-      key = hex(hash.final());
+      key = llvm::toHex(hash.final(), /*LowerCase=*/true);
     }
     llvm::SmallString<256> path(cache.dir.empty() ? scratchDir : llvm::StringRef(cache.dir));
     llvm::sys::path::append(path, key + ".o");
