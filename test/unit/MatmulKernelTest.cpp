@@ -496,8 +496,10 @@ TEST_CASE("tiled matmul kernels: MNIST sizes", "[matmul]") {
 TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {
   // K > 256 splits the k loop into blocks whose accumulators wait in
   // per-row arrays: 2 blocks (first, last) and 4 (first, 2 middle, last),
-  // with every kind of init, two REDUCEs, and a row panel boundary (270
-  // rows; a panel holds 258 at K 1000). The k blocks run outside the lane
+  // with every kind of init, two REDUCEs, and chunks of several row panels
+  // (at K 1000 a panel holds 258 rows, or up to 294 to spare a panel: 593
+  // rows run as three of 198, 198 and 197, 600 as 204, 204 and 192, 290 as
+  // one). The k blocks run outside the lane
   // blocks and A's rows are copied into a row array per k block (the form
   // decides whether A is the load that qualifies) -- except at N 11000,
   // where a panel's parked accumulators would pass 1 MiB and the lane
@@ -509,11 +511,12 @@ TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {
           unsigned(kLateInit | kRowScale), unsigned(kMax | kInitLoad)}) {
       INFO("form " << static_cast<int>(form) << ", epilogue " << epilogue);
       check({form, 13, 19, 400, epilogue}, 16, 6, unevenChunks(13), seed++);
-      check({form, 270, 21, 1000, epilogue}, 16, 6,
-            {{0, 7}, {7, 200}, {200, 270}}, seed++);
+      check({form, 600, 21, 1000, epilogue}, 16, 6, {{0, 7}, {7, 600}}, seed++);
     }
   check({Form::AB, 20, 12, 777, kBias}, 8, 3, unevenChunks(20), seed++);
   check({Form::AB, 13, 21, 257, kBias}, 16, 6, unevenChunks(13), seed++);
+  check({Form::AB, 600, 21, 1000, kBias}, 16, 6, {{0, 600}}, seed++);
+  check({Form::AB, 290, 21, 1000, kBias | kRowScale}, 16, 6, {{0, 290}}, seed++);
   check({Form::AB, 13, 11000, 300, kBias | kRowScale}, 16, 6,
         unevenChunks(13), seed++);
 }

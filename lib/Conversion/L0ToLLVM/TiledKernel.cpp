@@ -611,6 +611,12 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       panel = std::min(panel, fit);
     }
   }
+  // A chunk's panels are as even as the row blocks allow, and one may take
+  // up to an eighth more than the budgets above where that spares a panel:
+  // a chunk a little longer than a panel would otherwise end in a sliver of
+  // rows that packs every lane panel again for itself (1024 rows in panels
+  // of 252: four and a panel of 16; now four of 258).
+  panel = (panel + panel / 8 + blockRows - 1) / blockRows * blockRows;
   int64_t panelRows = std::min(panel, tripI);
   panels.clear();
   for (const TilePlan::Pack &pack : plan.packs)
@@ -633,11 +639,24 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
         /*alignment=*/64));
   OpBuilder::InsertionGuard guard(b);
   if (panel < tripI) {
-    auto panels = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, panel));
+    // ceil(span / ceil(span / panel)), rounded up to whole row blocks: at
+    // most `panel`, since that is a whole number of row blocks.
+    Value span = arith::SubIOp::create(b, loc, rowHi, rowLo);
+    auto ceilDiv = [&](Value x, Value y) {
+      return arith::DivSIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, x, arith::SubIOp::create(b, loc, y, i64Const(loc, 1))),
+          y);
+    };
+    Value count = arith::MaxSIOp::create(b, loc, ceilDiv(span, i64Const(loc, panel)),
+                                         i64Const(loc, 1));
+    Value rowsEach = arith::MulIOp::create(
+        b, loc, ceilDiv(ceilDiv(span, count), i64Const(loc, blockRows)),
+        i64Const(loc, blockRows));
+    rowsEach = arith::MaxSIOp::create(b, loc, rowsEach, i64Const(loc, blockRows));
+    auto panels = scf::ForOp::create(b, loc, rowLo, rowHi, rowsEach);
     b.setInsertionPoint(panels.getBody()->getTerminator());
     rowLo = panels.getInductionVar();
-    rowHi = arith::MinSIOp::create(
-        b, loc, rowHi, arith::AddIOp::create(b, loc, rowLo, i64Const(loc, panel)));
+    rowHi = arith::MinSIOp::create(b, loc, rowHi, arith::AddIOp::create(b, loc, rowLo, rowsEach));
   }
   block.panelLo = rowLo;
   // The lane blocks' loop around `body`; firstLane is its variable inside.
