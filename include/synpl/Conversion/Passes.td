@@ -280,8 +280,11 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     16 KiB panel); between blocks each row's accumulators wait in a stack
     array and the code after the loop runs after the last block. The rows
     of a chunk are swept in panels whose `A` rows (of one k block) fit a
-    256 KiB share of L2. Where a panel's waiting accumulators (every lane
-    block's) fit 1 MiB, the k blocks run outside the lane blocks, and a
+    256 KiB share of L2, as even as whole row blocks allow, one taking up
+    to an eighth more where that spares a panel (each panel packs `B`
+    again). Where a panel's waiting accumulators (every lane block's) fit
+    1 MiB (or an eighth more, likewise), the k blocks run outside the lane
+    blocks, and a
     load of the k loop that depends on `i` but not on `j`, addressed from
     `i`, `k` and constants alone in a buffer the kernel does not store to
     (the `A[i, k]` of a matmul), is copied per k block into a contiguous
