@@ -136,7 +136,8 @@ public:
   void compile(const std::string &to, const std::string &from, const std::string &target,
                const std::string &cudaArch, const std::string &ptxas,
                const std::string &system, const std::string &l0Passes,
-               std::function<void(std::string)> progress) {
+               std::function<void(std::string)> progress, bool kernelCache,
+               const std::string &cacheDir, const std::string &cpu, int optLevel) {
     SynplCompileOptions options = synplCompileOptionsCreate();
     std::unique_ptr<void, void (*)(void *)> guard(
         options.ptr, [](void *p) { synplCompileOptionsDestroy(SynplCompileOptions{p}); });
@@ -149,6 +150,8 @@ public:
     synplCompileOptionsSetPtxas(options, ref(ptxas));
     synplCompileOptionsSetSystemFile(options, ref(system));
     synplCompileOptionsSetL0Passes(options, ref(l0Passes));
+    if (kernelCache)
+      synplCompileOptionsSetKernelCache(options, ref(cacheDir), ref(cpu), optLevel);
     if (progress)
       synplCompileOptionsSetProgress(
           options,
@@ -241,7 +244,12 @@ PYBIND11_MODULE(_core, m) {
            py::arg("target") = "auto", py::arg("cuda_arch") = "", py::arg("ptxas") = "",
            py::arg("system") = "", py::arg("l0_passes") = "",
            py::arg("progress") = std::function<void(std::string)>(),
-           "Run the phases in place, up to `to`")
+           py::arg("kernel_cache") = false, py::arg("cache_dir") = "",
+           py::arg("cpu") = "native", py::arg("opt_level") = 3,
+           "Run the phases in place, up to `to`; with kernel_cache, an executable's "
+           "kernels compiled before come from the object cache (cache_dir, else "
+           "$SYNPL_CACHE_DIR or ~/.cache/synpl) unlowered, and the module can only be "
+           "written by write_executable for the same cpu and opt_level")
       .def("ptx", &Module::ptx, "The PTX of the device kernels (after the device phase)")
       .def("write_object", &Module::writeObject, py::arg("path"), py::arg("cpu") = "native",
            py::arg("opt_level") = 3)

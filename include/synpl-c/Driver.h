@@ -70,6 +70,15 @@ MLIR_CAPI_EXPORTED void synplCompileOptionsSetSystemFile(SynplCompileOptions opt
 /// Extra passes on the L0 plan (a pass pipeline string).
 MLIR_CAPI_EXPORTED void synplCompileOptionsSetL0Passes(SynplCompileOptions options,
                                                        MlirStringRef pipeline);
+/// For an executable on the host: kernels compiled before with the same L0
+/// code are taken from the object cache `dir` (empty: $SYNPL_CACHE_DIR,
+/// else ~/.cache/synpl) without being lowered, the others are compiled on
+/// their own and added to it. The module can then only be written with
+/// synplWriteExecutable, for the same `cpu` (`native`: this host's) and
+/// `optLevel`.
+MLIR_CAPI_EXPORTED void synplCompileOptionsSetKernelCache(SynplCompileOptions options,
+                                                          MlirStringRef dir, MlirStringRef cpu,
+                                                          int optLevel);
 /// Receives one line per step of the compile (the phases, the target).
 MLIR_CAPI_EXPORTED void synplCompileOptionsSetProgress(SynplCompileOptions options,
                                                        MlirStringCallback callback,

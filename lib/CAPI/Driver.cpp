@@ -4,6 +4,7 @@
 #include "synpl/Dialect/IPU21/IPU21Ops.h"
 #include "synpl/Driver/Driver.h"
 #include "synpl/Search/Search.h"
+#include "synpl/Target/HostObject.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -110,6 +111,14 @@ void synplCompileOptionsSetSystemFile(SynplCompileOptions options, MlirStringRef
 
 void synplCompileOptionsSetL0Passes(SynplCompileOptions options, MlirStringRef pipeline) {
   unwrapOptions(options)->l0Passes = unwrap(pipeline).str();
+}
+
+void synplCompileOptionsSetKernelCache(SynplCompileOptions options, MlirStringRef dir,
+                                       MlirStringRef cpu, int optLevel) {
+  synpl::driver::KernelCache &cache = unwrapOptions(options)->kernelCache;
+  cache.dir = dir.length ? unwrap(dir).str() : synpl::host::ObjectCache::defaultDir();
+  cache.cpu = cpu.length ? unwrap(cpu).str() : "native";
+  cache.optLevel = optLevel < 0 ? 0 : unsigned(optLevel);
 }
 
 void synplCompileOptionsSetProgress(SynplCompileOptions options,

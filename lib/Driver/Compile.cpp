@@ -142,7 +142,7 @@ struct Compilation {
     return usedNodes([](llvm::StringRef isa) { return ipu21::factsFor(isa).has_value(); });
   }
   LogicalResult run();
-  /// The last phase, to the LLVM dialect: with kernel objects (an
+  /// The last phase, to the LLVM dialect: with a kernel cache (an
   /// executable on the host), the cached kernels are not lowered.
   LogicalResult toLLVM(Phase from, KernelTarget target, PhaseOptions &phaseOptions);
 };
@@ -398,8 +398,7 @@ LogicalResult Compilation::run() {
 
 LogicalResult Compilation::toLLVM(Phase from, KernelTarget target, PhaseOptions &phaseOptions) {
   llvm::StringRef name = "L0 -> LLVM (kernels, control, tables)";
-  KernelObjects *kernelObjects = options.kernelObjects;
-  if (!kernelObjects || kernelObjects->cacheDir.empty() || target != KernelTarget::Host ||
+  if (options.kernelCache.dir.empty() || target != KernelTarget::Host ||
       !options.dumpDir.empty()) {
     if (failed(runPipeline(name, from, Phase::LLVM, target, phaseOptions)))
       return failure();
@@ -420,12 +419,14 @@ LogicalResult Compilation::toLLVM(Phase from, KernelTarget target, PhaseOptions 
       return failure();
     phaseOptions.hotShare = 1.0; // done: the codegen pipeline leaves the levels
   }
+  KernelObjects objects;
+  objects.cache = options.kernelCache;
   std::string error;
-  if (failed(reuseKernelObjects(module, *kernelObjects, error)))
+  if (failed(reuseKernelObjects(module, objects, error)))
     return fail(error);
-  progress("kernels: " + llvm::Twine(kernelObjects->kernels) + " in " +
-           llvm::Twine(kernelObjects->objects.size()) + " objects, " +
-           llvm::Twine(kernelObjects->reusedKernels) + " from the cache (not lowered)");
+  progress("kernels: " + llvm::Twine(objects.kernels) + " in " +
+           llvm::Twine(objects.objects.size()) + " objects, " +
+           llvm::Twine(objects.reusedKernels) + " from the cache (not lowered)");
   // The manifests are read from the kernels once lowered, before the
   // plan's tables replace them.
   struct AfterKernels : PassInstrumentation {
@@ -438,9 +439,9 @@ LogicalResult Compilation::toLLVM(Phase from, KernelTarget target, PhaseOptions 
     }
   };
   if (failed(runPipeline(name, from, Phase::LLVM, target, phaseOptions,
-                         std::make_unique<AfterKernels>(kernelObjects))))
+                         std::make_unique<AfterKernels>(&objects))))
     return failure();
-  dropUndescribed(*kernelObjects);
+  attachKernelObjects(module, objects);
   return success();
 }
 

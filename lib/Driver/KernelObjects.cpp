@@ -160,8 +160,8 @@ LogicalResult synpl::driver::reuseKernelObjects(ModuleOp module, KernelObjects &
   if (identity.empty())
     return success(); // an unknown build: every kernel is lowered
   host::ObjectOptions objectOptions;
-  objectOptions.cpu = objects.cpu;
-  objectOptions.optLevel = std::min(objects.optLevel, 3u);
+  objectOptions.cpu = objects.cache.cpu;
+  objectOptions.optLevel = std::min(objects.cache.optLevel, 3u);
   llvm::Expected<std::string> salt = host::objectKeySalt(objectOptions);
   if (!salt) {
     error = llvm::toString(salt.takeError());
@@ -229,8 +229,8 @@ LogicalResult synpl::driver::reuseKernelObjects(ModuleOp module, KernelObjects &
   }
   llvm::erase_if(buckets, [](const Bucket &b) { return b.groups.empty(); });
 
-  if (std::error_code ec = llvm::sys::fs::create_directories(objects.cacheDir)) {
-    error = "cannot create the object cache " + objects.cacheDir + ": " + ec.message() +
+  if (std::error_code ec = llvm::sys::fs::create_directories(objects.cache.dir)) {
+    error = "cannot create the object cache " + objects.cache.dir + ": " + ec.message() +
             " (--no-cache compiles without it)";
     return failure();
   }
@@ -248,9 +248,9 @@ LogicalResult synpl::driver::reuseKernelObjects(ModuleOp module, KernelObjects &
       object.functions.push_back(g->entry);
     }
     object.key = "k" + llvm::toHex(hash.final(), /*LowerCase=*/true);
-    llvm::SmallString<256> path(objects.cacheDir);
+    llvm::SmallString<256> path(objects.cache.dir);
     llvm::sys::path::append(path, object.key + ".o");
-    llvm::SmallString<256> manifestPath(objects.cacheDir);
+    llvm::SmallString<256> manifestPath(objects.cache.dir);
     llvm::sys::path::append(manifestPath, object.key + ".kernels");
     std::optional<SmallVector<Entry>> entries;
     if (llvm::sys::fs::exists(path))
@@ -306,13 +306,82 @@ void synpl::driver::describeKernelObjects(ModuleOp module, KernelObjects &object
   }
 }
 
-void synpl::driver::dropUndescribed(KernelObjects &objects) {
+void synpl::driver::attachKernelObjects(ModuleOp module, KernelObjects &objects) {
   objects.manifests.resize(objects.objects.size());
   for (size_t i = objects.objects.size(); i-- > 0;)
     if (objects.objects[i].cached.empty() && objects.manifests[i].empty()) {
       objects.objects.erase(objects.objects.begin() + i);
       objects.manifests.erase(objects.manifests.begin() + i);
     }
+  Builder b(module.getContext());
+  SmallVector<Attribute> records;
+  for (auto [object, manifest] : llvm::zip(objects.objects, objects.manifests)) {
+    SmallVector<NamedAttribute> fields{
+        b.getNamedAttr("key", b.getStringAttr(object.key)),
+        b.getNamedAttr("level", b.getI64IntegerAttr(object.level)),
+        b.getNamedAttr("functions", b.getStrArrayAttr(SmallVector<StringRef>(
+                                        object.functions.begin(), object.functions.end())))};
+    if (!object.cached.empty())
+      fields.push_back(b.getNamedAttr("cached", b.getStringAttr(object.cached)));
+    else
+      fields.push_back(b.getNamedAttr("manifest", b.getStringAttr(manifest)));
+    records.push_back(b.getDictionaryAttr(fields));
+  }
+  module->setAttr(kKernelObjectsAttr,
+                  b.getDictionaryAttr({
+                      b.getNamedAttr("dir", b.getStringAttr(objects.cache.dir)),
+                      b.getNamedAttr("cpu", b.getStringAttr(objects.cache.cpu)),
+                      b.getNamedAttr("opt_level", b.getI64IntegerAttr(objects.cache.optLevel)),
+                      b.getNamedAttr("objects", b.getArrayAttr(records)),
+                  }));
+}
+
+FailureOr<std::optional<KernelObjects>>
+synpl::driver::readKernelObjects(ModuleOp module, std::string &error) {
+  Attribute attr = module->getAttr(kKernelObjectsAttr);
+  if (!attr)
+    return std::optional<KernelObjects>();
+  auto bad = [&](const llvm::Twine &why) {
+    error = ("the module's " + kKernelObjectsAttr + " " + why).str();
+    return failure();
+  };
+  auto record = dyn_cast<DictionaryAttr>(attr);
+  if (!record)
+    return bad("is not a dictionary");
+  auto dir = record.getAs<StringAttr>("dir");
+  auto cpu = record.getAs<StringAttr>("cpu");
+  auto level = record.getAs<IntegerAttr>("opt_level");
+  auto list = record.getAs<ArrayAttr>("objects");
+  if (!dir || !cpu || !level || !list)
+    return bad("needs dir, cpu, opt_level and objects");
+  KernelObjects objects;
+  objects.cache.dir = dir.str();
+  objects.cache.cpu = cpu.str();
+  objects.cache.optLevel = unsigned(level.getInt());
+  for (Attribute a : list) {
+    auto entry = dyn_cast<DictionaryAttr>(a);
+    auto key = entry ? entry.getAs<StringAttr>("key") : nullptr;
+    auto objectLevel = entry ? entry.getAs<IntegerAttr>("level") : nullptr;
+    auto functions = entry ? entry.getAs<ArrayAttr>("functions") : nullptr;
+    auto cached = entry ? entry.getAs<StringAttr>("cached") : nullptr;
+    auto manifest = entry ? entry.getAs<StringAttr>("manifest") : nullptr;
+    if (!key || !objectLevel || !functions || !cached == !manifest)
+      return bad("has an object without key, level, functions and either cached or manifest");
+    host::FunctionObject object;
+    object.key = key.str();
+    object.level = unsigned(objectLevel.getInt());
+    for (Attribute f : functions) {
+      auto name = dyn_cast<StringAttr>(f);
+      if (!name)
+        return bad("has a function that is not a name");
+      object.functions.push_back(name.str());
+    }
+    if (cached)
+      object.cached = cached.str();
+    objects.objects.push_back(std::move(object));
+    objects.manifests.push_back(manifest ? manifest.str() : "");
+  }
+  return std::optional<KernelObjects>(std::move(objects));
 }
 
 LogicalResult synpl::driver::keepManifests(const KernelObjects &objects,
@@ -325,7 +394,7 @@ LogicalResult synpl::driver::keepManifests(const KernelObjects &objects,
     const std::string &manifest = objects.manifests[i];
     if (!keys.contains(object.key) || manifest.empty())
       continue;
-    llvm::SmallString<256> path(objects.cacheDir);
+    llvm::SmallString<256> path(objects.cache.dir);
     llvm::sys::path::append(path, object.key + ".kernels");
     // Whole or not at all: a concurrent compile never reads half of it.
     if (llvm::Error err = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {

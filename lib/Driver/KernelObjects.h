@@ -3,8 +3,30 @@
 #define SYNPL_DRIVER_KERNELOBJECTS_H
 
 #include "synpl/Driver/Driver.h"
+#include "synpl/Target/HostObject.h"
+
+#include <optional>
 
 namespace synpl::driver {
+
+/// The kernel objects of one compile (KernelCache): each from the cache, or
+/// its functions to compile, with the manifest of each to compile (its
+/// functions' entries, splits and types: what a later compile reads instead
+/// of lowering them).
+struct KernelObjects {
+  KernelCache cache;
+  /// The objects in all, shared among the levels (0: four per hardware
+  /// thread, at least 8).
+  unsigned parts = 0;
+  std::vector<host::FunctionObject> objects;
+  std::vector<std::string> manifests;
+  /// The kernels grouped, and of those the ones taken from the cache.
+  unsigned kernels = 0, reusedKernels = 0;
+};
+
+/// The module attribute that carries a compile's kernel objects to the
+/// link.
+constexpr llvm::StringLiteral kKernelObjectsAttr = "synpl.kernel_objects";
 
 /// Before the host lowering of `module` (its kernels' optimization levels
 /// set): groups its kernels into `objects.objects`, keyed by their L0 code,
@@ -19,9 +41,15 @@ mlir::LogicalResult reuseKernelObjects(mlir::ModuleOp module, KernelObjects &obj
 /// the lowering built its functions as expected.
 void describeKernelObjects(mlir::ModuleOp module, KernelObjects &objects);
 
-/// Drops the objects to compile that have no manifest: their functions are
-/// compiled with the rest of the program.
-void dropUndescribed(KernelObjects &objects);
+/// Drops the objects to compile that have no manifest (their functions are
+/// compiled with the rest of the program), then records what is left on
+/// the module (kKernelObjectsAttr).
+void attachKernelObjects(mlir::ModuleOp module, KernelObjects &objects);
+
+/// The kernel objects recorded on `module`: none when it has no record; an
+/// error when the record is malformed.
+mlir::FailureOr<std::optional<KernelObjects>> readKernelObjects(mlir::ModuleOp module,
+                                                                std::string &error);
 
 /// Writes the manifests of the objects whose keys are in `compiled` next
 /// to them in the cache.

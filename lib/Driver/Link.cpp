@@ -75,6 +75,19 @@ std::string synpl::driver::findLinker() {
 
 LogicalResult synpl::driver::writeObject(ModuleOp module, llvm::StringRef path,
                                          const LinkOptions &options) {
+  // One object holds the whole module: none of its kernels may live in
+  // the cache only.
+  std::string error;
+  FailureOr<std::optional<KernelObjects>> kernels = readKernelObjects(module, error);
+  if (failed(kernels))
+    return fail(options, module, error);
+  if (*kernels && llvm::any_of((*kernels)->objects, [](const host::FunctionObject &o) {
+        return !o.cached.empty();
+      }))
+    return fail(options, module,
+                "the module declares kernels compiled before, kept in the object cache " +
+                    (*kernels)->cache.dir +
+                    " (compiled with a kernel cache): only an executable can be written");
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec)
@@ -120,27 +133,43 @@ LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef pa
     }
     cache.maxBytes = *maxBytes;
   }
-  const KernelObjects *kernels = options.kernelObjects;
-  if (kernels && (kernels->cpu != objectOptions.cpu ||
-                  std::min(kernels->optLevel, 3u) != objectOptions.optLevel)) {
+  // The kernel objects compile() planned: the cached ones are linked as
+  // they are, the others compiled on their own, both in the cache compile()
+  // looked in.
+  std::string error;
+  FailureOr<std::optional<KernelObjects>> kernels = readKernelObjects(module, error);
+  if (failed(kernels)) {
     cleanup();
-    return fail(options, module,
-                "the kernel objects were keyed for CPU " + kernels->cpu + " at O" +
-                    llvm::Twine(kernels->optLevel) + ", the link is for " + objectOptions.cpu +
-                    " at O" + llvm::Twine(objectOptions.optLevel));
+    return fail(options, module, error);
+  }
+  if (*kernels) {
+    const KernelCache &keyed = (*kernels)->cache;
+    if (keyed.cpu != objectOptions.cpu || std::min(keyed.optLevel, 3u) != objectOptions.optLevel) {
+      cleanup();
+      return fail(options, module,
+                  "the kernel objects were keyed for CPU " + keyed.cpu + " at O" +
+                      llvm::Twine(keyed.optLevel) + ", the link is for " + objectOptions.cpu +
+                      " at O" + llvm::Twine(objectOptions.optLevel));
+    }
+    if (!options.cache) {
+      cleanup();
+      return fail(options, module,
+                  "the module's kernels come from the object cache " + keyed.dir +
+                      " (compiled with a kernel cache): it cannot be linked without it");
+    }
+    cache.dir = keyed.dir;
   }
   FailureOr<host::ObjectParts> parts = host::emitObjectParts(
       module, scratch, objectOptions, cache, 0,
-      kernels ? llvm::ArrayRef<host::FunctionObject>(kernels->objects)
-              : llvm::ArrayRef<host::FunctionObject>());
+      *kernels ? llvm::ArrayRef<host::FunctionObject>((*kernels)->objects)
+               : llvm::ArrayRef<host::FunctionObject>());
   if (failed(parts)) {
     cleanup();
     return failure();
   }
-  std::string manifestError;
-  if (kernels && failed(keepManifests(*kernels, parts->keyed, manifestError))) {
+  if (*kernels && failed(keepManifests(**kernels, parts->keyed, error))) {
     cleanup();
-    return fail(options, module, manifestError);
+    return fail(options, module, error);
   }
   if (options.progress)
     options.progress(("objects: " + llvm::Twine(parts->paths.size()) + " parts, " +

@@ -161,7 +161,10 @@ def compile(source, output: Optional[str] = None, *, target: str = "auto",
         module.compile(to="l1", system=system if module.phase == "l2" else "", **options)
         text = str(module)
         placement = "\n".join(_ops(text, "l1.system") + _ops(text, "l1.pipeline"))
-    module.compile(to="llvm", **options)
+    # Kernels compiled before (the same L0 code, target and options) come
+    # from the object cache without being lowered: a sweep over learning
+    # rates recompiles one kernel object per run.
+    module.compile(to="llvm", kernel_cache=True, cpu=cpu, opt_level=opt_level, **options)
     simulator = None
     if module.is_ipu21_program:
         # Placed on an IPU (or target="ipu21"): its program file, which the

@@ -158,3 +158,34 @@ def test_a_model_placed_on_an_ipu_trains_in_the_simulator(trained, src_root, tmp
     assert [r.step for r in on_ipu] == [1, 2, 3]
     for a, b in zip(on_ipu, on_host):
         assert a.loss == pytest.approx(b.loss, rel=1e-5)
+
+
+def test_kernel_cache_across_compiles(src_root, tmp_path):
+    # A learning-rate sweep: the second compile lowers and compiles only the
+    # kernel object that holds the learning rate; both train.
+    spec = open(os.path.join(src_root, "examples/mnist/mnist.l2.syn")).read()
+    cache = tmp_path / "cache"
+    lines = {}
+    for lr in ("3e-4", "1e-3"):
+        path = tmp_path / f"lr{lr}.syn"
+        path.write_text(spec.replace("lr: 3e-4", f"lr: {lr}"))
+        module = synplexum.parse(path)
+        module.compile(to="llvm", kernel_cache=True, cache_dir=str(cache),
+                       progress=lines.setdefault(lr, []).append)
+        module.write_executable(str(tmp_path / f"train{lr}"))
+    first = [l for l in lines["3e-4"] if l.startswith("kernels:")]
+    second = [l for l in lines["1e-3"] if l.startswith("kernels:")]
+    assert first and re.match(r"kernels: (\d+) in \d+ objects, 0 from the cache", first[0])
+    total = int(re.match(r"kernels: (\d+)", second[0]).group(1))
+    reused = int(re.search(r"(\d+) from the cache", second[0]).group(1))
+    assert 0 < reused < total
+    assert any(name.endswith(".kernels") for name in os.listdir(cache))
+
+    # Such a module declares the cached kernels: an object cannot hold it,
+    # nor an executable for another CPU.
+    module = synplexum.parse(tmp_path / "lr1e-3.syn")
+    module.compile(to="llvm", kernel_cache=True, cache_dir=str(cache))
+    with pytest.raises(synplexum.CompileError, match="only an executable can be written"):
+        module.write_object(str(tmp_path / "x.o"))
+    with pytest.raises(synplexum.CompileError, match="keyed for CPU native at O3"):
+        module.write_executable(str(tmp_path / "x"), opt_level=1)

@@ -346,12 +346,10 @@ static int synplcMain(int argc, char **argv) {
   options.updateSharding = updateSharding;
   options.dumpDir = dumpPhases;
   // An executable's kernels compiled before are not lowered again.
-  KernelObjects kernelObjects;
   if (output == Emit::Executable && !noCache) {
-    kernelObjects.cacheDir = synpl::host::ObjectCache::defaultDir();
-    kernelObjects.cpu = cpu;
-    kernelObjects.optLevel = optLevel;
-    options.kernelObjects = &kernelObjects;
+    options.kernelCache.dir = synpl::host::ObjectCache::defaultDir();
+    options.kernelCache.cpu = cpu;
+    options.kernelCache.optLevel = optLevel;
   }
   // --dump-phases DIR: DIR/<name>.<phase>.mlir, <name> the input's file
   // name without its extensions (fashion_mnist.l1.mlir -> fashion_mnist).
@@ -427,10 +425,6 @@ static int synplcMain(int argc, char **argv) {
     link.runtimeLib = runtimeLib;
     link.linkerDriver = linkerDriver;
     link.cache = !noCache;
-    if (options.kernelObjects) {
-      link.cacheDir = kernelObjects.cacheDir;
-      link.kernelObjects = &kernelObjects;
-    }
     link.progress = options.progress;
     link.error = options.error;
     if (output == Emit::Object)

@@ -12,7 +12,6 @@
 #define SYNPL_DRIVER_DRIVER_H
 
 #include "synpl/Pipelines/Phases.h"
-#include "synpl/Target/HostObject.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -37,30 +36,21 @@ namespace synpl::driver {
 enum class TargetChoice { Auto, Host, Cuda, IPU21 };
 
 /// Host kernels kept compiled between compiles, in the object cache under
-/// the hash of their L0 code (KernelObjects.cpp). compile() groups the
-/// kernels into objects before the host lowering; an object the cache
-/// holds is linked as it is and its kernels are not lowered at all (they
-/// keep only their entry points). writeExecutable() compiles the others
-/// on their own and leaves them in the cache. Give the same KernelObjects
-/// to both, for an executable only: the module in between declares the
-/// cached functions without defining them.
-struct KernelObjects {
+/// the hash of their L0 code (KernelObjects.cpp). For an executable on the
+/// host, compile() groups the kernels into objects before the host
+/// lowering; an object the cache holds is linked as it is and its kernels
+/// are not lowered at all (they keep only their entry points). The plan
+/// travels on the module (its `synpl.kernel_objects` attribute) to
+/// writeExecutable(), which compiles the other objects on their own and
+/// leaves them in the cache. Such a module declares the cached kernels
+/// without defining them: only writeExecutable() takes it.
+struct KernelCache {
   /// The object cache's folder; empty: not used.
-  std::string cacheDir;
-  /// The target CPU and optimization level, as the LinkOptions'.
+  std::string dir;
+  /// The target CPU and optimization level the executable is written for
+  /// (writeExecutable() refuses others).
   std::string cpu = "native";
   unsigned optLevel = 3;
-  /// The objects in all, shared among the levels (0: four per hardware
-  /// thread, at least 8).
-  unsigned parts = 0;
-  /// Set by compile(): the objects (each from the cache, or its functions
-  /// to compile), with the manifest of each to compile (its functions'
-  /// entries, splits and types, what a later compile reads instead of
-  /// lowering them).
-  std::vector<host::FunctionObject> objects;
-  std::vector<std::string> manifests;
-  /// The kernels grouped, and of those the ones taken from the cache.
-  unsigned kernels = 0, reusedKernels = 0;
 };
 
 struct CompileOptions {
@@ -95,8 +85,8 @@ struct CompileOptions {
   /// "off".
   std::string updateSharding = "auto";
   /// For an executable on the host: its kernels from the object cache
-  /// where they were compiled before (KernelObjects); null: all lowered.
-  KernelObjects *kernelObjects = nullptr;
+  /// where they were compiled before (KernelCache); by default not used.
+  KernelCache kernelCache;
   /// Write the program at every layer it passes to <dumpDir>/<dumpStem>.<phase>.mlir.
   std::string dumpDir, dumpStem;
   /// Receives one line per step ("L3 -> L2 (method search)", the target, ...).
@@ -145,9 +135,6 @@ struct LinkOptions {
   bool cache = true;
   /// The cache's folder; empty: host::ObjectCache::defaultDir().
   std::string cacheDir;
-  /// The kernel objects compile() planned (the same KernelObjects it was
-  /// given), or null.
-  const KernelObjects *kernelObjects = nullptr;
   std::function<void(llvm::StringRef)> progress;
   /// As CompileOptions::error.
   std::function<void(const llvm::Twine &)> error;
