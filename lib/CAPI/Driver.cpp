@@ -4,7 +4,6 @@
 #include "synpl/Dialect/IPU21/IPU21Ops.h"
 #include "synpl/Driver/Driver.h"
 #include "synpl/Search/Search.h"
-#include "synpl/Target/HostObject.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -116,7 +115,8 @@ void synplCompileOptionsSetL0Passes(SynplCompileOptions options, MlirStringRef p
 void synplCompileOptionsSetKernelCache(SynplCompileOptions options, MlirStringRef dir,
                                        MlirStringRef cpu, int optLevel) {
   synpl::driver::KernelCache &cache = unwrapOptions(options)->kernelCache;
-  cache.dir = dir.length ? unwrap(dir).str() : synpl::host::ObjectCache::defaultDir();
+  cache.enabled = true;
+  cache.dir = unwrap(dir).str();
   cache.cpu = cpu.length ? unwrap(cpu).str() : "native";
   cache.optLevel = optLevel < 0 ? 0 : unsigned(optLevel);
 }

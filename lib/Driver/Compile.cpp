@@ -17,6 +17,7 @@
 #include "synpl/Frontend/Syn.h"
 #include "synpl/InitAll.h"
 #include "synpl/Target/CudaTarget.h"
+#include "synpl/Target/HostObject.h"
 #include "synpl/Target/HostSystem.h"
 #include "synpl/Target/IPU21/Facts.h"
 #include "synpl/Transforms/Passes.h"
@@ -398,7 +399,11 @@ LogicalResult Compilation::run() {
 
 LogicalResult Compilation::toLLVM(Phase from, KernelTarget target, PhaseOptions &phaseOptions) {
   llvm::StringRef name = "L0 -> LLVM (kernels, control, tables)";
-  if (options.kernelCache.dir.empty() || target != KernelTarget::Host ||
+  // Without a folder (no SYNPL_CACHE_DIR, XDG_CACHE_HOME or HOME) nothing
+  // is cached, as for the other parts.
+  std::string cacheDir = options.kernelCache.dir.empty() ? host::ObjectCache::defaultDir()
+                                                         : options.kernelCache.dir;
+  if (!options.kernelCache.enabled || cacheDir.empty() || target != KernelTarget::Host ||
       !options.dumpDir.empty()) {
     if (failed(runPipeline(name, from, Phase::LLVM, target, phaseOptions)))
       return failure();
@@ -421,6 +426,7 @@ LogicalResult Compilation::toLLVM(Phase from, KernelTarget target, PhaseOptions 
   }
   KernelObjects objects;
   objects.cache = options.kernelCache;
+  objects.cache.dir = cacheDir;
   std::string error;
   if (failed(reuseKernelObjects(module, objects, error)))
     return fail(error);

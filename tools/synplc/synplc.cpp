@@ -347,7 +347,7 @@ static int synplcMain(int argc, char **argv) {
   options.dumpDir = dumpPhases;
   // An executable's kernels compiled before are not lowered again.
   if (output == Emit::Executable && !noCache) {
-    options.kernelCache.dir = synpl::host::ObjectCache::defaultDir();
+    options.kernelCache.enabled = true;
     options.kernelCache.cpu = cpu;
     options.kernelCache.optLevel = optLevel;
   }

@@ -45,7 +45,9 @@ enum class TargetChoice { Auto, Host, Cuda, IPU21 };
 /// leaves them in the cache. Such a module declares the cached kernels
 /// without defining them: only writeExecutable() takes it.
 struct KernelCache {
-  /// The object cache's folder; empty: not used.
+  bool enabled = false;
+  /// The object cache's folder; empty: $SYNPL_CACHE_DIR, else
+  /// $XDG_CACHE_HOME/synpl, else ~/.cache/synpl.
   std::string dir;
   /// The target CPU and optimization level the executable is written for
   /// (writeExecutable() refuses others).
