@@ -3,7 +3,8 @@
 // The object cache keyed by L0 code. Before the host lowering, the plan's
 // kernels are grouped by their code (kernels with the same code share one
 // function, as ConvertL0UOpToLLVM shares it), the groups of each
-// optimization level are spread over a few objects by size, and each
+// optimization level are spread over that level's share of the objects
+// (each in the one its name hashes to), and each
 // object is named by the SHA-256 of its kernels' L0 code, their pools'
 // space and alignment, the target and options of host::objectKeySalt and
 // the identity of this build of the compiler. An object the cache holds,
@@ -23,7 +24,6 @@
 
 #include "synpl/Conversion/Passes.h"
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
-#include "synpl/Support/OptLevel.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

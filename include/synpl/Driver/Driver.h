@@ -45,6 +45,7 @@ enum class TargetChoice { Auto, Host, Cuda, IPU21 };
 /// leaves them in the cache. Such a module declares the cached kernels
 /// without defining them: only writeExecutable() takes it.
 struct KernelCache {
+  /// Off by default: every kernel is lowered.
   bool enabled = false;
   /// The object cache's folder; empty: $SYNPL_CACHE_DIR, else
   /// $XDG_CACHE_HOME/synpl, else ~/.cache/synpl.
