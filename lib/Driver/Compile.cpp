@@ -16,16 +16,18 @@
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/Frontend/Syn.h"
 #include "synpl/InitAll.h"
+#include "synpl/Pipelines/Pipelines.h"
 #include "synpl/Target/CudaTarget.h"
 #include "synpl/Target/HostObject.h"
 #include "synpl/Target/HostSystem.h"
 #include "synpl/Target/IPU21/Facts.h"
-#include "synpl/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
@@ -411,15 +413,12 @@ LogicalResult Compilation::toLLVM(Phase from, KernelTarget target, PhaseOptions 
   }
   // An executable's host kernels compiled before come from the object
   // cache: their levels are set first (they are part of the key), then the
-  // cached ones are stubbed and the rest lowered.
+  // cached ones get their entry points and the rest are lowered.
   if (phaseOptions.hotShare != 1.0) {
     PassManager pm(module.getContext());
     if (options.configure && failed(options.configure(pm, "L0 kernel effort")))
       return failure();
-    L0KernelEffortOptions effort;
-    effort.hotShare = phaseOptions.hotShare;
-    effort.lightLevel = phaseOptions.lightLevel;
-    pm.addPass(createL0KernelEffort(effort));
+    buildKernelEffortPipeline(pm, phaseOptions.hotShare, phaseOptions.lightLevel);
     if (failed(pm.run(module)))
       return failure();
     phaseOptions.hotShare = 1.0; // done: the codegen pipeline leaves the levels

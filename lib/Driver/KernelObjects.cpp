@@ -36,7 +36,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
-#include "llvm/Support/Threading.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -134,9 +133,9 @@ std::optional<SmallVector<Entry>> readManifest(llvm::StringRef path,
   return entries;
 }
 
-/// Gives `kernel` the entry point the lowering would have given it, without
-/// its UOps.
-void stub(l0uop::KernelOp kernel, const Entry &entry) {
+/// Gives `kernel` the entry point the lowering would have given it, and
+/// drops its UOps (the lowering's own end state for a kernel).
+void giveEntryPoint(l0uop::KernelOp kernel, const Entry &entry) {
   Block &body = kernel.getBody().front();
   for (Operation &op : body)
     op.dropAllReferences();
@@ -198,13 +197,11 @@ LogicalResult synpl::driver::reuseKernelObjects(ModuleOp module, KernelObjects &
   if (groups.empty())
     return success();
 
-  // The objects: per level, as many as its share of the code (of `parts`
-  // in all), each function in the one its name hashes to. Not balanced by
+  // The objects: per level, as many as its share of the code (of the
+  // default count in all, as emitObjectParts shares its parts), each function in the one its name hashes to. Not balanced by
   // size: a change to one kernel's code (a learning rate folded into it)
   // would then move others between objects.
-  unsigned parts = objects.parts;
-  if (parts == 0)
-    parts = std::max(8u, 4 * std::max(1u, llvm::hardware_concurrency().compute_thread_count()));
+  unsigned parts = host::defaultObjectCount();
   std::map<unsigned, SmallVector<Group *>> byLevel;
   size_t total = 0;
   for (Group &g : groups) {
@@ -229,9 +226,8 @@ LogicalResult synpl::driver::reuseKernelObjects(ModuleOp module, KernelObjects &
   }
   llvm::erase_if(buckets, [](const Bucket &b) { return b.groups.empty(); });
 
-  if (std::error_code ec = llvm::sys::fs::create_directories(objects.cache.dir)) {
-    error = "cannot create the object cache " + objects.cache.dir + ": " + ec.message() +
-            " (--no-cache compiles without it)";
+  if (llvm::Error err = host::ObjectCache{objects.cache.dir}.create()) {
+    error = llvm::toString(std::move(err));
     return failure();
   }
   OpBuilder declare(module.getContext());
@@ -261,7 +257,7 @@ LogicalResult synpl::driver::reuseKernelObjects(ModuleOp module, KernelObjects &
       host::ObjectCache::touch(manifestPath);
       for (auto [g, entry] : llvm::zip(bucket.groups, *entries)) {
         for (l0uop::KernelOp kernel : g->kernels)
-          stub(kernel, entry);
+          giveEntryPoint(kernel, entry);
         objects.reusedKernels += g->kernels.size();
         LLVM::LLVMFuncOp::create(declare, g->leader.getLoc(), entry.name, entry.type);
       }

@@ -15,9 +15,6 @@ namespace synpl::driver {
 /// of lowering them).
 struct KernelObjects {
   KernelCache cache;
-  /// The objects in all, shared among the levels (0: four per hardware
-  /// thread, at least 8).
-  unsigned parts = 0;
   std::vector<host::FunctionObject> objects;
   std::vector<std::string> manifests;
   /// The kernels grouped, and of those the ones taken from the cache.
@@ -30,9 +27,10 @@ constexpr llvm::StringLiteral kKernelObjectsAttr = "synpl.kernel_objects";
 
 /// Before the host lowering of `module` (its kernels' optimization levels
 /// set): groups its kernels into `objects.objects`, keyed by their L0 code,
-/// and for each object the cache holds, stubs its kernels (their entry
-/// points, no UOps) and declares its functions. Fails, with `error`, only
-/// when the cache's folder cannot be made or the target is unknown.
+/// and for each object the cache holds, gives its kernels their entry
+/// points (dropping their UOps) and declares its functions. Fails, with
+/// `error`, only when the cache's folder cannot be made or the target is
+/// unknown.
 mlir::LogicalResult reuseKernelObjects(mlir::ModuleOp module, KernelObjects &objects,
                                        std::string &error);
 

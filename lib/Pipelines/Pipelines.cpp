@@ -23,14 +23,19 @@ void synpl::buildHostEmissionPipeline(OpPassManager &pm,
   pm.addPass(createL0PackMemory());
 }
 
+void synpl::buildKernelEffortPipeline(OpPassManager &pm, double hotShare,
+                                      unsigned lightLevel) {
+  if (hotShare == 1.0)
+    return;
+  L0KernelEffortOptions effort;
+  effort.hotShare = hotShare;
+  effort.lightLevel = lightLevel;
+  pm.addPass(createL0KernelEffort(effort));
+}
+
 void synpl::buildHostCodegenPipeline(OpPassManager &pm,
                                      const HostPipelineOptions &options) {
-  if (options.hotShare != 1.0) {
-    L0KernelEffortOptions effort;
-    effort.hotShare = options.hotShare;
-    effort.lightLevel = options.lightLevel;
-    pm.addPass(createL0KernelEffort(effort));
-  }
+  buildKernelEffortPipeline(pm, options.hotShare, options.lightLevel);
   // The control programs first: the plan can only be erased once no
   // l0ctl.program is left inside it.
   ConvertL0CtlToLLVMOptions ctl;

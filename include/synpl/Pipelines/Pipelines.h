@@ -64,6 +64,12 @@ void buildHostPipeline(mlir::OpPassManager &pm, const HostPipelineOptions &optio
 void buildHostEmissionPipeline(mlir::OpPassManager &pm,
                                const HostPipelineOptions &options);
 
+/// The host kernels' optimization levels (--synpl-l0-kernel-effort with
+/// `hotShare` and `lightLevel`); nothing when `hotShare` is 1. The first
+/// pass of the second half, run alone by a driver that needs the levels
+/// before the kernels are lowered.
+void buildKernelEffortPipeline(mlir::OpPassManager &pm, double hotShare, unsigned lightLevel);
+
 /// The second half: the L0 plan's control programs, kernels and (with
 /// `executable`) tables to LLVM dialect.
 void buildHostCodegenPipeline(mlir::OpPassManager &pm,

@@ -133,6 +133,9 @@ struct ObjectCache {
   /// $SYNPL_CACHE_MAX_SIZE (bytes, or with a K, M or G suffix; 0: no
   /// limit), else 2 GiB; an error names a malformed value.
   static llvm::Expected<uint64_t> defaultMaxBytes();
+  /// Makes the folder (and its parents); the error says so and how to
+  /// compile without it.
+  llvm::Error create() const;
   /// Marks a file of the cache as used now (what trim() keeps longest).
   static void touch(llvm::StringRef path);
   /// Removes the least recently used objects and manifests until what is
@@ -141,6 +144,10 @@ struct ObjectCache {
   /// files removed and the bytes they took.
   std::pair<unsigned, uint64_t> trim() const;
 };
+
+/// How many objects a program is compiled into by default: four per
+/// hardware thread, at least 8.
+unsigned defaultObjectCount();
 
 /// The objects emitObjectParts wrote or found, to be linked together.
 struct ObjectParts {

@@ -643,9 +643,8 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     // most `panel`, since that is a whole number of row blocks.
     Value span = arith::SubIOp::create(b, loc, rowHi, rowLo);
     auto ceilDiv = [&](Value x, Value y) {
-      return arith::DivSIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, x, arith::SubIOp::create(b, loc, y, i64Const(loc, 1))),
-          y);
+      Value yLess1 = arith::SubIOp::create(b, loc, y, i64Const(loc, 1));
+      return arith::DivSIOp::create(b, loc, arith::AddIOp::create(b, loc, x, yLess1), y);
     };
     Value count = arith::MaxSIOp::create(b, loc, ceilDiv(span, i64Const(loc, panel)),
                                          i64Const(loc, 1));
@@ -656,7 +655,8 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     auto panels = scf::ForOp::create(b, loc, rowLo, rowHi, rowsEach);
     b.setInsertionPoint(panels.getBody()->getTerminator());
     rowLo = panels.getInductionVar();
-    rowHi = arith::MinSIOp::create(b, loc, rowHi, arith::AddIOp::create(b, loc, rowLo, rowsEach));
+    rowHi = arith::MinSIOp::create(b, loc, rowHi,
+                                   arith::AddIOp::create(b, loc, rowLo, rowsEach));
   }
   block.panelLo = rowLo;
   // The lane blocks' loop around `body`; firstLane is its variable inside.

@@ -82,6 +82,13 @@ llvm::Expected<uint64_t> ObjectCache::defaultMaxBytes() {
   return count * unit;
 }
 
+llvm::Error ObjectCache::create() const {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return llvm::createStringError("cannot create the object cache " + dir + ": " +
+                                   ec.message() + " (--no-cache compiles without it)");
+  return llvm::Error::success();
+}
+
 void ObjectCache::touch(llvm::StringRef path) {
   // Best effort: a file that cannot be touched is only evicted sooner.
   int fd;
@@ -214,6 +221,10 @@ llvm::Expected<std::string> extractFunctions(const llvm::Module &module,
 
 } // namespace
 
+unsigned defaultObjectCount() {
+  return std::max(8u, 4 * std::max(1u, llvm::hardware_concurrency().compute_thread_count()));
+}
+
 llvm::Expected<std::string> objectKeySalt(const ObjectOptions &options) {
   std::string cpu, features;
   auto tm = createHostTargetMachine(options, &cpu, &features);
@@ -291,9 +302,8 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
   if (!levels)
     return module.emitError() << llvm::toString(levels.takeError());
 
-  unsigned threads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   if (parts == 0)
-    parts = std::max(8u, 4 * threads);
+    parts = defaultObjectCount();
   parts = parts > functionObjects.size() ? parts - functionObjects.size() : 1;
   // The parts are shared among the levels by their instruction counts, at
   // least one each.
@@ -325,9 +335,8 @@ FailureOr<ObjectParts> emitObjectParts(ModuleOp module, llvm::StringRef scratchD
   std::string salt = keySalt(host->machine->getTargetTriple().str(), host->cpu, host->features,
                              options);
   if (!cache.dir.empty())
-    if (std::error_code ec = llvm::sys::fs::create_directories(cache.dir))
-      return module.emitError() << "cannot create the object cache " << cache.dir << ": "
-                                << ec.message() << " (--no-cache compiles without it)";
+    if (llvm::Error err = cache.create())
+      return module.emitError() << llvm::toString(std::move(err));
   std::vector<std::string> paths(bitcodes.size());
   std::vector<size_t> toCompile;
   for (size_t i = 0; i < bitcodes.size(); ++i) {
