@@ -19,8 +19,12 @@
 // that exceeds 1e-3. It asserts nothing about time.
 //
 // Usage: synpl-bench-sgemm [--runs R] [--min-ms T] [--tile-lanes L]
-//                          [--tile-rows R] [MxNxK ...]
+//                          [--tile-rows R] [--dump-object PREFIX] [MxNxK ...]
 //        (default sizes 128x256x784 and 1024x1024x1024)
+//        --dump-object: writes each size's compiled kernel to
+//        PREFIX-MxNxK.o and prints where it sits in the process, so that
+//        `perf record` samples (addresses in JIT code, no symbols) map onto
+//        `objdump -d` of the object at their offset from that address.
 //        synpl-bench-sgemm --kernels PROGRAM.l1.mlir [--runs R] [--min-ms T]
 //
 // --kernels: the per-kernel effect on a real program. Runs
@@ -306,7 +310,7 @@ int main(int argc, char **argv) {
   int runs = 5;
   double minSeconds = 0.2;
   std::vector<std::array<int64_t, 3>> sizes;
-  std::string program;
+  std::string program, dumpPrefix;
   synpl::ConvertL0UOpToLLVMOptions defaults;
   unsigned tileLanes = defaults.tileLanes, tileRows = defaults.tileRows;
   for (int i = 1; i < argc; ++i) {
@@ -317,6 +321,8 @@ int main(int argc, char **argv) {
       tileLanes = std::atoi(argv[++i]);
     } else if (arg == "--tile-rows" && i + 1 < argc) {
       tileRows = std::atoi(argv[++i]);
+    } else if (arg == "--dump-object" && i + 1 < argc) {
+      dumpPrefix = argv[++i];
     } else if (arg == "--runs" && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--min-ms" && i + 1 < argc) {
@@ -327,7 +333,7 @@ int main(int argc, char **argv) {
           m <= 0 || n <= 0 || k <= 0) {
         std::fprintf(stderr,
                      "usage: %s [--runs R] [--min-ms T] [--tile-lanes L] "
-                     "[--tile-rows R] [MxNxK ...]\n"
+                     "[--tile-rows R] [--dump-object PREFIX] [MxNxK ...]\n"
                      "       %s --kernels PROGRAM.l1.mlir [--runs R] [--min-ms T]\n",
                      argv[0], argv[0]);
         return 2;
@@ -385,7 +391,12 @@ int main(int argc, char **argv) {
                                                     /*sizeLevel=*/0, nullptr);
     mlir::ExecutionEngineOptions engineOptions;
     engineOptions.transformer = optimize;
+    engineOptions.enableObjectDump = !dumpPrefix.empty();
     auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
+    std::string dumpPath = dumpPrefix + "-" + std::to_string(m) + "x" +
+                           std::to_string(n) + "x" + std::to_string(k) + ".o";
+    if (engine && !dumpPrefix.empty())
+      (*engine)->dumpToObjectFile(dumpPath);
     if (!engine) {
       std::fprintf(stderr, "JIT: %s\n",
                    llvm::toString(engine.takeError()).c_str());
@@ -397,6 +408,9 @@ int main(int argc, char **argv) {
       return 1;
     }
     auto fn = reinterpret_cast<KernelFn>(*sym);
+    if (!dumpPrefix.empty())
+      std::fprintf(stderr, "%s: bench_matmul at %p in this process\n",
+                   dumpPath.c_str(), reinterpret_cast<void *>(*sym));
 
     float *a = alignedFloats(m * k), *b = alignedFloats(k * n),
           *c = alignedFloats(m * n), *ref = alignedFloats(m * n);

@@ -712,6 +712,63 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     }
     return success();
   };
+  // The pack that follows this one: lane block nextLane's k iterations
+  // [nextFirst, nextFirst + nextCount) (no nextLane: none, or none known).
+  Value nextLane, nextFirst;
+  int64_t nextCount = 0;
+  // Each full row block prefetches its share of the next pack's lines,
+  // `perBlock` k iterations of every pack. A pack reads one lane run per k
+  // iteration from rows of its operand a whole row apart (4 KiB at
+  // N = 1024), a stride the hardware prefetchers do not follow: unhelped,
+  // packing took a tenth of a 1024^3 matmul, waiting on L3 line by line.
+  auto prefetchNextPacks = [&](Value blockRow) {
+    if (!nextLane || plan.packs.empty())
+      return;
+    int64_t blocks = std::max<int64_t>(1, panelRows / blockRows);
+    int64_t perBlock = (nextCount + blocks - 1) / blocks;
+    Value index = arith::MulIOp::create(
+        b, loc,
+        arith::DivSIOp::create(b, loc,
+                               arith::SubIOp::create(b, loc, blockRow, rowLo),
+                               i64Const(loc, blockRows)),
+        i64Const(loc, perBlock));
+    Value lane0 = rangeValue(loc, plan.lanes, nextLane);
+    for (const TilePlan::Pack &pack : plan.packs) {
+      Type t = convertType(pack.load->getResult(0).getType());
+      if (!t.isIntOrFloat())
+        continue;
+      int64_t bytes = std::max(1u, t.getIntOrFloatBitWidth() / 8);
+      for (int64_t p = 0; p < perBlock; ++p) {
+        Value it = arith::MinSIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, index, i64Const(loc, p)),
+            i64Const(loc, nextCount - 1));
+        LaneMap row;
+        row[plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
+        row[pack.range.getResult()] = {
+            rangeValue(loc, pack.range,
+                       nextFirst ? Value(arith::AddIOp::create(b, loc, it, nextFirst))
+                                 : it),
+            0};
+        MutableArrayRef<LaneMap> rows(row);
+        for (Operation *op : ArrayRef<Operation *>(pack.slice).drop_back())
+          if (failed(lowerTiledOp(op, plan, rows, 0, Value())))
+            return;
+        auto ptr = row.find(pack.load->getOperand(0));
+        if (ptr == row.end() ||
+            !isa<LLVM::LLVMPointerType>(ptr->second.v.getType()))
+          return;
+        LLVM::Prefetch::create(b, loc, ptr->second.v, 0, 2, 1);
+        int64_t span = (int64_t(lanes) - 1) * ptr->second.stride * bytes;
+        if (span >= 64 || span <= -64)
+          LLVM::Prefetch::create(
+              b, loc,
+              LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                                  b.getI8Type(), ptr->second.v,
+                                  ValueRange{i64Const(loc, span)}),
+              0, 2, 1);
+      }
+    }
+  };
   // The row blocks of one lane block: full blocks, then the rest in blocks
   // of 4, 2, 1 rows (the binary digits of what is left).
   auto emitRows = [&](bool masked) {
@@ -733,6 +790,7 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       auto loop = scf::ForOp::create(b, loc, rowLo, pos, i64Const(loc, blockRows));
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
+      prefetchNextPacks(loop.getInductionVar());
       if (failed(emitBlock(plan, loop.getInductionVar(), blockRows, firstLane,
                            mask)))
         result = failure();
@@ -771,6 +829,23 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     kblock = first ? &phase : nullptr;
     if (failed(emitPacks(first, count)))
       result = failure();
+    // The next pack: the next lane block's, over the same k iterations,
+    // where the lane blocks run inside the k blocks (or there is one k
+    // block); else the next k block's of this lane block, or after the last
+    // the next lane block's first.
+    nextLane = arith::AddIOp::create(b, loc, firstLane, i64Const(loc, lanes));
+    nextFirst = first;
+    nextCount = count;
+    if (!kOuter && kBlocks > 1) {
+      if (store) {
+        nextLane = firstLane;
+        nextFirst = arith::AddIOp::create(b, loc, first, i64Const(loc, count));
+        nextCount = kc;
+      } else {
+        nextFirst = i64Const(loc, 0);
+        nextCount = kc;
+      }
+    }
     bool full = tripJ >= lanes, tail = tripJ % lanes != 0;
     if (full && tail) {
       Value isFull = arith::CmpIOp::create(
@@ -787,6 +862,7 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       emitRows(tail);
     }
     kblock = nullptr;
+    nextLane = Value();
   };
   // Copy the row panel's slice of k iterations [first, first + count) of
   // each row pack into its array (kOuter: once per k block, before the

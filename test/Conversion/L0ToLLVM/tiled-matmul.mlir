@@ -32,6 +32,10 @@
 // ... then packs B's panel per lane block.
 // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 64 : i64} : vector<16xf32>, !llvm.ptr
+// Each full row block asks for its share of the next lane block's panel
+// into L2 (hint 2): 196 k over 21 row blocks of the 128-row panel, 10 each.
+// CHECK-COUNT-10: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// CHECK-NOT: "llvm.intr.prefetch"
 // Six rows of accumulators share the panel's vector; A is a broadcast
 // scalar read from the row array.
 // CHECK-COUNT-6: llvm.getelementptr %[[AROWS]]
