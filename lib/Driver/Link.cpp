@@ -158,6 +158,23 @@ LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef pa
                       " (compiled with a kernel cache): it cannot be linked without it");
     }
     cache.dir = keyed.dir;
+    // The cache keeps within a size: an object compile() found may have
+    // been removed since, when the link comes long after (the C API and
+    // Python compile and link in separate calls). Its kernels were never
+    // lowered here, so it cannot be rebuilt from this module.
+    for (const host::FunctionObject &object : (*kernels)->objects) {
+      if (object.cached.empty())
+        continue;
+      if (!llvm::sys::fs::exists(object.cached)) {
+        cleanup();
+        return fail(options, module,
+                    "the kernel object " + object.cached +
+                        " that this module was compiled against is no longer in the "
+                        "object cache (it keeps within $SYNPL_CACHE_MAX_SIZE, least "
+                        "recently used first): compile the program again");
+      }
+      host::ObjectCache::touch(object.cached);
+    }
   }
   FailureOr<host::ObjectParts> parts = host::emitObjectParts(
       module, scratch, objectOptions, cache, 0,

@@ -189,3 +189,15 @@ def test_kernel_cache_across_compiles(src_root, tmp_path):
         module.write_object(str(tmp_path / "x.o"))
     with pytest.raises(synplexum.CompileError, match="keyed for CPU native at O3"):
         module.write_executable(str(tmp_path / "x"), opt_level=1)
+
+    # An object the compile found, removed from the cache before the link
+    # (as the size limit would): the link names it and says what to do,
+    # and writes nothing.
+    kernel_objects = [cache / n for n in os.listdir(cache) if n.endswith(".kernels")]
+    for manifest in kernel_objects:
+        os.remove(manifest.with_suffix(".o"))
+    with pytest.raises(synplexum.CompileError,
+                       match=r"kernel object .*\.o that this module was compiled against is "
+                             r"no longer in the object cache.*compile the program again"):
+        module.write_executable(str(tmp_path / "evicted"))
+    assert not (tmp_path / "evicted").exists()
