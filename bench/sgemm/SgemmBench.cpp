@@ -181,6 +181,18 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+/// Binds the runtime's kernel scratch (tiled kernels take their large
+/// arrays from it) by name: this binary does not export its symbols.
+void bindRuntime(mlir::ExecutionEngine &engine) {
+  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner("synpl_rt_kernel_scratch")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&synpl_rt_kernel_scratch),
+        llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+}
+
 /// A JIT of `module` lowered with the given tile-lanes.
 std::unique_ptr<mlir::ExecutionEngine>
 lowerAndJit(mlir::ModuleOp source, unsigned tileLanes, mlir::ModuleOp *kept) {
@@ -207,6 +219,7 @@ lowerAndJit(mlir::ModuleOp source, unsigned tileLanes, mlir::ModuleOp *kept) {
     llvm::consumeError(engine.takeError());
     return nullptr;
   }
+  bindRuntime(**engine);
   return std::move(*engine);
 }
 
@@ -395,6 +408,8 @@ int main(int argc, char **argv) {
     auto engine = mlir::ExecutionEngine::create(*module, engineOptions);
     std::string dumpPath = dumpPrefix + "-" + std::to_string(m) + "x" +
                            std::to_string(n) + "x" + std::to_string(k) + ".o";
+    if (engine)
+      bindRuntime(**engine);
     if (engine && !dumpPrefix.empty())
       (*engine)->dumpToObjectFile(dumpPath);
     if (!engine) {

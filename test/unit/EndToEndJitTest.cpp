@@ -27,6 +27,8 @@
 #include "synpl/Reference/L1Interpreter.h"
 #include "synpl/Target/HostObject.h"
 
+#include "HostJit.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -304,6 +306,7 @@ static void runOneStep(const Example &ex) {
   INFO(jitError);
   REQUIRE(jitError.empty());
   std::unique_ptr<ExecutionEngine> engine = std::move(*created);
+  synpl::test::bindRuntime(*engine);
 
   // --- Memory, state and batch.
   PlanMemory mem(plan);

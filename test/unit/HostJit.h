@@ -15,6 +15,7 @@
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/Reference/L1Interpreter.h"
+#include "synpl/Runtime/Runtime.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -57,6 +58,24 @@ struct Buffer {
 };
 
 /// Lowers an L0 module to LLVM and JIT-compiles it.
+/// Binds, by name, the runtime functions kernels call (the per-thread
+/// scratch of tiled kernels) and `extra` (stand-ins for other runtime
+/// primitives) in `engine`: the test binaries do not export their symbols
+/// to the JIT.
+inline void bindRuntime(mlir::ExecutionEngine &engine,
+                        const std::map<std::string, void *> &extra = {}) {
+  std::map<std::string, void *> symbols = extra;
+  symbols.emplace("synpl_rt_kernel_scratch",
+                  reinterpret_cast<void *>(&synpl_rt_kernel_scratch));
+  engine.registerSymbols([symbols](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    for (auto &[name, address] : symbols)
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+}
+
 class Jit {
 public:
   explicit Jit(mlir::OwningOpRef<mlir::ModuleOp> parsed) : module(std::move(parsed)) {}
@@ -98,14 +117,7 @@ public:
       return false;
     }
     engine = std::move(*created);
-    if (!symbols.empty())
-      engine->registerSymbols([this](llvm::orc::MangleAndInterner interner) {
-        llvm::orc::SymbolMap map;
-        for (auto &[name, address] : symbols)
-          map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                 llvm::JITSymbolFlags::Exported};
-        return map;
-      });
+    bindRuntime(*engine, symbols);
     return true;
   }
 

@@ -24,6 +24,8 @@
 #include "synpl/Conversion/Passes.h"
 #include "synpl/InitAll.h"
 
+#include "HostJit.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -307,6 +309,7 @@ Compiled compileText(const std::string &text, unsigned lanes, unsigned rows) {
     return out;
   }
   out.engine = std::move(*created);
+  synpl::test::bindRuntime(*out.engine);
   return out;
 }
 

@@ -295,3 +295,48 @@ TEST_CASE("runtime workers: dispatch cost", "[runtime][workers][bench]") {
   std::fflush(stdout);
   synpl_rt_workers_destroy(w);
 }
+
+TEST_CASE("runtime kernel scratch: one aligned buffer per thread, grown and reused",
+          "[runtime][workers][scratch]") {
+  // On this thread: aligned, kept for smaller requests, grown for larger.
+  auto *first = static_cast<char *>(synpl_rt_kernel_scratch(1000));
+  REQUIRE(first);
+  CHECK(reinterpret_cast<uintptr_t>(first) % 64 == 0);
+  first[999] = 7;
+  CHECK(synpl_rt_kernel_scratch(64) == first);
+  CHECK(synpl_rt_kernel_scratch(0) == first);
+  auto *grown = static_cast<char *>(synpl_rt_kernel_scratch(3 << 20));
+  REQUIRE(grown);
+  CHECK(reinterpret_cast<uintptr_t>(grown) % 64 == 0);
+  grown[(3 << 20) - 1] = 1; // the whole request is writable
+  CHECK(synpl_rt_kernel_scratch(1 << 20) == grown);
+
+  // Threads running kernels at the same time never share a buffer: each
+  // fills its own with its index, all wait until every one has written,
+  // then each finds its own intact.
+  constexpr int kThreads = 4;
+  constexpr int64_t kWords = 1 << 16;
+  std::atomic<int> written{0}, corrupted{0};
+  std::vector<void *> seen(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      auto *buf = static_cast<int64_t *>(synpl_rt_kernel_scratch(kWords * 8));
+      for (int64_t i = 0; i < kWords; ++i)
+        buf[i] = t;
+      written.fetch_add(1);
+      while (written.load() < kThreads)
+        std::this_thread::yield();
+      for (int64_t i = 0; i < kWords; ++i)
+        if (buf[i] != t) {
+          corrupted.fetch_add(1);
+          break;
+        }
+      seen[t] = buf;
+    });
+  for (std::thread &t : threads)
+    t.join();
+  CHECK(corrupted.load() == 0);
+  std::sort(seen.begin(), seen.end());
+  CHECK(std::unique(seen.begin(), seen.end()) == seen.end());
+}

@@ -271,13 +271,13 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     and shared by its rows (the `B[k, j]` vector of a matmul). A load of
     the k loop that varies with `j` but not with `i`, addressed from `j`,
     `k` and constants alone, is packed once per lane block into a
-    contiguous stack panel (k iterations x lanes, 64-byte aligned) that
+    contiguous panel (k iterations x lanes, 64-byte aligned) that
     the row blocks read back with aligned vector loads: a strided
     `B[j, k]` (dY·W^T) is gathered once instead of per row block, and a
     `B[k, j]` with a large row pitch no longer walks one page per k. When
     the body has one k loop, longer than 256 iterations, with no STORE
     before it, that loop runs in blocks of at most 256 iterations (a
-    16 KiB panel); between blocks each row's accumulators wait in a stack
+    16 KiB panel); between blocks each row's accumulators wait in an
     array and the code after the loop runs after the last block. The rows
     of a chunk are swept in panels whose `A` rows (of one k block) fit a
     256 KiB share of L2, as even as whole row blocks allow, one taking up
@@ -288,11 +288,18 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     load of the k loop that depends on `i` but not on `j`, addressed from
     `i`, `k` and constants alone in a buffer the kernel does not store to
     (the `A[i, k]` of a matmul), is copied per k block into a contiguous
-    stack array (panel rows x k-block iterations) that every lane block
+    array (panel rows x k-block iterations) that every lane block
     reads, instead of every lane block reading the rows a whole `k` apart
     from the matrix. Before the last k block's loop, each row block
     prefetches the lines that its code after the loop loads and stores
-    (its output row, a bias).
+    (its output row, a bias), and every full row block prefetches its
+    share of the next pack's lines into L2 (the next lane block's, or the
+    next k block's). These arrays live on the stack up to 32 KiB in all;
+    larger ones (a wide layer's take MiBs) come from the runtime's
+    per-thread kernel scratch: the function calls
+    `ptr synpl_rt_kernel_scratch(i64 bytes)` (synpl/Runtime/Runtime.h) once
+    per chunk and the module declares it, so such a kernel links with the
+    host runtime.
 
     Semantics: a REDUCE add of a float MUL accumulates with
     `llvm.intr.fma` (MULACC, as the REDUCE's description allows: one

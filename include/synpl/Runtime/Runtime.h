@@ -197,6 +197,15 @@ void synpl_rt_parallel_for_grain(synpl_rt_workers *workers, int64_t n,
                                  int64_t grain, synpl_rt_range_fn fn,
                                  void *ctx);
 
+/* A host kernel's scratch memory: at least `bytes` (64-byte aligned) that
+ * belong to the calling thread until its next call, kept between calls and
+ * grown as needed, freed when the thread exits. Compiled kernels take their
+ * large working arrays (a tiled matmul's packed panels and waiting
+ * accumulators, up to a few MiB) from here rather than from the stack,
+ * which a thread of the embedding program may have little of. Out of
+ * memory, it prints why and aborts: a kernel has no error path. */
+void *synpl_rt_kernel_scratch(int64_t bytes);
+
 /*===--------------------------- IDX decoder ------------------------------===*/
 /*
  * IDX files (MNIST, Fashion-MNIST), gzip'd or raw (detected by the gzip

@@ -135,6 +135,9 @@ inline bool isParallel(RangeKind k) { return k != RangeKind::loop; }
 /// The tile intrinsics CUSTOM may name (both targets take them).
 constexpr llvm::StringLiteral kTileLoad = "host.tile_load";
 constexpr llvm::StringLiteral kTileStore = "host.tile_store";
+/// The runtime's per-thread scratch memory of host kernels
+/// (`void *synpl_rt_kernel_scratch(int64_t bytes)`, synpl/Runtime/Runtime.h).
+constexpr llvm::StringLiteral kKernelScratchFn = "synpl_rt_kernel_scratch";
 
 /// The barrier phases of the RANGEs `splits` selects that hold BARRIERs
 /// directly in their body (the host: RANGEs that serialize a block's
@@ -328,6 +331,9 @@ protected:
     SmallVector<Value> accs; // one per REDUCE of the loop
   };
   const KBlock *kblock = nullptr;
+  /// Whether the built function calls kKernelScratchFn (build() declares
+  /// it in the target module).
+  bool usesScratch = false;
   /// The row packs' arrays and, inside a row block of a row-packed k
   /// block, each row's first element in them.
   SmallVector<Value> rowPanels;

@@ -311,8 +311,18 @@ SplitInfo KernelBuilder::build(ModuleOp target) {
     if (!plan->packs.empty())
       split.grain = plan->rowCount;
     LLVM::LLVMFuncOp fn = createFunction(target, split);
-    if (succeeded(buildTiled(*plan)))
+    usesScratch = false;
+    if (succeeded(buildTiled(*plan))) {
+      if (usesScratch && !target.lookupSymbol(kKernelScratchFn)) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToEnd(target.getBody());
+        auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+        LLVM::LLVMFuncOp::create(
+            b, loc, kKernelScratchFn,
+            LLVM::LLVMFunctionType::get(ptrTy, {b.getI64Type()}));
+      }
       return split;
+    }
     split.grain = 1;
     // Something the tiled form cannot express: start over, untiled.
     fn.erase();
@@ -706,10 +716,18 @@ struct ConvertL0UOpToLLVMPass
           fn.setPassthroughAttr(builder.getArrayAttr(passthrough));
         }
 
-    // Commit: move the functions over, then reduce or drop the plans.
+    // Commit: move the functions over (a runtime function the module
+    // declares already keeps its declaration), then reduce or drop the
+    // plans.
     Block *dest = module.getBody();
-    for (Operation &op : llvm::make_early_inc_range(*scratch->getBody()))
+    for (Operation &op : llvm::make_early_inc_range(*scratch->getBody())) {
+      auto fn = dyn_cast<LLVM::LLVMFuncOp>(op);
+      if (fn && fn.isExternal() && moduleSymbols.lookup(fn.getName())) {
+        fn.erase();
+        continue;
+      }
       op.moveBefore(dest, dest->end());
+    }
     for (auto &[kernel, name, split] : built) {
       Block &body = kernel.getBody().front();
       for (Operation &op : body)

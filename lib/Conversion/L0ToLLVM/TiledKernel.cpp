@@ -558,9 +558,12 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
   return success();
 }
 
-/// The most the accumulators parked between k blocks may take on the
-/// stack.
+/// The most the accumulators parked between k blocks may take.
 static constexpr int64_t kParkBytes = 1 << 20;
+
+/// The most a tiled kernel's working arrays take on the stack; larger ones
+/// come from the runtime's kernel scratch.
+static constexpr int64_t kStackArrayBytes = 32 << 10;
 
 LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   Location loc = plan.rows.getLoc();
@@ -618,25 +621,62 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   // of 252: four and a panel of 16; now four of 258).
   panel = (panel + panel / 8 + blockRows - 1) / blockRows * blockRows;
   int64_t panelRows = std::min(panel, tripI);
-  panels.clear();
+  // The working arrays: each lane panel of the packs, the row arrays and
+  // the parked accumulators. Up to kStackArrayBytes in all they live on
+  // the stack; beyond, in the runtime's per-thread kernel scratch (one call
+  // per chunk), since a thread of the embedding program may have less stack
+  // than a panel of a wide layer needs (1 MiB and more).
+  struct Array {
+    Type type;
+    int64_t count;
+  };
+  SmallVector<Array> arrays;
   for (const TilePlan::Pack &pack : plan.packs)
-    panels.push_back(LLVM::AllocaOp::create(
-        b, loc, ptrTy, convertType(pack.load->getResult(0).getType()),
-        i64Const(loc, std::min(kc, pack.range.getTripCount()) * lanes),
-        /*alignment=*/64));
-  rowPanels.clear();
+    arrays.push_back({convertType(pack.load->getResult(0).getType()),
+                      std::min(kc, pack.range.getTripCount()) * lanes});
   if (kOuter)
     for (const TilePlan::Pack &pack : plan.rowPacks)
-      rowPanels.push_back(LLVM::AllocaOp::create(
-          b, loc, ptrTy, convertType(pack.load->getResult(0).getType()),
-          i64Const(loc, panelRows * kc), /*alignment=*/64));
+      arrays.push_back({convertType(pack.load->getResult(0).getType()), panelRows * kc});
+  for (ReduceOp reduce : blockReduces)
+    arrays.push_back({convertType(reduce.getType()),
+                      panelRows * lanes * (kOuter ? laneBlocks : 1)});
+  SmallVector<int64_t> offsets;
+  int64_t scratchBytes = 0;
+  for (const Array &array : arrays) {
+    offsets.push_back(scratchBytes);
+    int64_t bytes = array.type.isIntOrFloat()
+                        ? std::max<int64_t>(1, array.type.getIntOrFloatBitWidth() / 8)
+                        : 8;
+    scratchBytes += (array.count * bytes + 63) / 64 * 64;
+  }
+  Value scratch;
+  if (scratchBytes > kStackArrayBytes) {
+    scratch = LLVM::CallOp::create(b, loc, TypeRange{ptrTy},
+                                   kKernelScratchFn, ValueRange{i64Const(loc, scratchBytes)})
+                  .getResult();
+    usesScratch = true;
+  }
+  unsigned next = 0;
+  auto array = [&]() -> Value {
+    const Array &a = arrays[next];
+    int64_t offset = offsets[next++];
+    if (!scratch)
+      return LLVM::AllocaOp::create(b, loc, ptrTy, a.type, i64Const(loc, a.count),
+                                    /*alignment=*/64);
+    return LLVM::GEPOp::create(b, loc, ptrTy, b.getI8Type(), scratch,
+                               ValueRange{i64Const(loc, offset)});
+  };
+  panels.clear();
+  for (size_t i = 0; i < plan.packs.size(); ++i)
+    panels.push_back(array());
+  rowPanels.clear();
+  if (kOuter)
+    for (size_t i = 0; i < plan.rowPacks.size(); ++i)
+      rowPanels.push_back(array());
   KBlock block;
   block.rowStride = kc;
-  for (ReduceOp reduce : blockReduces)
-    block.accs.push_back(LLVM::AllocaOp::create(
-        b, loc, ptrTy, convertType(reduce.getType()),
-        i64Const(loc, panelRows * lanes * (kOuter ? laneBlocks : 1)),
-        /*alignment=*/64));
+  for (size_t i = 0; i < blockReduces.size(); ++i)
+    block.accs.push_back(array());
   OpBuilder::InsertionGuard guard(b);
   if (panel < tripI) {
     // ceil(span / ceil(span / panel)), rounded up to whole row blocks: at

@@ -15,16 +15,18 @@
 // CHECK-SAME: host_entry = @p_fc, host_grain = 6 : i64, host_iterations = 128 : i64
 // CHECK-LABEL: llvm.func @p_fc(
 // CHECK-SAME: attributes {synpl.grain = 6 : i64, synpl.iterations = 128 : i64}
-// k runs in 4 blocks of 196, outside the 16 lane blocks. Three stack
-// arrays: a lane panel of B (196 k x 16 lanes), the row array of A (the
-// panel's 128 rows x 196 k) and the accumulators parked between k blocks
-// (128 rows x 16 lanes x 16 lane blocks).
-// CHECK-DAG: %[[PANEL:.*]] = llvm.mlir.constant(3136 : i64) : i64
-// CHECK-DAG: %[[ROWS:.*]] = llvm.mlir.constant(25088 : i64) : i64
-// CHECK-DAG: %[[PARK:.*]] = llvm.mlir.constant(32768 : i64) : i64
-// CHECK: llvm.alloca %[[PANEL]] x f32 {alignment = 64 : i64}
-// CHECK: %[[AROWS:.*]] = llvm.alloca %[[ROWS]] x f32 {alignment = 64 : i64}
-// CHECK: llvm.alloca %[[PARK]] x f32 {alignment = 64 : i64}
+// k runs in 4 blocks of 196, outside the 16 lane blocks. Three arrays: a
+// lane panel of B (196 k x 16 lanes: 12544 bytes), the row array of A (the
+// panel's 128 rows x 196 k: 100352 bytes) and the accumulators parked
+// between k blocks (128 rows x 16 lanes x 16 lane blocks: 131072 bytes).
+// Over 32 KiB in all, they come from the runtime's per-thread kernel
+// scratch, one after the other, not from the stack.
+// CHECK-DAG: %[[BYTES:.*]] = llvm.mlir.constant(243968 : i64) : i64
+// CHECK-NOT: llvm.alloca
+// CHECK: %[[SCRATCH:.*]] = llvm.call @synpl_rt_kernel_scratch(%[[BYTES]]) : (i64) -> !llvm.ptr
+// CHECK: %[[AROWS:.*]] = llvm.getelementptr %[[SCRATCH]][12544] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK: llvm.getelementptr %[[SCRATCH]][112896] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NOT: llvm.alloca
 // Each k block first copies the rows' slice of A into the row array...
 // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
 // CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[AROWS]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
@@ -96,6 +98,10 @@ l0uop.plan @p pipeline_depth 1 {
 // the panel once per lane block, the 10 lanes of 16 are masked.
 
 // CHECK-LABEL: llvm.func @p_bt(
+// Its one array, the panel (256 k x 16 lanes, 16 KiB), stays on the stack.
+// CHECK-NOT: synpl_rt_kernel_scratch
+// CHECK: llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
+// CHECK-NOT: synpl_rt_kernel_scratch
 // CHECK: llvm.intr.masked.gather %{{.*}} : (vector<16x!llvm.ptr>, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
 // CHECK: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // CHECK: llvm.intr.masked.store %{{.*}} : vector<16xf32>, vector<16xi1> into !llvm.ptr
