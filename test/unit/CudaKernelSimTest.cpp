@@ -27,6 +27,7 @@
 // kernels ("[cuda-sim-variants]": no launch search, no block-reduce, sm_90).
 //
 //===----------------------------------------------------------------------===//
+#include "HostJit.h"
 #include "NvvmSim.h"
 #include "TestContext.h"
 
@@ -230,14 +231,10 @@ static Tally compareModule(ModuleOp l0, bool tiledOnly, bool fastMath,
   INFO(jitError);
   REQUIRE(jitError.empty());
   std::unique_ptr<ExecutionEngine> engine = std::move(*created);
-  // compiler-rt's f32 -> bf16 (the JIT links no runtime library).
-  engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    map[interner("__truncsfbf2")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&synplTestTruncSfBf2),
-        llvm::JITSymbolFlags::Exported};
-    return map;
-  });
+  // The host runtime's kernel scratch, and compiler-rt's f32 -> bf16 (the
+  // JIT links no runtime library).
+  synpl::test::bindRuntime(
+      *engine, {{"__truncsfbf2", reinterpret_cast<void *>(&synplTestTruncSfBf2)}});
 
   Tally tally;
   for (l0uop::PlanOp devPlan : device->getOps<l0uop::PlanOp>()) {
