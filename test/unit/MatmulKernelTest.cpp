@@ -275,6 +275,7 @@ struct Compiled {
   std::unique_ptr<mlir::ExecutionEngine> engine;
   int64_t iterations = 0;
   bool tiled = false;
+  unsigned widest = 0; // lanes of the widest vector fma
   std::string error;
 };
 
@@ -296,6 +297,10 @@ Compiled compileText(const std::string &text, unsigned lanes, unsigned rows) {
     return out;
   }
   out.tiled = hasVectorFma(*module, lanes);
+  module->walk([&](mlir::LLVM::FMAOp fma) {
+    if (auto vt = llvm::dyn_cast<mlir::VectorType>(fma.getType()))
+      out.widest = std::max<unsigned>(out.widest, vt.getNumElements());
+  });
   for (auto fn : module->getOps<mlir::LLVM::LLVMFuncOp>())
     if (auto n = fn->getAttrOfType<mlir::IntegerAttr>("synpl.iterations"))
       out.iterations = n.getInt();
@@ -320,11 +325,14 @@ Compiled compile(const Case &c, unsigned lanes, unsigned rows) {
 /// Runs case `c` chunk by chunk and compares every output with doubles.
 void check(const Case &c, unsigned lanes, unsigned rows,
            const std::vector<std::pair<int64_t, int64_t>> &chunks,
-           uint32_t seed) {
+           uint32_t seed, unsigned widenedTo = 0) {
   Compiled compiled = compile(c, lanes, rows);
   INFO(compiled.error);
   REQUIRE(compiled.engine);
-  CHECK(compiled.tiled);
+  if (widenedTo)
+    CHECK(compiled.widest == widenedTo);
+  else
+    CHECK(compiled.tiled);
   CHECK(compiled.iterations == c.m);
   auto fn = compiled.engine->lookupPacked("t_mm");
   REQUIRE(static_cast<bool>(fn));
@@ -494,6 +502,26 @@ TEST_CASE("tiled matmul kernels: MNIST sizes", "[matmul]") {
         {{0, 100}, {100, 101}, {101, 784}}, 8);
   check({Form::ABt, 128, 256, 10, kBias | kRowScale}, 16, 6, unevenChunks(128), 9);
   check({Form::AB, 128, 10, 256, kBias}, 16, 6, {{0, 128}}, 10);
+}
+
+TEST_CASE("tiled matmul kernels: one row widens the lanes", "[matmul]") {
+  // A column sum over the batch (the LayerNorm gain's gradient) is a
+  // matmul of one row: its block takes 64 lanes (8 ymm accumulators, each
+  // element's k still in order) where 16 lanes would leave 10 of the 12
+  // accumulators idle, and packs nothing (no row block reads a panel
+  // twice). N 200: three blocks and a masked one of 8; K 300: k blocks.
+  uint32_t seed = 300;
+  for (Form form : {Form::AB, Form::AtB, Form::ABt})
+    for (auto [n, k] : std::vector<std::pair<int64_t, int64_t>>{
+             {256, 128}, {200, 7}, {200, 300}}) {
+      INFO("form " << static_cast<int>(form) << ", 1x" << n << "x" << k);
+      check({form, 1, n, k, kBias | kSecondOut}, 16, 6, {{0, 1}}, seed++,
+            /*widenedTo=*/64);
+    }
+  // Two rows: 32 lanes (two rows of 4 accumulators); N 40: one block of
+  // 32 and a masked one of 8.
+  check({Form::AB, 2, 100, 50, kBias}, 16, 6, {{0, 1}, {1, 2}}, seed++, 32);
+  check({Form::ABt, 2, 40, 50, kBias | kRowScale}, 16, 6, {{0, 2}}, seed++, 32);
 }
 
 TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {

@@ -261,7 +261,12 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     i-block of tile-rows iterations { one k loop carrying rows x lanes
     accumulators, two k iterations per trip } }`, the rows left over
     after the full blocks in blocks of 4, 2 and 1 rows, the last `j`
-    block with masked loads, stores, gathers and scatters.
+    block with masked loads, stores, gathers and scatters. A kernel with
+    fewer `i` iterations than a block has rows (a column sum over the
+    batch has one) gives the idle rows' accumulators to more lanes
+    instead: the block doubles its lanes while that many accumulators
+    stay within 12 registers (64 lanes for one row of one REDUCE), so as
+    many independent fma chains hide the latency.
 
     Every value of the `j` body is classified by how it depends on `j`:
     uniform (scalar; a load is one scalar load, broadcast where a vector
@@ -274,7 +279,8 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     contiguous panel (k iterations x lanes, 64-byte aligned) that
     the row blocks read back with aligned vector loads: a strided
     `B[j, k]` (dY·W^T) is gathered once instead of per row block, and a
-    `B[k, j]` with a large row pitch no longer walks one page per k. When
+    `B[k, j]` with a large row pitch no longer walks one page per k (not
+    when one row block takes all the rows: none would read it twice). When
     the body has one k loop, longer than 256 iterations, with no STORE
     before it, that loop runs in blocks of at most 256 iterations (a
     16 KiB panel); between blocks each row's accumulators wait in an

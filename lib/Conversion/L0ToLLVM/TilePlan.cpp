@@ -174,9 +174,31 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     });
     return slice;
   };
+  // Accumulators fill at most 12 of the 16 ymm registers (8 f32 each); the
+  // rest hold the shared lane vector and a broadcast.
+  auto rowsFor = [&](unsigned laneCount) {
+    unsigned regsPerRow = std::max(1u, laneCount / 8) * maxReduces;
+    return std::clamp(12u / regsPerRow, 1u, maxRows);
+  };
+  plan.rowCount = rowsFor(lanes);
+  // Fewer rows than a block holds (a column sum over the batch: one row):
+  // the accumulators a block would give the missing rows go to more lanes
+  // instead, so that as many independent fma chains hide the latency (each
+  // element still folds its k in order). Powers of two, up to the lanes
+  // there are.
+  int64_t tripI = outer.getTripCount(), tripJ = inner.getTripCount();
+  while (tripI * 2 <= int64_t(plan.rowCount) && int64_t(lanes) * 2 <= tripJ &&
+         (lanes * 2 / 8) * maxReduces * tripI <= 12) {
+    lanes *= 2;
+    plan.rowCount = rowsFor(lanes);
+  }
+  plan.laneCount = lanes;
   // Loads to pack: varying, independent of i, addressed from j, k and
-  // constants alone; at most 4 panels of at most 128 KiB.
+  // constants alone; at most 4 panels of at most 128 KiB. Not when one row
+  // block takes all the rows: nothing would read a panel twice.
   for (Operation *op : plan.body) {
+    if (tripI <= int64_t(plan.rowCount))
+      break;
     auto range = dyn_cast_or_null<RangeOp>(rangeOf.lookup(op));
     if (!isa<LoadOp>(op) || !range || !plan.varying.contains(op->getResult(0)) ||
         plan.rowDependent.contains(op->getResult(0)) || plan.packs.size() >= 4)
@@ -224,10 +246,6 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     plan.rowPackOf[op] = plan.rowPacks.size();
     plan.rowPacks.push_back({op, range, std::move(*slice)});
   }
-  // Accumulators fill at most 12 of the 16 ymm registers (8 f32 each); the
-  // rest hold the shared lane vector and a broadcast.
-  unsigned regsPerRow = std::max(1u, lanes / 8) * maxReduces;
-  plan.rowCount = std::clamp(12u / regsPerRow, 1u, maxRows);
   return plan;
 }
 

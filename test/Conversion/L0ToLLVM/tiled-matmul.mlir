@@ -218,3 +218,41 @@ l0uop.plan @p pipeline_depth 1 {
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // MNIST-LABEL: llvm.func @{{.*}}_matmul(
 // MNIST: llvm.intr.fma(%{{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+
+// -----
+
+// A column sum over the batch (dY·X summed over 128 rows for 256 columns):
+// one row, so the block takes 64 lanes -- 8 vector<8xf32> chains where 16
+// lanes would keep 2 -- and packs nothing: one row block reads each k
+// iteration once.
+
+// CHECK-LABEL: llvm.func @p_colsum(
+// CHECK-NOT: llvm.alloca
+// CHECK-NOT: synpl_rt_kernel_scratch
+// CHECK: llvm.intr.fma(%{{.*}}) : (vector<64xf32>, vector<64xf32>, vector<64xf32>) -> vector<64xf32>
+// CHECK: llvm.return
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @dy pool @dev offset 0 size 131072 lifetime(0, 0) : !l0uop.buf<128x256xf32>
+  l0uop.slot @x pool @dev offset 131072 size 131072 lifetime(0, 0) : !l0uop.buf<128x256xf32>
+  l0uop.slot @g pool @dev offset 262144 size 1024 lifetime(0, 0) : !l0uop.buf<256xf32>
+  l0uop.kernel @colsum inputs(%dy = @dy : !l0uop.buf<128x256xf32>, %x = @x : !l0uop.buf<128x256xf32>)
+      outputs(%g = @g : !l0uop.buf<256xf32>) grid(1, 1, 1) block(256, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 1 over group_x : index
+    %j = l0uop.range 0 to 256 over local_x : index
+    %zero = l0uop.const 0.0 : f32
+    %k = l0uop.range 0 to 128 : index
+    %pd = l0uop.index %dy[%k, %j] : !l0uop.buf<128x256xf32>
+    %vd = l0uop.load %pd : f32
+    %px = l0uop.index %x[%k, %j] : !l0uop.buf<128x256xf32>
+    %vx = l0uop.load %px : f32
+    %p = l0uop.mul %vd, %vx : f32
+    l0uop.end %k
+    %s = l0uop.reduce add %p over %k init %zero : f32
+    %pg = l0uop.index %g[%j] : !l0uop.buf<256xf32>
+    l0uop.store %pg, %s : f32
+    l0uop.end %j
+    l0uop.end %i
+  }
+}
