@@ -13,8 +13,9 @@
 //     chunks it on a pool of two (one chunk per thread when the kernel
 //     has a grain: its chunks pack an operand); OpenBLAS with two threads.
 //
-// Prints GFLOP/s (2·M·N·K per call) for both and the ratio synpl / OpenBLAS,
-// and the largest relative difference between the two results (against a
+// Prints GFLOP/s (2·M·N·K per call) for both, the ratio synpl / OpenBLAS
+// (the median of each round's own ratio, and their quartiles), and the
+// largest relative difference between the two results (against a
 // double loop when OpenBLAS is missing and the size is small); exits 1 when
 // that exceeds 1e-3. It asserts nothing about time.
 //
@@ -179,6 +180,12 @@ double timeIt(F &&f, double minSeconds) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+/// The q-quantile of `v` (0 <= q <= 1), by the nearest rank.
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5))];
 }
 
 /// Binds the runtime's kernel scratch (tiled kernels take their large
@@ -374,8 +381,8 @@ int main(int argc, char **argv) {
   synpl_rt_workers *two = synpl_rt_workers_create(2);
   bool mismatch = false;
 
-  std::printf("%-16s %8s %12s %12s %8s %10s\n", "M x N x K", "threads",
-              "synpl GF/s", "OpenBLAS GF/s", "ratio", "max rel");
+  std::printf("%-16s %8s %12s %12s %8s %13s %10s\n", "M x N x K", "threads",
+              "synpl GF/s", "OpenBLAS GF/s", "ratio", "ratio q1-q3", "max rel");
   for (const auto &size : sizes) {
     int64_t m = size[0], n = size[1], k = size[2];
     mlir::OwningOpRef<mlir::ModuleOp> module =
@@ -482,13 +489,21 @@ int main(int argc, char **argv) {
       if (haveBlas || naive)
         std::snprintf(rel, sizeof rel, "%.2e", maxRel);
       if (!haveBlas) {
-        std::printf("%-16s %8d %12.2f %12s %8s %10s%s\n", label, threads, gOurs,
-                    "-", "-", rel, verdict);
+        std::printf("%-16s %8d %12.2f %12s %8s %13s %10s%s\n", label, threads, gOurs,
+                    "-", "-", "-", rel, verdict);
         continue;
       }
       double gTheirs = flops / median(theirs) / 1e9;
-      std::printf("%-16s %8d %12.2f %12.2f %8.3f %10s%s\n", label, threads,
-                  gOurs, gTheirs, gOurs / gTheirs, rel, verdict);
+      // Each round's own ratio (the two calls ran back to back, under the
+      // same load): the host's slow drifts cancel out of these.
+      std::vector<double> paired;
+      for (int r = 0; r < runs; ++r)
+        paired.push_back(theirs[r] / ours[r]);
+      char spread[32];
+      std::snprintf(spread, sizeof spread, "%.3f-%.3f", quantile(paired, 0.25),
+                    quantile(paired, 0.75));
+      std::printf("%-16s %8d %12.2f %12.2f %8.3f %13s %10s%s\n", label, threads,
+                  gOurs, gTheirs, median(paired), spread, rel, verdict);
     }
     std::free(a);
     std::free(b);
