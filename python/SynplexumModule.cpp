@@ -137,7 +137,8 @@ public:
                const std::string &cudaArch, const std::string &ptxas,
                const std::string &system, const std::string &l0Passes,
                std::function<void(std::string)> progress, bool kernelCache,
-               const std::string &cacheDir, const std::string &cpu, int optLevel) {
+               const std::string &cacheDir, const std::string &cpu, int optLevel,
+               bool searchCache) {
     SynplCompileOptions options = synplCompileOptionsCreate();
     std::unique_ptr<void, void (*)(void *)> guard(
         options.ptr, [](void *p) { synplCompileOptionsDestroy(SynplCompileOptions{p}); });
@@ -152,6 +153,8 @@ public:
     synplCompileOptionsSetL0Passes(options, ref(l0Passes));
     if (kernelCache)
       synplCompileOptionsSetKernelCache(options, ref(cacheDir), ref(cpu), optLevel);
+    if (searchCache)
+      synplCompileOptionsSetSearchCache(options, ref(cacheDir));
     if (progress)
       synplCompileOptionsSetProgress(
           options,
@@ -245,11 +248,14 @@ PYBIND11_MODULE(_core, m) {
            py::arg("system") = "", py::arg("l0_passes") = "",
            py::arg("progress") = std::function<void(std::string)>(),
            py::arg("kernel_cache") = false, py::arg("cache_dir") = "",
-           py::arg("cpu") = "native", py::arg("opt_level") = 3,
+           py::arg("cpu") = "native", py::arg("opt_level") = 3, py::arg("search_cache") = false,
            "Run the phases in place, up to `to`; with kernel_cache, an executable's "
            "kernels compiled before come from the object cache (cache_dir, else "
            "$SYNPL_CACHE_DIR or ~/.cache/synpl) unlowered, and the module can only be "
-           "written by write_executable for the same cpu and opt_level")
+           "written by write_executable for the same cpu and opt_level; with "
+           "search_cache, an L3 program searched before (same program, options and "
+           "compiler) takes the method chosen then from that folder, recording no "
+           "search report")
       .def("ptx", &Module::ptx, "The PTX of the device kernels (after the device phase)")
       .def("write_object", &Module::writeObject, py::arg("path"), py::arg("cpu") = "native",
            py::arg("opt_level") = 3)

@@ -79,6 +79,14 @@ MLIR_CAPI_EXPORTED void synplCompileOptionsSetL0Passes(SynplCompileOptions optio
 MLIR_CAPI_EXPORTED void synplCompileOptionsSetKernelCache(SynplCompileOptions options,
                                                           MlirStringRef dir, MlirStringRef cpu,
                                                           int optLevel);
+/// An L3 program's method search is read from the cache folder `dir`
+/// (empty: $SYNPL_CACHE_DIR, else ~/.cache/synpl) where the same program
+/// was searched before with the same options and build of the compiler,
+/// and kept there otherwise. A choice read back records no search report
+/// (synplSearchReportsPrintJSON); a search that emitted a diagnostic is
+/// not kept.
+MLIR_CAPI_EXPORTED void synplCompileOptionsSetSearchCache(SynplCompileOptions options,
+                                                          MlirStringRef dir);
 /// Receives one line per step of the compile (the phases, the target).
 MLIR_CAPI_EXPORTED void synplCompileOptionsSetProgress(SynplCompileOptions options,
                                                        MlirStringCallback callback,

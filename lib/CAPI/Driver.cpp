@@ -121,6 +121,12 @@ void synplCompileOptionsSetKernelCache(SynplCompileOptions options, MlirStringRe
   cache.optLevel = optLevel < 0 ? 0 : unsigned(optLevel);
 }
 
+void synplCompileOptionsSetSearchCache(SynplCompileOptions options, MlirStringRef dir) {
+  synpl::driver::SearchCache &cache = unwrapOptions(options)->searchCache;
+  cache.enabled = true;
+  cache.dir = unwrap(dir).str();
+}
+
 void synplCompileOptionsSetProgress(SynplCompileOptions options,
                                     MlirStringCallback callback, void *userData) {
   if (!callback) {

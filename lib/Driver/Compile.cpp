@@ -11,12 +11,14 @@
 #include "synpl/Driver/Driver.h"
 
 #include "KernelObjects.h"
+#include "SearchCache.h"
 #include "synpl/Support/DeepInput.h"
 
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/Frontend/Syn.h"
 #include "synpl/InitAll.h"
 #include "synpl/Pipelines/Pipelines.h"
+#include "synpl/Search/Search.h"
 #include "synpl/Target/CudaTarget.h"
 #include "synpl/Target/HostObject.h"
 #include "synpl/Target/HostSystem.h"
@@ -132,6 +134,10 @@ struct Compilation {
     return success();
   }
 
+  /// L3 -> L2: the method search, or with a search cache the method it
+  /// chose before for the same program, options and compiler.
+  LogicalResult searchMethod(const PhaseOptions &phaseOptions);
+
   LogicalResult loadSystem(llvm::StringRef path);
   LogicalResult addHostSystem(const cuda::CudaArch *nominalGpu);
   /// The nodes of the placed program's system whose isa is `wanted` and
@@ -149,6 +155,46 @@ struct Compilation {
   /// executable on the host), the cached kernels are not lowered.
   LogicalResult toLLVM(Phase from, KernelTarget target, PhaseOptions &phaseOptions);
 };
+
+LogicalResult Compilation::searchMethod(const PhaseOptions &phaseOptions) {
+  llvm::StringRef name = "L3 -> L2 (method search)";
+  if (!options.searchCache.enabled ||
+      search::SearchReportSink::global().format() != search::ReportFormat::None)
+    return runPipeline(name, Phase::L3, Phase::L2, KernelTarget::Host, phaseOptions);
+  MLIRContext *context = module.getContext();
+  PassManager pm(context);
+  if (options.configure && failed(options.configure(pm, name)))
+    return failure();
+  std::string error;
+  if (failed(buildPhasePipeline(pm, Phase::L3, Phase::L2, KernelTarget::Host, phaseOptions,
+                                error)))
+    return fail(error);
+  std::string dir = options.searchCache.dir.empty() ? host::ObjectCache::defaultDir()
+                                                    : options.searchCache.dir;
+  std::string key = dir.empty() ? "" : methodSearchKey(module, pm);
+  if (!key.empty())
+    if (OwningOpRef<ModuleOp> chosen = lookupMethodSearch(dir, key, context)) {
+      replaceModule(module, *chosen);
+      progress(name + ": the method chosen before for this program (from the cache " + dir +
+               ")");
+      return success();
+    }
+  progress(name);
+  // A search that says anything (a hint it cannot honour, a remark) is not
+  // kept: a later compile that reads the choice back would not say it.
+  bool spoke = false;
+  LogicalResult searched = success();
+  {
+    ScopedDiagnosticHandler watch(context, [&](Diagnostic &) {
+      spoke = true;
+      return failure(); // on to the caller's handler
+    });
+    searched = pm.run(module);
+  }
+  if (succeeded(searched) && !spoke && !key.empty())
+    keepMethodSearch(dir, key, module);
+  return searched;
+}
 
 /// Reads the l1.system of `path` (.syn or .mlir) into the module, replacing
 /// any system it has.
@@ -260,9 +306,11 @@ LogicalResult Compilation::run() {
   };
   if (failed(dump(phaseName(from))))
     return failure();
-  if (from == Phase::L3 && to >= Phase::L2 &&
-      failed(step("L3 -> L2 (method search)", Phase::L2, KernelTarget::Host)))
-    return failure();
+  if (from == Phase::L3 && to >= Phase::L2) {
+    if (failed(searchMethod(phaseOptions)) || failed(dump(phaseName(Phase::L2))))
+      return failure();
+    from = Phase::L2;
+  }
   if (from == Phase::L2 && to >= Phase::L1) {
     // The hardware: --system, else the program's own, else this machine.
     if (!options.systemFile.empty() ? failed(loadSystem(options.systemFile))

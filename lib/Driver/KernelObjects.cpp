@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelObjects.h"
+#include "BuildIdentity.h"
 
 #include "synpl/Conversion/Passes.h"
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
@@ -39,7 +40,6 @@
 #include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <dlfcn.h>
 #include <map>
 
 using namespace mlir;
@@ -51,22 +51,13 @@ namespace {
 constexpr llvm::StringLiteral kManifestHeader = "synpl-kernel-objects v1";
 
 /// This build of the compiler: the files that hold the kernel lowering and
-/// the host backend, by path, size and modification time (a rebuilt
-/// compiler lowers differently). Empty when a file cannot be found: then
-/// no object is reused.
-std::string buildIdentity() {
+/// the host backend (a rebuilt compiler lowers differently). Empty when a
+/// file cannot be found: then no object is reused.
+std::string kernelBuildIdentity() {
   std::unique_ptr<Pass> (*lowering)() = &synpl::createConvertL0UOpToLLVM;
   auto backend = &host::compileForHost;
-  std::string id;
-  for (void *code : {reinterpret_cast<void *>(lowering), reinterpret_cast<void *>(backend)}) {
-    Dl_info info;
-    llvm::sys::fs::file_status status;
-    if (!dladdr(code, &info) || !info.dli_fname || llvm::sys::fs::status(info.dli_fname, status))
-      return "";
-    id += std::string(info.dli_fname) + ":" + std::to_string(status.getSize()) + ":" +
-          std::to_string(status.getLastModificationTime().time_since_epoch().count()) + "|";
-  }
-  return id;
+  return buildIdentity(
+      {reinterpret_cast<const void *>(lowering), reinterpret_cast<const void *>(backend)});
 }
 
 /// A function the lowering would build: the first kernel with its code,
@@ -155,7 +146,7 @@ LogicalResult synpl::driver::reuseKernelObjects(ModuleOp module, KernelObjects &
   objects.objects.clear();
   objects.manifests.clear();
   objects.kernels = objects.reusedKernels = 0;
-  std::string identity = buildIdentity();
+  std::string identity = kernelBuildIdentity();
   if (identity.empty())
     return success(); // an unknown build: every kernel is lowered
   host::ObjectOptions objectOptions;

@@ -160,6 +160,32 @@ def test_a_model_placed_on_an_ipu_trains_in_the_simulator(trained, src_root, tmp
         assert a.loss == pytest.approx(b.loss, rel=1e-5)
 
 
+def test_search_cache_across_compiles(src_root, tmp_path):
+    # The L3 program's method search, kept in the cache folder: the second
+    # compile reads the L2 program the first one chose (the same text) and
+    # records no search report; without search_cache it searches again.
+    spec = os.path.join(src_root, "examples/fashion_mnist/fashion_mnist.syn")
+    cache = tmp_path / "cache"
+    texts, lines = [], []
+    for _ in range(2):
+        synplexum._core.clear_search_reports()
+        module = synplexum.parse(spec)
+        progress = []
+        module.compile(to="l2", search_cache=True, cache_dir=str(cache),
+                       progress=progress.append)
+        texts.append(str(module))
+        lines.append(progress)
+    assert lines[0] == ["L3 -> L2 (method search)"]
+    assert lines[1][0].startswith("L3 -> L2 (method search): the method chosen before")
+    assert texts[0] == texts[1]
+    assert not synplexum._core.search_reports_json().strip().strip("[]")
+    assert [n for n in os.listdir(cache) if n.endswith(".l2.mlir")]
+    module = synplexum.parse(spec)
+    progress = []
+    module.compile(to="l2", cache_dir=str(cache), progress=progress.append)
+    assert progress == ["L3 -> L2 (method search)"] and str(module) == texts[0]
+
+
 def test_kernel_cache_across_compiles(src_root, tmp_path):
     # A learning-rate sweep: the second compile lowers and compiles only the
     # kernel object that holds the learning rate; both train.

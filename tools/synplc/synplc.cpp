@@ -178,12 +178,14 @@ cl::opt<bool> cudaHostKernels(
     cl::Hidden, cl::cat(category));
 cl::opt<bool> noCache(
     "no-cache",
-    cl::desc("lower and compile every kernel and part of the executable and "
-             "keep nothing (by default they come from the object cache, "
-             "$SYNPL_CACHE_DIR or ~/.cache/synpl, when compiled before: kernels "
-             "with the same L0 code are then not even lowered, the other parts "
-             "need the same IR; both the same target and options; the cache "
-             "keeps within $SYNPL_CACHE_MAX_SIZE, default 2G)"),
+    cl::desc("search the method, lower and compile every kernel and part of "
+             "the executable and keep nothing (by default they come from the "
+             "object cache, $SYNPL_CACHE_DIR or ~/.cache/synpl, when compiled "
+             "before: kernels with the same L0 code are then not even lowered, "
+             "the other parts need the same IR, both the same target and "
+             "options; an L3 program searched before with the same options "
+             "reads the method chosen then; the cache keeps within "
+             "$SYNPL_CACHE_MAX_SIZE, default 2G)"),
     cl::cat(category));
 cl::opt<bool> verbose("v", cl::desc("print each stage, the plan summary and the "
                                     "link command"),
@@ -221,6 +223,16 @@ Phase lastPhase(Emit e) {
   default:
     return Phase::LLVM;
   }
+}
+
+/// Whether one of MLIR's IR printing flags (--mlir-print-ir-after-all,
+/// --mlir-print-ir-before=..., ...) was given: the passes must then run to
+/// be printed.
+bool printingIR() {
+  for (auto &entry : llvm::cl::getRegisteredOptions())
+    if (entry.first.starts_with("mlir-print-ir-") && entry.second->getNumOccurrences())
+      return true;
+  return false;
 }
 
 } // namespace
@@ -351,6 +363,10 @@ static int synplcMain(int argc, char **argv) {
     options.kernelCache.cpu = cpu;
     options.kernelCache.optLevel = optLevel;
   }
+  // A .syn compiled again reads the method its search chose before; not
+  // when the search is being watched (its report, the IR around its pass).
+  options.searchCache.enabled =
+      !noCache && searchReport == synpl::search::ReportFormat::None && !printingIR();
   // --dump-phases DIR: DIR/<name>.<phase>.mlir, <name> the input's file
   // name without its extensions (fashion_mnist.l1.mlir -> fashion_mnist).
   std::string stem = llvm::sys::path::filename(inputFile).str();

@@ -56,6 +56,18 @@ struct KernelCache {
   unsigned optLevel = 3;
 };
 
+/// The L3 -> L2 method search's choices kept between compiles: a program
+/// compiled again with the same L3 program, search options and compiler
+/// reads the L2 program chosen before instead of searching. A search that
+/// emitted a diagnostic is not kept; none is used while a search report is
+/// being collected (search::SearchReportSink has a format).
+struct SearchCache {
+  /// Off by default: every compile searches.
+  bool enabled = false;
+  /// The folder; empty: the object cache's (host::ObjectCache::defaultDir).
+  std::string dir;
+};
+
 struct CompileOptions {
   /// The phase the input is at; none: detected (detectPhase).
   std::optional<Phase> from;
@@ -90,6 +102,9 @@ struct CompileOptions {
   /// For an executable on the host: its kernels from the object cache
   /// where they were compiled before (KernelCache); by default not used.
   KernelCache kernelCache;
+  /// Method searches kept from earlier compiles (SearchCache); by default
+  /// not used.
+  SearchCache searchCache;
   /// Write the program at every layer it passes to <dumpDir>/<dumpStem>.<phase>.mlir.
   std::string dumpDir, dumpStem;
   /// Receives one line per step ("L3 -> L2 (method search)", the target, ...).

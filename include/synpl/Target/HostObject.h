@@ -125,8 +125,8 @@ mlir::LogicalResult emitObject(mlir::ModuleOp module, llvm::raw_pwrite_stream &o
 struct ObjectCache {
   /// The folder; empty: no cache (every part is compiled).
   std::string dir;
-  /// The most its objects and manifests (not its data folder) may take;
-  /// 0: no limit.
+  /// The most its objects, manifests and kept method searches (not its
+  /// data folder) may take; 0: no limit.
   uint64_t maxBytes = 0;
   /// $SYNPL_CACHE_DIR, else $XDG_CACHE_HOME/synpl, else ~/.cache/synpl.
   static std::string defaultDir();
@@ -138,7 +138,7 @@ struct ObjectCache {
   llvm::Error create() const;
   /// Marks a file of the cache as used now (what trim() keeps longest).
   static void touch(llvm::StringRef path);
-  /// Removes the least recently used objects and manifests until what is
+  /// Removes the least recently used of those files until what is
   /// left takes at most maxBytes, sparing those used in the last ten
   /// minutes (a concurrent compile may be about to link them). Returns the
   /// files removed and the bytes they took.

@@ -111,8 +111,9 @@ std::pair<unsigned, uint64_t> ObjectCache::trim() const {
   uint64_t total = 0;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    // Objects, kernel manifests and the driver's kept method searches.
     llvm::StringRef ext = llvm::sys::path::extension(it->path());
-    if (ext != ".o" && ext != ".kernels")
+    if (ext != ".o" && ext != ".kernels" && !llvm::StringRef(it->path()).ends_with(".l2.mlir"))
       continue;
     llvm::sys::fs::file_status status;
     if (llvm::sys::fs::status(it->path(), status) ||
