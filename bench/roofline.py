@@ -99,6 +99,8 @@ def main():
     ap.add_argument("--top", type=int, default=25, help="kernels listed (by time); the rest summed")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     a = ap.parse_args()
+    # The PyTorch peer and OpenBLAS (Debian packages; nothing when installed).
+    subprocess.run(["bash", os.path.join(ROOT, "bench", "install-deps.sh")], check=True)
     program = WORKLOADS[a.workload]
     bindir = os.path.join(a.build, "bin")
 

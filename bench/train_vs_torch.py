@@ -75,6 +75,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--peer", help="the peer script (default: the workload's)")
     a = ap.parse_args()
+    # The PyTorch peer and OpenBLAS (Debian packages; nothing when installed).
+    subprocess.run(["bash", os.path.join(ROOT, "bench", "install-deps.sh")], check=True)
     PROGRAM, peer = WORKLOADS[a.workload]
     a.peer = a.peer or peer
 

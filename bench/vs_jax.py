@@ -88,6 +88,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--venv", default=os.path.join(ROOT, "bench", ".venv-jax"))
     a = ap.parse_args()
+    # The PyTorch peer and OpenBLAS (Debian packages; nothing when installed).
+    subprocess.run(["bash", os.path.join(ROOT, "bench", "install-deps.sh")], check=True)
     synplc = os.path.join(a.build, "bin", "synplc")
     py = jax_python(a.venv)
     jax_version = run([py, "-c", "import jax; print(jax.__version__)"]).stdout.strip()
