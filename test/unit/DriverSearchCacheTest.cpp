@@ -108,7 +108,7 @@ struct TempDir {
 
 } // namespace
 
-TEST_CASE("a search that speaks is not kept; a quiet one is read back", "[search-cache]") {
+TEST_CASE("a search that speaks is not kept, a quiet one is read back", "[search-cache]") {
   TempDir dir;
   Compiled spoke = compileToL2(dir.path, /*remark=*/true);
   REQUIRE(spoke.ok);
