@@ -242,6 +242,11 @@ protected:
   /// addresses are known before the loop: they arrive while it runs.
   void prefetchEpilogue(const TilePlan &plan, ArrayRef<Operation *> epilogue,
                         MutableArrayRef<LaneMap> rows, Value mask);
+  /// Prefetches the line of the first lane of `ptr` (lane 0 and a byte
+  /// stride of `bytes` per step), and that of its last lane where it is in
+  /// another line.
+  void prefetchLanes(Location loc, const LaneValue &ptr, int64_t bytes, unsigned lanes,
+                     int32_t write, int32_t locality);
   /// `lv` as a value of type `t`: itself, or splatted over the lanes (an
   /// affine one as lane0 + l * stride).
   Value laneForm(Location loc, const LaneValue &lv, Type t);

@@ -332,19 +332,22 @@ void KernelBuilder::prefetchEpilogue(const TilePlan &plan,
         continue;
       if (r > 0 && !plan.rowDependent.contains(ptr))
         break;
-      Location loc = op->getLoc();
-      int32_t write = isa<StoreOp>(op) ? 1 : 0;
-      LLVM::Prefetch::create(b, loc, it->second.v, write, 3, 1);
-      int64_t span = (plan.laneCount - 1) * it->second.stride * bytes;
-      if (span >= 64 || span <= -64)
-        LLVM::Prefetch::create(
-            b, loc,
-            LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
-                                b.getI8Type(), it->second.v,
-                                ValueRange{i64Const(loc, span)}),
-            write, 3, 1);
+      prefetchLanes(op->getLoc(), it->second, bytes, plan.laneCount,
+                    isa<StoreOp>(op) ? 1 : 0, /*locality=*/3);
     }
   }
+}
+
+void KernelBuilder::prefetchLanes(Location loc, const LaneValue &ptr, int64_t bytes,
+                                  unsigned lanes, int32_t write, int32_t locality) {
+  LLVM::Prefetch::create(b, loc, ptr.v, write, locality, 1);
+  int64_t span = (int64_t(lanes) - 1) * ptr.stride * bytes;
+  if (span >= 64 || span <= -64)
+    LLVM::Prefetch::create(
+        b, loc,
+        LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), b.getI8Type(),
+                            ptr.v, ValueRange{i64Const(loc, span)}),
+        write, locality, 1);
 }
 
 LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
@@ -797,15 +800,7 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
         if (ptr == row.end() ||
             !isa<LLVM::LLVMPointerType>(ptr->second.v.getType()))
           return;
-        LLVM::Prefetch::create(b, loc, ptr->second.v, 0, 2, 1);
-        int64_t span = (int64_t(lanes) - 1) * ptr->second.stride * bytes;
-        if (span >= 64 || span <= -64)
-          LLVM::Prefetch::create(
-              b, loc,
-              LLVM::GEPOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()),
-                                  b.getI8Type(), ptr->second.v,
-                                  ValueRange{i64Const(loc, span)}),
-              0, 2, 1);
+        prefetchLanes(loc, ptr->second, bytes, lanes, /*write=*/0, /*locality=*/2);
       }
     }
   };
