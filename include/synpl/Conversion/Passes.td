@@ -296,7 +296,10 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     (the `A[i, k]` of a matmul), is copied per k block into a contiguous
     array (panel rows x k-block iterations) that every lane block
     reads, instead of every lane block reading the rows a whole `k` apart
-    from the matrix. Before the last k block's loop, each row block
+    from the matrix; where that load is adjacent along the rows and not
+    along `k` (`A^T[i, k]`, as in a weight gradient `X^T dY`), the array is
+    k-major (k-block iterations x panel rows), so that the copy reads and
+    writes in order. Before the last k block's loop, each row block
     prefetches the lines that its code after the loop loads and stores
     (its output row, a bias), and every full row block prefetches its
     share of the next pack's lines into L2 (the next lane block's, or the

@@ -106,6 +106,10 @@ struct TilePlan {
     Operation *load;
     mutable RangeOp range;
     SmallVector<Operation *> slice; // in body order, the load last
+    /// A row pack whose operand is adjacent along the rows and not along
+    /// k (A^T of a weight gradient): its array holds the slice k-major
+    /// (iteration x rows), so that the copy reads and writes in order.
+    bool kMajor = false;
   };
   SmallVector<Pack> packs;
   llvm::DenseMap<Operation *, unsigned> packOf;
@@ -331,8 +335,9 @@ protected:
     Value panelLo;
     Value laneBase;
     /// Where the row packs' arrays exist (rowPanels), they hold this
-    /// block's slice (TilePlan::rowPacks), rows `rowStride` elements apart.
-    int64_t rowStride = 0;
+    /// block's slice (TilePlan::rowPacks): rows `rowStride` elements apart,
+    /// or, k-major (Pack::kMajor), iterations `iterationStride` apart.
+    int64_t rowStride = 0, iterationStride = 0;
     SmallVector<Value> accs; // one per REDUCE of the loop
   };
   const KBlock *kblock = nullptr;
@@ -340,9 +345,9 @@ protected:
   /// it in the target module).
   bool usesScratch = false;
   /// The row packs' arrays and, inside a row block of a row-packed k
-  /// block, each row's first element in them.
+  /// block, each row's first element in each of them ([pack][row]).
   SmallVector<Value> rowPanels;
-  SmallVector<Value> rowPanelStarts;
+  SmallVector<SmallVector<Value>> rowPanelStarts;
 };
 
 } // namespace synpl::l0tollvm

@@ -13,6 +13,55 @@ namespace synpl::l0tollvm {
 
 static bool isParallel(RangeOp r) { return r.getKind() != RangeKind::loop; }
 
+/// How far apart, in elements, the addresses of `slice`'s load (its last
+/// op) are for consecutive values of `var`, the other range variables held
+/// at 0: the slice's index arithmetic (CONST, INDEX, ADD, MUL, NEG) run on
+/// integers. None when an op is anything else.
+static std::optional<int64_t> elementStep(ArrayRef<Operation *> slice, Value var) {
+  auto offsetAt = [&](int64_t at) -> std::optional<int64_t> {
+    llvm::DenseMap<Value, int64_t> known;
+    auto valueOf = [&](Value v) -> int64_t {
+      if (v == var)
+        return at;
+      auto it = known.find(v);
+      return it == known.end() ? 0 : it->second; // another range variable
+    };
+    std::optional<int64_t> offset;
+    for (Operation *op : slice) {
+      if (auto c = dyn_cast<ConstOp>(op)) {
+        auto i = dyn_cast<IntegerAttr>(c.getValue());
+        if (!i)
+          return std::nullopt;
+        known[c.getResult()] = i.getValue().getSExtValue();
+      } else if (isa<AddOp>(op)) {
+        known[op->getResult(0)] = valueOf(op->getOperand(0)) + valueOf(op->getOperand(1));
+      } else if (isa<MulOp>(op)) {
+        known[op->getResult(0)] = valueOf(op->getOperand(0)) * valueOf(op->getOperand(1));
+      } else if (isa<NegOp>(op)) {
+        known[op->getResult(0)] = -valueOf(op->getOperand(0));
+      } else if (auto index = dyn_cast<IndexOp>(op)) {
+        auto buf = dyn_cast<BufType>(index.getBuffer().getType());
+        if (!buf || buf.getShape().size() != index.getIndices().size())
+          return std::nullopt;
+        int64_t linear = 0, stride = 1;
+        for (int64_t d = buf.getShape().size() - 1; d >= 0; --d) {
+          linear += valueOf(index.getIndices()[d]) * stride;
+          stride *= buf.getShape()[d];
+        }
+        known[index.getResult()] = linear;
+        offset = linear;
+      } else if (!isa<LoadOp>(op)) {
+        return std::nullopt;
+      }
+    }
+    return offset;
+  };
+  std::optional<int64_t> at0 = offsetAt(0), at1 = offsetAt(1);
+  if (!at0 || !at1)
+    return std::nullopt;
+  return *at1 - *at0;
+}
+
 std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
                                   unsigned lanes, unsigned maxRows) {
   if (!split.range || lanes < 2 || maxRows < 1 ||
@@ -243,8 +292,14 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
         addressSlice(op, range, outer.getResult());
     if (!slice)
       continue;
+    std::optional<int64_t> alongRows = elementStep(*slice, outer.getResult());
+    std::optional<int64_t> alongK = elementStep(*slice, range.getResult());
     plan.rowPackOf[op] = plan.rowPacks.size();
     plan.rowPacks.push_back({op, range, std::move(*slice)});
+    // Per iteration, not per value of the variables (a RANGE may step).
+    plan.rowPacks.back().kMajor = alongRows && alongK &&
+                                  *alongRows * outer.getStep() == 1 &&
+                                  *alongK * range.getStep() != 1;
   }
   return plan;
 }

@@ -163,10 +163,13 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
     if (auto it = plan.rowPackOf.find(op); it != plan.rowPackOf.end() &&
                                            panelIteration && kblock &&
                                            !rowPanels.empty()) {
+      Value step = panelIteration;
+      if (plan.rowPacks[it->second].kMajor)
+        step = arith::MulIOp::create(b, loc, panelIteration,
+                                     i64Const(loc, kblock->iterationStride));
       Value slot = LLVM::GEPOp::create(
           b, loc, ptrTy, t, rowPanels[it->second],
-          ValueRange{arith::AddIOp::create(b, loc, rowPanelStarts[r],
-                                           panelIteration)});
+          ValueRange{arith::AddIOp::create(b, loc, rowPanelStarts[it->second][r], step)});
       vals[op->getResult(0)] = {
           LLVM::LoadOp::create(b, loc, t, slot, elementAlign(t)), 0};
       return success();
@@ -364,10 +367,15 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
                                                     i64Const(loc, r)));
     rows[r][plan.rows.getResult()] = {rangeValue(loc, plan.rows, it), 0};
     rows[r][plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
-    if (kblock && !rowPanels.empty())
-      rowPanelStarts.push_back(arith::MulIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, it, kblock->panelLo),
-          i64Const(loc, kblock->rowStride)));
+    if (kblock && !rowPanels.empty()) {
+      Value offset = arith::SubIOp::create(b, loc, it, kblock->panelLo);
+      rowPanelStarts.resize(plan.rowPacks.size());
+      for (auto [p, pack] : llvm::enumerate(plan.rowPacks))
+        rowPanelStarts[p].push_back(
+            pack.kMajor ? offset
+                        : Value(arith::MulIOp::create(b, loc, offset,
+                                                      i64Const(loc, kblock->rowStride))));
+    }
   }
   // Accumulator type of a REDUCE: a lane vector when it varies.
   auto accType = [&](ReduceOp reduce) -> Type {
@@ -678,6 +686,7 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       rowPanels.push_back(array());
   KBlock block;
   block.rowStride = kc;
+  block.iterationStride = panelRows;
   for (size_t i = 0; i < blockReduces.size(); ++i)
     block.accs.push_back(array());
   OpBuilder::InsertionGuard guard(b);
@@ -902,19 +911,40 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   // Copy the row panel's slice of k iterations [first, first + count) of
   // each row pack into its array (kOuter: once per k block, before the
   // lane blocks).
+  // Row-major arrays copy row by row, k-major ones (Pack::kMajor)
+  // iteration by iteration: either way the inner loop walks the operand
+  // and the array in order.
   auto emitRowPacks = [&](Value first, int64_t count) {
     for (auto [pack, array] : llvm::zip(plan.rowPacks, rowPanels)) {
       RangeOp range = pack.range;
-      auto rowLoop = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, 1));
       OpBuilder::InsertionGuard g(b);
-      b.setInsertionPoint(rowLoop.getBody()->getTerminator());
-      Value row = rowLoop.getInductionVar();
-      Value start = arith::MulIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, row, rowLo), i64Const(loc, kc));
-      auto loop = scf::ForOp::create(b, loc, i64Const(loc, 0),
-                                     i64Const(loc, count), i64Const(loc, 1));
-      b.setInsertionPoint(loop.getBody()->getTerminator());
-      Value it = loop.getInductionVar();
+      auto rowLoop = [&] {
+        auto loop = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, 1));
+        b.setInsertionPoint(loop.getBody()->getTerminator());
+        return loop.getInductionVar();
+      };
+      auto iterationLoop = [&] {
+        auto loop = scf::ForOp::create(b, loc, i64Const(loc, 0), i64Const(loc, count),
+                                       i64Const(loc, 1));
+        b.setInsertionPoint(loop.getBody()->getTerminator());
+        return loop.getInductionVar();
+      };
+      Value row, it, slot;
+      if (pack.kMajor) {
+        it = iterationLoop();
+        row = rowLoop();
+        slot = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, it, i64Const(loc, panelRows)),
+            arith::SubIOp::create(b, loc, row, rowLo));
+      } else {
+        row = rowLoop();
+        it = iterationLoop();
+        slot = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, row, rowLo),
+                                  i64Const(loc, kc)),
+            it);
+      }
       LaneMap values;
       values[plan.rows.getResult()] = {rangeValue(loc, plan.rows, row), 0};
       values[range.getResult()] = {
@@ -926,10 +956,10 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       if (failed(result))
         return;
       Value v = values[pack.load->getResult(0)].v;
-      Value slot = LLVM::GEPOp::create(
-          b, loc, ptrTy, v.getType(), array,
-          ValueRange{arith::AddIOp::create(b, loc, start, it)});
-      LLVM::StoreOp::create(b, loc, v, slot, elementAlign(v.getType()));
+      LLVM::StoreOp::create(b, loc, v,
+                            LLVM::GEPOp::create(b, loc, ptrTy, v.getType(), array,
+                                                ValueRange{slot}),
+                            elementAlign(v.getType()));
     }
   };
   // The k phases: the first block from the inits, the middle blocks, the
