@@ -271,8 +271,9 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     Every value of the `j` body is classified by how it depends on `j`:
     uniform (scalar; a load is one scalar load, broadcast where a vector
     needs it), affine index/pointer with a constant lane stride (stride 1:
-    vector load/store; other strides: gather/scatter), or a vector of
-    lanes. Values that do not depend on `i` are computed once per block
+    vector load/store; other strides: one scalar load per lane at a
+    constant offset when every lane is live, else gather; scatter), or a
+    vector of lanes. Values that do not depend on `i` are computed once per block
     and shared by its rows (the `B[k, j]` vector of a matmul). A load of
     the k loop that varies with `j` but not with `i`, addressed from `j`,
     `k` and constants alone, is packed once per lane block into a

@@ -183,14 +183,31 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
     auto vt = VectorType::get({lanes}, t);
     Value zero = constLike(loc, vt, 0.0, 0);
     Value v;
-    if (!anyVector && ptr.stride == 1)
+    if (!anyVector && ptr.stride == 1) {
       v = mask ? Value(LLVM::MaskedLoadOp::create(b, loc, vt, ptr.v, mask, zero,
                                                   align))
                : Value(LLVM::LoadOp::create(b, loc, vt, ptr.v, align));
-    else
+    } else if (!mask && !isa<VectorType>(ptr.v.getType())) {
+      // Every lane, a constant stride apart: one load per lane at a
+      // constant offset from one pointer. A gather of a vector of pointers
+      // is split into the same loads where the target has no fast gather
+      // (AMD's), but only after extracting each pointer from the vector.
+      auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+      v = zero;
+      for (unsigned l = 0; l < lanes; ++l) {
+        Value at = l == 0 ? ptr.v
+                          : Value(LLVM::GEPOp::create(
+                                b, loc, ptrTy, t, ptr.v,
+                                ValueRange{i64Const(loc, int64_t(l) * ptr.stride)}));
+        v = LLVM::InsertElementOp::create(
+            b, loc, v, LLVM::LoadOp::create(b, loc, t, at, align),
+            LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(l)));
+      }
+    } else {
       v = LLVM::masked_gather::create(b, loc, vt,
                                       lanePointers(loc, ptr, t, lanes),
                                       laneMask(), ValueRange{zero}, align);
+    }
     vals[op->getResult(0)] = {v, 0};
     return success();
   }

@@ -148,6 +148,50 @@ l0uop.plan @p pipeline_depth 1 {
 
 // -----
 
+// A·W^T with N = 256 (dY·W^T of a hidden layer): the lane panel's operand
+// is a row of W (784 floats) apart per lane, and every lane block is full,
+// so each k iteration packs 16 scalar loads at constant offsets from one
+// pointer, not a gather of 16 pointers (which a target without fast
+// gathers splits into the same loads after extracting each pointer).
+// CHECK-LABEL: llvm.func @p_xwt(
+// CHECK-NOT: llvm.intr.masked.gather
+// CHECK: %[[W0:.*]] = llvm.getelementptr %arg1[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT: %[[V0:.*]] = llvm.load %[[W0]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT: %[[P0:.*]] = llvm.insertelement %[[V0]], %{{.*}}[%{{.*}} : i32] : vector<16xf32>
+// CHECK-NEXT: %[[W1:.*]] = llvm.getelementptr %[[W0]][784] : (!llvm.ptr) -> !llvm.ptr, f32
+// CHECK-NEXT: %[[V1:.*]] = llvm.load %[[W1]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT: llvm.insertelement %[[V1]], %[[P0]][%{{.*}} : i32] : vector<16xf32>
+// CHECK: llvm.getelementptr %[[W0]][11760] : (!llvm.ptr) -> !llvm.ptr, f32
+// CHECK-NOT: llvm.intr.masked.gather
+// CHECK: llvm.return
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 2MiB
+  l0uop.slot @x pool @dev offset 0 size 401408 lifetime(0, 0) : !l0uop.buf<784x128xf32>
+  l0uop.slot @w pool @dev offset 401408 size 802816 lifetime(0, 0) : !l0uop.buf<256x784xf32>
+  l0uop.slot @y pool @dev offset 1205248 size 131072 lifetime(0, 0) : !l0uop.buf<128x256xf32>
+  l0uop.kernel @xwt inputs(%x = @x : !l0uop.buf<784x128xf32>, %w = @w : !l0uop.buf<256x784xf32>)
+      outputs(%y = @y : !l0uop.buf<128x256xf32>) grid(128, 1, 1) block(256, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 128 over group_x : index
+    %j = l0uop.range 0 to 256 over local_x : index
+    %zero = l0uop.const 0.0 : f32
+    %k = l0uop.range 0 to 784 : index
+    %px = l0uop.index %x[%k, %i] : !l0uop.buf<784x128xf32>
+    %vx = l0uop.load %px : f32
+    %pw = l0uop.index %w[%j, %k] : !l0uop.buf<256x784xf32>
+    %vw = l0uop.load %pw : f32
+    %p = l0uop.mul %vx, %vw : f32
+    l0uop.end %k
+    %s = l0uop.reduce add %p over %k init %zero : f32
+    %py = l0uop.index %y[%i, %j] : !l0uop.buf<128x256xf32>
+    l0uop.store %py, %s : f32
+    l0uop.end %j
+    l0uop.end %i
+  }
+}
+
+// -----
+
 // A[i,k]·B[j,k] (dY·W^T) with N = 10: the strided operand is gathered into
 // the panel once per lane block, the 10 lanes of 16 are masked.
 
