@@ -101,15 +101,24 @@ struct Compilation {
       options.progress(line.str());
   }
 
-  LogicalResult runPipeline(llvm::StringRef name, Phase from, Phase to,
-                            KernelTarget target, const PhaseOptions &phaseOptions,
-                            std::unique_ptr<PassInstrumentation> instrumentation = nullptr) {
-    PassManager pm(module.getContext());
+  /// Fills `pm` with the caller's configuration (CompileOptions::configure)
+  /// and the passes from phase `from` to `to`.
+  LogicalResult buildPipeline(PassManager &pm, llvm::StringRef name, Phase from, Phase to,
+                              KernelTarget target, const PhaseOptions &phaseOptions) {
     if (options.configure && failed(options.configure(pm, name)))
       return failure();
     std::string error;
     if (failed(buildPhasePipeline(pm, from, to, target, phaseOptions, error)))
       return fail(error);
+    return success();
+  }
+
+  LogicalResult runPipeline(llvm::StringRef name, Phase from, Phase to,
+                            KernelTarget target, const PhaseOptions &phaseOptions,
+                            std::unique_ptr<PassInstrumentation> instrumentation = nullptr) {
+    PassManager pm(module.getContext());
+    if (failed(buildPipeline(pm, name, from, to, target, phaseOptions)))
+      return failure();
     if (instrumentation)
       pm.addInstrumentation(std::move(instrumentation));
     progress(name);
@@ -163,12 +172,8 @@ LogicalResult Compilation::searchMethod(const PhaseOptions &phaseOptions) {
     return runPipeline(name, Phase::L3, Phase::L2, KernelTarget::Host, phaseOptions);
   MLIRContext *context = module.getContext();
   PassManager pm(context);
-  if (options.configure && failed(options.configure(pm, name)))
+  if (failed(buildPipeline(pm, name, Phase::L3, Phase::L2, KernelTarget::Host, phaseOptions)))
     return failure();
-  std::string error;
-  if (failed(buildPhasePipeline(pm, Phase::L3, Phase::L2, KernelTarget::Host, phaseOptions,
-                                error)))
-    return fail(error);
   std::string dir = options.searchCache.dir.empty() ? host::ObjectCache::defaultDir()
                                                     : options.searchCache.dir;
   std::string key = dir.empty() ? "" : methodSearchKey(module, pm);
