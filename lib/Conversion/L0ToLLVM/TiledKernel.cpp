@@ -307,7 +307,7 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
   unsigned lanes = plan.laneCount;
   SmallVector<LaneMap> rows(numRows);
   Value lane0 = rangeValue(loc, plan.lanes, firstLane);
-  rowPanelStarts.clear();
+  rowPanelStarts.assign(plan.rowPacks.size(), {});
   for (unsigned r = 0; r < numRows; ++r) {
     Value it = r == 0 ? firstRow
                       : Value(arith::AddIOp::create(b, loc, firstRow,
@@ -316,7 +316,6 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
     rows[r][plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
     if (kblock && !rowPanels.empty()) {
       Value offset = arith::SubIOp::create(b, loc, it, kblock->panelLo);
-      rowPanelStarts.resize(plan.rowPacks.size());
       for (auto [p, pack] : llvm::enumerate(plan.rowPacks))
         rowPanelStarts[p].push_back(
             pack.kMajor ? offset
