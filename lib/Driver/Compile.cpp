@@ -176,6 +176,16 @@ LogicalResult Compilation::searchMethod(const PhaseOptions &phaseOptions) {
     return failure();
   std::string dir = options.searchCache.dir.empty() ? host::ObjectCache::defaultDir()
                                                     : options.searchCache.dir;
+  // The kept searches count toward the cache's size limit. A compile that
+  // goes on to the kernel objects leaves trimming to the link, after its
+  // objects are looked up (and so marked used); any other compile links
+  // nothing, so keeping a search trims the cache.
+  host::ObjectCache cache;
+  cache.dir = dir;
+  llvm::Expected<uint64_t> maxBytes = host::ObjectCache::defaultMaxBytes();
+  if (!maxBytes)
+    return fail(llvm::toString(maxBytes.takeError()));
+  cache.maxBytes = *maxBytes;
   std::string key = dir.empty() ? "" : methodSearchKey(module, pm);
   if (!key.empty())
     if (OwningOpRef<ModuleOp> chosen = lookupMethodSearch(dir, key, context)) {
@@ -196,8 +206,11 @@ LogicalResult Compilation::searchMethod(const PhaseOptions &phaseOptions) {
     });
     searched = pm.run(module);
   }
-  if (succeeded(searched) && !spoke && !key.empty())
+  if (succeeded(searched) && !spoke && !key.empty()) {
     keepMethodSearch(dir, key, module);
+    if (!options.kernelCache.enabled || options.to != Phase::LLVM)
+      trimObjectCache(cache, options.progress);
+  }
   return searched;
 }
 

@@ -2,6 +2,7 @@
 #include "synpl/Driver/Driver.h"
 
 #include "KernelObjects.h"
+#include "SearchCache.h"
 
 #include "synpl/Target/HostObject.h"
 
@@ -224,12 +225,6 @@ LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef pa
     return fail(options, module,
                 "linking " + path + " failed" +
                     (linkError.empty() ? "" : ": " + linkError));
-  auto [removed, bytes] = cache.trim();
-  if (removed && options.progress)
-    options.progress(("cache: removed " + llvm::Twine(removed) +
-                      " least recently used files (" + llvm::Twine(bytes >> 10) +
-                      " KiB) to stay within " + llvm::Twine(cache.maxBytes >> 10) +
-                      " KiB (SYNPL_CACHE_MAX_SIZE)")
-                         .str());
+  trimObjectCache(cache, options.progress);
   return success();
 }

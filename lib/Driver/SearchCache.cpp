@@ -31,7 +31,7 @@ constexpr llvm::StringLiteral kSalt = "synpl-method-search v1";
 
 std::string pathOf(llvm::StringRef dir, llvm::StringRef key) {
   llvm::SmallString<256> path(dir);
-  llvm::sys::path::append(path, key + ".l2.mlir");
+  llvm::sys::path::append(path, key + synpl::driver::kMethodSearchSuffix);
   return path.str().str();
 }
 
@@ -86,6 +86,16 @@ void synpl::driver::keepMethodSearch(llvm::StringRef dir, llvm::StringRef key, M
     os << text;
     return llvm::Error::success();
   }));
+}
+
+void synpl::driver::trimObjectCache(const host::ObjectCache &cache,
+                                    const std::function<void(llvm::StringRef)> &progress) {
+  auto [removed, bytes] = cache.trim({kMethodSearchSuffix});
+  if (removed && progress)
+    progress(("cache: removed " + llvm::Twine(removed) + " least recently used files (" +
+              llvm::Twine(bytes >> 10) + " KiB) to stay within " +
+              llvm::Twine(cache.maxBytes >> 10) + " KiB (SYNPL_CACHE_MAX_SIZE)")
+                 .str());
 }
 
 void synpl::driver::replaceModule(ModuleOp module, ModuleOp chosen) {

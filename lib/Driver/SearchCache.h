@@ -14,7 +14,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <functional>
 #include <string>
+
+namespace synpl::host {
+struct ObjectCache;
+} // namespace synpl::host
 
 namespace synpl::driver {
 
@@ -34,6 +39,15 @@ mlir::OwningOpRef<mlir::ModuleOp> lookupMethodSearch(llvm::StringRef dir, llvm::
 /// not at all; best effort (a cache that cannot be written only costs the
 /// next compile a search).
 void keepMethodSearch(llvm::StringRef dir, llvm::StringRef key, mlir::ModuleOp module);
+
+/// How the name of a kept search's file in the object cache ends.
+inline constexpr llvm::StringLiteral kMethodSearchSuffix = ".l2.mlir";
+
+/// Trims `cache` to its size limit (host::ObjectCache::trim), the driver's
+/// kept searches counted with the objects, and says through `progress`
+/// what was removed.
+void trimObjectCache(const host::ObjectCache &cache,
+                     const std::function<void(llvm::StringRef)> &progress);
 
 /// Makes `module` the `chosen` program: its operations and attributes.
 void replaceModule(mlir::ModuleOp module, mlir::ModuleOp chosen);

@@ -12,7 +12,9 @@
 #include "mlir/Support/LLVM.h"
 #include "mlir/Support/LogicalResult.h"
 #include "synpl/Support/OptLevel.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -125,8 +127,9 @@ mlir::LogicalResult emitObject(mlir::ModuleOp module, llvm::raw_pwrite_stream &o
 struct ObjectCache {
   /// The folder; empty: no cache (every part is compiled).
   std::string dir;
-  /// The most its objects, manifests and kept method searches (not its
-  /// data folder) may take; 0: no limit.
+  /// The most its files may take (not its data folder): its objects and
+  /// manifests, and those its users keep beside them (trim()'s suffixes);
+  /// 0: no limit.
   uint64_t maxBytes = 0;
   /// $SYNPL_CACHE_DIR, else $XDG_CACHE_HOME/synpl, else ~/.cache/synpl.
   static std::string defaultDir();
@@ -138,11 +141,12 @@ struct ObjectCache {
   llvm::Error create() const;
   /// Marks a file of the cache as used now (what trim() keeps longest).
   static void touch(llvm::StringRef path);
-  /// Removes the least recently used of those files until what is
-  /// left takes at most maxBytes, sparing those used in the last ten
-  /// minutes (a concurrent compile may be about to link them). Returns the
-  /// files removed and the bytes they took.
-  std::pair<unsigned, uint64_t> trim() const;
+  /// Removes the least recently used of its files -- objects (.o),
+  /// manifests (.kernels) and the files of its users whose names end in one
+  /// of `userSuffixes` -- until what is left takes at most maxBytes, sparing
+  /// those used in the last ten minutes (a concurrent compile may be about
+  /// to link them). Returns the files removed and the bytes they took.
+  std::pair<unsigned, uint64_t> trim(llvm::ArrayRef<llvm::StringRef> userSuffixes = {}) const;
 };
 
 /// How many objects a program is compiled into by default: four per

@@ -99,7 +99,7 @@ void ObjectCache::touch(llvm::StringRef path) {
   llvm::sys::Process::SafelyCloseFileDescriptor(fd);
 }
 
-std::pair<unsigned, uint64_t> ObjectCache::trim() const {
+std::pair<unsigned, uint64_t> ObjectCache::trim(llvm::ArrayRef<llvm::StringRef> userSuffixes) const {
   if (dir.empty() || maxBytes == 0)
     return {0, 0};
   struct Entry {
@@ -111,9 +111,11 @@ std::pair<unsigned, uint64_t> ObjectCache::trim() const {
   uint64_t total = 0;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
-    // Objects, kernel manifests and the driver's kept method searches.
-    llvm::StringRef ext = llvm::sys::path::extension(it->path());
-    if (ext != ".o" && ext != ".kernels" && !llvm::StringRef(it->path()).ends_with(".l2.mlir"))
+    // Objects, kernel manifests and the files of the cache's users.
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    llvm::StringRef ext = llvm::sys::path::extension(name);
+    if (ext != ".o" && ext != ".kernels" &&
+        llvm::none_of(userSuffixes, [&](llvm::StringRef s) { return name.ends_with(s); }))
       continue;
     llvm::sys::fs::file_status status;
     if (llvm::sys::fs::status(it->path(), status) ||
