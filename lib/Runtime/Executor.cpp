@@ -563,7 +563,10 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
         popped.push_back({p.slots[s].pool, b});
       }
   uint64_t t0 = nowNanos();
-  for (Ingest &g : ingests) {
+  if (gatherDispatch.size() != ingests.size())
+    gatherDispatch.resize(ingests.size());
+  for (size_t gi = 0; gi < ingests.size(); ++gi) {
+    Ingest &g = ingests[gi];
     std::vector<uint8_t *> dst;
     for (int64_t f = 0; f < g.desc->num_fields; ++f) {
       int64_t slot = p.ingestFields[g.desc->first_field + f].slot;
@@ -575,7 +578,14 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
         dst.push_back(slotAddr(slot, stream));
       }
     }
-    gather(g.*split, g.desc->batch, batch, dst);
+    // Rows over the pool, like a kernel's split range: always under an
+    // explicit --threads N > 1, by measurement otherwise.
+    Dispatch &d = gatherDispatch[gi];
+    bool spread = workerCount > 1 && (o.threads != 0 || d.parallelNext());
+    uint64_t g0 = nowNanos();
+    gather(g.*split, g.desc->batch, batch, dst, spread ? workers : nullptr);
+    if (workerCount > 1 && o.threads == 0)
+      d.record(nowNanos() - g0);
     if (o.checkFinite)
       if (int32_t st = checkBatchFinite(g, g.*split, dst))
         return st;

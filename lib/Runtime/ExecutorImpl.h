@@ -265,8 +265,11 @@ void closeSplit(Split &s);
 /// Batches (steps) per epoch of a split: of global batches when sharded.
 int64_t numBatches(const Split &s, int64_t batch, bool dropLast);
 /// Gathers batch `b` of the split's epoch order into the slots at `addr`
-/// (a sharded split: this rank's slice of global batch `b`).
-void gather(const Split &s, int64_t batch, int64_t b, const std::vector<uint8_t *> &addr);
+/// (a sharded split: this rank's slice of global batch `b`), its rows
+/// split among the threads of `workers` when it has more than one (the
+/// same bytes either way).
+void gather(const Split &s, int64_t batch, int64_t b, const std::vector<uint8_t *> &addr,
+            synpl_rt_workers *workers = nullptr);
 /// The samples (not padding) batch `b` of the split gathers on this rank.
 inline int64_t batchRows(const Split &s, int64_t batch, int64_t b) {
   return shardRows(s.samples, b, batch, s.shardRank, s.shardRanks);
@@ -505,6 +508,7 @@ private:
   std::vector<bool> evalNeeded;  // per entry: runs while evaluating
   std::vector<KernelStats> kernelStats;
   std::vector<Dispatch> dispatchOf; // per kernel
+  std::vector<Dispatch> gatherDispatch; // per ingest: its batch gather
   int32_t workerCount = 1;
   uint64_t transferNanos = 0, ingestNanos = 0, controlNanos = 0;
   int64_t depth = 1;

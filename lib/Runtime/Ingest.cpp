@@ -440,15 +440,22 @@ static void traceBatch(const Split &s, int64_t batch, int64_t b,
   trace::write(line);
 }
 
-/// Gathers batch `b` into the slots (a sharded split: this rank's slice of
-/// global batch `b`): rows past the end of the split are zero (a label
-/// slot's padding is 255, outside any class).
-void gather(const Split &s, int64_t batch, int64_t b,
-            const std::vector<uint8_t *> &addr) {
-  int64_t first = shardFirst(b, batch, s.shardRank, s.shardRanks);
+namespace {
+
+/// One gather: its rows are split among the pool's threads.
+struct GatherJob {
+  const Split *split;
+  int64_t batch, first;
+  const std::vector<uint8_t *> *addr;
+};
+
+/// Rows [begin, end) of every field of a gather.
+void gatherRows(void *ctx, int64_t begin, int64_t end) {
+  const GatherJob &job = *static_cast<const GatherJob *>(ctx);
+  const Split &s = *job.split;
   for (size_t f = 0; f < s.fields.size(); ++f) {
     const Field &fd = s.fields[f];
-    uint8_t *dst = addr[f];
+    uint8_t *dst = (*job.addr)[f];
     // The samples come in a shuffled order, so the hardware prefetcher
     // cannot see the next one coming: ask for the sample kAhead rows on
     // while this one converts (the gather is otherwise a wait on memory
@@ -456,17 +463,17 @@ void gather(const Split &s, int64_t batch, int64_t b,
     constexpr int64_t kAhead = 4;
     // Row r's sample in the file; null past the end of the split.
     auto sampleOf = [&](int64_t r) -> const uint8_t * {
-      int64_t i = first + r;
+      int64_t i = job.first + r;
       return i < s.samples ? fd.samples() + (uint64_t)s.order[i] * fd.step() : nullptr;
     };
     auto prefetchRow = [&](int64_t r) {
-      if (const uint8_t *src = r < batch ? sampleOf(r) : nullptr)
+      if (const uint8_t *src = r < end ? sampleOf(r) : nullptr)
         for (int64_t o = 0; o < fd.step(); o += 64)
           __builtin_prefetch(src + o);
     };
-    for (int64_t r = 0; r < kAhead; ++r)
+    for (int64_t r = begin; r < begin + kAhead; ++r)
       prefetchRow(r);
-    for (int64_t r = 0; r < batch; ++r) {
+    for (int64_t r = begin; r < end; ++r) {
       prefetchRow(r + kAhead);
       if (const uint8_t *src = sampleOf(r))
         copySample(fd, src, dst + r * fd.sampleBytes);
@@ -475,6 +482,25 @@ void gather(const Split &s, int64_t batch, int64_t b,
                     fd.sampleBytes);
     }
   }
+}
+
+} // namespace
+
+/// Gathers batch `b` into the slots (a sharded split: this rank's slice of
+/// global batch `b`): rows past the end of the split are zero (a label
+/// slot's padding is 255, outside any class). With `workers`, each thread
+/// of the pool gathers one contiguous run of rows: the gather waits on
+/// memory (the samples are scattered), and each thread has its own misses
+/// in flight.
+void gather(const Split &s, int64_t batch, int64_t b, const std::vector<uint8_t *> &addr,
+            synpl_rt_workers *workers) {
+  GatherJob job{&s, batch, shardFirst(b, batch, s.shardRank, s.shardRanks), &addr};
+  int32_t threads = workers ? synpl_rt_workers_count(workers) : 1;
+  if (threads > 1)
+    synpl_rt_parallel_for_grain(workers, batch, (batch + threads - 1) / threads, gatherRows,
+                                &job);
+  else
+    gatherRows(&job, 0, batch);
   if (trace::enabled())
     traceBatch(s, batch, b, addr);
 }
