@@ -542,7 +542,7 @@ def L1_ReshapeOp : L1_TensorOp<"reshape"> {
 }
 
 def L1_UnfoldOp : L1_TensorOp<"unfold"> {
-  let summary = "the sliding windows of an [N, C, spatial...] tensor (im2col)";
+  let summary = "the sliding windows of an [N, C, spatial...] or [N, spatial..., C] tensor (im2col)";
   let description = [{
     ```mlir
     %p = l1.unfold %x kernel [3, 3] stride [1, 1] padding [1, 1]
@@ -554,18 +554,30 @@ def L1_UnfoldOp : L1_TensorOp<"unfold"> {
     it to `[N * O..., C * K...]` gives the rows a convolution multiplies
     with its `[C_out, C * K...]` weights: the convolution becomes a matmul.
     One entry of `kernel`, `stride`, `padding` per spatial dimension.
+
+    `channels_last`: the operand is `[N, spatial..., C]` and the result
+    `[N, O..., K..., C]`, `result[n, o..., k..., c] = x[n, o * stride + k -
+    padding, c]`: the rows then pair with weights seen as `[C_out, K...,
+    C]`, and a window's channels are one contiguous run of the input, where
+    without it each channel is a separate plane:
+
+    ```mlir
+    %p = l1.unfold %x kernel [3, 3] stride [1, 1] padding [1, 1] channels_last
+        : tensor<128x14x14x32xf32> -> tensor<128x14x14x3x3x32xf32>
+    ```
   }];
   let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$kernel,
-                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding);
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       UnitAttr:$channels_last);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{
-    $operand `kernel` $kernel `stride` $stride `padding` $padding attr-dict
-        `:` type($operand) `->` type($result)
+    $operand `kernel` $kernel `stride` $stride `padding` $padding
+        (`channels_last` $channels_last^)? attr-dict `:` type($operand) `->` type($result)
   }];
 }
 
 def L1_FoldOp : L1_TensorOp<"fold"> {
-  let summary = "sum sliding windows back onto an [N, C, spatial...] tensor (col2im)";
+  let summary = "sum sliding windows back onto an [N, C, spatial...] or [N, spatial..., C] tensor (col2im)";
   let description = [{
     ```mlir
     %dx = l1.fold %dp kernel [3, 3] stride [1, 1] padding [1, 1]
@@ -575,14 +587,17 @@ def L1_FoldOp : L1_TensorOp<"fold"> {
     a window is added to the input position it was read from
     (`result[n, c, i] = sum of operand[n, o, c, k]` over the `(o, k)` with
     `o * stride + k - padding = i`); what fell in the padding is dropped.
-    The gradient of a convolution's input.
+    The gradient of a convolution's input. `channels_last`: the adjoint of
+    the `channels_last` unfold, from `[N, O..., K..., C]` windows onto an
+    `[N, spatial..., C]` result.
   }];
   let arguments = (ins AnyStaticShapeTensor:$operand, DenseI64ArrayAttr:$kernel,
-                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding);
+                       DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$padding,
+                       UnitAttr:$channels_last);
   let results = (outs AnyStaticShapeTensor:$result);
   let assemblyFormat = [{
-    $operand `kernel` $kernel `stride` $stride `padding` $padding attr-dict
-        `:` type($operand) `->` type($result)
+    $operand `kernel` $kernel `stride` $stride `padding` $padding
+        (`channels_last` $channels_last^)? attr-dict `:` type($operand) `->` type($result)
   }];
 }
 

@@ -272,7 +272,7 @@ LogicalResult ConstOp::verify() {
 LogicalResult UnfoldOp::verify() {
   Type in = getOperand().getType(), res = getResult().getType();
   sh::ShapeResult s =
-      sh::unfoldShape(tt(in).getShape(), getKernel(), getStride(), getPadding());
+      sh::unfoldShape(tt(in).getShape(), getKernel(), getStride(), getPadding(), getChannelsLast());
   if (!s)
     return shapeError(*this) << s.message();
   if (failed(checkSameElement(*this, in, res)))
@@ -284,7 +284,7 @@ LogicalResult FoldOp::verify() {
   // The operand must be the windows of a tensor of the result's shape.
   Type in = getOperand().getType(), res = getResult().getType();
   sh::ShapeResult s =
-      sh::unfoldShape(tt(res).getShape(), getKernel(), getStride(), getPadding());
+      sh::unfoldShape(tt(res).getShape(), getKernel(), getStride(), getPadding(), getChannelsLast());
   if (!s)
     return shapeError(*this) << s.message();
   if (failed(checkSameElement(*this, in, res)))

@@ -152,11 +152,16 @@ ShapeResult synpl::shapes::oneHotShape(ArrayRef<int64_t> in, int64_t classes) {
 }
 
 ShapeResult synpl::shapes::unfoldShape(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
-                                       ArrayRef<int64_t> stride, ArrayRef<int64_t> padding) {
+                                       ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                                       bool channelsLast) {
   if (in.size() < 3)
-    return ShapeResult::error("windows need an [N, C, spatial...] input, got " +
-                              formatShape(in));
+    return ShapeResult::error(std::string("windows need an ") +
+                              (channelsLast ? "[N, spatial..., C]" : "[N, C, spatial...]") +
+                              " input, got " + formatShape(in));
   size_t s = in.size() - 2;
+  // The spatial sizes and the channels.
+  ArrayRef<int64_t> spatial = in.slice(channelsLast ? 1 : 2, s);
+  int64_t channels = channelsLast ? in.back() : in[1];
   if (kernel.size() != s || stride.size() != s || padding.size() != s)
     return ShapeResult::error("kernel, stride and padding need " + std::to_string(s) +
                               " entries (one per spatial dimension of " + formatShape(in) + ")");
@@ -167,14 +172,19 @@ ShapeResult synpl::shapes::unfoldShape(ArrayRef<int64_t> in, ArrayRef<int64_t> k
                                 "got kernel " + std::to_string(kernel[d]) +
                                 ", stride " + std::to_string(stride[d]) + ", padding " +
                                 std::to_string(padding[d]));
-    int64_t span = in[d + 2] + 2 * padding[d] - kernel[d];
+    int64_t span = spatial[d] + 2 * padding[d] - kernel[d];
     if (span < 0)
       return ShapeResult::error("a kernel of " + std::to_string(kernel[d]) +
                                 " does not fit spatial dimension " + std::to_string(d) + " of " +
                                 formatShape(in) + " (padding " + std::to_string(padding[d]) + ")");
     result.push_back(span / stride[d] + 1);
   }
-  result.push_back(in[1]);
-  result.append(kernel.begin(), kernel.end());
+  if (channelsLast) {
+    result.append(kernel.begin(), kernel.end());
+    result.push_back(channels);
+  } else {
+    result.push_back(channels);
+    result.append(kernel.begin(), kernel.end());
+  }
   return ShapeResult::ok(result);
 }

@@ -441,14 +441,17 @@ FailureOr<Tensor> Evaluator::compute(Operation *op, ArrayRef<const Tensor *> in)
         ArrayRef<int64_t> input = isUnfold ? in[0]->getShape() : rt.getShape();
         ArrayRef<int64_t> windows = isUnfold ? rt.getShape() : in[0]->getShape();
         synpl::shapes::ShapeResult s =
-            synpl::shapes::unfoldShape(input, w.getKernel(), w.getStride(), w.getPadding());
+            synpl::shapes::unfoldShape(input, w.getKernel(), w.getStride(), w.getPadding(),
+                                       w.getChannelsLast());
         if (!s || s.shape() != windows)
           return op->emitOpError("windows ") << synpl::shapes::formatShape(windows) << " do not match "
                                              << synpl::shapes::formatShape(input);
         if constexpr (isUnfold)
-          return synpl::ref::detail::unfold(*in[0], w.getKernel(), w.getStride(), w.getPadding(), windows);
+          return synpl::ref::detail::unfold(*in[0], w.getKernel(), w.getStride(), w.getPadding(),
+                                            windows, w.getChannelsLast());
         else
-          return synpl::ref::detail::fold(*in[0], w.getKernel(), w.getStride(), w.getPadding(), input);
+          return synpl::ref::detail::fold(*in[0], w.getKernel(), w.getStride(), w.getPadding(),
+                                          input, w.getChannelsLast());
       })
       .Case<l1::BroadcastOp>([&](l1::BroadcastOp b) { return broadcast(b, *in[0]); })
       .Case<l1::TransposeOp>([&](l1::TransposeOp t) { return transpose(t, *in[0]); })

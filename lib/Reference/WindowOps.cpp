@@ -3,7 +3,9 @@
 // Both walk every element of the windows tensor [N, O..., C, K...] and the
 // input position it corresponds to, [n, c, o * stride + k - padding]: unfold
 // reads it (zero in the padding), fold adds to it (the padding's share is
-// dropped). Fold is therefore unfold's adjoint.
+// dropped). Fold is therefore unfold's adjoint. Channels last, the windows
+// are [N, O..., K..., C] and the input position [n, o * stride + k -
+// padding, c].
 //
 //===----------------------------------------------------------------------===//
 #include "WindowOps.h"
@@ -16,8 +18,35 @@ namespace {
 template <typename Fn>
 void forEachWindowElement(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> windows,
                           llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
-                          llvm::ArrayRef<int64_t> padding, Fn fn) {
+                          llvm::ArrayRef<int64_t> padding, bool channelsLast, Fn fn) {
   size_t s = kernel.size();
+  if (channelsLast) {
+    int64_t total = 1;
+    for (int64_t d : windows)
+      total *= d;
+    int64_t channels = input.back();
+    std::vector<int64_t> idx(windows.size(), 0);
+    for (int64_t w = 0; w < total; ++w) {
+      // idx = [n, o_1..o_s, k_1..k_s, c] of element w.
+      int64_t rest = w;
+      for (size_t d = windows.size(); d-- > 0;) {
+        idx[d] = rest % windows[d];
+        rest /= windows[d];
+      }
+      int64_t offset = idx[0];
+      bool inside = true;
+      for (size_t d = 0; d < s; ++d) {
+        int64_t i = idx[1 + d] * stride[d] + idx[1 + s + d] - padding[d];
+        if (i < 0 || i >= input[1 + d]) {
+          inside = false;
+          break;
+        }
+        offset = offset * input[1 + d] + i;
+      }
+      fn(w, inside ? offset * channels + idx[1 + 2 * s] : -1);
+    }
+    return;
+  }
   int64_t total = 1;
   for (int64_t d : windows)
     total *= d;
@@ -49,18 +78,19 @@ void forEachWindowElement(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t>
 Tensor synpl::ref::detail::unfold(const Tensor &x, llvm::ArrayRef<int64_t> kernel,
                                   llvm::ArrayRef<int64_t> stride,
                                   llvm::ArrayRef<int64_t> padding,
-                                  llvm::ArrayRef<int64_t> windows) {
+                                  llvm::ArrayRef<int64_t> windows, bool channelsLast) {
   Tensor r(x.getElementType(), windows);
-  forEachWindowElement(x.getShape(), windows, kernel, stride, padding,
+  forEachWindowElement(x.getShape(), windows, kernel, stride, padding, channelsLast,
                        [&](int64_t w, int64_t i) { r[w] = i < 0 ? 0.0 : x[i]; });
   return r;
 }
 
 Tensor synpl::ref::detail::fold(const Tensor &p, llvm::ArrayRef<int64_t> kernel,
                                 llvm::ArrayRef<int64_t> stride, llvm::ArrayRef<int64_t> padding,
-                                llvm::ArrayRef<int64_t> shape) {
+                                llvm::ArrayRef<int64_t> shape, bool channelsLast) {
   Tensor r(p.getElementType(), shape);
-  forEachWindowElement(shape, p.getShape(), kernel, stride, padding, [&](int64_t w, int64_t i) {
+  forEachWindowElement(shape, p.getShape(), kernel, stride, padding, channelsLast,
+                       [&](int64_t w, int64_t i) {
     if (i >= 0)
       r[i] += p[w];
   });

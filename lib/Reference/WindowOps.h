@@ -14,14 +14,18 @@
 namespace synpl::ref::detail {
 
 /// The windows of `x` ([N, C, I...]) as [N, O..., C, K...]; `windows` is
-/// that shape. Zero where a window reaches into the padding.
+/// that shape. Zero where a window reaches into the padding. With
+/// `channelsLast`, of `x` [N, I..., C] as [N, O..., K..., C].
 Tensor unfold(const Tensor &x, llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
-              llvm::ArrayRef<int64_t> padding, llvm::ArrayRef<int64_t> windows);
+              llvm::ArrayRef<int64_t> padding, llvm::ArrayRef<int64_t> windows,
+              bool channelsLast = false);
 
 /// The windows `p` ([N, O..., C, K...]) summed back onto a tensor of
-/// `shape` ([N, C, I...]); what lies in the padding is dropped.
+/// `shape` ([N, C, I...]); what lies in the padding is dropped. With
+/// `channelsLast`, `p` [N, O..., K..., C] onto [N, I..., C].
 Tensor fold(const Tensor &p, llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
-            llvm::ArrayRef<int64_t> padding, llvm::ArrayRef<int64_t> shape);
+            llvm::ArrayRef<int64_t> padding, llvm::ArrayRef<int64_t> shape,
+            bool channelsLast = false);
 
 } // namespace synpl::ref::detail
 

@@ -299,45 +299,111 @@ TEST_CASE("L1ToL0: chains of reshape, transpose and broadcast at ranks 1 to 6 re
 
 
 TEST_CASE("L1ToL0: unfold and fold kernels compute the reference's windows", "[l1tol0][window]") {
+  // Half the trials channels first ([N, C, I...] and windows [N, O..., C,
+  // K...]), half channels last ([N, I..., C], windows [N, O..., K..., C]).
   auto ctx = synpl::test::makeContext();
   std::mt19937 rng(7);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   int checked = 0;
-  for (int trial = 0; trial < 40; ++trial) {
+  for (int trial = 0; trial < 80; ++trial) {
+    bool last = trial >= 40;
     int spatial = 1 + trial % 2;
-    Shape in{pick(1, 3), pick(1, 3)}, kernel, stride, padding;
+    int64_t n = pick(1, 3), c = pick(1, 3);
+    Shape sizes, kernel, stride, padding;
     for (int d = 0; d < spatial; ++d) {
       kernel.push_back(pick(1, 4));
       stride.push_back(pick(1, 3));
       padding.push_back(pick(0, 2));
-      in.push_back(std::max<int64_t>(pick(2, 7), kernel.back() - 2 * padding.back()));
+      sizes.push_back(std::max<int64_t>(pick(2, 7), kernel.back() - 2 * padding.back()));
     }
-    Shape windows{in[0]};
+    Shape in{n}, windows{n};
+    if (!last)
+      in.push_back(c);
+    in.insert(in.end(), sizes.begin(), sizes.end());
+    if (last)
+      in.push_back(c);
     for (int d = 0; d < spatial; ++d)
-      windows.push_back((in[2 + d] + 2 * padding[d] - kernel[d]) / stride[d] + 1);
-    windows.push_back(in[1]);
+      windows.push_back((sizes[d] + 2 * padding[d] - kernel[d]) / stride[d] + 1);
+    if (!last)
+      windows.push_back(c);
     windows.insert(windows.end(), kernel.begin(), kernel.end());
+    if (last)
+      windows.push_back(c);
     std::string attrs = " kernel [" + listOf(kernel) + "] stride [" + listOf(stride) +
-                        "] padding [" + listOf(padding) + "]";
+                        "] padding [" + listOf(padding) + "]" + (last ? " channels_last" : "");
     std::string x = tensorType(in), p = tensorType(windows);
     // unfold, a computation on the windows, and fold of both the windows
     // read back through a reshape (a convolution's backward) and a scaled
     // copy; unfold's windows and fold's sums are both outputs.
     std::string flat = "tensor<" + std::to_string(numel(windows)) + "xf32>";
+    std::ostringstream body;
+    body << "  %p = l1.unfold %x" << attrs << " : " << x << " -> " << p << "\n"
+         << "  %t = l1.tanh %p : " << p << " -> " << p << "\n"
+         << "  %r = l1.reshape %t : " << p << " -> " << flat << "\n"
+         << "  %r2 = l1.reshape %r : " << flat << " -> " << p << "\n"
+         << "  %f = l1.fold %r2" << attrs << " : " << p << " -> " << x << "\n";
+    std::vector<std::string> results{"%p", "%f"}, types{p, x};
+    if (last) {
+      // The same windows and sums channels first, the channel moved: x
+      // moved to [N, C, I...], unfolded and its windows moved back; the
+      // windows moved to [N, O..., C, K...], folded and the sums moved
+      // back. The reference must agree with itself (below), the kernels
+      // with the reference.
+      Shape first{n, c}, firstWindows(windows.begin(), windows.begin() + 1 + spatial);
+      first.insert(first.end(), sizes.begin(), sizes.end());
+      firstWindows.push_back(c);
+      firstWindows.insert(firstWindows.end(), kernel.begin(), kernel.end());
+      auto perm = [](const std::vector<int64_t> &v) {
+        return "[" + listOf(Shape(v.begin(), v.end())) + "]";
+      };
+      std::vector<int64_t> toFirst{0, spatial + 1}, fromFirst{0}, windowsToFirst{0},
+          windowsFromFirst{0};
+      for (int d = 0; d < spatial; ++d) {
+        toFirst.push_back(1 + d);
+        fromFirst.push_back(2 + d);
+        windowsToFirst.push_back(1 + d);
+        windowsFromFirst.push_back(1 + d);
+      }
+      fromFirst.push_back(1);
+      windowsToFirst.push_back(1 + 2 * spatial);
+      for (int d = 0; d < spatial; ++d) {
+        windowsToFirst.push_back(1 + spatial + d);
+        windowsFromFirst.push_back(2 + spatial + d);
+      }
+      windowsFromFirst.push_back(1 + spatial);
+      std::string xf = tensorType(first), pf = tensorType(firstWindows);
+      std::string plain = " kernel [" + listOf(kernel) + "] stride [" + listOf(stride) +
+                          "] padding [" + listOf(padding) + "]";
+      body << "  %xf = l1.transpose %x perm " << perm(toFirst) << " : " << x << " -> " << xf << "\n"
+           << "  %pf = l1.unfold %xf" << plain << " : " << xf << " -> " << pf << "\n"
+           << "  %q = l1.transpose %pf perm " << perm(windowsFromFirst) << " : " << pf << " -> "
+           << p << "\n"
+           << "  %pp = l1.transpose %r2 perm " << perm(windowsToFirst) << " : " << p << " -> " << pf
+           << "\n"
+           << "  %ff = l1.fold %pp" << plain << " : " << pf << " -> " << xf << "\n"
+           << "  %g = l1.transpose %ff perm " << perm(fromFirst) << " : " << xf << " -> " << x
+           << "\n";
+      results.insert(results.end(), {"%q", "%g"});
+      types.insert(types.end(), {p, x});
+    }
     std::ostringstream os;
     os << "l1.system @s {\n  l1.node @ram_0 memory {capacity = \"1GB\"}\n"
        << "  l1.node @cpu_0 compute {isa = \"x86_64\"}\n"
        << "  l1.edge @ram_0 <-> @cpu_0 bandwidth \"50GB/s\"\n}\n"
        << "l1.tensor_graph @g on @cpu_0 then @ret compute(%x: " << x << ") {\n"
-       << "  %p = l1.unfold %x" << attrs << " : " << x << " -> " << p << "\n"
-       << "  %t = l1.tanh %p : " << p << " -> " << p << "\n"
-       << "  %r = l1.reshape %t : " << p << " -> " << flat << "\n"
-       << "  %r2 = l1.reshape %r : " << flat << " -> " << p << "\n"
-       << "  %f = l1.fold %r2" << attrs << " : " << p << " -> " << x << "\n"
-       << "  l1.return %p, %f : " << p << ", " << x << "\n}\n"
-       << "l1.stage @ret on @cpu_0 process(%a: !l1.buf<@ram_0, " << p << ">, %b: !l1.buf<@ram_0, "
-       << x << ">) {\n  l1.drop %a : !l1.buf<@ram_0, " << p << ">\n  l1.drop %b : !l1.buf<@ram_0, "
-       << x << ">\n  l1.end\n}\n"
+       << body.str() << "  l1.return ";
+    for (size_t i = 0; i < results.size(); ++i)
+      os << (i ? ", " : "") << results[i];
+    os << " : ";
+    for (size_t i = 0; i < types.size(); ++i)
+      os << (i ? ", " : "") << types[i];
+    os << "\n}\nl1.stage @ret on @cpu_0 process(";
+    for (size_t i = 0; i < types.size(); ++i)
+      os << (i ? ", " : "") << "%a" << i << ": !l1.buf<@ram_0, " << types[i] << ">";
+    os << ") {\n";
+    for (size_t i = 0; i < types.size(); ++i)
+      os << "  l1.drop %a" << i << " : !l1.buf<@ram_0, " << types[i] << ">\n";
+    os << "  l1.end\n}\n"
        << "l1.pipeline @train = @g\nl1.pipeline @back = @ret\n"
        << "l1.schedule pipelines [@train, @back] actors [] pipeline_depth 1\n";
     std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -345,9 +411,18 @@ TEST_CASE("L1ToL0: unfold and fold kernels compute the reference's windows", "[l
     for (double &v : t.data())
       v = static_cast<float>(u(rng));
     checkAgainstReference(ctx.get(), os.str(), {t});
+    if (last) {
+      OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(os.str(), ctx.get());
+      REQUIRE(m);
+      ref::StateEnv state;
+      auto outs = ref::interpretTensorGraph(*m->getOps<l1::TensorGraphOp>().begin(), {t}, state);
+      REQUIRE(succeeded(outs));
+      CHECK((*outs)[0].data() == (*outs)[2].data());
+      CHECK((*outs)[1].data() == (*outs)[3].data());
+    }
     ++checked;
   }
-  CHECK(checked == 40);
+  CHECK(checked == 80);
 }
 
 TEST_CASE("L1ToL0: batched matmuls over transposed operands compute the reference's "

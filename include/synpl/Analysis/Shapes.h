@@ -86,9 +86,11 @@ ShapeResult oneHotShape(llvm::ArrayRef<int64_t> in, int64_t classes);
 
 /// The sliding windows of an [N, C, I1..IS] tensor: [N, O1..OS, C, K1..KS]
 /// with O = (I + 2 padding - K) / stride + 1 per spatial dimension (S >= 1;
-/// kernel, stride and padding have S entries).
+/// kernel, stride and padding have S entries). With `channelsLast`, of an
+/// [N, I1..IS, C] tensor: [N, O1..OS, K1..KS, C].
 ShapeResult unfoldShape(llvm::ArrayRef<int64_t> in, llvm::ArrayRef<int64_t> kernel,
-                        llvm::ArrayRef<int64_t> stride, llvm::ArrayRef<int64_t> padding);
+                        llvm::ArrayRef<int64_t> stride, llvm::ArrayRef<int64_t> padding,
+                        bool channelsLast = false);
 
 } // namespace synpl::shapes
 

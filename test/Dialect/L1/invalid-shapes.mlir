@@ -225,6 +225,26 @@ l1.tensor_graph @g on @gpu_0 compute(%x: tensor<2x3x5x5xf32>) {
 
 // -----
 
+// L1.5: channels last, the windows are [N, O..., K..., C]: the
+// channels-first order is refused.
+l1.tensor_graph @g on @gpu_0 compute(%x: tensor<2x5x5x2xf32>) {
+  // expected-error @+1 {{[consistency] L1.5: unfold: result shape [2, 5, 5, 2, 3, 3] should be [2, 5, 5, 3, 3, 2]}}
+  %p = l1.unfold %x kernel [3, 3] stride [1, 1] padding [1, 1] channels_last : tensor<2x5x5x2xf32> -> tensor<2x5x5x2x3x3xf32>
+  l1.return %p : tensor<2x5x5x2x3x3xf32>
+}
+
+// -----
+
+// L1.5: channels last, fold's result is [N, spatial..., C]: windows of 2
+// channels do not sum onto 3.
+l1.tensor_graph @g on @gpu_0 compute(%p: tensor<2x5x5x3x3x2xf32>) {
+  // expected-error @+1 {{[consistency] L1.5: fold: the windows of [2, 5, 5, 3] are [2, 5, 5, 3, 3, 3], not [2, 5, 5, 3, 3, 2]}}
+  %x = l1.fold %p kernel [3, 3] stride [1, 1] padding [1, 1] channels_last : tensor<2x5x5x3x3x2xf32> -> tensor<2x5x5x3xf32>
+  l1.return %x : tensor<2x5x5x3xf32>
+}
+
+// -----
+
 // L1.5: one kernel extent per spatial dimension.
 l1.tensor_graph @g on @gpu_0 compute(%x: tensor<2x3x5x5xf32>) {
   // expected-error @+1 {{[consistency] L1.5: unfold: kernel, stride and padding need 2 entries (one per spatial dimension of [2, 3, 5, 5])}}

@@ -177,14 +177,20 @@ l1.schedule pipelines [@train, @grad_return] actors [@model_state] pipeline_dept
 // CHECK: l1.unfold %{{.*}} kernel [3, 3] stride [1, 1] padding [1, 1] : tensor<2x3x5x5xf32> -> tensor<2x5x5x3x3x3xf32>
 // CHECK: l1.fold %{{.*}} kernel [3, 3] stride [1, 1] padding [1, 1] : tensor<2x5x5x3x3x3xf32> -> tensor<2x3x5x5xf32>
 // CHECK: l1.unfold %{{.*}} kernel [4] stride [2] padding [0] : tensor<2x3x10xf32> -> tensor<2x4x3x4xf32>
-l1.tensor_graph @windows on @gpu_0 then @winsink compute(%x: tensor<2x3x5x5xf32>, %s: tensor<2x3x10xf32>) {
+// Channels last: [N, spatial..., C] and windows [N, O..., K..., C].
+// CHECK: l1.unfold %{{.*}} kernel [3, 3] stride [2, 2] padding [1, 1] channels_last : tensor<2x5x5x3xf32> -> tensor<2x3x3x3x3x3xf32>
+// CHECK: l1.fold %{{.*}} kernel [3, 3] stride [2, 2] padding [1, 1] channels_last : tensor<2x3x3x3x3x3xf32> -> tensor<2x5x5x3xf32>
+l1.tensor_graph @windows on @gpu_0 then @winsink compute(%x: tensor<2x3x5x5xf32>, %s: tensor<2x3x10xf32>, %y: tensor<2x5x5x3xf32>) {
   %p = l1.unfold %x kernel [3, 3] stride [1, 1] padding [1, 1] : tensor<2x3x5x5xf32> -> tensor<2x5x5x3x3x3xf32>
   %f = l1.fold %p kernel [3, 3] stride [1, 1] padding [1, 1] : tensor<2x5x5x3x3x3xf32> -> tensor<2x3x5x5xf32>
   %q = l1.unfold %s kernel [4] stride [2] padding [0] : tensor<2x3x10xf32> -> tensor<2x4x3x4xf32>
-  l1.return %f, %q : tensor<2x3x5x5xf32>, tensor<2x4x3x4xf32>
+  %r = l1.unfold %y kernel [3, 3] stride [2, 2] padding [1, 1] channels_last : tensor<2x5x5x3xf32> -> tensor<2x3x3x3x3x3xf32>
+  %g = l1.fold %r kernel [3, 3] stride [2, 2] padding [1, 1] channels_last : tensor<2x3x3x3x3x3xf32> -> tensor<2x5x5x3xf32>
+  l1.return %f, %q, %g : tensor<2x3x5x5xf32>, tensor<2x4x3x4xf32>, tensor<2x5x5x3xf32>
 }
-l1.stage @winsink on @cpu_0 process(%f: !l1.buf<@gpu_0, tensor<2x3x5x5xf32>>, %q: !l1.buf<@gpu_0, tensor<2x4x3x4xf32>>) {
+l1.stage @winsink on @cpu_0 process(%f: !l1.buf<@gpu_0, tensor<2x3x5x5xf32>>, %q: !l1.buf<@gpu_0, tensor<2x4x3x4xf32>>, %g: !l1.buf<@gpu_0, tensor<2x5x5x3xf32>>) {
   l1.drop %f : !l1.buf<@gpu_0, tensor<2x3x5x5xf32>>
   l1.drop %q : !l1.buf<@gpu_0, tensor<2x4x3x4xf32>>
+  l1.drop %g : !l1.buf<@gpu_0, tensor<2x5x5x3xf32>>
   l1.end
 }

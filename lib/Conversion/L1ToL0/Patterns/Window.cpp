@@ -15,6 +15,9 @@
 //          is exact and the window position exists; the offsets are
 //          unrolled (a convolution's kernel is small).
 //
+// Channels last, the same with the channel index last everywhere: windows
+// [n, o..., k..., c] and input [n, i..., c].
+//
 //===----------------------------------------------------------------------===//
 #include "../EmitPatterns.h"
 
@@ -72,20 +75,28 @@ struct UnfoldPattern : OpEmitPattern<l1::UnfoldOp> {
     ArrayRef<int64_t> kernel = op.getKernel(), stride = op.getStride(), pad = op.getPadding();
     ArrayRef<int64_t> in = tensorOf(op.getOperand()).getShape();
     size_t s = kernel.size();
+    bool last = op.getChannelsLast();
+    // Where the windows' kernel offsets and channel are, and the input's
+    // spatial dimensions.
+    size_t kAt = last ? 1 + s : s + 2, cAt = last ? 1 + 2 * s : s + 1, iAt = last ? 1 : 2;
     Type ix = k.b.getIndexType();
-    SmallVector<Value> at{idx[0], idx[s + 1]};
+    SmallVector<Value> at{idx[0]};
+    if (!last)
+      at.push_back(idx[cAt]);
     Value inside;
     for (size_t d = 0; d < s; ++d) {
       // i = o * stride + k - padding
-      Value i = k.op<l0uop::MulAccOp>(ix, {idx[1 + d], k.index(stride[d]), idx[s + 2 + d]});
+      Value i = k.op<l0uop::MulAccOp>(ix, {idx[1 + d], k.index(stride[d]), idx[kAt + d]});
       if (pad[d] == 0) {
         at.push_back(i);
         continue;
       }
       i = k.op<l0uop::AddOp>(ix, {i, k.index(-pad[d])});
-      inside = both(k, inside, both(k, atLeast(k, i, 0), below(k, i, in[2 + d])));
-      at.push_back(clamp(k, i, 0, in[2 + d] - 1));
+      inside = both(k, inside, both(k, atLeast(k, i, 0), below(k, i, in[iAt + d])));
+      at.push_back(clamp(k, i, 0, in[iAt + d] - 1));
     }
+    if (last)
+      at.push_back(idx[cAt]);
     Value v = k.eval(op.getOperand(), at);
     return inside ? keepIf(k, inside, v) : v;
   }
@@ -98,6 +109,9 @@ struct FoldPattern : OpEmitPattern<l1::FoldOp> {
     ArrayRef<int64_t> kernel = op.getKernel(), stride = op.getStride(), pad = op.getPadding();
     ArrayRef<int64_t> windows = tensorOf(op.getOperand()).getShape();
     size_t s = kernel.size();
+    bool last = op.getChannelsLast();
+    // Where the result's spatial dimensions and channel are.
+    size_t iAt = last ? 1 : 2, cAt = last ? 1 + s : 1;
     Type ix = k.b.getIndexType();
     Type t = tensorOf(op.getResult()).getElementType();
     int64_t offsets = 1;
@@ -115,7 +129,7 @@ struct FoldPattern : OpEmitPattern<l1::FoldOp> {
       Value valid;
       for (size_t d = 0; d < s; ++d) {
         int64_t outs = windows[1 + d];
-        Value tIdx = idx[2 + d];
+        Value tIdx = idx[iAt + d];
         if (pad[d] != off[d])
           tIdx = k.op<l0uop::AddOp>(ix, {tIdx, k.index(pad[d] - off[d])});
         // i + padding - k ranges over [pad - k, I - 1 + pad - k].
@@ -126,7 +140,7 @@ struct FoldPattern : OpEmitPattern<l1::FoldOp> {
         } else {
           // i + padding - k <= I - 1 + padding (a 32-bit device index
           // holds it).
-          int64_t inD = tensorOf(op.getResult()).getShape()[2 + d];
+          int64_t inD = tensorOf(op.getResult()).getShape()[iAt + d];
           Value nonNeg = clamp(k, tIdx, 0, inD - 1 + pad[d]);
           Value rem = k.op<l0uop::ModOp>(ix, {nonNeg, k.index(stride[d])});
           Value exact = k.op<l0uop::CmpNeOp>(k.b.getI1Type(), {rem, k.index(0)});
@@ -140,8 +154,11 @@ struct FoldPattern : OpEmitPattern<l1::FoldOp> {
         at.push_back(o);
         kIdx.push_back(k.index(off[d]));
       }
-      at.push_back(idx[1]);
+      if (!last)
+        at.push_back(idx[cAt]);
       at.append(kIdx.begin(), kIdx.end());
+      if (last)
+        at.push_back(idx[cAt]);
       Value term = k.eval(op.getOperand(), at);
       sum = k.op<l0uop::AddOp>(t, {sum, valid ? keepIf(k, valid, term) : term});
     }
