@@ -407,3 +407,57 @@ TEST_CASE("autodiff: convolutions as matmuls over unfolded windows", "[autodiff]
   }
 }
 
+
+TEST_CASE("autodiff: a convolution stack keeps its activations channels last", "[autodiff]") {
+  // conv -> relu -> max pool -> conv -> gelu -> flatten: between the two
+  // convolutions every activation and its gradient stays [N, H, W, C]
+  // (channels_last windows for the second convolution), and the layout
+  // goes back to channels first only where the flatten reads it.
+  auto stack = [](const std::string &between) {
+    return program({"x : tensor<2x6x6xf32>", "y : tensor<1xui8>"}, "net", "!l3.dist<3>",
+                   {"l3.divergence @ce(@net::@out, @d::@y) weight 1.0"}, 2,
+                   "%x: tensor<2x2x6x6xf32>", R"(
+      %c1 = l2.conv(2, 5, kernel = 3, stride = 1, padding = 1) %x as "c1" : tensor<2x2x6x6xf32>
+      %r1 = l2.act(relu) %c1 : tensor<2x5x6x6xf32>
+      )" + between + R"(
+      %p1 = l2.pool(max, kernel = 2) %d1 : tensor<2x5x6x6xf32>
+      %c2 = l2.conv(5, 4, kernel = 2, stride = 1, padding = 0) %p1 as "c2" : tensor<2x5x3x3xf32>
+      %g2 = l2.act(gelu) %c2 : tensor<2x4x2x2xf32>
+      %f = l2.flatten %g2 : tensor<2x4x2x2xf32>
+      %o = l2.linear(16, 3) %f as "head" : tensor<2x16xf32>
+      %p = l2.softmax %o : tensor<2x3xf32>
+      l2.yield %p : tensor<2x3xf32>
+)");
+  };
+  // A dropout of p = 0 is the identity, and takes channels first only: it
+  // makes the same network compute channels first around it.
+  auto last = buildOk(stack("%d1 = l2.act(relu) %r1 : tensor<2x5x6x6xf32>"), {"d.x", "d.y"});
+  auto first = buildOk(stack("%d1 = l2.dropout(0.0) %r1 : tensor<2x5x6x6xf32>"), {"d.x", "d.y"});
+  auto isActivation = [](l1::TransposeOp t) {
+    ArrayRef<int64_t> s = cast<RankedTensorType>(t.getOperand().getType()).getShape();
+    return s.size() == 4 && s[0] == 2 && (s[1] == 5 || s[3] == 5);
+  };
+  unsigned moved = 0, lastWindows = 0;
+  last->graph.walk([&](l1::TransposeOp t) { moved += isActivation(t); });
+  last->graph.walk([&](l1::UnfoldOp u) { lastWindows += u.getChannelsLast(); });
+  last->graph.walk([&](l1::FoldOp f) { lastWindows += f.getChannelsLast(); });
+  CHECK(moved == 0);
+  CHECK(lastWindows == 2); // the second convolution's unfold and fold
+  unsigned firstMoved = 0;
+  first->graph.walk([&](l1::TransposeOp t) { firstMoved += isActivation(t); });
+  CHECK(firstMoved > 0);
+
+  // The same function either way (relu twice is relu), and its gradients
+  // against finite differences.
+  std::vector<Tensor> x = randomInputs(last->graph, 40, 3);
+  ref::StateEnv state = randomState(*last, 41);
+  SmallVector<Tensor> a = run(*last, x, state), b = run(*first, x, state);
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO("result " << i);
+    REQUIRE(a[i].size() == b[i].size());
+    for (int64_t j = 0; j < a[i].size(); ++j)
+      CHECK(a[i][j] == Approx(b[i][j]).epsilon(1e-9).margin(1e-12));
+  }
+  checkGradients(*last, x, state, 10);
+}

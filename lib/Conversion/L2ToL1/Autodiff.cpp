@@ -537,7 +537,24 @@ LogicalResult GraphBuilder::lowerOp(Operation *op) {
     inst.training = trainingFlag;
     inst.stream = nextStream++;
   }
+  // Channels last between the layers of a convolution stack: a
+  // convolution's output, and what activations and pooling make of it,
+  // stay [N, spatial..., C] while every layer that reads them takes that
+  // layout (channelsLastLayer); the first layer that does not gets them
+  // channels first. Between convolutions this saves moving each activation
+  // to channels first and its gradient back, and the windows of the next
+  // convolution are runs of whole channels.
+  if (channelsLastLayer(op)) {
+    inst.inLast = channelsLast.contains(inst.inputs.front());
+    Value result = op->getResult(0);
+    inst.outLast = (isa<l2::ConvOp>(op) || inst.inLast) && !result.use_empty() &&
+                   llvm::all_of(result.getUsers(), [](Operation *user) {
+                     return channelsLastLayer(user);
+                   });
+  }
   lowerForward(e, inst);
+  if (inst.outLast)
+    channelsLast.insert(inst.output);
   if (*userKernel) {
     // The user's kernel computes the output; the backward reads it there.
     SmallVector<Value> operands(inst.inputs.begin(), inst.inputs.end());
@@ -773,6 +790,8 @@ FailureOr<TrainingGraphOutputs> GraphBuilder::run() {
         recomputed.byRows = inst.byRows;
         recomputed.blockIn = inst.blockIn;
         recomputed.blockOut = inst.blockOut;
+        recomputed.inLast = inst.inLast;
+        recomputed.outLast = inst.outLast;
         lowerForward(e, recomputed);
         use = &recomputed;
         break;

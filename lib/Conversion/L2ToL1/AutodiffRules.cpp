@@ -169,23 +169,28 @@ Value Emitter::random(Value counter, int64_t seed, int64_t stream, ArrayRef<int6
 }
 
 Value Emitter::unfold(Value x, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
-                      ArrayRef<int64_t> padding) {
+                      ArrayRef<int64_t> padding, bool channelsLast) {
   ArrayRef<int64_t> in = shape(x);
+  size_t spatialAt = channelsLast ? 1 : 2;
+  int64_t channels = channelsLast ? in.back() : in[1];
   SmallVector<int64_t, 8> s{in[0]};
   for (size_t d = 0; d < kernel.size(); ++d)
-    s.push_back((in[2 + d] + 2 * padding[d] - kernel[d]) / stride[d] + 1);
-  s.push_back(in[1]);
+    s.push_back((in[spatialAt + d] + 2 * padding[d] - kernel[d]) / stride[d] + 1);
+  if (!channelsLast)
+    s.push_back(channels);
   s.append(kernel.begin(), kernel.end());
+  if (channelsLast)
+    s.push_back(channels);
   return create<l1::UnfoldOp>(type(s, getElementTypeOrSelf(x.getType())), x,
                               b.getDenseI64ArrayAttr(kernel), b.getDenseI64ArrayAttr(stride),
-                              b.getDenseI64ArrayAttr(padding));
+                              b.getDenseI64ArrayAttr(padding), channelsLast);
 }
 
 Value Emitter::fold(Value windows, ArrayRef<int64_t> to, ArrayRef<int64_t> kernel,
-                    ArrayRef<int64_t> stride, ArrayRef<int64_t> padding) {
+                    ArrayRef<int64_t> stride, ArrayRef<int64_t> padding, bool channelsLast) {
   return create<l1::FoldOp>(type(to, getElementTypeOrSelf(windows.getType())), windows,
                             b.getDenseI64ArrayAttr(kernel), b.getDenseI64ArrayAttr(stride),
-                            b.getDenseI64ArrayAttr(padding));
+                            b.getDenseI64ArrayAttr(padding), channelsLast);
 }
 
 Value Emitter::unitRow(int64_t index, int64_t n) {
@@ -311,17 +316,46 @@ struct PoolView {
   SmallVector<int64_t, 2> windowAxes;
   SmallVector<int64_t, 4> outDims;
 };
-PoolView poolView(ArrayRef<int64_t> in, int64_t k) {
+PoolView poolView(ArrayRef<int64_t> in, int64_t k, bool channelsLast) {
   PoolView v;
-  v.shape = {in[0], in[1]};
-  v.outDims = {0, 1};
-  for (int64_t d : in.drop_front(2)) {
+  v.shape = {in[0]};
+  v.outDims = {0};
+  if (!channelsLast) {
+    v.shape.push_back(in[1]);
+    v.outDims.push_back(1);
+  }
+  for (int64_t d : channelsLast ? in.drop_front().drop_back() : in.drop_front(2)) {
     v.outDims.push_back(static_cast<int64_t>(v.shape.size()));
     v.shape.push_back(d / k);
     v.windowAxes.insert(v.windowAxes.begin(), static_cast<int64_t>(v.shape.size()));
     v.shape.push_back(k);
   }
+  if (channelsLast) {
+    v.outDims.push_back(static_cast<int64_t>(v.shape.size()));
+    v.shape.push_back(in.back());
+  }
   return v;
+}
+
+/// The permutation that moves the channels of a rank-`rank` tensor from
+/// last to second ([N, I..., C] -> [N, C, I...]), and back.
+SmallVector<int64_t, 5> toChannelsFirst(int64_t rank) {
+  SmallVector<int64_t, 5> perm{0, rank - 1};
+  for (int64_t d = 1; d < rank - 1; ++d)
+    perm.push_back(d);
+  return perm;
+}
+SmallVector<int64_t, 5> toChannelsLast(int64_t rank) {
+  SmallVector<int64_t, 5> perm{0};
+  for (int64_t d = 2; d < rank; ++d)
+    perm.push_back(d);
+  perm.push_back(1);
+  return perm;
+}
+
+/// The shape the layer's type gives its operand `i` (channels first).
+ArrayRef<int64_t> declaredShape(Operation *op, unsigned i) {
+  return cast<RankedTensorType>(op->getOperand(i).getType()).getShape();
 }
 
 /// Multi-head self-attention as batched matmuls: Q, K, V of shape
@@ -546,19 +580,24 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
       })
       .Case([&](l2::ConvOp c) {
         // rows = windows(x) as [N * O..., C * K...]; z = rows W^T + b;
-        // y = z as [N, O..., C_out] moved to [N, C_out, O...].
-        ConvGeom g = convGeom(c, Emitter::shape(x), outShape);
-        Value rows = e.reshape(e.unfold(x, g.kernel, g.stride, g.padding),
+        // y = z as [N, O..., C_out] moved to [N, C_out, O...]. Channels
+        // last, the windows are [N, O..., K..., C], paired with the weights
+        // seen as [C_out, K..., C], and y stays [N, O..., C_out].
+        ConvGeom g = convGeom(c, declaredShape(op, 0), outShape);
+        Value rows = e.reshape(e.unfold(x, g.kernel, g.stride, g.padding, inst.inLast),
                                {g.n * g.positions, g.patch});
-        Value w2 = e.reshape(inst.params[0], {g.cout, g.patch});
+        Value w = inst.params[0];
+        if (inst.inLast)
+          w = e.permute(w, toChannelsLast(static_cast<int64_t>(Emitter::shape(w).size())));
+        Value w2 = e.reshape(w, {g.cout, g.patch});
         Value z = e.matmul(rows, e.transpose(w2));
         z = e.add(z, e.broadcast(inst.params[1], Emitter::shape(z)));
-        SmallVector<int64_t, 5> nhwc{g.n}, perm{0, static_cast<int64_t>(g.outSpatial.size()) + 1};
+        SmallVector<int64_t, 5> nhwc{g.n};
         nhwc.append(g.outSpatial.begin(), g.outSpatial.end());
         nhwc.push_back(g.cout);
-        for (size_t d = 0; d < g.outSpatial.size(); ++d)
-          perm.push_back(static_cast<int64_t>(d) + 1);
-        inst.output = e.permute(e.reshape(z, nhwc), perm);
+        Value y = e.reshape(z, nhwc);
+        inst.output =
+            inst.outLast ? y : e.permute(y, toChannelsFirst(static_cast<int64_t>(nhwc.size())));
         inst.saved = {rows, w2};
       })
       .Case([&](l2::AttnOp a) {
@@ -596,7 +635,8 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         inst.saved = {x2, q, k, v, probs, o2};
       })
       .Case([&](l2::PoolOp pool) {
-        PoolView v = poolView(Emitter::shape(x), static_cast<int64_t>(pool.getKernel()));
+        PoolView v =
+            poolView(Emitter::shape(x), static_cast<int64_t>(pool.getKernel()), inst.inLast);
         Value windows = e.reshape(x, v.shape);
         Value r = windows;
         bool isMax = pool.getKind() == l2::PoolKind::max;
@@ -607,7 +647,7 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
           r = e.scale(r, 1.0 / size);
         }
         inst.output = r;
-        inst.saved = {windows};
+        inst.saved = {windows, r};
       })
       .Case([&](l2::SoftmaxOp) {
         Value x2 = e.reshape(x, rows2d(Emitter::shape(x)));
@@ -634,6 +674,18 @@ void synpl::l2tol1::detail::lowerForward(Emitter &e, Instance &inst) {
         inst.output = out;
         inst.saved = {weights};
       });
+  // An activation or pooling computes in its input's layout; a
+  // channels-last one whose output is wanted channels first moves it.
+  if (inst.inLast && !inst.outLast && !isa<l2::ConvOp>(op))
+    inst.output = e.permute(inst.output, toChannelsFirst(static_cast<int64_t>(outShape.size())));
+}
+
+bool synpl::l2tol1::detail::channelsLastLayer(Operation *op) {
+  if (!isa<l2::ConvOp, l2::ActOp, l2::PoolOp>(op) || op->getNumOperands() != 1 ||
+      hasUserKernelHint(op))
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  return type && type.getRank() >= 3;
 }
 
 //===----------------------------------------------------------------------===//
@@ -650,6 +702,10 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
   Value x = inst.inputs.front();
   ArrayRef<int64_t> xs = Emitter::shape(x);
   bool needX = needInput.front();
+  // The gradient of an output moved to channels first, moved back into the
+  // layout the activation or pooling computed in.
+  if (inst.inLast && !inst.outLast && !isa<l2::ConvOp>(op))
+    dy = e.permute(dy, toChannelsLast(static_cast<int64_t>(Emitter::shape(dy).size())));
 
   llvm::TypeSwitch<Operation *>(op)
       .Case<l2::FlattenOp, l2::ReshapeOp>([&](Operation *) {
@@ -740,24 +796,34 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
       .Case([&](l2::ConvOp c) {
         // dz = dy as rows [N * O..., C_out]; db = sum dz; dW = dz^T rows;
         // dx = fold(dz W) (the windows' gradients summed onto the input).
-        ConvGeom g = convGeom(c, xs, Emitter::shape(dy));
+        ConvGeom g = convGeom(c, declaredShape(op, 0),
+                              cast<RankedTensorType>(op->getResult(0).getType()).getShape());
         Value rows = inst.saved[0], w2 = inst.saved[1];
-        size_t s = g.outSpatial.size();
-        SmallVector<int64_t, 5> perm{0};
-        for (size_t d = 0; d < s; ++d)
-          perm.push_back(static_cast<int64_t>(d) + 2);
-        perm.push_back(1);
-        Value dz = e.reshape(e.permute(dy, perm), {g.n * g.positions, g.cout});
+        int64_t s = static_cast<int64_t>(g.outSpatial.size());
+        Value dz = inst.outLast ? dy : e.permute(dy, toChannelsLast(s + 2));
+        dz = e.reshape(dz, {g.n * g.positions, g.cout});
         dParams[1] = e.sum(dz, 0);
-        dParams[0] = e.reshape(e.matmul(e.transpose(dz), rows), Emitter::shape(inst.params[0]));
+        Value dW = e.matmul(e.transpose(dz), rows);
+        ArrayRef<int64_t> ws = Emitter::shape(inst.params[0]);
+        if (inst.inLast) {
+          // [C_out, K..., C] back to the weights' [C_out, C, K...].
+          SmallVector<int64_t, 5> last{g.cout};
+          last.append(g.kernel.begin(), g.kernel.end());
+          last.push_back(g.cin);
+          dW = e.permute(e.reshape(dW, last), toChannelsFirst(s + 2));
+        }
+        dParams[0] = e.reshape(dW, ws);
         if (!needX)
           return;
         SmallVector<int64_t, 8> windows{g.n};
         windows.append(g.outSpatial.begin(), g.outSpatial.end());
-        windows.push_back(g.cin);
+        if (!inst.inLast)
+          windows.push_back(g.cin);
         windows.append(g.kernel.begin(), g.kernel.end());
+        if (inst.inLast)
+          windows.push_back(g.cin);
         Value dRows = e.reshape(e.matmul(dz, w2), windows);
-        dIn[0] = e.fold(dRows, xs, g.kernel, g.stride, g.padding);
+        dIn[0] = e.fold(dRows, xs, g.kernel, g.stride, g.padding, inst.inLast);
       })
       .Case([&](l2::AttnOp a) {
         AttnDims dm = attnDims(a, xs);
@@ -795,8 +861,8 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
       .Case([&](l2::PoolOp pool) {
         if (!needX)
           return;
-        PoolView v = poolView(xs, static_cast<int64_t>(pool.getKernel()));
-        Value windows = inst.saved[0];
+        PoolView v = poolView(xs, static_cast<int64_t>(pool.getKernel()), inst.inLast);
+        Value windows = inst.saved[0], pooled = inst.saved[1];
         auto spread = [&](Value pooled) {
           return e.broadcast(pooled, v.shape, ArrayRef<int64_t>(v.outDims));
         };
@@ -807,7 +873,7 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
         }
         // max: the gradient goes to the window's maximum, shared equally
         // among tied maxima (a subgradient).
-        Value hit = e.cast(e.cmp(l1::CmpPredicate::eq, windows, spread(inst.output)), e.f32());
+        Value hit = e.cast(e.cmp(l1::CmpPredicate::eq, windows, spread(pooled)), e.f32());
         Value count = hit;
         for (int64_t axis : v.windowAxes)
           count = e.sum(count, axis);

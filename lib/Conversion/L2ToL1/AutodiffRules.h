@@ -91,12 +91,14 @@ public:
   mlir::Value random(mlir::Value counter, int64_t seed, int64_t stream,
                      llvm::ArrayRef<int64_t> shape);
   /// The sliding windows of an [N, C, I...] tensor, [N, O..., C, K...]
-  /// (l1.unfold), and their sum back onto `shape` (l1.fold).
+  /// (l1.unfold), and their sum back onto `shape` (l1.fold). Channels
+  /// last: of an [N, I..., C] tensor, [N, O..., K..., C].
   mlir::Value unfold(mlir::Value x, llvm::ArrayRef<int64_t> kernel,
-                     llvm::ArrayRef<int64_t> stride, llvm::ArrayRef<int64_t> padding);
+                     llvm::ArrayRef<int64_t> stride, llvm::ArrayRef<int64_t> padding,
+                     bool channelsLast = false);
   mlir::Value fold(mlir::Value windows, llvm::ArrayRef<int64_t> shape,
                    llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
-                   llvm::ArrayRef<int64_t> padding);
+                   llvm::ArrayRef<int64_t> padding, bool channelsLast = false);
   /// Row `index` of the n x n identity, [1, n] f32 (one_hot of an integer
   /// constant): selects or places column `index` of a [rows, n] matrix.
   mlir::Value unitRow(int64_t index, int64_t n);
@@ -148,7 +150,18 @@ struct Instance {
   mlir::Value rank;
   int64_t ranks = 1;
   bool byRows = false, blockIn = false, blockOut = false;
+  /// Channels last (between the layers of a convolution stack): the input
+  /// (`inLast`) or the output (`outLast`) holds [N, spatial..., C] where
+  /// the layer's types say [N, C, spatial...], and so does its gradient.
+  /// Only convolutions, activations and pooling take them
+  /// (channelsLastLayer); the driver decides (Autodiff.cpp).
+  bool inLast = false, outLast = false;
 };
+
+/// Whether `op` computes in either layout (conv, act, pool on a tensor of
+/// rank 3 or more, without a user kernel, which computes channels first):
+/// the layers a channels-last value may flow between.
+bool channelsLastLayer(mlir::Operation *op);
 
 /// `#[l0::kernel("file"[, "function" | "function(types) -> type"])]` on a
 /// layer (UserKernel.cpp).
@@ -156,6 +169,9 @@ struct UserKernelHint {
   std::string file, symbol;
   std::optional<std::string> boundary;
 };
+/// Whether the layer names a user kernel (#[l0::kernel], well formed or
+/// not); says nothing.
+bool hasUserKernelHint(mlir::Operation *layer);
 /// The layer's user-kernel hatch, if it has one; failure (reported) for a
 /// malformed one.
 mlir::FailureOr<std::optional<UserKernelHint>> userKernelHint(mlir::Operation *layer);

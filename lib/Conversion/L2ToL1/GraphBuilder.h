@@ -137,6 +137,9 @@ private:
   SmallVector<Value> paramValues;
   SmallVector<std::unique_ptr<Instance>> tape;
   llvm::DenseSet<Value> active;
+  /// The L1 values that hold their layer output channels last
+  /// (Instance::outLast).
+  llvm::DenseSet<Value> channelsLast;
   llvm::DenseMap<Value, Value> adjoints;
   SmallVector<Value> paramGrads;
   Value modelOutput;

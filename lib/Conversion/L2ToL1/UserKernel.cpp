@@ -56,6 +56,14 @@ SmallVector<std::string> hatchArgs(StringRef text) {
 
 } // namespace
 
+bool synpl::l2tol1::detail::hasUserKernelHint(Operation *op) {
+  auto hints = op->getAttrOfType<ArrayAttr>("hints");
+  return hints && llvm::any_of(hints, [](Attribute a) {
+           auto hint = dyn_cast<l3::HintAttr>(a);
+           return hint && hint.getLayer() == "l0" && hint.getDirective() == "kernel";
+         });
+}
+
 FailureOr<std::optional<UserKernelHint>> synpl::l2tol1::detail::userKernelHint(Operation *op) {
   auto hints = op->getAttrOfType<ArrayAttr>("hints");
   if (!hints)
