@@ -74,3 +74,31 @@ l1.stage @sink on @cpu_0 process(%o: !l1.buf<@ram_0, tensor<2x3x8xf32>>) {
   l1.drop %o : !l1.buf<@ram_0, tensor<2x3x8xf32>>
   l1.end
 }
+
+// -----
+
+// Channels last: the channel is the lanes' range (local_x), the innermost
+// index of the input, the windows and the sums alike.
+// CHECK-LABEL: l0uop.plan @sys_last
+// CHECK: l0uop.kernel @g.k0_unfold inputs(%[[X:.*]] = @g.in0 : !l0uop.buf<2x5x5x8xf32>) outputs(%[[P:.*]] = @g.t0_unfold : !l0uop.buf<2x5x5x3x3x8xf32>)
+// CHECK: %[[C:.*]] = l0uop.range 0 to 8 over local_x
+// CHECK: l0uop.index %[[X]][%{{.*}}, %{{.*}}, %{{.*}}, %[[C]]]
+// CHECK: l0uop.index %[[P]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[C]]]
+// CHECK: l0uop.kernel @g.k1_fold inputs(%[[W:.*]] = @g.t0_unfold : !l0uop.buf<2x5x5x3x3x8xf32>) outputs(%[[F:.*]] = @g.out0 : !l0uop.buf<2x5x5x8xf32>)
+// CHECK: %[[D:.*]] = l0uop.range 0 to 8 over local_x
+// CHECK-COUNT-9: l0uop.index %[[W]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[D]]]
+// CHECK: l0uop.index %[[F]][%{{.*}}, %{{.*}}, %{{.*}}, %[[D]]]
+l1.system @sys_last {
+  l1.node @ram_0 memory {capacity = "1GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+l1.tensor_graph @g on @cpu_0 then @sink compute(%x: tensor<2x5x5x8xf32>) {
+  %p = l1.unfold %x kernel [3, 3] stride [1, 1] padding [1, 1] channels_last : tensor<2x5x5x8xf32> -> tensor<2x5x5x3x3x8xf32>
+  %f = l1.fold %p kernel [3, 3] stride [1, 1] padding [1, 1] channels_last : tensor<2x5x5x3x3x8xf32> -> tensor<2x5x5x8xf32>
+  l1.return %f : tensor<2x5x5x8xf32>
+}
+l1.stage @sink on @cpu_0 process(%o: !l1.buf<@ram_0, tensor<2x5x5x8xf32>>) {
+  l1.drop %o : !l1.buf<@ram_0, tensor<2x5x5x8xf32>>
+  l1.end
+}
