@@ -220,7 +220,8 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
 
     **Lowering.** UOps become arith/math/scf/vector ops (loads and stores
     become `llvm.getelementptr` + `llvm.load`/`llvm.store` on the buffer
-    pointers, index becomes i64), RANGE/END nests to `scf.for`, IF/ENDIF to
+    pointers, index becomes i64; an i1 moves as the i8 0 or 1 it occupies, so
+    that vectorized loops store byte vectors), RANGE/END nests to `scf.for`, IF/ENDIF to
     `scf.if`, a REDUCE to a loop-carried accumulator of its range's loop;
     then the upstream conversions (scf→cf, arith/math/vector/cf/ub→llvm,
     reconcile-unrealized-casts) finish the job. MULACC is `llvm.intr.fma`,

@@ -283,13 +283,22 @@ LogicalResult KernelBuilder::lowerOp(Operation *op, std::string &why) {
           return failure();
         return bind(*p);
       })
+      // An i1 in memory is a byte holding 0 or 1: it is moved as an i8, which
+      // LLVM's loop vectorizer widens into byte vectors, where it splits
+      // stores of i1 into one byte store per lane.
       .Case([&](LoadOp) {
+        if (resultType.isInteger(1)) {
+          Value byte = LLVM::LoadOp::create(b, loc, b.getI8Type(), args[0], 1);
+          return bind(arith::TruncIOp::create(b, loc, resultType, byte));
+        }
         return bind(LLVM::LoadOp::create(b, loc, resultType, args[0],
                                          elementAlign(resultType)));
       })
       .Case([&](StoreOp) {
-        LLVM::StoreOp::create(b, loc, args[1], args[0],
-                              elementAlign(args[1].getType()));
+        Value v = args[1];
+        if (v.getType().isInteger(1))
+          v = arith::ExtUIOp::create(b, loc, b.getI8Type(), v);
+        LLVM::StoreOp::create(b, loc, v, args[0], elementAlign(v.getType()));
         return success();
       })
       .Case([&](AddOp) {

@@ -401,3 +401,52 @@ l0uop.plan @p pipeline_depth 1 {
   }
   l0uop.stream @s [@e]
 }
+
+// -----
+
+// An i1 in memory is a byte holding 0 or 1 (a relu's mask kept for the
+// backward pass): stored as the zero-extended i8 and read back as the i8
+// truncated, so that LLVM's loop vectorizer moves byte vectors instead of
+// one byte per lane.
+// CHECK-LABEL: llvm.func @pm_mask(
+// CHECK: %[[C:.*]] = llvm.fcmp "olt"
+// CHECK: %[[B:.*]] = llvm.zext %[[C]] : i1 to i8
+// CHECK: llvm.store %[[B]], %{{.*}} {alignment = 1 : i64} : i8, !llvm.ptr
+// CHECK-LABEL: llvm.func @pm_use(
+// CHECK: %[[L:.*]] = llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr -> i8
+// CHECK: %[[T:.*]] = llvm.trunc %[[L]] : i8 to i1
+// CHECK: llvm.select %[[T]]
+// LLVMIR-LABEL: define void @pm_mask(
+// LLVMIR: zext i1 %{{.*}} to i8
+// LLVMIR: store i8
+l0uop.plan @pm pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @x pool @dev offset 0 size 256 lifetime(0, 1) : !l0uop.buf<64xf32>
+  l0uop.slot @m pool @dev offset 256 size 64 lifetime(0, 1) : !l0uop.buf<64xi1>
+  l0uop.slot @o pool @dev offset 512 size 256 lifetime(1, 1) : !l0uop.buf<64xf32>
+  l0uop.kernel @mask inputs(%x = @x : !l0uop.buf<64xf32>) outputs(%m = @m : !l0uop.buf<64xi1>)
+      grid(1, 1, 1) block(64, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 64 over global_x : index
+    %px = l0uop.index %x[%i] : !l0uop.buf<64xf32>
+    %a = l0uop.load %px : f32
+    %z = l0uop.const 0.000000e+00 : f32
+    %c = l0uop.cmplt %z, %a : f32
+    %pm = l0uop.index %m[%i] : !l0uop.buf<64xi1>
+    l0uop.store %pm, %c : i1
+    l0uop.end %i
+  }
+  l0uop.kernel @use inputs(%x = @x : !l0uop.buf<64xf32>, %m = @m : !l0uop.buf<64xi1>) outputs(%o = @o : !l0uop.buf<64xf32>)
+      grid(1, 1, 1) block(64, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 64 over global_x : index
+    %pm = l0uop.index %m[%i] : !l0uop.buf<64xi1>
+    %c = l0uop.load %pm : i1
+    %px = l0uop.index %x[%i] : !l0uop.buf<64xf32>
+    %a = l0uop.load %px : f32
+    %z = l0uop.const 0.000000e+00 : f32
+    %w = l0uop.where %c, %a, %z : f32
+    %po = l0uop.index %o[%i] : !l0uop.buf<64xf32>
+    l0uop.store %po, %w : f32
+    l0uop.end %i
+  }
+  l0uop.stream @s [@mask, @use]
+}
