@@ -20,55 +20,36 @@ void forEachWindowElement(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t>
                           llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> stride,
                           llvm::ArrayRef<int64_t> padding, bool channelsLast, Fn fn) {
   size_t s = kernel.size();
-  if (channelsLast) {
-    int64_t total = 1;
-    for (int64_t d : windows)
-      total *= d;
-    int64_t channels = input.back();
-    std::vector<int64_t> idx(windows.size(), 0);
-    for (int64_t w = 0; w < total; ++w) {
-      // idx = [n, o_1..o_s, k_1..k_s, c] of element w.
-      int64_t rest = w;
-      for (size_t d = windows.size(); d-- > 0;) {
-        idx[d] = rest % windows[d];
-        rest /= windows[d];
-      }
-      int64_t offset = idx[0];
-      bool inside = true;
-      for (size_t d = 0; d < s; ++d) {
-        int64_t i = idx[1 + d] * stride[d] + idx[1 + s + d] - padding[d];
-        if (i < 0 || i >= input[1 + d]) {
-          inside = false;
-          break;
-        }
-        offset = offset * input[1 + d] + i;
-      }
-      fn(w, inside ? offset * channels + idx[1 + 2 * s] : -1);
-    }
-    return;
-  }
+  // Where the windows hold the kernel offsets and the channel, and where
+  // the input holds its spatial dimensions.
+  size_t kAt = channelsLast ? 1 + s : s + 2, cAt = channelsLast ? 1 + 2 * s : s + 1,
+         iAt = channelsLast ? 1 : 2;
+  int64_t channels = channelsLast ? input.back() : input[1];
   int64_t total = 1;
   for (int64_t d : windows)
     total *= d;
   std::vector<int64_t> idx(windows.size(), 0);
   for (int64_t w = 0; w < total; ++w) {
-    // idx = [n, o_1..o_s, c, k_1..k_s] of element w.
+    // idx = [n, o_1..o_s, c, k_1..k_s] of element w ([n, o..., k..., c]
+    // channels last).
     int64_t rest = w;
     for (size_t d = windows.size(); d-- > 0;) {
       idx[d] = rest % windows[d];
       rest /= windows[d];
     }
-    int64_t n = idx[0], c = idx[s + 1];
-    int64_t offset = n * input[1] + c;
+    int64_t n = idx[0], c = idx[cAt];
+    int64_t offset = channelsLast ? n : n * channels + c;
     bool inside = true;
     for (size_t d = 0; d < s; ++d) {
-      int64_t i = idx[1 + d] * stride[d] + idx[s + 2 + d] - padding[d];
-      if (i < 0 || i >= input[2 + d]) {
+      int64_t i = idx[1 + d] * stride[d] + idx[kAt + d] - padding[d];
+      if (i < 0 || i >= input[iAt + d]) {
         inside = false;
         break;
       }
-      offset = offset * input[2 + d] + i;
+      offset = offset * input[iAt + d] + i;
     }
+    if (channelsLast)
+      offset = offset * channels + c;
     fn(w, inside ? offset : -1);
   }
 }
