@@ -298,6 +298,60 @@ TEST_CASE("L1ToL0: chains of reshape, transpose and broadcast at ranks 1 to 6 re
 }
 
 
+TEST_CASE("L1ToL0: a layout copy with rows longer than a block splits them into blocks of "
+          "lanes",
+          "[l1tol0][movement]") {
+  // [N, 7, 7, 64] moved to [N, 64, 7, 7] and flattened to rows of 3136 for a
+  // matmul: the copy kernel's rows run as 4 blocks of 784 lanes. A row of
+  // 1031 (a prime: no divisor from 32 to 1024) keeps the one-lane blocks.
+  auto ctx = synpl::test::makeContext();
+  struct Case {
+    Shape in;
+    std::string perm;
+    int64_t row, block;
+  };
+  for (const Case &c : {Case{{2, 7, 7, 64}, "[0, 3, 1, 2]", 3136, 784},
+                        Case{{2, 1, 1031}, "[0, 2, 1]", 1031, 1}}) {
+    Shape moved = c.in.size() == 4 ? Shape{c.in[0], c.in[3], c.in[1], c.in[2]}
+                                   : Shape{c.in[0], c.in[2], c.in[1]};
+    std::string x = tensorType(c.in), t = tensorType(moved);
+    std::string rows = "tensor<2x" + std::to_string(c.row) + "xf32>";
+    std::string w = "tensor<" + std::to_string(c.row) + "x4xf32>";
+    std::ostringstream os;
+    os << "l1.system @s {\n  l1.node @ram_0 memory {capacity = \"1GB\"}\n"
+       << "  l1.node @cpu_0 compute {isa = \"x86_64\"}\n"
+       << "  l1.edge @ram_0 <-> @cpu_0 bandwidth \"50GB/s\"\n}\n"
+       << "l1.tensor_graph @g on @cpu_0 then @ret compute(%x: " << x << ", %w: " << w << ") {\n"
+       << "  %t = l1.transpose %x perm " << c.perm << " : " << x << " -> " << t << "\n"
+       << "  %r = l1.reshape %t : " << t << " -> " << rows << "\n"
+       << "  %y = l1.matmul %r, %w : " << rows << ", " << w << " -> tensor<2x4xf32>\n"
+       << "  l1.return %y : tensor<2x4xf32>\n}\n"
+       << "l1.stage @ret on @cpu_0 process(%a: !l1.buf<@ram_0, tensor<2x4xf32>>) {\n"
+       << "  l1.drop %a : !l1.buf<@ram_0, tensor<2x4xf32>>\n  l1.end\n}\n"
+       << "l1.pipeline @train = @g\nl1.pipeline @back = @ret\n"
+       << "l1.schedule pipelines [@train, @back] actors [] pipeline_depth 1\n";
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    Tensor xs(ElementType::f32(), c.in), ws(ElementType::f32(), {c.row, 4});
+    for (Tensor *tensor : {&xs, &ws})
+      for (double &v : tensor->data())
+        v = static_cast<float>(u(rng));
+    INFO("row " << c.row);
+    checkAgainstReference(ctx.get(), os.str(), {xs, ws});
+    OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(os.str(), ctx.get());
+    REQUIRE(m);
+    PassManager pm(ctx.get());
+    pm.addPass(createL1ToL0());
+    REQUIRE(succeeded(pm.run(*m)));
+    int64_t copyBlock = 0;
+    m->walk([&](l0uop::KernelOp k) {
+      if (StringRef(k.getSymName()).ends_with("_copy"))
+        copyBlock = k.getBlock()[0];
+    });
+    CHECK(copyBlock == c.block);
+  }
+}
+
 TEST_CASE("L1ToL0: unfold and fold kernels compute the reference's windows", "[l1tol0][window]") {
   // Half the trials channels first ([N, C, I...] and windows [N, O..., C,
   // K...]), half channels last ([N, I..., C], windows [N, O..., K..., C]).

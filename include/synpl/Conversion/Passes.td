@@ -158,7 +158,11 @@ def L1ToL0 : Pass<"synpl-l1-to-l0", "mlir::ModuleOp"> {
       loop of sum |w|). A whole-tensor reduction folds one axis per kernel,
       in parallel over the rest. A value stored where no kernel computes it
       (a returned view or input) gets a copy kernel. Each kernel's body is
-      emitted as UOps.
+      emitted as UOps. A kernel's last dimension runs over a block's
+      threads (`local_x`), the leading ones over blocks; a copy kernel whose
+      last dimension exceeds a block (1024) splits it into blocks of the
+      largest divisor up to 1024 lanes (3136 = 4 x 784), its index
+      `block * lanes + lane`.
     * **Memory planning.** A persistent pool per node for actor state, an
       arena per tensor graph and handler for intermediates that leave
       registers, an `io` arena per device for buffers that cross stage

@@ -302,6 +302,22 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
       rows *= d;
     space = {rows, g.space.back()};
   }
+  bool flattened = g.flatRows && space.size() != g.space.size();
+  // A copy kernel (a view stored: a layout change) whose last dimension is
+  // longer than a block splits it into blocks of `lanes` lanes, the largest
+  // divisor up to a block: one lane per element of a block, not one thread
+  // per block with the row as a loop of blocks.
+  int64_t lanes = 0;
+  if (!g.scatter && g.ops.empty() && !g.copies.empty() && !space.empty() &&
+      space.back() > kMaxBlock) {
+    for (int64_t l = kMaxBlock; l >= 32 && !lanes; --l)
+      if (space.back() % l == 0)
+        lanes = l;
+    if (lanes) {
+      space.back() /= lanes;
+      space.push_back(lanes);
+    }
+  }
   SmallVector<l0uop::RangeKind> kinds(space.size(), l0uop::RangeKind::loop);
   int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   if (!space.empty()) {
@@ -356,9 +372,15 @@ LogicalResult Emitter::emitKernel(OpBuilder &b, Group &g, Launch &launch) {
     idx.push_back(l0uop::RangeOp::create(kb, loc, kb.getIndexType(), int64_t{0}, space[d],
                                             1, kind));
   SmallVector<Value> ranges = idx;
-  if (g.flatRows && space.size() != g.space.size()) {
+  if (lanes) {
+    // The last dimension's index: block * lanes + lane.
+    Value lane = idx.pop_back_val(), blockIdx = idx.pop_back_val();
+    idx.push_back(k.op<l0uop::MulAccOp>(kb.getIndexType(), {blockIdx, k.index(lanes), lane}));
+  }
+  if (flattened) {
+    Value last = idx.back();
     idx = k.delinearize(ranges[0], ArrayRef<int64_t>(g.space).drop_back());
-    idx.push_back(ranges[1]);
+    idx.push_back(last);
   }
   for (Operation *op : g.ops) {
     k.loc = op->getLoc();

@@ -82,3 +82,31 @@ l1.stage @sink on @cpu_0 process(%o: !l1.buf<@ram_0, tensor<8x3xf32>>) {
   l1.drop %o : !l1.buf<@ram_0, tensor<8x3xf32>>
   l1.end
 }
+
+// -----
+
+// A view stored by a copy kernel whose rows are longer than a block (3136 >
+// 1024): the row splits into 4 blocks of 784 lanes, its index block * 784 +
+// lane, rather than a grid of one-thread blocks.
+// CHECK-LABEL: l0uop.plan @sys_long
+// CHECK: l0uop.kernel @g.k0_copy inputs(%[[X:.*]] = @g.in0 : !l0uop.buf<2x7x7x64xf32>) outputs(%[[V:.*]] = @g.view0 : !l0uop.buf<2x3136xf32>) grid(2, 4, 1) block(784, 1, 1)
+// CHECK-DAG: %[[N:.*]] = l0uop.range 0 to 2 over group_x : index
+// CHECK-DAG: %[[B:.*]] = l0uop.range 0 to 4 over group_y : index
+// CHECK-DAG: %[[L:.*]] = l0uop.range 0 to 784 over local_x : index
+// CHECK: %[[J:.*]] = l0uop.mulacc %[[B]], %{{.*}}, %[[L]] : index
+// CHECK: l0uop.index %[[V]][%[[N]], %[[J]]] : !l0uop.buf<2x3136xf32>
+l1.system @sys_long {
+  l1.node @ram_0 memory {capacity = "1GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+l1.tensor_graph @g on @cpu_0 then @sink compute(%x: tensor<2x7x7x64xf32>, %w: tensor<3136x4xf32>) {
+  %t = l1.transpose %x perm [0, 3, 1, 2] : tensor<2x7x7x64xf32> -> tensor<2x64x7x7xf32>
+  %r = l1.reshape %t : tensor<2x64x7x7xf32> -> tensor<2x3136xf32>
+  %y = l1.matmul %r, %w : tensor<2x3136xf32>, tensor<3136x4xf32> -> tensor<2x4xf32>
+  l1.return %y : tensor<2x4xf32>
+}
+l1.stage @sink on @cpu_0 process(%b: !l1.buf<@ram_0, tensor<2x4xf32>>) {
+  l1.drop %b : !l1.buf<@ram_0, tensor<2x4xf32>>
+  l1.end
+}
