@@ -563,10 +563,7 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
         popped.push_back({p.slots[s].pool, b});
       }
   uint64_t t0 = nowNanos();
-  if (gatherDispatch.size() != ingests.size())
-    gatherDispatch.resize(ingests.size());
-  for (size_t gi = 0; gi < ingests.size(); ++gi) {
-    Ingest &g = ingests[gi];
+  for (Ingest &g : ingests) {
     std::vector<uint8_t *> dst;
     for (int64_t f = 0; f < g.desc->num_fields; ++f) {
       int64_t slot = p.ingestFields[g.desc->first_field + f].slot;
@@ -580,7 +577,7 @@ int32_t Executor::step(int64_t stream, int64_t batch, bool train,
     }
     // Rows over the pool, like a kernel's split range: always under an
     // explicit --threads N > 1, by measurement otherwise.
-    Dispatch &d = gatherDispatch[gi];
+    Dispatch &d = g.gather;
     bool spread = workerCount > 1 && (o.threads != 0 || d.parallelNext());
     uint64_t g0 = nowNanos();
     gather(g.*split, g.desc->batch, batch, dst, spread ? workers : nullptr);

@@ -221,10 +221,47 @@ inline int64_t shardRows(int64_t samples, int64_t step, int64_t batch, int64_t r
   return std::max<int64_t>(0, std::min<int64_t>(batch, samples - first));
 }
 
+/// Serial or parallel, per kernel (and per batch gather), decided by
+/// measuring: a kernel too small to pay for waking the workers runs on the
+/// calling thread. The first kTrial calls after a warm-up alternate the two
+/// ways; serial wins only when its median is clearly (20%) faster, since
+/// the first steps are noisy (cold caches, page faults). Both ways give the
+/// same bits: chunks split the kernel's parallel split range, never a
+/// reduction.
+struct Dispatch {
+  static constexpr int kWarmup = 3, kTrial = 10;
+  int calls = 0;
+  uint64_t serial[kTrial / 2] = {}, parallel[kTrial / 2] = {};
+  int decided = -1; // -1: measuring; 0: serial; 1: parallel
+
+  bool parallelNext() const {
+    if (decided >= 0)
+      return decided == 1;
+    if (calls < kWarmup)
+      return true;
+    return (calls - kWarmup) % 2 == 1;
+  }
+  void record(uint64_t nanos) {
+    if (decided >= 0)
+      return;
+    int t = calls - kWarmup;
+    if (t >= 0)
+      (t % 2 ? parallel : serial)[t / 2] = nanos;
+    if (++calls == kWarmup + kTrial) {
+      std::sort(serial, serial + kTrial / 2);
+      std::sort(parallel, parallel + kTrial / 2);
+      decided = serial[kTrial / 4] * 5 < parallel[kTrial / 4] * 4 ? 0 : 1;
+    }
+  }
+};
+
 struct Ingest {
   const synpl_plan_ingest *desc;
   Split train, test;
   bool hasTest = false;
+  /// Its batch gather's rows over the pool, or not (decided as a kernel's
+  /// split is).
+  Dispatch gather;
 };
 
 /// EpochLoop.cpp: `v` printed with `format`, or `none` for NaN, which
@@ -329,38 +366,6 @@ struct KernelStats {
   uint64_t nanos = 0;
 };
 
-/// Serial or parallel, per kernel, decided by measuring: a kernel too small
-/// to pay for waking the workers runs on the calling thread. The first
-/// kTrial calls after a warm-up alternate the two ways; serial wins only
-/// when its median is clearly (20%) faster, since the first steps are noisy
-/// (cold caches, page faults). Both ways give the same bits: chunks split
-/// the kernel's parallel split range, never a reduction.
-struct Dispatch {
-  static constexpr int kWarmup = 3, kTrial = 10;
-  int calls = 0;
-  uint64_t serial[kTrial / 2] = {}, parallel[kTrial / 2] = {};
-  int decided = -1; // -1: measuring; 0: serial; 1: parallel
-
-  bool parallelNext() const {
-    if (decided >= 0)
-      return decided == 1;
-    if (calls < kWarmup)
-      return true;
-    return (calls - kWarmup) % 2 == 1;
-  }
-  void record(uint64_t nanos) {
-    if (decided >= 0)
-      return;
-    int t = calls - kWarmup;
-    if (t >= 0)
-      (t % 2 ? parallel : serial)[t / 2] = nanos;
-    if (++calls == kWarmup + kTrial) {
-      std::sort(serial, serial + kTrial / 2);
-      std::sort(parallel, parallel + kTrial / 2);
-      decided = serial[kTrial / 4] * 5 < parallel[kTrial / 4] * 4 ? 0 : 1;
-    }
-  }
-};
 
 class Executor {
 public:
@@ -508,7 +513,6 @@ private:
   std::vector<bool> evalNeeded;  // per entry: runs while evaluating
   std::vector<KernelStats> kernelStats;
   std::vector<Dispatch> dispatchOf; // per kernel
-  std::vector<Dispatch> gatherDispatch; // per ingest: its batch gather
   int32_t workerCount = 1;
   uint64_t transferNanos = 0, ingestNanos = 0, controlNanos = 0;
   int64_t depth = 1;
