@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AutodiffRules.h"
+#include "synpl/Analysis/Shapes.h"
 
 #include "synpl/Dialect/L2/L2Ops.h"
 
@@ -170,18 +171,10 @@ Value Emitter::random(Value counter, int64_t seed, int64_t stream, ArrayRef<int6
 
 Value Emitter::unfold(Value x, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
                       ArrayRef<int64_t> padding, bool channelsLast) {
-  ArrayRef<int64_t> in = shape(x);
-  size_t spatialAt = channelsLast ? 1 : 2;
-  int64_t channels = channelsLast ? in.back() : in[1];
-  SmallVector<int64_t, 8> s{in[0]};
-  for (size_t d = 0; d < kernel.size(); ++d)
-    s.push_back((in[spatialAt + d] + 2 * padding[d] - kernel[d]) / stride[d] + 1);
-  if (!channelsLast)
-    s.push_back(channels);
-  s.append(kernel.begin(), kernel.end());
-  if (channelsLast)
-    s.push_back(channels);
-  return create<l1::UnfoldOp>(type(s, getElementTypeOrSelf(x.getType())), x,
+  // Called for a verified l2.conv, whose type inference checked that its
+  // kernel fits the input: the windows exist.
+  shapes::ShapeResult s = shapes::unfoldShape(shape(x), kernel, stride, padding, channelsLast);
+  return create<l1::UnfoldOp>(type(s.shape(), getElementTypeOrSelf(x.getType())), x,
                               b.getDenseI64ArrayAttr(kernel), b.getDenseI64ArrayAttr(stride),
                               b.getDenseI64ArrayAttr(padding), channelsLast);
 }
@@ -815,14 +808,9 @@ void synpl::l2tol1::detail::lowerBackward(Emitter &e, const Instance &inst, Valu
         dParams[0] = e.reshape(dW, ws);
         if (!needX)
           return;
-        SmallVector<int64_t, 8> windows{g.n};
-        windows.append(g.outSpatial.begin(), g.outSpatial.end());
-        if (!inst.inLast)
-          windows.push_back(g.cin);
-        windows.append(g.kernel.begin(), g.kernel.end());
-        if (inst.inLast)
-          windows.push_back(g.cin);
-        Value dRows = e.reshape(e.matmul(dz, w2), windows);
+        shapes::ShapeResult windows =
+            shapes::unfoldShape(xs, g.kernel, g.stride, g.padding, inst.inLast);
+        Value dRows = e.reshape(e.matmul(dz, w2), windows.shape());
         dIn[0] = e.fold(dRows, xs, g.kernel, g.stride, g.padding, inst.inLast);
       })
       .Case([&](l2::AttnOp a) {
