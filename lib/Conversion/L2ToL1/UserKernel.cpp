@@ -54,14 +54,17 @@ SmallVector<std::string> hatchArgs(StringRef text) {
   return args;
 }
 
+/// `a` is an #[l0::kernel(...)] hint.
+bool isUserKernelHint(Attribute a) {
+  auto hint = dyn_cast<l3::HintAttr>(a);
+  return hint && hint.getLayer() == "l0" && hint.getDirective() == "kernel";
+}
+
 } // namespace
 
 bool synpl::l2tol1::detail::hasUserKernelHint(Operation *op) {
   auto hints = op->getAttrOfType<ArrayAttr>("hints");
-  return hints && llvm::any_of(hints, [](Attribute a) {
-           auto hint = dyn_cast<l3::HintAttr>(a);
-           return hint && hint.getLayer() == "l0" && hint.getDirective() == "kernel";
-         });
+  return hints && llvm::any_of(hints, isUserKernelHint);
 }
 
 FailureOr<std::optional<UserKernelHint>> synpl::l2tol1::detail::userKernelHint(Operation *op) {
@@ -70,9 +73,9 @@ FailureOr<std::optional<UserKernelHint>> synpl::l2tol1::detail::userKernelHint(O
     return std::optional<UserKernelHint>();
   std::optional<UserKernelHint> found;
   for (Attribute a : hints) {
-    auto hint = dyn_cast<l3::HintAttr>(a);
-    if (!hint || hint.getLayer() != "l0" || hint.getDirective() != "kernel")
+    if (!isUserKernelHint(a))
       continue;
+    auto hint = cast<l3::HintAttr>(a);
     if (found)
       return op->emitError() << "two #[l0::kernel] hatches on one layer";
     SmallVector<std::string> args = hatchArgs(hint.getArgs());
