@@ -445,7 +445,7 @@ namespace {
 /// One gather: its rows are split among the pool's threads.
 struct GatherJob {
   const Split *split;
-  int64_t batch, first;
+  int64_t first; // the split's position of row 0
   const std::vector<uint8_t *> *addr;
 };
 
@@ -494,7 +494,7 @@ void gatherRows(void *ctx, int64_t begin, int64_t end) {
 /// in flight.
 void gather(const Split &s, int64_t batch, int64_t b, const std::vector<uint8_t *> &addr,
             synpl_rt_workers *workers) {
-  GatherJob job{&s, batch, shardFirst(b, batch, s.shardRank, s.shardRanks), &addr};
+  GatherJob job{&s, shardFirst(b, batch, s.shardRank, s.shardRanks), &addr};
   int32_t threads = workers ? synpl_rt_workers_count(workers) : 1;
   if (threads > 1)
     synpl_rt_parallel_for_grain(workers, batch, (batch + threads - 1) / threads, gatherRows,
