@@ -174,18 +174,14 @@ LogicalResult Compilation::searchMethod(const PhaseOptions &phaseOptions) {
   PassManager pm(context);
   if (failed(buildPipeline(pm, name, Phase::L3, Phase::L2, KernelTarget::Host, phaseOptions)))
     return failure();
-  std::string dir = options.searchCache.dir.empty() ? host::ObjectCache::defaultDir()
-                                                    : options.searchCache.dir;
   // The kept searches count toward the cache's size limit. A compile that
   // goes on to the kernel objects leaves trimming to the link, after its
   // objects are looked up (and so marked used); any other compile links
   // nothing, so keeping a search trims the cache.
-  host::ObjectCache cache;
-  cache.dir = dir;
-  llvm::Expected<uint64_t> maxBytes = host::ObjectCache::defaultMaxBytes();
-  if (!maxBytes)
-    return fail(llvm::toString(maxBytes.takeError()));
-  cache.maxBytes = *maxBytes;
+  llvm::Expected<host::ObjectCache> cache = host::ObjectCache::at(options.searchCache.dir);
+  if (!cache)
+    return fail(llvm::toString(cache.takeError()));
+  const std::string &dir = cache->dir;
   std::string key = dir.empty() ? "" : methodSearchKey(module, pm);
   if (!key.empty())
     if (OwningOpRef<ModuleOp> chosen = lookupMethodSearch(dir, key, context)) {
@@ -209,7 +205,7 @@ LogicalResult Compilation::searchMethod(const PhaseOptions &phaseOptions) {
   if (succeeded(searched) && !spoke && !key.empty()) {
     keepMethodSearch(dir, key, module);
     if (!options.kernelCache.enabled || options.to != Phase::LLVM)
-      trimObjectCache(cache, options.progress);
+      trimObjectCache(*cache, options.progress);
   }
   return searched;
 }

@@ -126,13 +126,12 @@ LogicalResult synpl::driver::writeExecutable(ModuleOp module, llvm::StringRef pa
   objectOptions.optLevel = std::min(options.optLevel, 3u);
   host::ObjectCache cache;
   if (options.cache) {
-    cache.dir = options.cacheDir.empty() ? host::ObjectCache::defaultDir() : options.cacheDir;
-    llvm::Expected<uint64_t> maxBytes = host::ObjectCache::defaultMaxBytes();
-    if (!maxBytes) {
+    llvm::Expected<host::ObjectCache> at = host::ObjectCache::at(options.cacheDir);
+    if (!at) {
       cleanup();
-      return fail(options, module, llvm::toString(maxBytes.takeError()));
+      return fail(options, module, llvm::toString(at.takeError()));
     }
-    cache.maxBytes = *maxBytes;
+    cache = std::move(*at);
   }
   // The kernel objects compile() planned: the cached ones are linked as
   // they are, the others compiled on their own, both in the cache compile()

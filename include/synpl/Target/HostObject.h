@@ -136,6 +136,9 @@ struct ObjectCache {
   /// $SYNPL_CACHE_MAX_SIZE (bytes, or with a K, M or G suffix; 0: no
   /// limit), else 2 GiB; an error names a malformed value.
   static llvm::Expected<uint64_t> defaultMaxBytes();
+  /// The cache in `dir` (empty: defaultDir()) with defaultMaxBytes() as its
+  /// limit; the error names a malformed $SYNPL_CACHE_MAX_SIZE.
+  static llvm::Expected<ObjectCache> at(llvm::StringRef dir);
   /// Makes the folder (and its parents); the error says so and how to
   /// compile without it.
   llvm::Error create() const;

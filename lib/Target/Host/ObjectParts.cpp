@@ -82,6 +82,16 @@ llvm::Expected<uint64_t> ObjectCache::defaultMaxBytes() {
   return count * unit;
 }
 
+llvm::Expected<ObjectCache> ObjectCache::at(llvm::StringRef dir) {
+  llvm::Expected<uint64_t> maxBytes = defaultMaxBytes();
+  if (!maxBytes)
+    return maxBytes.takeError();
+  ObjectCache cache;
+  cache.dir = dir.empty() ? defaultDir() : dir.str();
+  cache.maxBytes = *maxBytes;
+  return cache;
+}
+
 llvm::Error ObjectCache::create() const {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError("cannot create the object cache " + dir + ": " +
