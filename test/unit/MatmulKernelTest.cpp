@@ -322,10 +322,11 @@ Compiled compile(const Case &c, unsigned lanes, unsigned rows) {
   return compileText(kernelText(c), lanes, rows);
 }
 
-/// Runs case `c` chunk by chunk and compares every output with doubles.
+/// Runs case `c` chunk by chunk and compares every output with doubles
+/// (of every `rowStride`-th row and the last: a large case checks a sample).
 void check(const Case &c, unsigned lanes, unsigned rows,
            const std::vector<std::pair<int64_t, int64_t>> &chunks,
-           uint32_t seed, unsigned widenedTo = 0) {
+           uint32_t seed, unsigned widenedTo = 0, int64_t rowStride = 1) {
   Compiled compiled = compile(c, lanes, rows);
   INFO(compiled.error);
   REQUIRE(compiled.engine);
@@ -394,7 +395,8 @@ void check(const Case &c, unsigned lanes, unsigned rows,
               std::to_string(j) + "]: got " + std::to_string(got) +
               ", want " + std::to_string(want);
   };
-  for (int64_t i = 0; i < c.m; ++i)
+  for (int64_t i = 0; i < c.m;
+       i = i == c.m - 1 ? c.m : std::min(i + rowStride, c.m - 1))
     for (int64_t j = 0; j < c.n; ++j) {
       double init = 0;
       if (c.epilogue & kInitLoad)
@@ -550,6 +552,24 @@ TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {
   check({Form::AB, 290, 21, 1000, kBias | kRowScale}, 16, 6, {{0, 290}}, seed++);
   check({Form::AB, 13, 11000, 300, kBias | kRowScale}, 16, 6,
         unevenChunks(13), seed++);
+}
+
+TEST_CASE("tiled matmul kernels: later row panels reuse the packed lane panels",
+          "[matmul]") {
+  // A chunk of several row panels packs B's lane panels once, in its first
+  // panel, into a slot per (lane block, k block), and its later panels read
+  // the slots. At N 10930 the lane blocks run outside the k blocks (a
+  // panel's parked accumulators would pass 1 MiB), so the slots go k block
+  // inside lane block; 10930 = 683 x 16 + 2 ends in a masked lane block.
+  // K 300 is two k blocks of 150, a row panel 486 rows: the chunk of 487
+  // rows is two panels, the chunk of 13 one (it packs into its small
+  // panels). A sample of the rows is checked (every 7th and the last).
+  check({Form::AB, 500, 10930, 300, kBias}, 16, 6, {{0, 13}, {13, 500}}, 900,
+        /*widenedTo=*/0, /*rowStride=*/7);
+  // The k blocks outside the lane blocks (slots lane block inside k block),
+  // and one k loop (no k blocks), each with two row panels in the chunk.
+  check({Form::ABt, 600, 37, 1000, kBias}, 16, 6, {{0, 600}}, 901);
+  check({Form::AtB, 600, 37, 200, kBias | kRowScale}, 16, 6, {{0, 600}}, 902);
 }
 
 TEST_CASE("tiled matmul kernels: ranges with a lower bound and a step",

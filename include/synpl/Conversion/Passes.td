@@ -293,8 +293,11 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     array and the code after the loop runs after the last block. The rows
     of a chunk are swept in panels whose `A` rows (of one k block) fit a
     256 KiB share of L2, as even as whole row blocks allow, one taking up
-    to an eighth more where that spares a panel (each panel packs `B`
-    again). Where a panel's waiting accumulators (every lane block's) fit
+    to an eighth more where that spares a panel. A chunk of several row
+    panels packs `B` once: its first panel packs each lane block's panel
+    of each k block into a slot of its own (in the order the panels are
+    read), and its later panels read the slots, where they all fit 16 MiB
+    (per thread; else every panel packs `B` again). Where a panel's waiting accumulators (every lane block's) fit
     1 MiB (or an eighth more, likewise), the k blocks run outside the lane
     blocks, and a
     load of the k loop that depends on `i` but not on `j`, addressed from
@@ -309,7 +312,7 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     prefetches the lines that its code after the loop loads and stores
     (its output row, a bias), and every full row block prefetches its
     share of the next pack's lines into L2 (the next lane block's, or the
-    next k block's). These arrays live on the stack up to 32 KiB in all;
+    next k block's; in a later row panel, the next slot's). These arrays live on the stack up to 32 KiB in all;
     larger ones (a wide layer's take MiBs) come from the runtime's
     per-thread kernel scratch: the function calls
     `ptr synpl_rt_kernel_scratch(i64 bytes)` (synpl/Runtime/Runtime.h) once

@@ -4,7 +4,8 @@
 // over threads, around loop RANGEs folded by REDUCEs and straight-line
 // code, is vectorised over j and register-blocked over i (see the
 // ConvertL0UOpToLLVM pass description): matchTile() (TilePlan.cpp) decides
-// and plans, KernelBuilder::buildTiled() emits.
+// and plans, KernelBuilder::buildTiled() emits, each UOp in its lane form
+// from lowerTiledOp() (TiledOps.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
@@ -14,291 +15,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace synpl::l0tollvm {
-
-Value KernelBuilder::rangeValue(Location loc, RangeOp range, Value it) {
-  if (range.getStep() != 1)
-    it = arith::MulIOp::create(b, loc, it, i64Const(loc, range.getStep()));
-  if (range.getLower() != 0)
-    it = arith::AddIOp::create(b, loc, it, i64Const(loc, range.getLower()));
-  return it;
-}
-
-Value KernelBuilder::laneSteps(Location loc, unsigned lanes, int64_t step) {
-  SmallVector<int64_t> steps;
-  for (unsigned l = 0; l < lanes; ++l)
-    steps.push_back(static_cast<int64_t>(l) * step);
-  auto vt = VectorType::get({lanes}, b.getI64Type());
-  return arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(vt, ArrayRef<int64_t>(steps)));
-}
-
-Value KernelBuilder::laneForm(Location loc, const LaneValue &lv, Type t) {
-  auto vt = dyn_cast<VectorType>(t);
-  if (!vt || isa<VectorType>(lv.v.getType()))
-    return lv.v;
-  Value splat = vector::BroadcastOp::create(b, loc, vt, lv.v);
-  if (lv.stride == 0)
-    return splat;
-  return arith::AddIOp::create(b, loc, splat,
-                               laneSteps(loc, vt.getNumElements(), lv.stride));
-}
-
-Value KernelBuilder::lanePointers(Location loc, const LaneValue &ptr,
-                                  Type elem, unsigned lanes) {
-  if (isa<VectorType>(ptr.v.getType()))
-    return ptr.v;
-  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
-  return LLVM::GEPOp::create(b, loc, VectorType::get({lanes}, ptrTy), elem,
-                             ptr.v, ValueRange{laneSteps(loc, lanes, ptr.stride)});
-}
-
-LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
-                                          MutableArrayRef<LaneMap> rows,
-                                          unsigned r, Value mask) {
-  LaneMap &vals = rows[r];
-  Location loc = op->getLoc();
-  unsigned lanes = plan.laneCount;
-  // What does not depend on i is the same in every row of the block.
-  if (r > 0 && op->getNumResults() == 1 &&
-      !plan.rowDependent.contains(op->getResult(0))) {
-    auto it = rows[0].find(op->getResult(0));
-    if (it == rows[0].end())
-      return failure();
-    vals[op->getResult(0)] = it->second;
-    return success();
-  }
-  SmallVector<LaneValue> args;
-  bool anyVarying = false, anyVector = false;
-  for (Value v : op->getOperands()) {
-    if (isa<BufType>(v.getType())) {
-      args.push_back({});
-      continue;
-    }
-    auto it = vals.find(v);
-    if (it == vals.end() || !it->second.v)
-      return failure();
-    args.push_back(it->second);
-    anyVarying |= it->second.varying();
-    anyVector |= isa<VectorType>(it->second.v.getType());
-  }
-  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
-  Value allLanes;
-  auto laneMask = [&]() -> Value {
-    if (mask)
-      return mask;
-    if (!allLanes)
-      allLanes = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(
-                      VectorType::get({lanes}, b.getI1Type()), true));
-    return allLanes;
-  };
-
-  if (auto index = dyn_cast<IndexOp>(op)) {
-    auto buf = dyn_cast<BufType>(index.getBuffer().getType());
-    Value base = mapping.lookupOrNull(index.getBuffer());
-    ValueRange indices = index.getIndices();
-    if (!buf || !base || indices.size() != buf.getShape().size())
-      return failure();
-    Type elem = convertType(buf.getElementType());
-    ArrayRef<int64_t> shape = buf.getShape();
-    int64_t stride = 1;
-    if (!anyVector) {
-      // Row-major offset of lane 0 and its per-lane step.
-      Value offset;
-      int64_t laneStride = 0;
-      for (int64_t d = shape.size() - 1; d >= 0; --d) {
-        const LaneValue &idx = args[d + 1];
-        Value term = stride == 1 ? idx.v
-                                 : Value(arith::MulIOp::create(
-                                       b, loc, idx.v, i64Const(loc, stride)));
-        offset = offset ? Value(arith::AddIOp::create(b, loc, term, offset))
-                        : term;
-        laneStride += idx.stride * stride;
-        stride *= shape[d];
-      }
-      if (!offset)
-        offset = i64Const(loc, 0);
-      vals[index.getResult()] = {
-          LLVM::GEPOp::create(b, loc, ptrTy, elem, base, ValueRange{offset}),
-          laneStride};
-      return success();
-    }
-    auto offTy = VectorType::get({lanes}, b.getI64Type());
-    Value offset;
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      Value idx = laneForm(loc, args[d + 1], offTy);
-      Value term =
-          stride == 1
-              ? idx
-              : Value(arith::MulIOp::create(
-                    b, loc, idx,
-                    vector::BroadcastOp::create(b, loc, offTy,
-                                                i64Const(loc, stride))));
-      offset = offset ? Value(arith::AddIOp::create(b, loc, term, offset)) : term;
-      stride *= shape[d];
-    }
-    vals[index.getResult()] = {
-        LLVM::GEPOp::create(b, loc, VectorType::get({lanes}, ptrTy), elem, base,
-                            ValueRange{offset}),
-        0};
-    return success();
-  }
-
-  if (isa<LoadOp>(op)) {
-    Type t = convertType(op->getResult(0).getType());
-    if (!t)
-      return failure();
-    if (auto it = plan.packOf.find(op);
-        it != plan.packOf.end() && panelIteration) {
-      Value slot = LLVM::GEPOp::create(
-          b, loc, ptrTy, t, panels[it->second],
-          ValueRange{arith::MulIOp::create(b, loc, panelIteration,
-                                           i64Const(loc, lanes))});
-      vals[op->getResult(0)] = {
-          LLVM::LoadOp::create(b, loc, VectorType::get({lanes}, t), slot,
-                               panelAlign(t, lanes)),
-          0};
-      return success();
-    }
-    if (auto it = plan.rowPackOf.find(op); it != plan.rowPackOf.end() &&
-                                           panelIteration && kblock &&
-                                           !rowPanels.empty()) {
-      Value step = panelIteration;
-      if (plan.rowPacks[it->second].kMajor)
-        step = arith::MulIOp::create(b, loc, panelIteration,
-                                     i64Const(loc, kblock->iterationStride));
-      Value slot = LLVM::GEPOp::create(
-          b, loc, ptrTy, t, rowPanels[it->second],
-          ValueRange{arith::AddIOp::create(b, loc, rowPanelStarts[it->second][r], step)});
-      vals[op->getResult(0)] = {
-          LLVM::LoadOp::create(b, loc, t, slot, elementAlign(t)), 0};
-      return success();
-    }
-    const LaneValue &ptr = args[0];
-    unsigned align = elementAlign(t);
-    if (!ptr.varying()) {
-      vals[op->getResult(0)] = {LLVM::LoadOp::create(b, loc, t, ptr.v, align), 0};
-      return success();
-    }
-    auto vt = VectorType::get({lanes}, t);
-    Value zero = constLike(loc, vt, 0.0, 0);
-    Value v;
-    if (!anyVector && ptr.stride == 1) {
-      v = mask ? Value(LLVM::MaskedLoadOp::create(b, loc, vt, ptr.v, mask, zero,
-                                                  align))
-               : Value(LLVM::LoadOp::create(b, loc, vt, ptr.v, align));
-    } else if (!mask && !isa<VectorType>(ptr.v.getType())) {
-      // Every lane, a constant stride apart: one load per lane at a
-      // constant offset from one pointer. A gather of a vector of pointers
-      // is split into the same loads where the target has no fast gather
-      // (AMD's), but only after extracting each pointer from the vector.
-      auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
-      v = zero;
-      for (unsigned l = 0; l < lanes; ++l) {
-        Value at = l == 0 ? ptr.v
-                          : Value(LLVM::GEPOp::create(
-                                b, loc, ptrTy, t, ptr.v,
-                                ValueRange{i64Const(loc, int64_t(l) * ptr.stride)}));
-        v = LLVM::InsertElementOp::create(
-            b, loc, v, LLVM::LoadOp::create(b, loc, t, at, align),
-            LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(l)));
-      }
-    } else {
-      v = LLVM::masked_gather::create(b, loc, vt,
-                                      lanePointers(loc, ptr, t, lanes),
-                                      laneMask(), ValueRange{zero}, align);
-    }
-    vals[op->getResult(0)] = {v, 0};
-    return success();
-  }
-
-  if (isa<StoreOp>(op)) {
-    Type t = convertType(op->getOperand(1).getType());
-    if (!t)
-      return failure();
-    // i1 lanes are zero-extended to bytes (a vector of i1 would be packed
-    // bits in memory; a scalar i1 already takes a byte).
-    bool isBool = t.isInteger(1);
-    Type memT = isBool ? Type(b.getI8Type()) : t;
-    const LaneValue &ptr = args[0], &value = args[1];
-    unsigned align = elementAlign(memT);
-    if (!ptr.varying()) {
-      if (value.varying()) // lanes racing for one address
-        return failure();
-      Value sv = isBool ? Value(arith::ExtUIOp::create(b, loc, memT, value.v)) : value.v;
-      LLVM::StoreOp::create(b, loc, sv, ptr.v, align);
-      return success();
-    }
-    auto vt = VectorType::get({lanes}, t);
-    Value v = laneForm(loc, value, vt);
-    if (isBool)
-      v = arith::ExtUIOp::create(b, loc, VectorType::get({lanes}, memT), v);
-    if (!isa<VectorType>(ptr.v.getType()) && ptr.stride == 1) {
-      if (mask)
-        LLVM::MaskedStoreOp::create(b, loc, v, ptr.v, mask, align);
-      else
-        LLVM::StoreOp::create(b, loc, v, ptr.v, align);
-    } else {
-      LLVM::masked_scatter::create(b, loc, v, lanePointers(loc, ptr, memT, lanes),
-                                   laneMask(), align);
-    }
-    return success();
-  }
-
-  if (op->getNumResults() != 1)
-    return failure();
-  Value result = op->getResult(0);
-  // Index arithmetic that stays affine in the lanes: lane 0 and a step.
-  if (anyVarying && !anyVector && result.getType().isIndex()) {
-    auto constOf = [](Value v) -> std::optional<int64_t> {
-      if (auto c = v.getDefiningOp<ConstOp>())
-        if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-          return i.getValue().getSExtValue();
-      return std::nullopt;
-    };
-    if (isa<AddOp>(op)) {
-      vals[result] = {arith::AddIOp::create(b, loc, args[0].v, args[1].v),
-                      args[0].stride + args[1].stride};
-      return success();
-    }
-    if (isa<NegOp>(op)) {
-      vals[result] = {arith::SubIOp::create(b, loc, i64Const(loc, 0), args[0].v),
-                      -args[0].stride};
-      return success();
-    }
-    if (isa<MulOp>(op)) {
-      std::optional<int64_t> c0 = constOf(op->getOperand(0)),
-                             c1 = constOf(op->getOperand(1));
-      if (c0 || c1) {
-        int64_t stride = c1 ? args[0].stride * *c1 : args[1].stride * *c0;
-        vals[result] = {arith::MulIOp::create(b, loc, args[0].v, args[1].v),
-                        stride};
-        return success();
-      }
-    }
-  }
-  // Everything else through lowerOp: on scalars when no operand varies,
-  // else on lane vectors (uniform operands splatted).
-  IRMapping table;
-  for (auto [operand, lv] : llvm::zip(op->getOperands(), args)) {
-    Type t = convertType(operand.getType());
-    if (!t)
-      return failure();
-    if (anyVarying)
-      t = VectorType::get({lanes}, t);
-    table.map(operand, laneForm(loc, lv, t));
-  }
-  std::string why;
-  cur = &table;
-  tiledLanes = anyVarying ? lanes : 0;
-  LogicalResult lowered = lowerOp(op, why);
-  cur = &mapping;
-  tiledLanes = 0;
-  if (failed(lowered) || !table.lookupOrNull(result))
-    return failure();
-  vals[result] = {table.lookup(result), 0};
-  return success();
-}
 
 LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
                                        unsigned numRows, Value firstLane,
@@ -521,6 +237,9 @@ static constexpr int64_t kParkBytes = 1 << 20;
 /// The most a tiled kernel's working arrays take on the stack; larger ones
 /// come from the runtime's kernel scratch.
 static constexpr int64_t kStackArrayBytes = 32 << 10;
+/// The most the packed lane panels kept for a chunk's later row panels may
+/// take (per thread: each chunk keeps its own).
+static constexpr int64_t kPanelCacheBytes = 16 << 20;
 
 LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   Location loc = plan.rows.getLoc();
@@ -578,6 +297,26 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   // of 252: four and a panel of 16; now four of 258).
   panel = (panel + panel / 8 + blockRows - 1) / blockRows * blockRows;
   int64_t panelRows = std::min(panel, tripI);
+  // Where a chunk may span several row panels, every panel would pack the
+  // same lane panels again: (rows / panel) times the other operand, a
+  // tenth of a 2048^3 matmul. Instead the first row panel packs each lane
+  // block's panel of each k block into a slot of its own and the later
+  // panels read those slots, so the operand is packed once per chunk. The
+  // slots are laid out in the order the panels are read (k blocks inside
+  // lane blocks, or lane blocks inside k blocks where the k blocks run
+  // outside), so that a later panel walks them front to back.
+  SmallVector<int64_t> slotElems;
+  bool cachePanels = false;
+  if (!plan.packs.empty() && panel < tripI) {
+    int64_t bytes = 0;
+    for (const TilePlan::Pack &pack : plan.packs) {
+      Type t = pack.load->getResult(0).getType();
+      slotElems.push_back(std::min(kc, pack.range.getTripCount()) * lanes);
+      bytes += slotElems.back() * laneBlocks * kBlocks *
+               std::max(1u, t.getIntOrFloatBitWidth() / 8);
+    }
+    cachePanels = bytes <= kPanelCacheBytes;
+  }
   // The working arrays: each lane panel of the packs, the row arrays and
   // the parked accumulators. Up to kStackArrayBytes in all they live on
   // the stack; beyond, in the runtime's per-thread kernel scratch (one call
@@ -597,6 +336,10 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   for (ReduceOp reduce : blockReduces)
     arrays.push_back({convertType(reduce.getType()),
                       panelRows * lanes * (kOuter ? laneBlocks : 1)});
+  if (cachePanels)
+    for (auto [pack, elems] : llvm::zip(plan.packs, slotElems))
+      arrays.push_back({convertType(pack.load->getResult(0).getType()),
+                        elems * laneBlocks * kBlocks});
   SmallVector<int64_t> offsets;
   int64_t scratchBytes = 0;
   for (const Array &array : arrays) {
@@ -635,7 +378,15 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   block.iterationStride = panelRows;
   for (size_t i = 0; i < blockReduces.size(); ++i)
     block.accs.push_back(array());
+  SmallVector<Value> cache;
+  if (cachePanels)
+    for (size_t i = 0; i < plan.packs.size(); ++i)
+      cache.push_back(array());
   OpBuilder::InsertionGuard guard(b);
+  // With cached panels: whether this chunk has more than one row panel
+  // (else the small panels serve), and whether this row panel is a later
+  // one (it reads the slots the first one packed).
+  Value manyPanels, laterPanel;
   if (panel < tripI) {
     // ceil(span / ceil(span / panel)), rounded up to whole row blocks: at
     // most `panel`, since that is a whole number of row blocks.
@@ -650,9 +401,14 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
         b, loc, ceilDiv(ceilDiv(span, count), i64Const(loc, blockRows)),
         i64Const(loc, blockRows));
     rowsEach = arith::MaxSIOp::create(b, loc, rowsEach, i64Const(loc, blockRows));
+    if (cachePanels)
+      manyPanels = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, span, rowsEach);
+    Value chunkLo = rowLo;
     auto panels = scf::ForOp::create(b, loc, rowLo, rowHi, rowsEach);
     b.setInsertionPoint(panels.getBody()->getTerminator());
     rowLo = panels.getInductionVar();
+    if (cachePanels)
+      laterPanel = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rowLo, chunkLo);
     rowHi = arith::MinSIOp::create(b, loc, rowHi,
                                    arith::AddIOp::create(b, loc, rowLo, rowsEach));
   }
@@ -730,6 +486,32 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
                                arith::SubIOp::create(b, loc, blockRow, rowLo),
                                i64Const(loc, blockRows)),
         i64Const(loc, perBlock));
+    OpBuilder::InsertionGuard g(b);
+    if (laterPanel) {
+      // A later row panel: the next slot (the next in memory) is what the
+      // first panel packed; its lines, an even share per row block.
+      auto branch = scf::IfOp::create(b, loc, laterPanel, /*withElseRegion=*/true);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      Value blockIndex = arith::DivSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, blockRow, rowLo),
+          i64Const(loc, blockRows));
+      for (auto [pack, panel, elems] : llvm::zip(plan.packs, panels, slotElems)) {
+        Type t = convertType(pack.load->getResult(0).getType());
+        int64_t slotBytes = elems * std::max(1u, t.getIntOrFloatBitWidth() / 8);
+        int64_t lines = (slotBytes + 63) / 64, each = (lines + blocks - 1) / blocks;
+        Value first = arith::AddIOp::create(
+            b, loc, i64Const(loc, slotBytes),
+            arith::MulIOp::create(b, loc, blockIndex, i64Const(loc, each * 64)));
+        for (int64_t line = 0; line < each; ++line)
+          LLVM::Prefetch::create(
+              b, loc,
+              LLVM::GEPOp::create(
+                  b, loc, LLVM::LLVMPointerType::get(b.getContext()), b.getI8Type(), panel,
+                  ValueRange{arith::AddIOp::create(b, loc, first, i64Const(loc, line * 64))}),
+              /*rw=*/0, /*hint=*/2, /*cache=*/1);
+      }
+      b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    }
     Value lane0 = rangeValue(loc, plan.lanes, nextLane);
     for (const TilePlan::Pack &pack : plan.packs) {
       Type t = convertType(pack.load->getResult(0).getType());
@@ -759,25 +541,24 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       }
     }
   };
-  // The row blocks of one lane block: full blocks, then the rest in blocks
-  // of 4, 2, 1 rows (the binary digits of what is left).
-  auto emitRows = [&](bool masked) {
-    Value mask = masked ? laneMask() : Value();
+  // The row blocks of rows [lo, hi) of one lane block: full blocks, then
+  // the rest in blocks of 4, 2, 1 rows (the binary digits of what is left).
+  auto emitSpan = [&](Value lo, Value hi, Value mask) {
     if (blockRows == 1) {
-      auto loop = scf::ForOp::create(b, loc, rowLo, rowHi, i64Const(loc, 1));
+      auto loop = scf::ForOp::create(b, loc, lo, hi, i64Const(loc, 1));
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
       if (failed(emitBlock(plan, loop.getInductionVar(), 1, firstLane, mask)))
         result = failure();
       return;
     }
-    Value span = arith::SubIOp::create(b, loc, rowHi, rowLo);
+    Value span = arith::SubIOp::create(b, loc, hi, lo);
     Value blocks = arith::DivSIOp::create(b, loc, span, i64Const(loc, blockRows));
     Value pos = arith::AddIOp::create(
-        b, loc, rowLo,
+        b, loc, lo,
         arith::MulIOp::create(b, loc, blocks, i64Const(loc, blockRows)));
     {
-      auto loop = scf::ForOp::create(b, loc, rowLo, pos, i64Const(loc, blockRows));
+      auto loop = scf::ForOp::create(b, loc, lo, pos, i64Const(loc, blockRows));
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(loop.getBody()->getTerminator());
       prefetchNextPacks(loop.getInductionVar());
@@ -791,7 +572,7 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     for (; size >= 1; size /= 2) {
       Value fits = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::sge,
-          arith::SubIOp::create(b, loc, rowHi, pos), i64Const(loc, size));
+          arith::SubIOp::create(b, loc, hi, pos), i64Const(loc, size));
       auto branch = scf::IfOp::create(b, loc, TypeRange{b.getI64Type()}, fits,
                                       /*withElseRegion=*/true);
       OpBuilder::InsertionGuard g(b);
@@ -806,6 +587,9 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       pos = branch.getResult(0);
     }
   };
+  auto emitRows = [&](bool masked) {
+    emitSpan(rowLo, rowHi, masked ? laneMask() : Value());
+  };
   // One k block (or the whole k loop): its panels, then its row blocks.
   auto emitPhase = [&](Value first, int64_t count, bool load, bool store) {
     KBlock phase = block;
@@ -817,8 +601,35 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       phase.laneBase =
           arith::MulIOp::create(b, loc, firstLane, i64Const(loc, panelRows));
     kblock = first ? &phase : nullptr;
-    if (failed(emitPacks(first, count)))
+    SmallVector<Value> smallPanels(panels);
+    if (cachePanels) {
+      Value kIndex = first ? Value(arith::DivSIOp::create(b, loc, first, i64Const(loc, kc)))
+                           : i64Const(loc, 0);
+      Value laneIndex = arith::DivSIOp::create(b, loc, firstLane, i64Const(loc, lanes));
+      Value slot =
+          kOuter ? arith::AddIOp::create(
+                       b, loc, arith::MulIOp::create(b, loc, kIndex, i64Const(loc, laneBlocks)),
+                       laneIndex)
+                 : arith::AddIOp::create(
+                       b, loc, arith::MulIOp::create(b, loc, laneIndex, i64Const(loc, kBlocks)),
+                       kIndex);
+      for (auto [p, pack] : llvm::enumerate(plan.packs)) {
+        Value at = LLVM::GEPOp::create(
+            b, loc, ptrTy, convertType(pack.load->getResult(0).getType()), cache[p],
+            ValueRange{arith::MulIOp::create(b, loc, slot, i64Const(loc, slotElems[p]))});
+        panels[p] = arith::SelectOp::create(b, loc, manyPanels, at, panels[p]);
+      }
+      // Only the first row panel packs.
+      Value firstPanel = arith::XOrIOp::create(
+          b, loc, laterPanel, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+      auto branch = scf::IfOp::create(b, loc, firstPanel, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      if (failed(emitPacks(first, count)))
+        result = failure();
+    } else if (failed(emitPacks(first, count))) {
       result = failure();
+    }
     // The next pack: the next lane block's, over the same k iterations,
     // where the lane blocks run inside the k blocks (or there is one k
     // block); else the next k block's of this lane block, or after the last
@@ -853,6 +664,7 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     }
     kblock = nullptr;
     nextLane = Value();
+    panels.assign(smallPanels.begin(), smallPanels.end());
   };
   // Copy the row panel's slice of k iterations [first, first + count) of
   // each row pack into its array (kOuter: once per k block, before the
