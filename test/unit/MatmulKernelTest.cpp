@@ -650,6 +650,114 @@ l0uop.plan @t pipeline_depth 1 {
   }
 }
 
+TEST_CASE("tiled matmul kernels: batched rows share their group's lane operand",
+          "[matmul]") {
+  // Attention's scores, batched: i runs over (batch n, head h, row r) =
+  // 3 x 2 x 29, and B[n, h, k, j] depends on i only through i / 29 and
+  // i / 58. The row blocks never cross a multiple of 29 (each group's 29
+  // rows: full blocks, then 4, 2, 1), so B's lane vector is loaded once
+  // per block and k, as an unbatched B[k, j] is. The epilogue reads a
+  // per-row e[r, j], a per-group scalar s[n, h] and a per-row mask m[r, j]
+  // (i1, one byte each): c[n, h, r, j] = m[r, j] ? (sum_k a[n, r, h, k] *
+  // b[n, h, k, j] + e[r, j]) * s[n, h] : -1e30.
+  const char *text = R"mlir(
+l0uop.plan @t pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @a pool @dev offset 0 size 13248 lifetime(0, 0) : !l0uop.buf<3x29x2x19xf32>
+  l0uop.slot @b pool @dev offset 13312 size 16872 lifetime(0, 0) : !l0uop.buf<3x2x19x37xf32>
+  l0uop.slot @e pool @dev offset 30208 size 4292 lifetime(0, 0) : !l0uop.buf<29x37xf32>
+  l0uop.slot @s pool @dev offset 34560 size 24 lifetime(0, 0) : !l0uop.buf<3x2xf32>
+  l0uop.slot @c pool @dev offset 34816 size 25752 lifetime(0, 0) : !l0uop.buf<3x2x29x37xf32>
+  l0uop.slot @m pool @dev offset 60672 size 1073 lifetime(0, 0) : !l0uop.buf<29x37xi1>
+  l0uop.kernel @mm inputs(%a = @a : !l0uop.buf<3x29x2x19xf32>, %b = @b : !l0uop.buf<3x2x19x37xf32>,
+                          %e = @e : !l0uop.buf<29x37xf32>, %s = @s : !l0uop.buf<3x2xf32>,
+                          %m = @m : !l0uop.buf<29x37xi1>)
+      outputs(%c = @c : !l0uop.buf<3x2x29x37xf32>) grid(174, 1, 1) block(37, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 174 over group_x : index
+    %j = l0uop.range 0 to 37 over local_x : index
+    %c29 = l0uop.const 29 : index
+    %r = l0uop.mod %i, %c29 : index
+    %g = l0uop.div %i, %c29 : index
+    %c2 = l0uop.const 2 : index
+    %h = l0uop.mod %g, %c2 : index
+    %c58 = l0uop.const 58 : index
+    %n = l0uop.div %i, %c58 : index
+    %zero = l0uop.const 0.0 : f32
+    %k = l0uop.range 0 to 19 : index
+    %pa = l0uop.index %a[%n, %r, %h, %k] : !l0uop.buf<3x29x2x19xf32>
+    %va = l0uop.load %pa : f32
+    %pb = l0uop.index %b[%n, %h, %k, %j] : !l0uop.buf<3x2x19x37xf32>
+    %vb = l0uop.load %pb : f32
+    %p = l0uop.mul %va, %vb : f32
+    l0uop.end %k
+    %sum = l0uop.reduce add %p over %k init %zero : f32
+    %pe = l0uop.index %e[%r, %j] : !l0uop.buf<29x37xf32>
+    %ve = l0uop.load %pe : f32
+    %t = l0uop.add %sum, %ve : f32
+    %ps = l0uop.index %s[%n, %h] : !l0uop.buf<3x2xf32>
+    %vs = l0uop.load %ps : f32
+    %u = l0uop.mul %t, %vs : f32
+    %pm = l0uop.index %m[%r, %j] : !l0uop.buf<29x37xi1>
+    %vm = l0uop.load %pm : i1
+    %low = l0uop.const -1.000000e+30 : f32
+    %w = l0uop.where %vm, %u, %low : f32
+    %pc = l0uop.index %c[%n, %h, %r, %j] : !l0uop.buf<3x2x29x37xf32>
+    l0uop.store %pc, %w : f32
+    l0uop.end %j
+    l0uop.end %i
+  }
+}
+)mlir";
+  for (auto [lanes, rows] : std::vector<std::pair<unsigned, unsigned>>{
+           {16, 6}, {8, 3}, {4, 2}}) {
+    INFO("lanes " << lanes << ", rows " << rows);
+    Compiled compiled = compileText(text, lanes, rows);
+    INFO(compiled.error);
+    REQUIRE(compiled.engine);
+    CHECK(compiled.tiled);
+    CHECK(compiled.iterations == 174);
+    auto fn = compiled.engine->lookupPacked("t_mm");
+    REQUIRE(static_cast<bool>(fn));
+    Buffer a(3 * 29 * 2 * 19), b(3 * 2 * 19 * 37), e(29 * 37), sc(6),
+        c(3 * 2 * 29 * 37, NAN);
+    std::mt19937 rng(lanes * 7 + rows);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (Buffer *buf : {&a, &b, &e, &sc})
+      for (size_t i = 0; i < buf->n; ++i)
+        buf->data[i] = dist(rng);
+    std::vector<uint8_t> m(29 * 37);
+    for (uint8_t &byte : m)
+      byte = dist(rng) > -0.3f; // about two thirds kept
+    for (auto [begin, end] : unevenChunks(174)) {
+      void *pa = a.data, *pb = b.data, *pe = e.data, *ps = sc.data, *pc = c.data,
+           *pm = m.data();
+      void *args[] = {&pa, &pb, &pe, &ps, &pm, &pc, &begin, &end};
+      (*fn)(args);
+    }
+    size_t bad = 0;
+    for (int64_t n = 0; n < 3; ++n)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t r = 0; r < 29; ++r)
+          for (int64_t j = 0; j < 37; ++j) {
+            double sum = 0, mag = 0;
+            for (int64_t k = 0; k < 19; ++k) {
+              double p = double(a.data[((n * 29 + r) * 2 + h) * 19 + k]) *
+                         b.data[((n * 2 + h) * 19 + k) * 37 + j];
+              sum += p;
+              mag += std::fabs(p);
+            }
+            double scale = sc.data[n * 2 + h];
+            double want = (sum + e.data[r * 37 + j]) * scale;
+            mag = (mag + std::fabs(e.data[r * 37 + j])) * std::fabs(scale);
+            if (!m[r * 37 + j])
+              want = double(-1e30f), mag = 0; // the f32 constant
+            float got = c.data[((n * 2 + h) * 29 + r) * 37 + j];
+            bad += !(std::fabs(got - want) <= 1e-5 * mag + 1e-6);
+          }
+    CHECK(bad == 0);
+  }
+}
+
 TEST_CASE("tiled matmul kernels: straight-line code around the RANGEs",
           "[matmul]") {
   // A constant before RANGE i and a row offset between RANGE i and RANGE j

@@ -279,7 +279,13 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     vector load/store; other strides: one scalar load per lane at a
     constant offset when every lane is live, else gather; scatter), or a
     vector of lanes. Values that do not depend on `i` are computed once per block
-    and shared by its rows (the `B[k, j]` vector of a matmul). A load of
+    and shared by its rows (the `B[k, j]` vector of a matmul). So are, in
+    a batched matmul, the values that depend on `i` only through quotients
+    `i / C` (`B[n, k, j]` at `n = i / rows`, attention's `K^T` of a batch
+    and head): where the lane loads' quotients have a common divisor G of
+    at least two row blocks, the rows run group by group (G rows each)
+    and no block crosses a multiple of G. An `i1` is loaded from its byte
+    and truncated, as the untiled lowering does. A load of
     the k loop that varies with `j` but not with `i`, addressed from `j`,
     `k` and constants alone, is packed once per lane block into a
     contiguous panel (k iterations x lanes, 64-byte aligned) that

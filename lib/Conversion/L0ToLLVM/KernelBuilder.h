@@ -126,6 +126,14 @@ struct TilePlan {
   mutable RangeOp blockable;
   /// Iterations per k block of `blockable` (0: not split).
   int64_t kBlock = 0;
+  /// Row groups of a batched matmul (0: none): i runs over (batch, row)
+  /// pairs, and the lane operand's address depends on i only through
+  /// i / rowGroup (B[b, k, j] at b = i / rows). The row blocks then never
+  /// cross a multiple of rowGroup, so the values in `groupShared` (those
+  /// that depend on i only through such quotients) are the same in every
+  /// row of a block and computed once, as the unbatched B[k, j] is.
+  int64_t rowGroup = 0;
+  llvm::DenseSet<Value> groupShared;
 };
 
 /// The tiled lowering's plan for a kernel of its shape (see the pass

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "KernelBuilder.h"
 
+#include <numeric>
+
 namespace synpl::l0tollvm {
 
 static bool isParallel(RangeOp r) { return r.getKind() != RangeKind::loop; }
@@ -156,7 +158,9 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
             op->getOperand(1).getType().isInteger(1)))
         return std::nullopt;
     } else if (isa<LoadOp>(op)) {
-      if (!byteSized(op->getResult(0).getType()))
+      // An i1 (a mask) is loaded from its byte.
+      if (!byteSized(op->getResult(0).getType()) &&
+          !op->getResult(0).getType().isInteger(1))
         return std::nullopt;
     } else if (isa<ModOp, DivOp>(op)) {
       // Masked-off lanes could divide by zero.
@@ -242,6 +246,47 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     plan.rowCount = rowsFor(lanes);
   }
   plan.laneCount = lanes;
+  // Row groups: how each value that depends on i does so -- only through
+  // quotients i / C (the gcd of those C), or through i itself (0).
+  if (outer.getLower() == 0 && outer.getStep() == 1) {
+    auto positiveConst = [](Value v) -> int64_t {
+      if (auto c = v.getDefiningOp<ConstOp>())
+        if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+          return std::max<int64_t>(0, i.getValue().getSExtValue());
+      return 0;
+    };
+    llvm::DenseMap<Value, int64_t> groupOf;
+    for (Operation *op : plan.body) {
+      if (op->getNumResults() != 1 || !plan.rowDependent.contains(op->getResult(0)))
+        continue;
+      int64_t g = -1; // no row-dependent operand seen yet
+      if (isa<DivOp>(op) && op->getOperand(0) == outer.getResult())
+        g = positiveConst(op->getOperand(1));
+      else
+        for (Value v : op->getOperands()) {
+          if (!plan.rowDependent.contains(v))
+            continue;
+          int64_t d = groupOf.lookup(v); // 0 for i itself
+          g = d == 0 ? 0 : g < 0 ? d : std::gcd(g, d);
+          if (g == 0)
+            break;
+        }
+      groupOf[op->getResult(0)] = std::max<int64_t>(g, 0);
+    }
+    // The group: the gcd over the lane loads that depend on i only through
+    // quotients; worth it when a group holds at least two row blocks.
+    int64_t group = 0;
+    for (Operation *op : plan.body)
+      if (isa<LoadOp>(op) && plan.varying.contains(op->getResult(0)))
+        if (int64_t g = groupOf.lookup(op->getResult(0)))
+          group = std::gcd(group, g);
+    if (group >= 2 * int64_t(plan.rowCount) && group < tripI) {
+      plan.rowGroup = group;
+      for (auto [v, g] : groupOf)
+        if (g > 0 && g % group == 0)
+          plan.groupShared.insert(v);
+    }
+  }
   // Loads to pack: varying, independent of i, addressed from j, k and
   // constants alone; at most 4 panels of at most 128 KiB. Not when one row
   // block takes all the rows: nothing would read a panel twice.
@@ -250,7 +295,8 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
       break;
     auto range = dyn_cast_or_null<RangeOp>(rangeOf.lookup(op));
     if (!isa<LoadOp>(op) || !range || !plan.varying.contains(op->getResult(0)) ||
-        plan.rowDependent.contains(op->getResult(0)) || plan.packs.size() >= 4)
+        plan.rowDependent.contains(op->getResult(0)) || plan.packs.size() >= 4 ||
+        !byteSized(op->getResult(0).getType()))
       continue;
     unsigned bytes = op->getResult(0).getType().getIntOrFloatBitWidth() / 8;
     int64_t rows = range.getTripCount();
@@ -283,7 +329,7 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
         range != plan.blockable ||
         plan.varying.contains(op->getResult(0)) ||
         !plan.rowDependent.contains(op->getResult(0)) ||
-        plan.rowPacks.size() >= 2)
+        plan.rowPacks.size() >= 2 || !byteSized(op->getResult(0).getType()))
       continue;
     auto index = op->getOperand(0).getDefiningOp<IndexOp>();
     if (!index || stored.contains(index.getBuffer()))

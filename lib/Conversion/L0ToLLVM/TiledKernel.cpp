@@ -587,8 +587,23 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       pos = branch.getResult(0);
     }
   };
+  // With row groups, the rows of each group in turn (TilePlan::rowGroup).
   auto emitRows = [&](bool masked) {
-    emitSpan(rowLo, rowHi, masked ? laneMask() : Value());
+    Value mask = masked ? laneMask() : Value();
+    if (!plan.rowGroup) {
+      emitSpan(rowLo, rowHi, mask);
+      return;
+    }
+    Value group = i64Const(loc, plan.rowGroup);
+    Value firstGroup = arith::MulIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, rowLo, group), group);
+    auto loop = scf::ForOp::create(b, loc, firstGroup, rowHi, group);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value at = loop.getInductionVar();
+    emitSpan(arith::MaxSIOp::create(b, loc, at, rowLo),
+             arith::MinSIOp::create(b, loc, arith::AddIOp::create(b, loc, at, group), rowHi),
+             mask);
   };
   // One k block (or the whole k loop): its panels, then its row blocks.
   auto emitPhase = [&](Value first, int64_t count, bool load, bool store) {

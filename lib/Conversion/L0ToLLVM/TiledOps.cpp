@@ -57,9 +57,11 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
   LaneMap &vals = rows[r];
   Location loc = op->getLoc();
   unsigned lanes = plan.laneCount;
-  // What does not depend on i is the same in every row of the block.
+  // What does not depend on i is the same in every row of the block, and
+  // so is what depends on it only through its row group.
   if (r > 0 && op->getNumResults() == 1 &&
-      !plan.rowDependent.contains(op->getResult(0))) {
+      (!plan.rowDependent.contains(op->getResult(0)) ||
+       plan.groupShared.contains(op->getResult(0)))) {
     auto it = rows[0].find(op->getResult(0));
     if (it == rows[0].end())
       return failure();
@@ -173,13 +175,22 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
           LLVM::LoadOp::create(b, loc, t, slot, elementAlign(t)), 0};
       return success();
     }
-    const LaneValue &ptr = args[0];
-    unsigned align = elementAlign(t);
-    if (!ptr.varying()) {
-      vals[op->getResult(0)] = {LLVM::LoadOp::create(b, loc, t, ptr.v, align), 0};
+    // An i1 (a mask) is a byte in memory: loaded as an i8 and truncated.
+    bool isBool = t.isInteger(1);
+    Type memT = isBool ? Type(b.getI8Type()) : t;
+    auto bind = [&](Value loaded) {
+      if (isBool)
+        loaded = arith::TruncIOp::create(
+            b, loc, isa<VectorType>(loaded.getType()) ? VectorType::get({lanes}, t) : t,
+            loaded);
+      vals[op->getResult(0)] = {loaded, 0};
       return success();
-    }
-    auto vt = VectorType::get({lanes}, t);
+    };
+    const LaneValue &ptr = args[0];
+    unsigned align = elementAlign(memT);
+    if (!ptr.varying())
+      return bind(LLVM::LoadOp::create(b, loc, memT, ptr.v, align));
+    auto vt = VectorType::get({lanes}, memT);
     Value zero = constLike(loc, vt, 0.0, 0);
     Value v;
     if (!anyVector && ptr.stride == 1) {
@@ -196,19 +207,18 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
       for (unsigned l = 0; l < lanes; ++l) {
         Value at = l == 0 ? ptr.v
                           : Value(LLVM::GEPOp::create(
-                                b, loc, ptrTy, t, ptr.v,
+                                b, loc, ptrTy, memT, ptr.v,
                                 ValueRange{i64Const(loc, int64_t(l) * ptr.stride)}));
         v = LLVM::InsertElementOp::create(
-            b, loc, v, LLVM::LoadOp::create(b, loc, t, at, align),
+            b, loc, v, LLVM::LoadOp::create(b, loc, memT, at, align),
             LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(l)));
       }
     } else {
       v = LLVM::masked_gather::create(b, loc, vt,
-                                      lanePointers(loc, ptr, t, lanes),
+                                      lanePointers(loc, ptr, memT, lanes),
                                       laneMask(), ValueRange{zero}, align);
     }
-    vals[op->getResult(0)] = {v, 0};
-    return success();
+    return bind(v);
   }
 
   if (isa<StoreOp>(op)) {

@@ -354,3 +354,49 @@ l0uop.plan @p pipeline_depth 1 {
     l0uop.end %i
   }
 }
+
+// -----
+
+// A batched matmul (attention's scores): i runs over (batch n, head h,
+// row r) = 3 x 2 x 29 and B[n, h, k, j] depends on i only through i / 29
+// and i / 58. The row blocks stay within a group of 29 rows, so each k
+// iteration loads B's lane vector once for the block's six rows (where
+// B[k, j] of one matmul is shared the same way), not once per row.
+
+// CHECK-LABEL: llvm.func @p_bmm(
+// CHECK: %[[B:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-6: llvm.intr.fma(%{{.*}}, %[[B]], %{{.*}})
+// CHECK: llvm.return
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @a pool @dev offset 0 size 13248 lifetime(0, 0) : !l0uop.buf<3x29x2x19xf32>
+  l0uop.slot @b pool @dev offset 13312 size 16872 lifetime(0, 0) : !l0uop.buf<3x2x19x37xf32>
+  l0uop.slot @c pool @dev offset 30208 size 25752 lifetime(0, 0) : !l0uop.buf<3x2x29x37xf32>
+  l0uop.kernel @bmm inputs(%a = @a : !l0uop.buf<3x29x2x19xf32>, %b = @b : !l0uop.buf<3x2x19x37xf32>)
+      outputs(%c = @c : !l0uop.buf<3x2x29x37xf32>) grid(174, 1, 1) block(37, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 174 over group_x : index
+    %j = l0uop.range 0 to 37 over local_x : index
+    %c29 = l0uop.const 29 : index
+    %r = l0uop.mod %i, %c29 : index
+    %g = l0uop.div %i, %c29 : index
+    %c2 = l0uop.const 2 : index
+    %h = l0uop.mod %g, %c2 : index
+    %c58 = l0uop.const 58 : index
+    %n = l0uop.div %i, %c58 : index
+    %zero = l0uop.const 0.0 : f32
+    %k = l0uop.range 0 to 19 : index
+    %pa = l0uop.index %a[%n, %r, %h, %k] : !l0uop.buf<3x29x2x19xf32>
+    %va = l0uop.load %pa : f32
+    %pb = l0uop.index %b[%n, %h, %k, %j] : !l0uop.buf<3x2x19x37xf32>
+    %vb = l0uop.load %pb : f32
+    %p = l0uop.mul %va, %vb : f32
+    l0uop.end %k
+    %s = l0uop.reduce add %p over %k init %zero : f32
+    %pc = l0uop.index %c[%n, %h, %r, %j] : !l0uop.buf<3x2x29x37xf32>
+    l0uop.store %pc, %s : f32
+    l0uop.end %j
+    l0uop.end %i
+  }
+}
