@@ -534,7 +534,8 @@ TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {
   // rows run as three of 198, 198 and 197, 600 as 204, 204 and 192, 290 as
   // one). The k blocks run outside the lane
   // blocks and A's rows are copied into a row array per k block (the form
-  // decides whether A is the load that qualifies) -- except at N 11000,
+  // decides whether A is the load that qualifies; A^T at 600 rows is read
+  // in place) -- except at N 11000,
   // where a panel's parked accumulators would pass 1 MiB and the lane
   // blocks stay outside.
   uint32_t seed = 500;
@@ -552,6 +553,10 @@ TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {
   check({Form::AB, 290, 21, 1000, kBias | kRowScale}, 16, 6, {{0, 290}}, seed++);
   check({Form::AB, 13, 11000, 300, kBias | kRowScale}, 16, 6,
         unevenChunks(13), seed++);
+  // A^T whose k iterations are more than a page apart (1100 floats): a
+  // k-major row array (at 600 rows, as above, the row blocks read A^T in
+  // place).
+  check({Form::AtB, 1100, 21, 300, kBias | kInitLoad}, 16, 6, {{0, 5}, {5, 1100}}, seed++);
 }
 
 TEST_CASE("tiled matmul kernels: later row panels reuse the packed lane panels",

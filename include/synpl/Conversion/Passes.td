@@ -311,15 +311,17 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     (the `A[i, k]` of a matmul), is copied per k block into a contiguous
     array (panel rows x k-block iterations) that every lane block
     reads, instead of every lane block reading the rows a whole `k` apart
-    from the matrix; where that load is adjacent along the rows and not
-    along `k` (`A^T[i, k]`, as in a weight gradient `X^T dY`), the array is
-    k-major (k-block iterations x panel rows), so that the copy reads and
-    writes in order. Before the last k block's loop, each row block
+    from the matrix. Where that load is adjacent along the rows and not
+    along `k` (`A^T[i, k]`, as in a weight gradient `X^T dY`), each k
+    iteration's rows already lie in order: the row blocks read it in place
+    when its k iterations are at most 4 KiB apart, and otherwise the array
+    is k-major (k-block iterations x panel rows), so that the copy reads
+    and writes in order. Before the last k block's loop, each row block
     prefetches the lines that its code after the loop loads and stores
     (its output row, a bias), and every full row block prefetches its
     share of the next pack's lines into L2 (the next lane block's, or the
-    next k block's; in a later row panel, the next slot's). These arrays live on the stack up to 32 KiB in all;
-    larger ones (a wide layer's take MiBs) come from the runtime's
+    next k block's; in a later row panel, the next slot's). These arrays
+    live on the stack up to 32 KiB in all; larger ones (a wide layer's take MiBs) come from the runtime's
     per-thread kernel scratch: the function calls
     `ptr synpl_rt_kernel_scratch(i64 bytes)` (synpl/Runtime/Runtime.h) once
     per chunk and the module declares it, so such a kernel links with the

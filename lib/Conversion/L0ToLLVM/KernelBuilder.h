@@ -107,8 +107,10 @@ struct TilePlan {
     mutable RangeOp range;
     SmallVector<Operation *> slice; // in body order, the load last
     /// A row pack whose operand is adjacent along the rows and not along
-    /// k (A^T of a weight gradient): its array holds the slice k-major
-    /// (iteration x rows), so that the copy reads and writes in order.
+    /// k, its k iterations more than a page apart (A^T of a weight
+    /// gradient; nearer, it is read in place): its array holds the slice
+    /// k-major (iteration x rows), so that the copy reads and writes in
+    /// order.
     bool kMajor = false;
   };
   SmallVector<Pack> packs;

@@ -94,31 +94,14 @@ l0uop.plan @p pipeline_depth 1 {
 
 // -----
 
-// X^T·W (a weight gradient: X is k x i, adjacent along the rows): the row
-// array holds each k block's slice k-major (196 k x 128 rows), so that the
-// copy walks X and the array in order -- the k iterations outside, the
-// rows inside -- where a row-major array would read X a row (128 floats)
-// apart for every element. The row blocks read their broadcasts at
-// row + k * 128.
+// X^T·W (a weight gradient: X is k x i, adjacent along the rows, 128
+// floats apart along k): each k iteration's rows already lie in order, so
+// the row blocks broadcast from X in place and there is no row array --
+// the kernel scratch holds the lane panel (196 k x 16 lanes: 12544 bytes)
+// and the parked accumulators (128 rows x 256 lanes: 131072 bytes) only.
 // CHECK-LABEL: llvm.func @p_xtw(
-// CHECK-DAG: %[[C128:.*]] = llvm.mlir.constant(128 : i64) : i64
-// CHECK: %[[AROWS:.*]] = llvm.getelementptr %{{.*}}[12544] : (!llvm.ptr) -> !llvm.ptr, i8
-// CHECK: ^bb{{[0-9]+}}(%[[IT:.*]]: i64):
-// CHECK: ^bb{{[0-9]+}}(%[[ROW:.*]]: i64):
-// CHECK: %[[ITS:.*]] = llvm.mul %[[IT]], %[[C128]] : i64
-// CHECK: %[[ROWS:.*]] = llvm.sub %[[ROW]], %{{.*}} : i64
-// CHECK: %[[SLOT:.*]] = llvm.add %[[ITS]], %[[ROWS]] : i64
-// CHECK: %[[XK:.*]] = llvm.mul %[[IT]], %[[C128]] : i64
-// CHECK: %[[XAT:.*]] = llvm.add %[[XK]], %[[ROW]] : i64
-// CHECK: %[[X:.*]] = llvm.getelementptr %arg0[%[[XAT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK: %[[V:.*]] = llvm.load %[[X]] {alignment = 4 : i64} : !llvm.ptr -> f32
-// CHECK: %[[TO:.*]] = llvm.getelementptr %[[AROWS]][%[[SLOT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK: llvm.store %[[V]], %[[TO]] {alignment = 4 : i64} : f32, !llvm.ptr
-// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 64 : i64} : vector<16xf32>, !llvm.ptr
-// CHECK: %[[KS:.*]] = llvm.mul %{{.*}}, %[[C128]] : i64
-// CHECK-NEXT: %[[AT:.*]] = llvm.add %{{.*}}, %[[KS]] : i64
-// CHECK-NEXT: llvm.getelementptr %[[AROWS]][%[[AT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-DAG: %[[BYTES:.*]] = llvm.mlir.constant(143616 : i64) : i64
+// CHECK: llvm.call @synpl_rt_kernel_scratch(%[[BYTES]]) : (i64) -> !llvm.ptr
 // CHECK: llvm.return
 
 l0uop.plan @p pipeline_depth 1 {
@@ -133,6 +116,64 @@ l0uop.plan @p pipeline_depth 1 {
     %zero = l0uop.const 0.0 : f32
     %k = l0uop.range 0 to 784 : index
     %px = l0uop.index %x[%k, %i] : !l0uop.buf<784x128xf32>
+    %vx = l0uop.load %px : f32
+    %pw = l0uop.index %w[%k, %j] : !l0uop.buf<784x256xf32>
+    %vw = l0uop.load %pw : f32
+    %p = l0uop.mul %vx, %vw : f32
+    l0uop.end %k
+    %s = l0uop.reduce add %p over %k init %zero : f32
+    %py = l0uop.index %y[%i, %j] : !l0uop.buf<128x256xf32>
+    l0uop.store %py, %s : f32
+    l0uop.end %j
+    l0uop.end %i
+  }
+}
+
+// -----
+
+
+// -----
+
+// X^T·W where X's k iterations are more than a page apart (X is k x 2048,
+// the kernel takes its first 128 columns): the row array holds each k
+// block's slice k-major (196 k x 128 rows), so that the copy walks X and
+// the array in order -- the k iterations outside, the rows inside --
+// where a row-major array would read X a row apart for every element. The
+// row blocks read their broadcasts at row + k * 128.
+// CHECK-LABEL: llvm.func @p_xtwfar(
+// CHECK-DAG: %[[C128:.*]] = llvm.mlir.constant(128 : i64) : i64
+// CHECK-DAG: %[[C2048:.*]] = llvm.mlir.constant(2048 : i64) : i64
+// CHECK: %[[AROWS:.*]] = llvm.getelementptr %{{.*}}[12544] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK: ^bb{{[0-9]+}}(%[[IT:.*]]: i64):
+// CHECK: ^bb{{[0-9]+}}(%[[ROW:.*]]: i64):
+// CHECK: %[[ITS:.*]] = llvm.mul %[[IT]], %[[C128]] : i64
+// CHECK: %[[ROWS:.*]] = llvm.sub %[[ROW]], %{{.*}} : i64
+// CHECK: %[[SLOT:.*]] = llvm.add %[[ITS]], %[[ROWS]] : i64
+// CHECK: %[[XK:.*]] = llvm.mul %[[IT]], %[[C2048]] : i64
+// CHECK: %[[XAT:.*]] = llvm.add %[[XK]], %[[ROW]] : i64
+// CHECK: %[[X:.*]] = llvm.getelementptr %arg0[%[[XAT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: %[[V:.*]] = llvm.load %[[X]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK: %[[TO:.*]] = llvm.getelementptr %[[AROWS]][%[[SLOT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: llvm.store %[[V]], %[[TO]] {alignment = 4 : i64} : f32, !llvm.ptr
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 64 : i64} : vector<16xf32>, !llvm.ptr
+// CHECK: %[[KS:.*]] = llvm.mul %{{.*}}, %[[C128]] : i64
+// CHECK-NEXT: %[[AT:.*]] = llvm.add %{{.*}}, %[[KS]] : i64
+// CHECK-NEXT: llvm.getelementptr %[[AROWS]][%[[AT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK: llvm.return
+
+l0uop.plan @p pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 8MiB
+  l0uop.slot @x pool @dev offset 0 size 6422528 lifetime(0, 0) : !l0uop.buf<784x2048xf32>
+  l0uop.slot @w pool @dev offset 6422528 size 802816 lifetime(0, 0) : !l0uop.buf<784x256xf32>
+  l0uop.slot @y pool @dev offset 7225344 size 131072 lifetime(0, 0) : !l0uop.buf<128x256xf32>
+  l0uop.kernel @xtwfar inputs(%x = @x : !l0uop.buf<784x2048xf32>, %w = @w : !l0uop.buf<784x256xf32>)
+      outputs(%y = @y : !l0uop.buf<128x256xf32>) grid(128, 1, 1) block(256, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 128 over group_x : index
+    %j = l0uop.range 0 to 256 over local_x : index
+    %zero = l0uop.const 0.0 : f32
+    %k = l0uop.range 0 to 784 : index
+    %px = l0uop.index %x[%k, %i] : !l0uop.buf<784x2048xf32>
     %vx = l0uop.load %px : f32
     %pw = l0uop.index %w[%k, %j] : !l0uop.buf<784x256xf32>
     %vw = l0uop.load %pw : f32
