@@ -322,6 +322,22 @@ Compiled compile(const Case &c, unsigned lanes, unsigned rows) {
   return compileText(kernelText(c), lanes, rows);
 }
 
+/// The tilings (lanes, rows) the hand-written kernels run at.
+const std::vector<std::pair<unsigned, unsigned>> kTilings{{16, 6}, {8, 3}, {4, 2}};
+
+/// A hand-written kernel `@mm` of plan `@t` compiled at a tiling, required
+/// to take the tiled form with `iterations` split iterations.
+Compiled compileTiledMm(const char *text, unsigned lanes, unsigned rows,
+                        int64_t iterations) {
+  Compiled compiled = compileText(text, lanes, rows);
+  INFO(compiled.error);
+  REQUIRE(compiled.engine);
+  CHECK(compiled.tiled);
+  CHECK(compiled.iterations == iterations);
+  REQUIRE(static_cast<bool>(compiled.engine->lookupPacked("t_mm")));
+  return compiled;
+}
+
 /// Runs case `c` chunk by chunk and compares every output with doubles
 /// (of every `rowStride`-th row and the last: a large case checks a sample).
 void check(const Case &c, unsigned lanes, unsigned rows,
@@ -611,16 +627,10 @@ l0uop.plan @t pipeline_depth 1 {
   }
 }
 )mlir";
-  for (auto [lanes, rows] : std::vector<std::pair<unsigned, unsigned>>{
-           {16, 6}, {8, 3}, {4, 2}}) {
+  for (auto [lanes, rows] : kTilings) {
     INFO("lanes " << lanes << ", rows " << rows);
-    Compiled compiled = compileText(text, lanes, rows);
-    INFO(compiled.error);
-    REQUIRE(compiled.engine);
-    CHECK(compiled.tiled);
-    CHECK(compiled.iterations == 7);
+    Compiled compiled = compileTiledMm(text, lanes, rows, 7);
     auto fn = compiled.engine->lookupPacked("t_mm");
-    REQUIRE(static_cast<bool>(fn));
     Buffer a(16 * 900), b(900 * 40), c(16 * 40, NAN);
     std::mt19937 rng(lanes);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -713,16 +723,10 @@ l0uop.plan @t pipeline_depth 1 {
   }
 }
 )mlir";
-  for (auto [lanes, rows] : std::vector<std::pair<unsigned, unsigned>>{
-           {16, 6}, {8, 3}, {4, 2}}) {
+  for (auto [lanes, rows] : kTilings) {
     INFO("lanes " << lanes << ", rows " << rows);
-    Compiled compiled = compileText(text, lanes, rows);
-    INFO(compiled.error);
-    REQUIRE(compiled.engine);
-    CHECK(compiled.tiled);
-    CHECK(compiled.iterations == 174);
+    Compiled compiled = compileTiledMm(text, lanes, rows, 174);
     auto fn = compiled.engine->lookupPacked("t_mm");
-    REQUIRE(static_cast<bool>(fn));
     Buffer a(3 * 29 * 2 * 19), b(3 * 2 * 19 * 37), e(29 * 37), sc(6),
         c(3 * 2 * 29 * 37, NAN);
     std::mt19937 rng(lanes * 7 + rows);
