@@ -453,6 +453,13 @@ uint64_t BufType::getSizeInBytes() const {
   return saturatingMul(getNumElements(), getElementBytes());
 }
 
+std::optional<int64_t> synpl::l0uop::integerConstant(Value v) {
+  if (auto c = v.getDefiningOp<ConstOp>())
+    if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue()))
+      return i.getValue().getSExtValue();
+  return std::nullopt;
+}
+
 bool synpl::l0uop::dividesByNonZeroConstant(Operation *op) {
   if (!isa<DivOp, ModOp>(op))
     return false;

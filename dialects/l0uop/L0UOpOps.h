@@ -105,6 +105,9 @@ private:
   std::unordered_map<size_t, llvm::SmallVector<Entry, 1>> byHash;
 };
 
+/// The value of `v` where a CONST of an integer (or index) type defines it.
+std::optional<int64_t> integerConstant(mlir::Value v);
+
 /// Whether `op`, a DIV or MOD, divides by a non-zero integer constant: it
 /// cannot trap, so the tiled lowerings may evaluate it on masked-off lanes
 /// too (a random draw's half swap, an index split).

@@ -31,10 +31,10 @@ static std::optional<int64_t> elementStep(ArrayRef<Operation *> slice, Value var
     std::optional<int64_t> offset;
     for (Operation *op : slice) {
       if (auto c = dyn_cast<ConstOp>(op)) {
-        auto i = dyn_cast<IntegerAttr>(c.getValue());
+        std::optional<int64_t> i = integerConstant(c.getResult());
         if (!i)
           return std::nullopt;
-        known[c.getResult()] = i.getValue().getSExtValue();
+        known[c.getResult()] = *i;
       } else if (isa<AddOp>(op)) {
         known[op->getResult(0)] = valueOf(op->getOperand(0)) + valueOf(op->getOperand(1));
       } else if (isa<MulOp>(op)) {
@@ -249,19 +249,13 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
   // Row groups: how each value that depends on i does so -- only through
   // quotients i / C (the gcd of those C), or through i itself (0).
   if (outer.getLower() == 0 && outer.getStep() == 1) {
-    auto positiveConst = [](Value v) -> int64_t {
-      if (auto c = v.getDefiningOp<ConstOp>())
-        if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-          return std::max<int64_t>(0, i.getValue().getSExtValue());
-      return 0;
-    };
     llvm::DenseMap<Value, int64_t> groupOf;
     for (Operation *op : plan.body) {
       if (op->getNumResults() != 1 || !plan.rowDependent.contains(op->getResult(0)))
         continue;
       int64_t g = -1; // no row-dependent operand seen yet
       if (isa<DivOp>(op) && op->getOperand(0) == outer.getResult())
-        g = positiveConst(op->getOperand(1));
+        g = std::max<int64_t>(0, integerConstant(op->getOperand(1)).value_or(0));
       else
         for (Value v : op->getOperands()) {
           if (!plan.rowDependent.contains(v))

@@ -259,12 +259,6 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
   Value result = op->getResult(0);
   // Index arithmetic that stays affine in the lanes: lane 0 and a step.
   if (anyVarying && !anyVector && result.getType().isIndex()) {
-    auto constOf = [](Value v) -> std::optional<int64_t> {
-      if (auto c = v.getDefiningOp<ConstOp>())
-        if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-          return i.getValue().getSExtValue();
-      return std::nullopt;
-    };
     if (isa<AddOp>(op)) {
       vals[result] = {arith::AddIOp::create(b, loc, args[0].v, args[1].v),
                       args[0].stride + args[1].stride};
@@ -276,8 +270,8 @@ LogicalResult KernelBuilder::lowerTiledOp(Operation *op, const TilePlan &plan,
       return success();
     }
     if (isa<MulOp>(op)) {
-      std::optional<int64_t> c0 = constOf(op->getOperand(0)),
-                             c1 = constOf(op->getOperand(1));
+      std::optional<int64_t> c0 = integerConstant(op->getOperand(0)),
+                             c1 = integerConstant(op->getOperand(1));
       if (c0 || c1) {
         int64_t stride = c1 ? args[0].stride * *c1 : args[1].stride * *c0;
         vals[result] = {arith::MulIOp::create(b, loc, args[0].v, args[1].v),
