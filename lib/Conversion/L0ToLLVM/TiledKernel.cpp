@@ -234,6 +234,12 @@ LogicalResult KernelBuilder::emitBlock(const TilePlan &plan, Value firstRow,
 /// The most the accumulators parked between k blocks may take.
 static constexpr int64_t kParkBytes = 1 << 20;
 
+/// The bytes an element of type `t` (an L0 or an LLVM one) takes in memory:
+/// an index or a pointer, 8.
+static int64_t elementBytes(Type t) {
+  return t.isIntOrFloat() ? std::max(1u, t.getIntOrFloatBitWidth() / 8) : 8;
+}
+
 /// The most a tiled kernel's working arrays take on the stack; larger ones
 /// come from the runtime's kernel scratch.
 static constexpr int64_t kStackArrayBytes = 32 << 10;
@@ -277,12 +283,8 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   bool kOuter = false;
   if (kBlocks > 1) {
     int64_t rowBytes = 0;
-    for (ReduceOp reduce : blockReduces) {
-      Type t = reduce.getType();
-      rowBytes += laneBlocks * lanes *
-                  (t.isIntOrFloat() ? std::max(1u, t.getIntOrFloatBitWidth() / 8)
-                                    : 8);
-    }
+    for (ReduceOp reduce : blockReduces)
+      rowBytes += laneBlocks * lanes * elementBytes(reduce.getType());
     int64_t fit = (kParkBytes / std::max<int64_t>(1, rowBytes)) / blockRows *
                   blockRows;
     if (fit >= 4 * blockRows) {
@@ -310,10 +312,9 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   if (!plan.packs.empty() && panel < tripI) {
     int64_t bytes = 0;
     for (const TilePlan::Pack &pack : plan.packs) {
-      Type t = pack.load->getResult(0).getType();
       slotElems.push_back(std::min(kc, pack.range.getTripCount()) * lanes);
       bytes += slotElems.back() * laneBlocks * kBlocks *
-               std::max(1u, t.getIntOrFloatBitWidth() / 8);
+               elementBytes(pack.load->getResult(0).getType());
     }
     cachePanels = bytes <= kPanelCacheBytes;
   }
@@ -344,10 +345,7 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   int64_t scratchBytes = 0;
   for (const Array &array : arrays) {
     offsets.push_back(scratchBytes);
-    int64_t bytes = array.type.isIntOrFloat()
-                        ? std::max<int64_t>(1, array.type.getIntOrFloatBitWidth() / 8)
-                        : 8;
-    scratchBytes += (array.count * bytes + 63) / 64 * 64;
+    scratchBytes += (array.count * elementBytes(array.type) + 63) / 64 * 64;
   }
   Value scratch;
   if (scratchBytes > kStackArrayBytes) {
@@ -384,9 +382,9 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       cache.push_back(array());
   OpBuilder::InsertionGuard guard(b);
   // With cached panels: whether this chunk has more than one row panel
-  // (else the small panels serve), and whether this row panel is a later
-  // one (it reads the slots the first one packed).
-  Value manyPanels, laterPanel;
+  // (else the small panels serve), and whether this row panel is its first
+  // (which packs the slots the later ones read).
+  Value manyPanels, firstPanel;
   if (panel < tripI) {
     // ceil(span / ceil(span / panel)), rounded up to whole row blocks: at
     // most `panel`, since that is a whole number of row blocks.
@@ -408,7 +406,7 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     b.setInsertionPoint(panels.getBody()->getTerminator());
     rowLo = panels.getInductionVar();
     if (cachePanels)
-      laterPanel = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, rowLo, chunkLo);
+      firstPanel = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rowLo, chunkLo);
     rowHi = arith::MinSIOp::create(b, loc, rowHi,
                                    arith::AddIOp::create(b, loc, rowLo, rowsEach));
   }
@@ -480,24 +478,18 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       return;
     int64_t blocks = std::max<int64_t>(1, panelRows / blockRows);
     int64_t perBlock = (nextCount + blocks - 1) / blocks;
-    Value index = arith::MulIOp::create(
-        b, loc,
-        arith::DivSIOp::create(b, loc,
-                               arith::SubIOp::create(b, loc, blockRow, rowLo),
-                               i64Const(loc, blockRows)),
-        i64Const(loc, perBlock));
+    Value blockIndex = arith::DivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, blockRow, rowLo), i64Const(loc, blockRows));
+    Value index = arith::MulIOp::create(b, loc, blockIndex, i64Const(loc, perBlock));
     OpBuilder::InsertionGuard g(b);
-    if (laterPanel) {
+    if (firstPanel) {
       // A later row panel: the next slot (the next in memory) is what the
-      // first panel packed; its lines, an even share per row block.
-      auto branch = scf::IfOp::create(b, loc, laterPanel, /*withElseRegion=*/true);
-      b.setInsertionPoint(branch.thenBlock()->getTerminator());
-      Value blockIndex = arith::DivSIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, blockRow, rowLo),
-          i64Const(loc, blockRows));
+      // first panel packed; its lines, an even share per row block. The
+      // first panel prefetches the next pack's operand, as without slots.
+      auto branch = scf::IfOp::create(b, loc, firstPanel, /*withElseRegion=*/true);
+      b.setInsertionPoint(branch.elseBlock()->getTerminator());
       for (auto [pack, panel, elems] : llvm::zip(plan.packs, panels, slotElems)) {
-        Type t = convertType(pack.load->getResult(0).getType());
-        int64_t slotBytes = elems * std::max(1u, t.getIntOrFloatBitWidth() / 8);
+        int64_t slotBytes = elems * elementBytes(pack.load->getResult(0).getType());
         int64_t lines = (slotBytes + 63) / 64, each = (lines + blocks - 1) / blocks;
         Value first = arith::AddIOp::create(
             b, loc, i64Const(loc, slotBytes),
@@ -510,14 +502,14 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
                   ValueRange{arith::AddIOp::create(b, loc, first, i64Const(loc, line * 64))}),
               /*rw=*/0, /*hint=*/2, /*cache=*/1);
       }
-      b.setInsertionPoint(branch.elseBlock()->getTerminator());
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
     }
     Value lane0 = rangeValue(loc, plan.lanes, nextLane);
     for (const TilePlan::Pack &pack : plan.packs) {
       Type t = convertType(pack.load->getResult(0).getType());
       if (!t.isIntOrFloat())
         continue;
-      int64_t bytes = std::max(1u, t.getIntOrFloatBitWidth() / 8);
+      int64_t bytes = elementBytes(t);
       for (int64_t p = 0; p < perBlock; ++p) {
         Value it = arith::MinSIOp::create(
             b, loc, arith::AddIOp::create(b, loc, index, i64Const(loc, p)),
@@ -635,8 +627,6 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
         panels[p] = arith::SelectOp::create(b, loc, manyPanels, at, panels[p]);
       }
       // Only the first row panel packs.
-      Value firstPanel = arith::XOrIOp::create(
-          b, loc, laterPanel, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
       auto branch = scf::IfOp::create(b, loc, firstPanel, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPoint(branch.thenBlock()->getTerminator());
