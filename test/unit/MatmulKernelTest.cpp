@@ -767,6 +767,81 @@ l0uop.plan @t pipeline_depth 1 {
   }
 }
 
+TEST_CASE("tiled matmul kernels: split-K groups pack their own lane panels",
+          "[matmul]") {
+  // Split-K partial products (what --synpl-l1-split-reductions makes of a
+  // weight gradient): i runs over (slice s, row m) = 3 x 29, and slice s
+  // contracts k = s * 300 + kk of A^T[k, m] and B[k, j]. B's address
+  // depends on i only through i / 29, and its k loop (300, in k blocks) is
+  // too long to read in place, so each group packs its own lane panels
+  // with i at the group's first row. Uneven chunks start and end inside
+  // groups; 37 lanes end in a masked block.
+  // p[s, m, j] = sum_kk a[s * 300 + kk, m] * b[s * 300 + kk, j].
+  const char *text = R"mlir(
+l0uop.plan @t pipeline_depth 1 {
+  l0uop.pool @dev persistent on device capacity 1MiB
+  l0uop.slot @a pool @dev offset 0 size 104400 lifetime(0, 0) : !l0uop.buf<900x29xf32>
+  l0uop.slot @b pool @dev offset 104448 size 133200 lifetime(0, 0) : !l0uop.buf<900x37xf32>
+  l0uop.slot @p pool @dev offset 237824 size 12876 lifetime(0, 0) : !l0uop.buf<3x29x37xf32>
+  l0uop.kernel @mm inputs(%a = @a : !l0uop.buf<900x29xf32>, %b = @b : !l0uop.buf<900x37xf32>)
+      outputs(%p = @p : !l0uop.buf<3x29x37xf32>) grid(87, 1, 1) block(37, 1, 1) shared_mem 0 {
+    %i = l0uop.range 0 to 87 over group_x : index
+    %j = l0uop.range 0 to 37 over local_x : index
+    %c29 = l0uop.const 29 : index
+    %m = l0uop.mod %i, %c29 : index
+    %s = l0uop.div %i, %c29 : index
+    %zero = l0uop.const 0.0 : f32
+    %kk = l0uop.range 0 to 300 : index
+    %c300 = l0uop.const 300 : index
+    %base = l0uop.mul %s, %c300 : index
+    %k = l0uop.add %base, %kk : index
+    %pa = l0uop.index %a[%k, %m] : !l0uop.buf<900x29xf32>
+    %va = l0uop.load %pa : f32
+    %pb = l0uop.index %b[%k, %j] : !l0uop.buf<900x37xf32>
+    %vb = l0uop.load %pb : f32
+    %prod = l0uop.mul %va, %vb : f32
+    l0uop.end %kk
+    %sum = l0uop.reduce add %prod over %kk init %zero : f32
+    %pp = l0uop.index %p[%s, %m, %j] : !l0uop.buf<3x29x37xf32>
+    l0uop.store %pp, %sum : f32
+    l0uop.end %j
+    l0uop.end %i
+  }
+}
+)mlir";
+  for (auto [lanes, rows] : kTilings) {
+    INFO("lanes " << lanes << ", rows " << rows);
+    Compiled compiled = compileTiledMm(text, lanes, rows, 87);
+    auto fn = compiled.engine->lookupPacked("t_mm");
+    Buffer a(900 * 29), b(900 * 37), p(3 * 29 * 37, NAN);
+    std::mt19937 rng(lanes * 11 + rows);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (Buffer *buf : {&a, &b})
+      for (size_t i = 0; i < buf->n; ++i)
+        buf->data[i] = dist(rng);
+    for (auto [begin, end] : unevenChunks(87)) {
+      void *pa = a.data, *pb = b.data, *pp = p.data;
+      void *args[] = {&pa, &pb, &pp, &begin, &end};
+      (*fn)(args);
+    }
+    size_t bad = 0;
+    for (int64_t s = 0; s < 3; ++s)
+      for (int64_t m = 0; m < 29; ++m)
+        for (int64_t j = 0; j < 37; ++j) {
+          double sum = 0, mag = 0;
+          for (int64_t kk = 0; kk < 300; ++kk) {
+            int64_t k = s * 300 + kk;
+            double prod = double(a.data[k * 29 + m]) * b.data[k * 37 + j];
+            sum += prod;
+            mag += std::fabs(prod);
+          }
+          float got = p.data[(s * 29 + m) * 37 + j];
+          bad += !(std::fabs(got - sum) <= 1e-5 * mag + 1e-6);
+        }
+    CHECK(bad == 0);
+  }
+}
+
 TEST_CASE("tiled matmul kernels: straight-line code around the RANGEs",
           "[matmul]") {
   // A constant before RANGE i and a row offset between RANGE i and RANGE j

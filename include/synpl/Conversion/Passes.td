@@ -292,7 +292,12 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     the row blocks read back with aligned vector loads: a strided
     `B[j, k]` (dY·W^T) is gathered once instead of per row block, and a
     `B[k, j]` with a large row pitch no longer walks one page per k (not
-    when one row block takes all the rows: none would read it twice). When
+    when one row block takes all the rows: none would read it twice). A
+    group-shared load of a k loop longer than 256 (the split-K partial
+    products of `--synpl-l1-split-reductions`, `B[(s * K/S + k), j]` at
+    `s = i / M`) is packed too, per group: a chunk then runs its rows
+    group by group, each group packing its own panels with `i` at its
+    first row (a shorter k, attention's head width, is read in place). When
     the body has one k loop, longer than 256 iterations, with no STORE
     before it, that loop runs in blocks of at most 256 iterations (a
     16 KiB panel); between blocks each row's accumulators wait in an

@@ -136,6 +136,11 @@ struct TilePlan {
   /// row of a block and computed once, as the unbatched B[k, j] is.
   int64_t rowGroup = 0;
   llvm::DenseSet<Value> groupShared;
+  /// Some pack's load is group-shared (B[b, k, j] of a batched matmul or
+  /// of split-K partial products): its panels hold one group's lanes, so
+  /// a chunk runs group by group, each packing its own panels with i at
+  /// the group's first row.
+  bool groupPacks = false;
 };
 
 /// The tiled lowering's plan for a kernel of its shape (see the pass

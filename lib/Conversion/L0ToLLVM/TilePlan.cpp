@@ -205,17 +205,23 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
   // The ops that compute `load`'s address from `iv` (j or i), its k
   // RANGE's variable, CONSTs and the k body's index arithmetic, in body
   // order with the load last; nothing when it needs anything else.
-  auto addressSlice = [&](Operation *load, RangeOp range,
-                          Value iv) -> std::optional<SmallVector<Operation *>> {
+  // With `row` (a group-shared load), also from i through the quotients
+  // and index arithmetic that make it group-shared, wherever they are.
+  auto addressSlice = [&](Operation *load, RangeOp range, Value iv,
+                          Value row = Value())
+      -> std::optional<SmallVector<Operation *>> {
     SmallVector<Operation *> slice{load};
     llvm::DenseSet<Operation *> seen{load};
     for (size_t n = 0; n < slice.size(); ++n)
       for (Value v : slice[n]->getOperands()) {
-        if (isa<BufType>(v.getType()) || v == iv || v == range.getResult())
+        if (isa<BufType>(v.getType()) || v == iv || v == range.getResult() ||
+            (row && v == row))
           continue;
         Operation *def = v.getDefiningOp();
+        bool viaGroup = row && plan.groupShared.contains(v) &&
+                        isa<DivOp, AddOp, MulOp>(def);
         if (!def || !position.count(def) ||
-            (!isa<ConstOp>(def) &&
+            (!isa<ConstOp>(def) && !viaGroup &&
              (rangeOf.lookup(def) != range.getOperation() ||
               !isa<IndexOp, AddOp, MulOp, NegOp>(def))))
           return std::nullopt;
@@ -288,9 +294,16 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     if (tripI <= int64_t(plan.rowCount))
       break;
     auto range = dyn_cast_or_null<RangeOp>(rangeOf.lookup(op));
+    // A group-shared load is packed per row group where its k loop is long
+    // (its lanes of a whole k range read straight from rows a row of B
+    // apart would not stay in L1 across the group's row blocks); a short
+    // one (attention's k of a head's width) is read in place.
+    bool perGroup = isa<LoadOp>(op) && range &&
+                    plan.groupShared.contains(op->getResult(0)) &&
+                    range.getTripCount() > 256;
     if (!isa<LoadOp>(op) || !range || !plan.varying.contains(op->getResult(0)) ||
-        plan.rowDependent.contains(op->getResult(0)) || plan.packs.size() >= 4 ||
-        !byteSized(op->getResult(0).getType()))
+        (plan.rowDependent.contains(op->getResult(0)) && !perGroup) ||
+        plan.packs.size() >= 4 || !byteSized(op->getResult(0).getType()))
       continue;
     unsigned bytes = op->getResult(0).getType().getIntOrFloatBitWidth() / 8;
     int64_t rows = range.getTripCount();
@@ -298,10 +311,11 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
       rows = std::min(rows, plan.kBlock);
     if (rows * lanes * bytes > 128 * 1024)
       continue;
-    std::optional<SmallVector<Operation *>> slice =
-        addressSlice(op, range, inner.getResult());
+    std::optional<SmallVector<Operation *>> slice = addressSlice(
+        op, range, inner.getResult(), perGroup ? outer.getResult() : Value());
     if (!slice)
       continue;
+    plan.groupPacks |= perGroup;
     plan.packOf[op] = plan.packs.size();
     plan.packs.push_back({op, range, std::move(*slice)});
   }

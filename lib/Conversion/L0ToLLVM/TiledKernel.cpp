@@ -381,6 +381,21 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
     for (size_t i = 0; i < plan.packs.size(); ++i)
       cache.push_back(array());
   OpBuilder::InsertionGuard guard(b);
+  // Group-shared packs (TilePlan::groupPacks): the chunk's rows group by
+  // group, each group's rows a chunk of their own that packs its panels
+  // with i at the group's first row.
+  Value groupRow;
+  if (plan.groupPacks) {
+    Value group = i64Const(loc, plan.rowGroup);
+    Value firstGroup = arith::MulIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, rowLo, group), group);
+    auto groups = scf::ForOp::create(b, loc, firstGroup, rowHi, group);
+    b.setInsertionPoint(groups.getBody()->getTerminator());
+    groupRow = groups.getInductionVar();
+    Value groupEnd = arith::AddIOp::create(b, loc, groupRow, group);
+    rowLo = arith::MaxSIOp::create(b, loc, groupRow, rowLo);
+    rowHi = arith::MinSIOp::create(b, loc, groupEnd, rowHi);
+  }
   // With cached panels: whether this chunk has more than one row panel
   // (else the small panels serve), and whether this row panel is its first
   // (which packs the slots the later ones read).
@@ -450,6 +465,8 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
       LaneMap row;
       row[plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
       row[range.getResult()] = {k, 0};
+      if (groupRow)
+        row[plan.rows.getResult()] = {groupRow, 0};
       MutableArrayRef<LaneMap> rows(row);
       for (Operation *op : pack.slice)
         if (failed(lowerTiledOp(op, plan, rows, 0, mask)))
@@ -476,7 +493,9 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
   auto prefetchNextPacks = [&](Value blockRow) {
     if (!nextLane || plan.packs.empty())
       return;
-    int64_t blocks = std::max<int64_t>(1, panelRows / blockRows);
+    // (Where each row group packs, a group's rows are all the panel has.)
+    int64_t rows = plan.groupPacks ? std::min(panelRows, plan.rowGroup) : panelRows;
+    int64_t blocks = std::max<int64_t>(1, rows / blockRows);
     int64_t perBlock = (nextCount + blocks - 1) / blocks;
     Value blockIndex = arith::DivSIOp::create(
         b, loc, arith::SubIOp::create(b, loc, blockRow, rowLo), i64Const(loc, blockRows));
@@ -516,6 +535,8 @@ LogicalResult KernelBuilder::buildTiled(const TilePlan &plan) {
             i64Const(loc, nextCount - 1));
         LaneMap row;
         row[plan.lanes.getResult()] = {lane0, plan.lanes.getStep()};
+        if (groupRow)
+          row[plan.rows.getResult()] = {groupRow, 0};
         row[pack.range.getResult()] = {
             rangeValue(loc, pack.range,
                        nextFirst ? Value(arith::AddIOp::create(b, loc, it, nextFirst))
