@@ -133,6 +133,80 @@ def L1BucketAllReduce : Pass<"synpl-l1-bucket-all-reduce", "mlir::ModuleOp"> {
   let dependentDialects = ["synpl::l1::L1Dialect"];
 }
 
+def L1SplitReductions : Pass<"synpl-l1-split-reductions", "mlir::ModuleOp"> {
+  let summary = "Split long reductions with small results into partials over a parallel dimension";
+  let description = [{
+    A weight gradient `dW = Xᵀ·dY` contracts over every example (and every
+    pixel of a convolution) into a small matrix, and a bias gradient sums
+    the same rows into one vector. Lowered as written, such a kernel has
+    few independent outputs to spread over the node's cores (a bias
+    gradient has one), and every thread that shares a matmul's rows streams
+    the whole contracted operand. This pass splits the reduction in two,
+    as split-K does for a GEMM:
+
+    ```mlir
+    %g = l1.matmul %xt, %dy : tensor<64x25088xf32>, tensor<25088x288xf32> -> tensor<64x288xf32>
+    ```
+
+    becomes S partial products over S slices of the contraction, a batched
+    matmul whose batch dimension runs in parallel, then their sum:
+
+    ```mlir
+    %a = l1.reshape %xt : tensor<64x25088xf32> -> tensor<64x2x12544xf32>
+    %at = l1.transpose %a perm [1, 0, 2] : tensor<64x2x12544xf32> -> tensor<2x64x12544xf32>
+    %b = l1.reshape %dy : tensor<25088x288xf32> -> tensor<2x12544x288xf32>
+    %p = l1.matmul %at, %b : tensor<2x64x12544xf32>, tensor<2x12544x288xf32> -> tensor<2x64x288xf32>
+    %g = l1.reduce_sum %p axis 0 : tensor<2x64x288xf32> -> tensor<64x288xf32>
+    ```
+
+    A column reduction (`l1.reduce_sum`, `reduce_mean` or `reduce_max`
+    over an axis that is not the last) is split the same way: the axis
+    becomes `[S, K/S]`, reduced first over `K/S` (S independent rows of
+    partials), then over `S`. The reshapes and transposes are views; the
+    only new buffer is the partials'.
+
+    S is searched per op (boundary `L1 split @<graph>`, shown by
+    `--synpl-search-report`): the candidates are the powers of two up to
+    `max-split` that divide the reduced extent, and the cost model prices
+    each on the tensor graph's host node (its `cores`; `units` overrides):
+    the bytes each core streams (a matmul thread reads its share of the
+    row operand and the whole lane operand of every slice its rows cover),
+    its share of the FLOPs, the partials written and read back, and one
+    more kernel. S = 1 (no split) is a candidate,
+    so a reduction the split does not speed up is left as it is. Only a
+    reduction of at least `min-length` elements is considered, and every
+    slice keeps at least `min-slice`.
+
+    The sum is reassociated (the slices' partial sums are added last), so
+    results differ from the unsplit order by rounding; they do not depend
+    on the number of threads that run the program. `reduce_max` and
+    `reduce_mean` (equal slices) are exact up to that rounding.
+    Only graphs on `x86_64` nodes are rewritten: a GPU's split-K prices
+    thread blocks, not cores, and an IPU's tiles place their own
+    reductions.
+
+    ```
+    synpl-opt model.l1.mlir --synpl-l1-split-reductions='units=16'
+    ```
+
+    With `summary`, a remark at each split op names S and the search's
+    cost terms.
+  }];
+  let options = [
+    Option<"units", "units", "int64_t", /*default=*/"0",
+           "Cores to price for (0: the compute node's cores)">,
+    Option<"minLength", "min-length", "int64_t", /*default=*/"4096",
+           "Reductions shorter than this are not split">,
+    Option<"minSlice", "min-slice", "int64_t", /*default=*/"512",
+           "The shortest slice of a split reduction">,
+    Option<"maxSplit", "max-split", "int64_t", /*default=*/"64",
+           "The most slices (a power of two)">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Remark the split chosen at each split op">
+  ];
+  let dependentDialects = ["synpl::l1::L1Dialect"];
+}
+
 def L2ResourceReport : Pass<"synpl-l2-resource-report", "mlir::ModuleOp"> {
   let summary = "Report the L2 resource estimate of every l2.methods";
   let description = [{
