@@ -45,8 +45,10 @@ void Emitter::collectLeaves(Value v, bool view,
     return collectLeaves(def->getOperand(0), true, fn, forGroup);
   }
   if (def && inlined.contains(def)) {
+    // Read at the inlined op's consumer's index, not the leaf's own: a
+    // kernel computing the leaf cannot hand it over in registers.
     for (Value o : def->getOperands())
-      collectLeaves(o, view, fn, forGroup);
+      collectLeaves(o, true, fn, forGroup);
     return;
   }
   if (def && isa<l1::ConstOp>(def))
@@ -191,6 +193,96 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
       continue;
     inlined.insert(&op);
     leavesOf[&op] = leaves;
+  }
+
+  // Recomputed where that moves fewer bytes: a cheap elementwise op (a
+  // compare, a cast, a select, +, -, *, max, min) with several consumers,
+  // each an elementwise op of its shape or a reduction of it, is computed
+  // inside each of them, together with the single-use cheap ops of its
+  // shape that feed it alone, when the tree reads nothing of its shape
+  // that a kernel computes (it would join that kernel) and reading its
+  // leaves once per consumer costs no more bytes than storing its value
+  // and reading it back in each. A max pool's mask (a compare and a cast to one float per
+  // input element), read by the window's count and by the gradient, is
+  // formed in both from the activation and the pooled maximum instead of
+  // written and read twice. Its leaves may be values other kernels compute
+  // (they are stored then; collectLeaves reports a leaf under an inlined
+  // op as read through a view, so its consumer never joins their kernel).
+  auto cheap = [&](Operation *op) {
+    return isElementwise(op) &&
+           isa<l1::CmpOp, l1::CastOp, l1::SelectOp, l1::AddOp, l1::SubOp, l1::MulOp,
+               l1::MaxOp, l1::MinOp, l1::NegOp, l1::AbsOp>(op);
+  };
+  auto elementBytes = [](Value v) {
+    return int64_t(std::max(1u, (tensorOf(v).getElementTypeBitWidth() + 7) / 8));
+  };
+  // The bytes per element an inlined op's leaves read.
+  std::function<int64_t(Operation *)> leafBytesOf = [&](Operation *op) {
+    int64_t bytes = 0;
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (def && isa<l1::ConstOp>(def))
+        continue;
+      bytes += def && inlined.contains(def) ? leafBytesOf(def)
+                                            : elementBytes(stripViews(v));
+    }
+    return bytes;
+  };
+  for (Operation &op : body) {
+    Value result = op.getNumResults() == 1 ? op.getResult(0) : Value();
+    if (!result || !cheap(&op) || inlined.contains(&op) || mustStore.contains(result) ||
+        result.hasOneUse() || result.use_empty())
+      continue;
+    ArrayRef<int64_t> shape = tensorOf(result).getShape();
+    int64_t uses = 0;
+    bool consumersOk = true;
+    for (Operation *user : result.getUsers()) {
+      ++uses;
+      bool reduces = isa<l1::ReduceSumOp, l1::ReduceMeanOp, l1::ReduceMaxOp>(user);
+      consumersOk &= reduces || (isElementwise(user) &&
+                                 llvm::equal(tensorOf(user->getResult(0)).getShape(), shape));
+    }
+    if (!consumersOk)
+      continue;
+    // The tree: `op` and the single-use cheap ops of its shape below it.
+    SmallVector<Operation *> tree{&op};
+    int64_t leaves = 0, leafBytes = 0;
+    bool ok = true;
+    for (size_t n = 0; n < tree.size() && ok; ++n)
+      for (Value v : tree[n]->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (def && isa<l1::ConstOp>(def))
+          continue;
+        if (def && cheap(def) && !inlined.contains(def) && v.hasOneUse() &&
+            !mustStore.contains(v) && llvm::equal(tensorOf(v).getShape(), shape)) {
+          tree.push_back(def);
+          continue;
+        }
+        if (def && inlined.contains(def)) {
+          leaves += leavesOf.lookup(def);
+          leafBytes += leafBytesOf(def);
+          continue;
+        }
+        // A value of its shape computed by a kernel, read directly: the
+        // tree joins that kernel and takes it in registers instead (a
+        // matmul's bias and activation epilogue).
+        if (!available(v, true) ||
+            (def && !isView(def) && isCompute(def) &&
+             llvm::equal(tensorOf(v).getShape(), shape))) {
+          ok = false;
+          break;
+        }
+        leaves += 1;
+        leafBytes += elementBytes(stripViews(v));
+      }
+    int64_t bytes = elementBytes(result);
+    if (!ok || leaves > kMaxInlinedLeaves ||
+        uses * leafBytes > (uses + 1) * bytes + leafBytes)
+      continue;
+    for (Operation *t : tree) {
+      inlined.insert(t);
+      leavesOf[t] = leaves;
+    }
   }
 
   // The group of a computed value, if any.

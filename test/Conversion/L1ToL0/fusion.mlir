@@ -116,3 +116,74 @@ l1.stage @sink on @cpu_0 process(%c: !l1.buf<@gpu_0, tensor<2x3xf32>>) {
   l1.drop %c : !l1.buf<@gpu_0, tensor<2x3xf32>>
   l1.end
 }
+
+// -----
+
+// A max pool's mask (a compare with the pooled maximum, cast to floats),
+// read by the window's count and by the gradient: recomputed in both from
+// the activation and the maximum (the relu before it too) rather than
+// stored once and read back twice, so no kernel or slot of its own.
+// CHECK-LABEL: l0uop.plan @sys_mask
+// CHECK-NOT: l0uop.slot @mask.t{{[0-9]+}}_c
+// CHECK: l0uop.kernel @mask.k0_reduce_max
+// CHECK: l0uop.kernel @mask.k1_reduce_sum inputs(%{{[^ ]*}} = @mask.in0 {{[^,]*}}, %{{[^ ]*}} = @mask.out0
+// CHECK: l0uop.cmpne
+// CHECK: l0uop.kernel @mask.k2_mul inputs(%{{[^ ]*}} = @mask.in0 {{[^,]*}}, %{{[^ ]*}} = @mask.out0
+// CHECK: l0uop.cmpne
+// CHECK: l0uop.stream @stream_0 [@mask.k0_reduce_max, @mask.k1_reduce_sum, @mask.k2_mul]
+l1.system @sys_mask {
+  l1.node @ram_0 memory {capacity = "1GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+l1.tensor_graph @mask on @cpu_0 then @sink compute(%x: tensor<4x8x2xf32>, %dy: tensor<4x8xf32>) {
+  %zero = l1.const 0.0 : tensor<4x8x2xf32>
+  %r = l1.max %x, %zero : tensor<4x8x2xf32>, tensor<4x8x2xf32> -> tensor<4x8x2xf32>
+  %p = l1.reduce_max %r axis 2 : tensor<4x8x2xf32> -> tensor<4x8xf32>
+  %pb = l1.broadcast %p dims [0, 1] : tensor<4x8xf32> -> tensor<4x8x2xf32>
+  %hit = l1.cmp eq, %r, %pb : tensor<4x8x2xf32>, tensor<4x8x2xf32> -> tensor<4x8x2xi1>
+  %m = l1.cast %hit : tensor<4x8x2xi1> -> tensor<4x8x2xf32>
+  %n = l1.reduce_sum %m axis 2 : tensor<4x8x2xf32> -> tensor<4x8xf32>
+  %share = l1.div %dy, %n : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %sb = l1.broadcast %share dims [0, 1] : tensor<4x8xf32> -> tensor<4x8x2xf32>
+  %dx = l1.mul %m, %sb : tensor<4x8x2xf32>, tensor<4x8x2xf32> -> tensor<4x8x2xf32>
+  l1.return %p, %dx : tensor<4x8xf32>, tensor<4x8x2xf32>
+}
+l1.stage @sink on @cpu_0 process(%a: !l1.buf<@ram_0, tensor<4x8xf32>>, %b: !l1.buf<@ram_0, tensor<4x8x2xf32>>) {
+  l1.drop %a : !l1.buf<@ram_0, tensor<4x8xf32>>
+  l1.drop %b : !l1.buf<@ram_0, tensor<4x8x2xf32>>
+  l1.end
+}
+l1.pipeline @p = @mask
+l1.pipeline @q = @sink
+l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
+
+// -----
+
+// A bias add read by two consumers stays in the matmul's epilogue (its
+// operand is computed there in registers): stored once, read by both.
+// CHECK-LABEL: l0uop.plan @sys_epi
+// CHECK: l0uop.kernel @epi.k0_matmul {{.*}} outputs(%{{[^ ]*}} = @[[ADD:epi.t[0-9]+_add]] :
+// CHECK: l0uop.kernel @epi.k1_reduce_sum inputs(%{{[^ ]*}} = @[[ADD]] :
+// CHECK: l0uop.kernel @epi.k2_sub inputs(%{{[^ ]*}} = @[[ADD]] :
+l1.system @sys_epi {
+  l1.node @ram_0 memory {capacity = "1GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+l1.tensor_graph @epi on @cpu_0 then @sink compute(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) {
+  %h = l1.matmul %x, %w : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
+  %bb = l1.broadcast %b : tensor<8xf32> -> tensor<4x8xf32>
+  %hb = l1.add %h, %bb : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %s = l1.reduce_sum %hb axis 1 : tensor<4x8xf32> -> tensor<4xf32>
+  %sb = l1.broadcast %s dims [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %d = l1.sub %hb, %sb : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  l1.return %d : tensor<4x8xf32>
+}
+l1.stage @sink on @cpu_0 process(%a: !l1.buf<@ram_0, tensor<4x8xf32>>) {
+  l1.drop %a : !l1.buf<@ram_0, tensor<4x8xf32>>
+  l1.end
+}
+l1.pipeline @p = @epi
+l1.pipeline @q = @sink
+l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
