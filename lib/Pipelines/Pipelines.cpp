@@ -15,9 +15,11 @@ void synpl::buildL1ToL0Pipeline(OpPassManager &pm) { pm.addPass(createL1ToL0());
 void synpl::buildHostEmissionPipeline(OpPassManager &pm,
                                       const HostPipelineOptions &options) {
   // Data parallelism: the gradients' all-reduces in buckets (no-op
-  // otherwise); long reductions with small results split so that every
-  // core takes a share; then emission.
+  // otherwise); elementwise ops moved into their producers' shapes and
+  // long reductions with small results split so that every core takes a
+  // share (host nodes); then emission.
   pm.addPass(createL1BucketAllReduce());
+  pm.addPass(createL1SinkReshapes());
   pm.addPass(createL1SplitReductions());
   L1ToL0Options emission;
   emission.summary = options.summary;
