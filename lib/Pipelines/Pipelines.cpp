@@ -19,7 +19,7 @@ void synpl::buildHostEmissionPipeline(OpPassManager &pm,
   // long reductions with small results split so that every core takes a
   // share (host nodes); then emission.
   pm.addPass(createL1BucketAllReduce());
-  pm.addPass(createL1SinkReshapes());
+  pm.addPass(createL1FuseAcrossReshapes());
   pm.addPass(createL1SplitReductions());
   L1ToL0Options emission;
   emission.summary = options.summary;

@@ -133,49 +133,59 @@ def L1BucketAllReduce : Pass<"synpl-l1-bucket-all-reduce", "mlir::ModuleOp"> {
   let dependentDialects = ["synpl::l1::L1Dialect"];
 }
 
-def L1SinkReshapes : Pass<"synpl-l1-sink-reshapes", "mlir::ModuleOp"> {
-  let summary = "Run elementwise ops in the shape of the values they reshape, to fuse with their producers";
+def L1FuseAcrossReshapes : Pass<"synpl-l1-fuse-across-reshapes", "mlir::ModuleOp"> {
+  let summary = "Move reshapes across cheap elementwise ops so that the ops fuse with their producer's or their readers' kernel";
   let description = [{
-    Layers often reshape a matmul's result before the elementwise ops that
-    follow it: a convolution's `[N*H*W, C]` product becomes `[N, H, W, C]`
-    for its ReLU, a transformer's `[B*T, 4D]` projection `[B, T, 4D]` for
-    its GELU. L1 -> L0 fuses elementwise ops with their producer only in
-    the producer's iteration space, so those ops open a kernel of their own
-    and the product is stored and read back. This pass moves the reshape
-    below such an op: an elementwise op whose tensor operands are all
-    reshapes of values of one shape, or splat constants (a scale's scalar
-    stays as it is), at least one of those values computed by an op, runs
-    in that shape, and its result is reshaped instead. The readers of one
-    reshape move together or not at all, and each must be cheap (no
-    transcendental, no division) and read only reshapes of values of that
-    shape, constants and the reshape's other readers: where one reader
-    stays, the reshaped value is stored for it anyway, and the readers
-    that moved would store intermediates the kernel after them kept in
-    registers (a GELU cut at its tanh measured slower on the character
-    model):
+    L1 -> L0 fuses elementwise ops with a kernel only in that kernel's
+    iteration space, and layers reshape between spaces: a convolution's
+    `[N*H*W, C]` product becomes `[N, H, W, C]` for its ReLU, and a max
+    pool's gradient, formed per window `[N, H/2, 2, W/2, 2, C]`, becomes
+    `[N, H, W, C]` again for the ReLU's gradient. This pass moves the
+    reshape to the side where the op has a kernel to join. Two rules, both
+    for cheap elementwise ops (no transcendental, no division: a GELU's
+    tanh in its linear layer's epilogue measured slower on the character
+    model than as a kernel of its own):
 
-    ```mlir
-    %r = l1.reshape %y : tensor<100352x32xf32> -> tensor<128x28x28x32xf32>
-    %a = l1.max %r, %zero : tensor<128x28x28x32xf32>, tensor<128x28x28x32xf32> -> tensor<128x28x28x32xf32>
-    ```
+    - **Into the producer's shape.** The readers of a reshape of a value
+      some kernel computes (not a value formed from views alone, below)
+      move together or not at all: each reads only reshapes of values of
+      that shape, constants and the reshape's other readers. They run in
+      the value's shape and their results are reshaped instead:
 
-    becomes
+      ```mlir
+      %r = l1.reshape %y : tensor<100352x32xf32> -> tensor<128x28x28x32xf32>
+      %a = l1.max %r, %zero : tensor<128x28x28x32xf32>, tensor<128x28x28x32xf32> -> tensor<128x28x28x32xf32>
+      ```
 
-    ```mlir
-    %z = l1.const 0.0 : tensor<100352x32xf32>
-    %m = l1.max %y, %z : tensor<100352x32xf32>, tensor<100352x32xf32> -> tensor<100352x32xf32>
-    %a = l1.reshape %m : tensor<100352x32xf32> -> tensor<128x28x28x32xf32>
-    ```
+      becomes
 
-    Repeated until no op moves, so a chain follows its first ops; a reshape
-    of a reshape becomes one reshape (none, where it gets back to the
-    source's shape), and reshapes and constants left without readers are
-    erased (L1.8). Row-major reshapes keep every element's position, so the
-    values are those of the input bit for bit. Only graphs on `x86_64`
-    nodes are rewritten (the pass serves the host's fusion; the CUDA and
-    IPU sinks choose their own launch shapes). Idempotent.
+      ```mlir
+      %z = l1.const 0.0 : tensor<100352x32xf32>
+      %m = l1.max %y, %z : tensor<100352x32xf32>, tensor<100352x32xf32> -> tensor<100352x32xf32>
+      %a = l1.reshape %m : tensor<100352x32xf32> -> tensor<128x28x28x32xf32>
+      ```
 
-    With `summary`, a remark per graph counts the ops moved.
+      so the ReLU and its mask join the convolution's matmul epilogue.
+      (All or none: where one reader stayed, the value would be stored for
+      it anyway, and the readers that moved would store intermediates the
+      kernel after them kept in registers.)
+    - **Into the readers' shape.** An op read only through one reshape,
+      by elementwise ops, and formed through cheap ops from views,
+      constants, arguments and state alone (no kernel would hand it over
+      in registers) runs in the reshape's shape over reshapes of its
+      operands, and joins its readers' kernel: the max pool's gradient
+      `mask * broadcast(share)` in the select of the ReLU's gradient.
+
+    Repeated until nothing moves; a reshape of a reshape becomes one
+    reshape (none, where it gets back to the source's shape), and reshapes
+    and constants left without readers are erased (L1.8). Row-major
+    reshapes keep every element's position, so the values are those of
+    the input bit for bit. The two rules never undo each other: the first
+    needs a value a kernel computes, the second one formed from views.
+    Only graphs on `x86_64` nodes are rewritten (the CUDA and IPU sinks
+    choose their own launch shapes). Idempotent.
+
+    With `summary`, a remark per graph counts the ops moved each way.
   }];
   let options = [
     Option<"summary", "summary", "bool", /*default=*/"false",

@@ -136,15 +136,34 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   // Values a kernel must compute and store: stored to state or returned,
   // or read through a reshape (a matmul reading a reshaped activation
   // loads it, rather than recomputing it for every output column).
-  llvm::DenseSet<Value> mustStore;
+  // (`elementReaders`: those stored only for a reshape that elementwise
+  // ops and reductions alone read, one element each.)
+  llvm::DenseSet<Value> mustStore, elementReaders;
+  auto readsElements = [&](Operation *user) {
+    return isElementwise(user) ||
+           isa<l1::ReduceSumOp, l1::ReduceMeanOp, l1::ReduceMaxOp>(user);
+  };
   for (Operation &op : body) {
     if (auto sw = dyn_cast<l1::StateWriteOp>(&op))
       mustStore.insert(sw.getValue());
     else if (isa<l1::ReturnOp>(&op))
       mustStore.insert(op.getOperands().begin(), op.getOperands().end());
-    else if (auto rs = dyn_cast<l1::ReshapeOp>(&op))
+    else if (auto rs = dyn_cast<l1::ReshapeOp>(&op)) {
+      if (!mustStore.contains(rs.getOperand()) &&
+          llvm::all_of(rs->getUsers(), readsElements))
+        elementReaders.insert(rs.getOperand());
+      else
+        elementReaders.erase(rs.getOperand());
       mustStore.insert(rs.getOperand());
+    }
   }
+  // (A value stored for another reason is not `elementReaders`.)
+  for (Operation &op : body)
+    if (auto sw = dyn_cast<l1::StateWriteOp>(&op))
+      elementReaders.erase(sw.getValue());
+    else if (isa<l1::ReturnOp>(&op))
+      for (Value v : op.getOperands())
+        elementReaders.erase(v);
   // An elementwise op over memory and constants only, with one consumer, is
   // computed inside its consumer at the consumer's index (prologue fusion,
   // e.g. |w| inside the loop of sum |w|): it never opens a kernel of its
@@ -230,18 +249,29 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   };
   for (Operation &op : body) {
     Value result = op.getNumResults() == 1 ? op.getResult(0) : Value();
-    if (!result || !cheap(&op) || inlined.contains(&op) || mustStore.contains(result) ||
+    if (!result || !cheap(&op) || inlined.contains(&op) ||
+        (mustStore.contains(result) && !elementReaders.contains(result)) ||
         result.hasOneUse() || result.use_empty())
       continue;
     ArrayRef<int64_t> shape = tensorOf(result).getShape();
+    // (A consumer may read it through a reshape: one element each still.)
     int64_t uses = 0;
     bool consumersOk = true;
-    for (Operation *user : result.getUsers()) {
-      ++uses;
-      bool reduces = isa<l1::ReduceSumOp, l1::ReduceMeanOp, l1::ReduceMaxOp>(user);
-      consumersOk &= reduces || (isElementwise(user) &&
-                                 llvm::equal(tensorOf(user->getResult(0)).getShape(), shape));
-    }
+    std::function<void(Value)> countUsers = [&](Value v) {
+      for (Operation *user : v.getUsers()) {
+        if (isa<l1::ReshapeOp>(user) && (!mustStore.contains(user->getResult(0)) ||
+                                         elementReaders.contains(user->getResult(0)))) {
+          countUsers(user->getResult(0));
+          continue;
+        }
+        ++uses;
+        bool reduces = isa<l1::ReduceSumOp, l1::ReduceMeanOp, l1::ReduceMaxOp>(user);
+        consumersOk &= reduces || (isElementwise(user) &&
+                                   tensorOf(user->getResult(0)).getNumElements() ==
+                                       tensorOf(v).getNumElements());
+      }
+    };
+    countUsers(result);
     if (!consumersOk)
       continue;
     // The tree: `op` and the single-use cheap ops of its shape below it.

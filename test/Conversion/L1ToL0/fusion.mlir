@@ -187,3 +187,47 @@ l1.stage @sink on @cpu_0 process(%a: !l1.buf<@ram_0, tensor<4x8xf32>>) {
 l1.pipeline @p = @epi
 l1.pipeline @q = @sink
 l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
+
+// -----
+
+// The mask read through a reshape as well (a max pool's gradient moved into
+// the ReLU's gradient's shape by --synpl-l1-fuse-across-reshapes): still one
+// element per reader, so still recomputed in both the count and the
+// product, which joins the select: two kernels, no slot for the mask or
+// the product.
+// CHECK-LABEL: l0uop.plan @sys_mask2
+// CHECK-NOT: l0uop.slot @pg.t{{[0-9]+}}_c
+// CHECK-NOT: l0uop.slot @pg.t{{[0-9]+}}_mul
+// CHECK: l0uop.kernel @pg.k{{[0-9]+}}_reduce_sum
+// CHECK: l0uop.kernel @pg.k{{[0-9]+}}_mul {{.*}} outputs(%{{[^ ]*}} = @pg.out0
+// CHECK: l0uop.cmpne
+// CHECK: l0uop.where
+// CHECK: l0uop.stream @stream_0 [@pg.k{{[0-9]+}}_reduce_max, @pg.k{{[0-9]+}}_reduce_sum, @pg.k{{[0-9]+}}_mul]
+l1.system @sys_mask2 {
+  l1.node @ram_0 memory {capacity = "1GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+l1.tensor_graph @pg on @cpu_0 then @sink compute(%relu: tensor<2x4x4x4xf32>, %mask: tensor<2x4x4x4xi1>, %dy: tensor<2x4x2x4xf32>) {
+  %zero = l1.const 0.0 : tensor<2x4x4x4xf32>
+  %win = l1.reshape %relu : tensor<2x4x4x4xf32> -> tensor<2x4x2x2x4xf32>
+  %wmax = l1.reduce_max %win axis 3 : tensor<2x4x2x2x4xf32> -> tensor<2x4x2x4xf32>
+  %wb = l1.broadcast %wmax dims [0, 1, 2, 4] : tensor<2x4x2x4xf32> -> tensor<2x4x2x2x4xf32>
+  %hit = l1.cmp eq, %win, %wb : tensor<2x4x2x2x4xf32>, tensor<2x4x2x2x4xf32> -> tensor<2x4x2x2x4xi1>
+  %hf = l1.cast %hit : tensor<2x4x2x2x4xi1> -> tensor<2x4x2x2x4xf32>
+  %n = l1.reduce_sum %hf axis 3 : tensor<2x4x2x2x4xf32> -> tensor<2x4x2x4xf32>
+  %share = l1.div %dy, %n : tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32> -> tensor<2x4x2x4xf32>
+  %sb = l1.broadcast %share dims [0, 1, 2, 4] : tensor<2x4x2x4xf32> -> tensor<2x4x2x2x4xf32>
+  %hf4 = l1.reshape %hf : tensor<2x4x2x2x4xf32> -> tensor<2x4x4x4xf32>
+  %sb4 = l1.reshape %sb : tensor<2x4x2x2x4xf32> -> tensor<2x4x4x4xf32>
+  %g = l1.mul %hf4, %sb4 : tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32> -> tensor<2x4x4x4xf32>
+  %dx = l1.select %mask, %g, %zero : tensor<2x4x4x4xi1>, tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32> -> tensor<2x4x4x4xf32>
+  l1.return %dx : tensor<2x4x4x4xf32>
+}
+l1.stage @sink on @cpu_0 process(%a: !l1.buf<@ram_0, tensor<2x4x4x4xf32>>) {
+  l1.drop %a : !l1.buf<@ram_0, tensor<2x4x4x4xf32>>
+  l1.end
+}
+l1.pipeline @p = @pg
+l1.pipeline @q = @sink
+l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1

@@ -1,7 +1,7 @@
-//===- SinkReshapesTest.cpp - Moved elementwise ops keep their values ----===//
+//===- FuseAcrossReshapesTest.cpp - Moved ops keep their values ---------===//
 //
-// --synpl-l1-sink-reshapes runs elementwise ops in the shape of the values
-// they reshape. A row-major reshape keeps every element's position, so the
+// --synpl-l1-fuse-across-reshapes runs elementwise ops on the other side of a
+// reshape. A row-major reshape keeps every element's position, so the
 // reference interpreter must give the moved graph's outputs bit for bit.
 //
 //===----------------------------------------------------------------------===//
@@ -30,8 +30,9 @@ using synpl::ref::Tensor;
 namespace {
 
 // A convolution's epilogue (bias, ReLU, mask, a pool of the ReLU) and a
-// chain that follows it (select, scale, sub): everything moves but the
-// pool.
+// chain that follows it (select, scale, sub) move into the product's
+// [32, 4]; a max pool's gradient over 2-wide windows, formed from views
+// (mask times the broadcast maximum), moves into its select's [2, 4, 4, 4].
 const char *kProgram = R"mlir(
 l1.system @s {
   l1.node @ram_0 memory {capacity = "1GB"}
@@ -51,11 +52,20 @@ l1.tensor_graph @g on @cpu_0 then @sink compute(%x: tensor<32x9xf32>, %w: tensor
   %h = l1.const 0.5 : tensor<f32>
   %half = l1.scale %sel, %h : tensor<2x4x4x4xf32>, tensor<f32> -> tensor<2x4x4x4xf32>
   %d = l1.sub %half, %relu : tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32> -> tensor<2x4x4x4xf32>
-  l1.return %pool, %d : tensor<2x4x4xf32>, tensor<2x4x4x4xf32>
+  %win = l1.reshape %relu : tensor<2x4x4x4xf32> -> tensor<2x4x2x2x4xf32>
+  %wmax = l1.reduce_max %win axis 3 : tensor<2x4x2x2x4xf32> -> tensor<2x4x2x4xf32>
+  %wb = l1.broadcast %wmax dims [0, 1, 2, 4] : tensor<2x4x2x4xf32> -> tensor<2x4x2x2x4xf32>
+  %hit = l1.cmp eq, %win, %wb : tensor<2x4x2x2x4xf32>, tensor<2x4x2x2x4xf32> -> tensor<2x4x2x2x4xi1>
+  %hf = l1.cast %hit : tensor<2x4x2x2x4xi1> -> tensor<2x4x2x2x4xf32>
+  %g = l1.mul %hf, %wb : tensor<2x4x2x2x4xf32>, tensor<2x4x2x2x4xf32> -> tensor<2x4x2x2x4xf32>
+  %g4 = l1.reshape %g : tensor<2x4x2x2x4xf32> -> tensor<2x4x4x4xf32>
+  %gz = l1.select %mask, %g4, %zero : tensor<2x4x4x4xi1>, tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32> -> tensor<2x4x4x4xf32>
+  l1.return %pool, %d, %gz : tensor<2x4x4xf32>, tensor<2x4x4x4xf32>, tensor<2x4x4x4xf32>
 }
-l1.stage @sink on @cpu_0 process(%a: !l1.buf<@ram_0, tensor<2x4x4xf32>>, %b: !l1.buf<@ram_0, tensor<2x4x4x4xf32>>) {
+l1.stage @sink on @cpu_0 process(%a: !l1.buf<@ram_0, tensor<2x4x4xf32>>, %b: !l1.buf<@ram_0, tensor<2x4x4x4xf32>>, %c: !l1.buf<@ram_0, tensor<2x4x4x4xf32>>) {
   l1.drop %a : !l1.buf<@ram_0, tensor<2x4x4xf32>>
   l1.drop %b : !l1.buf<@ram_0, tensor<2x4x4x4xf32>>
+  l1.drop %c : !l1.buf<@ram_0, tensor<2x4x4x4xf32>>
   l1.end
 }
 l1.pipeline @p = @g
@@ -65,7 +75,7 @@ l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
 
 } // namespace
 
-TEST_CASE("sink reshapes: the moved graph computes the same bits", "[transforms]") {
+TEST_CASE("fuse across reshapes: the moved graph computes the same bits", "[transforms]") {
   DialectRegistry registry;
   synpl::registerAllDialects(registry);
   synpl::registerUpstreamDialects(registry);
@@ -95,17 +105,28 @@ TEST_CASE("sink reshapes: the moved graph computes the same bits", "[transforms]
   REQUIRE(succeeded(expected));
 
   PassManager pm(&ctx);
-  pm.addPass(createL1SinkReshapes());
+  pm.addPass(createL1FuseAcrossReshapes());
   INFO(errors);
   REQUIRE(succeeded(pm.run(*module)));
   REQUIRE(succeeded(verify(*module)));
-  // The five elementwise ops after the reshape now run on [32, 4].
-  int64_t moved = 0;
+  // The five elementwise ops after the reshape now run on [32, 4]; the
+  // window gradient's product on [2, 4, 4, 4], its select's shape.
+  int64_t toProducer = 0, toReaders = 0;
   graph().walk([&](Operation *op) {
-    if (isa<l1::MaxOp, l1::CmpOp, l1::SelectOp, l1::ScaleOp, l1::SubOp>(op))
-      moved += cast<RankedTensorType>(op->getResult(0).getType()).getRank() == 2;
+    int64_t rank = op->getNumResults() == 1
+                       ? cast<RankedTensorType>(op->getResult(0).getType()).getRank()
+                       : 0;
+    if (isa<l1::MaxOp, l1::ScaleOp, l1::SubOp>(op) ||
+        (isa<l1::CmpOp>(op) &&
+         !isa_and_nonnull<l1::BroadcastOp>(op->getOperand(1).getDefiningOp())))
+      toProducer += rank == 2;
+    if (isa<l1::SelectOp>(op))
+      toProducer += rank == 2, toReaders += rank == 4;
+    if (isa<l1::MulOp>(op))
+      toReaders += rank == 4;
   });
-  CHECK(moved == 5);
+  CHECK(toProducer == 5);
+  CHECK(toReaders == 2);
 
   auto got = ref::interpretTensorGraph(graph(), inputs, state);
   REQUIRE(succeeded(got));

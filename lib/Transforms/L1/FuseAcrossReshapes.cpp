@@ -1,10 +1,10 @@
-//===- SinkReshapes.cpp - Elementwise ops in their producer's space -------===//
+//===- FuseAcrossReshapes.cpp - Elementwise ops where a kernel awaits ----===//
 //
-// --synpl-l1-sink-reshapes: an elementwise op whose operands are reshapes
-// of values of one shape (and constants) runs in that shape, its result
-// reshaped instead, so that it fuses with the kernel computing them: a
-// convolution's bias add, ReLU and mask in its matmul's epilogue, a GELU in
-// its linear layer's (Passes.td has the contract).
+// --synpl-l1-fuse-across-reshapes: a cheap elementwise op on the far side of
+// a reshape from the kernel it could join moves across the reshape: into
+// its producer's shape (a convolution's ReLU and mask in its matmul's
+// epilogue) or into its readers' (a max pool's gradient in the ReLU's).
+// Passes.td has the contract.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Transforms/Passes.h"
@@ -18,7 +18,7 @@
 #include "llvm/ADT/SetVector.h"
 
 namespace synpl {
-#define GEN_PASS_DEF_L1SINKRESHAPES
+#define GEN_PASS_DEF_L1FUSEACROSSRESHAPES
 #include "synpl/Transforms/Passes.h.inc"
 } // namespace synpl
 
@@ -49,6 +49,24 @@ bool isCheap(Operation *op) {
 
 bool isView(Operation *op) {
   return isa<l1::ReshapeOp, l1::TransposeOp, l1::BroadcastOp>(op);
+}
+
+/// Whether `v` is computed, through cheap elementwise ops alone, from
+/// views, constants, arguments and state: nothing a kernel would hand it
+/// in registers (a max pool's mask, from the activation and the pooled
+/// maximum seen through a reshape and a broadcast). A rank-0 operand (a
+/// scale's scalar) does not count.
+bool readsOnlyViews(Value v, int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || isView(def) ||
+      isa<l1::ConstOp, l1::WindowReadOp, l1::StateReadOp>(def))
+    return true;
+  if (depth >= 8 || !isElementwise(def) || !isCheap(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value o) {
+    return cast<RankedTensorType>(o.getType()).getRank() == 0 ||
+           readsOnlyViews(o, depth + 1);
+  });
 }
 
 ArrayRef<int64_t> shapeOf(Value v) {
@@ -85,16 +103,27 @@ std::optional<SmallVector<int64_t>> sourceShape(Operation *op) {
   return shape;
 }
 
-struct L1SinkReshapesPass
-    : public synpl::impl::L1SinkReshapesBase<L1SinkReshapesPass> {
-  using L1SinkReshapesBase::L1SinkReshapesBase;
+struct L1FuseAcrossReshapesPass
+    : public synpl::impl::L1FuseAcrossReshapesBase<L1FuseAcrossReshapesPass> {
+  using L1FuseAcrossReshapesBase::L1FuseAcrossReshapesBase;
 
   /// The constants made in a new shape, one per constant and shape.
   llvm::DenseMap<std::pair<Attribute, Type>, Value> splats;
 
+  /// Constant `c` in `type`: one per value and type, at the top of the
+  /// graph (before every reader, whichever order the ops are in).
+  Value splat(l1::ConstOp c, RankedTensorType type) {
+    Value &at = splats[{c.getValueAttr(), type}];
+    if (!at) {
+      OpBuilder top = OpBuilder::atBlockBegin(c->getBlock());
+      at = l1::ConstOp::create(top, c.getLoc(), type, c.getValueAttr());
+    }
+    return at;
+  }
+
   /// Runs `op` in `shape`: a clone over the reshapes' sources (and
   /// constants of that shape), reshaped back to `op`'s shape.
-  void sink(Operation *op, ArrayRef<int64_t> shape) {
+  void intoProducer(Operation *op, ArrayRef<int64_t> shape) {
     OpBuilder b(op);
     IRMapping map;
     for (OpOperand &use : op->getOpOperands()) {
@@ -102,16 +131,8 @@ struct L1SinkReshapesPass
       if (isa<l1::ScaleOp>(op) && use.getOperandNumber() == 1)
         continue;
       if (auto c = v.getDefiningOp<l1::ConstOp>()) {
-        auto type = RankedTensorType::get(
-            shape, cast<RankedTensorType>(v.getType()).getElementType());
-        Value &splat = splats[{c.getValueAttr(), type}];
-        if (!splat) {
-          // At the top of the graph: before every reader, whichever order
-          // the ops are in.
-          OpBuilder top = OpBuilder::atBlockBegin(op->getBlock());
-          splat = l1::ConstOp::create(top, c.getLoc(), type, c.getValueAttr());
-        }
-        map.map(v, splat);
+        map.map(v, splat(c, RankedTensorType::get(
+                                shape, cast<RankedTensorType>(v.getType()).getElementType())));
       } else {
         map.map(v, v.getDefiningOp<l1::ReshapeOp>().getOperand());
       }
@@ -124,6 +145,45 @@ struct L1SinkReshapesPass
                                        clone->getResult(0));
     op->getResult(0).replaceAllUsesWith(back);
     op->erase();
+  }
+
+  /// The converse, for an op that has no kernel to join in its own shape:
+  /// a cheap elementwise op read only through one reshape, by elementwise
+  /// ops, and computed from views alone (readsOnlyViews) runs in the
+  /// reshape's shape over reshapes of its operands, and joins its readers'
+  /// kernel (a max pool's gradient, formed per window, in the select of
+  /// the ReLU's gradient per pixel).
+  bool intoReaders(Operation *op) {
+    if (!isElementwise(op) || !isCheap(op) || !op->getResult(0).hasOneUse())
+      return false;
+    auto reshape = dyn_cast<l1::ReshapeOp>(*op->getResult(0).getUsers().begin());
+    if (!reshape || reshape.getResult().use_empty() ||
+        !llvm::all_of(reshape.getResult().getUsers(), isElementwise) ||
+        !llvm::all_of(op->getOperands(), [](Value v) {
+          return cast<RankedTensorType>(v.getType()).getRank() == 0 ||
+                 readsOnlyViews(v);
+        }))
+      return false;
+    ArrayRef<int64_t> shape = shapeOf(reshape.getResult());
+    OpBuilder b(op);
+    IRMapping map;
+    for (OpOperand &use : op->getOpOperands()) {
+      Value v = use.get();
+      if (isa<l1::ScaleOp>(op) && use.getOperandNumber() == 1)
+        continue;
+      auto type = RankedTensorType::get(
+          shape, cast<RankedTensorType>(v.getType()).getElementType());
+      if (auto c = v.getDefiningOp<l1::ConstOp>())
+        map.map(v, splat(c, type));
+      else
+        map.map(v, l1::ReshapeOp::create(b, op->getLoc(), type, v));
+    }
+    Operation *clone = b.clone(*op, map);
+    clone->getResult(0).setType(reshape.getType());
+    reshape.getResult().replaceAllUsesWith(clone->getResult(0));
+    reshape.erase();
+    op->erase();
+    return true;
   }
 
   /// reshape(reshape(x)) is one reshape of x, or x itself.
@@ -148,21 +208,19 @@ struct L1SinkReshapesPass
           node.getIsa() != StringRef("x86_64"))
         return;
       Block &body = graph.getEntry();
-      int64_t sunk = 0;
+      int64_t toProducers = 0, toReaders = 0;
       for (bool changed = true; changed;) {
         changed = false;
         splats.clear(); // the sweep below may erase them
-        // All the readers of a reshape move, or none: where one stays, the
-        // reshaped value is stored for it anyway, and the ones that moved
-        // would store intermediates the kernel after them used to keep in
-        // registers (a GELU split at its tanh).
+        // Into the producer's shape: all the readers of a reshape of a
+        // value a kernel computes, or none (where one stays, the value is
+        // stored for it anyway, and the ones that moved would store
+        // intermediates the kernel after them kept in registers).
         SmallVector<l1::ReshapeOp> reshapes(body.getOps<l1::ReshapeOp>());
         for (l1::ReshapeOp reshape : reshapes) {
           Value source = reshape.getOperand();
           Operation *def = source.getDefiningOp();
-          if (!def || isView(def) ||
-              isa<l1::ConstOp, l1::WindowReadOp, l1::StateReadOp>(def) ||
-              reshape.getResult().use_empty())
+          if (!def || readsOnlyViews(source) || reshape.getResult().use_empty())
             continue;
           // Its readers, each cheap and reading only reshapes of values of
           // the source's shape, constants, and the other readers (a
@@ -196,12 +254,22 @@ struct L1SinkReshapesPass
             });
             if (ready == left.end())
               break; // a cycle through the readers: leave the rest
-            sink(*ready, shapeOf(source));
+            intoProducer(*ready, shapeOf(source));
             left.erase(ready);
-            ++sunk;
+            ++toProducers;
             changed = true;
           }
         }
+        // (Only elementwise ops: intoReaders erases the op and its reshape.)
+        SmallVector<Operation *> ops;
+        for (Operation &op : body)
+          if (isElementwise(&op))
+            ops.push_back(&op);
+        for (Operation *op : ops)
+          if (intoReaders(op)) {
+            ++toReaders;
+            changed = true;
+          }
         for (auto reshape : llvm::make_early_inc_range(body.getOps<l1::ReshapeOp>()))
           changed |= fold(reshape);
         // A tensor graph has no dead values (L1.8): the reshapes and
@@ -215,9 +283,10 @@ struct L1SinkReshapesPass
             }
         }
       }
-      if (summary && sunk)
-        graph.emitRemark() << sunk << " elementwise ops moved into their "
-                           << "producers' shapes";
+      if (summary && (toProducers || toReaders))
+        graph.emitRemark() << toProducers << " elementwise ops moved into their "
+                           << "producers' shapes, " << toReaders
+                           << " into their readers'";
     });
   }
 };
