@@ -6,26 +6,24 @@
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Dialect/L1/L1Ops.h"
-#include "synpl/InitAll.h"
 #include "synpl/Reference/L1Interpreter.h"
 #include "synpl/Transforms/Passes.h"
 
+#include "L1ProgramHarness.h"
+
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <catch2/catch.hpp>
 
-#include <random>
 #include <string>
 
 using namespace mlir;
 using namespace synpl;
-using synpl::ref::ElementType;
 using synpl::ref::Tensor;
+using synpl::test::L1Program;
+using synpl::test::randomInputs;
 
 namespace {
 
@@ -76,35 +74,17 @@ l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
 } // namespace
 
 TEST_CASE("fuse across reshapes: the moved graph computes the same bits", "[transforms]") {
-  DialectRegistry registry;
-  synpl::registerAllDialects(registry);
-  synpl::registerUpstreamDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
-  std::string errors;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    errors += d.str() + "\n";
-    return success();
-  });
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kProgram, &ctx);
+  L1Program program(kProgram);
+  auto &module = program.module;
+  auto graph = [&] { return program.graph(); };
+  std::string &errors = program.errors;
   REQUIRE(module);
-  auto graph = [&] { return *module->getOps<l1::TensorGraphOp>().begin(); };
-
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  SmallVector<Tensor> inputs;
-  for (BlockArgument arg : graph().getEntry().getArguments()) {
-    auto type = cast<RankedTensorType>(arg.getType());
-    Tensor t(ElementType::f32(), SmallVector<int64_t>(type.getShape()));
-    for (double &v : t.data())
-      v = double(float(dist(rng)));
-    inputs.push_back(std::move(t));
-  }
+  SmallVector<Tensor> inputs = randomInputs(graph(), 11);
   ref::StateEnv state;
   auto expected = ref::interpretTensorGraph(graph(), inputs, state);
   REQUIRE(succeeded(expected));
 
-  PassManager pm(&ctx);
+  PassManager pm(&program.ctx);
   pm.addPass(createL1FuseAcrossReshapes());
   INFO(errors);
   REQUIRE(succeeded(pm.run(*module)));

@@ -12,28 +12,25 @@
 #include "synpl/Conversion/Passes.h"
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Dialect/L1/L1Ops.h"
-#include "synpl/InitAll.h"
 #include "synpl/Reference/L1Interpreter.h"
 #include "synpl/Transforms/Passes.h"
 
+#include "L1ProgramHarness.h"
 #include "UOpEvaluator.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <catch2/catch.hpp>
 
-#include <random>
 #include <string>
 
 using namespace mlir;
 using namespace synpl;
-using synpl::ref::ElementType;
 using synpl::ref::Tensor;
+using synpl::test::L1Program;
+using synpl::test::randomInputs;
 using synpl::test::UOpEvaluator;
 
 namespace {
@@ -76,49 +73,12 @@ l1.pipeline @q = @sink
 l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
 )mlir";
 
-struct Fixture {
-  MLIRContext ctx;
-  std::string errors;
-  std::unique_ptr<ScopedDiagnosticHandler> handler;
-  OwningOpRef<ModuleOp> module;
-
-  Fixture() : ctx(makeRegistry()) {
-    ctx.loadAllAvailableDialects();
-    handler = std::make_unique<ScopedDiagnosticHandler>(&ctx, [&](Diagnostic &d) {
-      errors += d.str() + "\n";
-      return success();
-    });
-    module = parseSourceString<ModuleOp>(kProgram, &ctx);
-  }
-  static DialectRegistry makeRegistry() {
-    DialectRegistry registry;
-    synpl::registerAllDialects(registry);
-    synpl::registerUpstreamDialects(registry);
-    return registry;
-  }
-  l1::TensorGraphOp graph() { return *module->getOps<l1::TensorGraphOp>().begin(); }
-};
-
-SmallVector<Tensor> randomInputs(l1::TensorGraphOp graph, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  SmallVector<Tensor> inputs;
-  for (BlockArgument arg : graph.getEntry().getArguments()) {
-    auto type = cast<RankedTensorType>(arg.getType());
-    Tensor t(ElementType::f32(), SmallVector<int64_t>(type.getShape()));
-    for (double &v : t.data())
-      v = double(float(dist(rng)));
-    inputs.push_back(std::move(t));
-  }
-  return inputs;
-}
-
 } // namespace
 
 TEST_CASE("split reductions: the rewrite keeps every value, and L1 -> L0 "
           "lowers it",
           "[transforms][l1tol0]") {
-  Fixture f;
+  L1Program f(kProgram);
   REQUIRE(f.module);
   INFO(f.errors);
   REQUIRE(succeeded(verify(*f.module)));
@@ -181,7 +141,7 @@ TEST_CASE("split reductions: the rewrite keeps every value, and L1 -> L0 "
 TEST_CASE("split reductions: one core, or a second run, splits nothing",
           "[transforms]") {
   for (int64_t units : {int64_t(1), int64_t(0)}) {
-    Fixture f;
+    L1Program f(kProgram);
     REQUIRE(f.module);
     PassManager pm(&f.ctx);
     L1SplitReductionsOptions options;

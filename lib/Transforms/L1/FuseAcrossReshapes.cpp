@@ -121,27 +121,35 @@ struct L1FuseAcrossReshapesPass
     return at;
   }
 
-  /// Runs `op` in `shape`: a clone over the reshapes' sources (and
-  /// constants of that shape), reshaped back to `op`'s shape.
-  void intoProducer(Operation *op, ArrayRef<int64_t> shape) {
+  /// A clone of `op` in `shape`: a scale's scalar as it is, a constant as
+  /// its splat of `shape`, every other operand as `in` gives it.
+  Operation *cloneIn(Operation *op, ArrayRef<int64_t> shape,
+                     function_ref<Value(Value, RankedTensorType)> in) {
     OpBuilder b(op);
     IRMapping map;
     for (OpOperand &use : op->getOpOperands()) {
       Value v = use.get();
       if (isa<l1::ScaleOp>(op) && use.getOperandNumber() == 1)
         continue;
-      if (auto c = v.getDefiningOp<l1::ConstOp>()) {
-        map.map(v, splat(c, RankedTensorType::get(
-                                shape, cast<RankedTensorType>(v.getType()).getElementType())));
-      } else {
-        map.map(v, v.getDefiningOp<l1::ReshapeOp>().getOperand());
-      }
+      auto type = RankedTensorType::get(
+          shape, cast<RankedTensorType>(v.getType()).getElementType());
+      auto c = v.getDefiningOp<l1::ConstOp>();
+      map.map(v, c ? splat(c, type) : in(v, type));
     }
     Operation *clone = b.clone(*op, map);
-    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    clone->getResult(0).setType(
-        RankedTensorType::get(shape, resultType.getElementType()));
-    Value back = l1::ReshapeOp::create(b, op->getLoc(), resultType,
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    clone->getResult(0).setType(RankedTensorType::get(shape, type.getElementType()));
+    return clone;
+  }
+
+  /// Runs `op` in `shape` over its reshapes' sources, its result reshaped
+  /// back to `op`'s shape.
+  void intoProducer(Operation *op, ArrayRef<int64_t> shape) {
+    Operation *clone = cloneIn(op, shape, [](Value v, RankedTensorType) {
+      return v.getDefiningOp<l1::ReshapeOp>().getOperand();
+    });
+    OpBuilder b(op);
+    Value back = l1::ReshapeOp::create(b, op->getLoc(), op->getResult(0).getType(),
                                        clone->getResult(0));
     op->getResult(0).replaceAllUsesWith(back);
     op->erase();
@@ -164,22 +172,11 @@ struct L1FuseAcrossReshapesPass
                  readsOnlyViews(v);
         }))
       return false;
-    ArrayRef<int64_t> shape = shapeOf(reshape.getResult());
     OpBuilder b(op);
-    IRMapping map;
-    for (OpOperand &use : op->getOpOperands()) {
-      Value v = use.get();
-      if (isa<l1::ScaleOp>(op) && use.getOperandNumber() == 1)
-        continue;
-      auto type = RankedTensorType::get(
-          shape, cast<RankedTensorType>(v.getType()).getElementType());
-      if (auto c = v.getDefiningOp<l1::ConstOp>())
-        map.map(v, splat(c, type));
-      else
-        map.map(v, l1::ReshapeOp::create(b, op->getLoc(), type, v));
-    }
-    Operation *clone = b.clone(*op, map);
-    clone->getResult(0).setType(reshape.getType());
+    Operation *clone = cloneIn(op, shapeOf(reshape.getResult()),
+                               [&](Value v, RankedTensorType type) -> Value {
+                                 return l1::ReshapeOp::create(b, op->getLoc(), type, v);
+                               });
     reshape.getResult().replaceAllUsesWith(clone->getResult(0));
     reshape.erase();
     op->erase();
