@@ -136,34 +136,31 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   // Values a kernel must compute and store: stored to state or returned,
   // or read through a reshape (a matmul reading a reshaped activation
   // loads it, rather than recomputing it for every output column).
-  // (`elementReaders`: those stored only for a reshape that elementwise
-  // ops and reductions alone read, one element each.)
-  llvm::DenseSet<Value> mustStore, elementReaders;
-  auto readsElements = [&](Operation *user) {
-    return isElementwise(user) ||
-           isa<l1::ReduceSumOp, l1::ReduceMeanOp, l1::ReduceMaxOp>(user);
-  };
+  llvm::DenseSet<Value> mustStore, storedOut;
+  // Per value read through reshapes: whether elementwise ops and reductions
+  // alone read those reshapes (one element each).
+  llvm::DenseMap<Value, bool> reshapedForElements;
   for (Operation &op : body) {
     if (auto sw = dyn_cast<l1::StateWriteOp>(&op))
-      mustStore.insert(sw.getValue());
+      storedOut.insert(sw.getValue());
     else if (isa<l1::ReturnOp>(&op))
-      mustStore.insert(op.getOperands().begin(), op.getOperands().end());
-    else if (auto rs = dyn_cast<l1::ReshapeOp>(&op)) {
-      if (!mustStore.contains(rs.getOperand()) &&
-          llvm::all_of(rs->getUsers(), readsElements))
-        elementReaders.insert(rs.getOperand());
-      else
-        elementReaders.erase(rs.getOperand());
-      mustStore.insert(rs.getOperand());
-    }
+      storedOut.insert(op.getOperands().begin(), op.getOperands().end());
+    else if (auto rs = dyn_cast<l1::ReshapeOp>(&op))
+      reshapedForElements.try_emplace(rs.getOperand(), true).first->second &=
+          llvm::all_of(rs->getUsers(), [&](Operation *user) {
+            return isElementwise(user) ||
+                   isa<l1::ReduceSumOp, l1::ReduceMeanOp, l1::ReduceMaxOp>(user);
+          });
   }
-  // (A value stored for another reason is not `elementReaders`.)
-  for (Operation &op : body)
-    if (auto sw = dyn_cast<l1::StateWriteOp>(&op))
-      elementReaders.erase(sw.getValue());
-    else if (isa<l1::ReturnOp>(&op))
-      for (Value v : op.getOperands())
-        elementReaders.erase(v);
+  mustStore = storedOut;
+  for (auto &entry : reshapedForElements)
+    mustStore.insert(entry.first);
+  // Stored only because elementwise ops and reductions read it through
+  // reshapes: a value the recompute rule below may still inline.
+  auto storedForElements = [&](Value v) {
+    auto it = reshapedForElements.find(v);
+    return it != reshapedForElements.end() && it->second && !storedOut.contains(v);
+  };
   // An elementwise op over memory and constants only, with one consumer, is
   // computed inside its consumer at the consumer's index (prologue fusion,
   // e.g. |w| inside the loop of sum |w|): it never opens a kernel of its
@@ -250,7 +247,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   for (Operation &op : body) {
     Value result = op.getNumResults() == 1 ? op.getResult(0) : Value();
     if (!result || !cheap(&op) || inlined.contains(&op) ||
-        (mustStore.contains(result) && !elementReaders.contains(result)) ||
+        (mustStore.contains(result) && !storedForElements(result)) ||
         result.hasOneUse() || result.use_empty())
       continue;
     ArrayRef<int64_t> shape = tensorOf(result).getShape();
@@ -260,7 +257,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     std::function<void(Value)> countUsers = [&](Value v) {
       for (Operation *user : v.getUsers()) {
         if (isa<l1::ReshapeOp>(user) && (!mustStore.contains(user->getResult(0)) ||
-                                         elementReaders.contains(user->getResult(0)))) {
+                                         storedForElements(user->getResult(0)))) {
           countUsers(user->getResult(0));
           continue;
         }
