@@ -238,19 +238,16 @@ int checkAgainstReference(MLIRContext *ctx, const std::string &text,
   auto plan = *module->getOps<l0uop::PlanOp>().begin();
   REQUIRE(succeeded(verify(plan)));
   UOpEvaluator eval;
-  for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
-    eval.memory[slot.getSymName().str()].assign(slot.getBufType().getNumElements(), 0.0);
+  eval.allocate(plan);
   for (size_t i = 0; i < inputs.size(); ++i)
     eval.memory["g.in" + std::to_string(i)] = inputs[i].data();
-  auto stream = *plan.getBody().front().getOps<l0uop::StreamOp>().begin();
   int divides = 0;
-  for (Attribute e : stream.getEntries())
-    if (auto kernel = plan.lookup<l0uop::KernelOp>(cast<FlatSymbolRefAttr>(e).getValue())) {
-      bool div = false;
-      kernel.walk([&](l0uop::DivOp) { div = true; });
-      divides += div;
-      eval.run(kernel);
-    }
+  for (l0uop::KernelOp kernel : UOpEvaluator::firstStreamKernels(plan)) {
+    bool div = false;
+    kernel.walk([&](l0uop::DivOp) { div = true; });
+    divides += div;
+    eval.run(kernel);
+  }
   CHECK(eval.outOfBounds == 0);
   for (size_t i = 0; i < outs->size(); ++i) {
     const Tensor &expected = (*outs)[i];

@@ -193,20 +193,15 @@ TEST_CASE("L1ToL0: emitted kernels compute what the reference computes", "[l1tol
 
   // Memory: every slot, state and inputs filled as the reference had them.
   UOpEvaluator eval;
-  for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
-    eval.memory[slot.getSymName().str()].assign(slot.getBufType().getNumElements(), 0.0);
+  eval.allocate(plan);
   for (const char *f : {"w", "b", "g", "t"})
     eval.memory[std::string("m.") + f] = before.lookup("m", f)->data();
   eval.memory["fb.in0"] = x.data();
   eval.memory["fb.in1"] = y.data();
 
   // One step: stream_0's launches in order.
-  auto stream = *plan.getBody().front().getOps<l0uop::StreamOp>().begin();
-  for (Attribute e : stream.getEntries()) {
-    auto name = cast<FlatSymbolRefAttr>(e).getValue();
-    if (auto kernel = plan.lookup<l0uop::KernelOp>(name))
-      eval.run(kernel);
-  }
+  for (l0uop::KernelOp kernel : UOpEvaluator::firstStreamKernels(plan))
+    eval.run(kernel);
 
   CHECK(eval.outOfBounds == 0);
   auto check = [&](const std::string &slot, const Tensor &expected) {
@@ -272,24 +267,19 @@ TEST_CASE("L1ToL0: the MNIST Adam handler's kernels update the state as the refe
   auto plan = *module->getOps<l0uop::PlanOp>().begin();
 
   UOpEvaluator eval;
-  for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
-    eval.memory[slot.getSymName().str()].assign(slot.getBufType().getNumElements(), 0.0);
+  eval.allocate(plan);
   for (const std::string &f : fields)
     eval.memory["model_state." + f] = before.lookup("model_state", f)->data();
   // The handler's arguments are the graph's outputs after the loss.
   for (auto [i, g] : llvm::enumerate(grads))
     eval.memory["forward_backward.out" + std::to_string(i + 1)] = g.data();
 
-  auto stream = *plan.getBody().front().getOps<l0uop::StreamOp>().begin();
   int handlerKernels = 0;
-  for (Attribute e : stream.getEntries()) {
-    auto name = cast<FlatSymbolRefAttr>(e).getValue();
-    if (!name.starts_with("model_state.GradUpdate."))
+  for (l0uop::KernelOp kernel : UOpEvaluator::firstStreamKernels(plan)) {
+    if (!kernel.getSymName().starts_with("model_state.GradUpdate."))
       continue;
-    if (auto kernel = plan.lookup<l0uop::KernelOp>(name)) {
-      eval.run(kernel);
-      ++handlerKernels;
-    }
+    eval.run(kernel);
+    ++handlerKernels;
   }
   CHECK(handlerKernels > 0);
   CHECK(eval.outOfBounds == 0);

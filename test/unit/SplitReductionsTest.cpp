@@ -118,15 +118,11 @@ TEST_CASE("split reductions: the rewrite keeps every value, and L1 -> L0 "
   REQUIRE(succeeded(lower.run(*f.module)));
   auto plan = *f.module->getOps<l0uop::PlanOp>().begin();
   UOpEvaluator eval;
-  for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
-    eval.memory[slot.getSymName().str()].assign(slot.getBufType().getNumElements(), 0.0);
+  eval.allocate(plan);
   for (size_t i = 0; i < inputs.size(); ++i)
     eval.memory["g.in" + std::to_string(i)] = inputs[i].data();
-  auto stream = *plan.getBody().front().getOps<l0uop::StreamOp>().begin();
-  for (Attribute e : stream.getEntries())
-    if (auto kernel =
-            plan.lookup<l0uop::KernelOp>(cast<FlatSymbolRefAttr>(e).getValue()))
-      eval.run(kernel);
+  for (l0uop::KernelOp kernel : UOpEvaluator::firstStreamKernels(plan))
+    eval.run(kernel);
   CHECK(eval.outOfBounds == 0);
   for (size_t i = 0; i < expected->size(); ++i) {
     const Tensor &want = (*expected)[i];

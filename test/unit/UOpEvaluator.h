@@ -31,6 +31,22 @@ public:
   std::map<std::string, std::vector<double>> memory; // slot -> elements
   int64_t outOfBounds = 0; // accesses outside a buffer
 
+  /// Every slot of `plan` as a buffer of zeros.
+  void allocate(l0uop::PlanOp plan) {
+    for (auto slot : plan.getBody().front().getOps<l0uop::SlotOp>())
+      memory[slot.getSymName().str()].assign(slot.getBufType().getNumElements(), 0.0);
+  }
+
+  /// The kernels `plan`'s first stream launches, in launch order.
+  static std::vector<l0uop::KernelOp> firstStreamKernels(l0uop::PlanOp plan) {
+    std::vector<l0uop::KernelOp> kernels;
+    auto stream = *plan.getBody().front().getOps<l0uop::StreamOp>().begin();
+    for (Attribute e : stream.getEntries())
+      if (auto kernel = plan.lookup<l0uop::KernelOp>(cast<FlatSymbolRefAttr>(e).getValue()))
+        kernels.push_back(kernel);
+    return kernels;
+  }
+
   void run(l0uop::KernelOp kernel) {
     Block &body = kernel.getBody().front();
     env.clear();
