@@ -543,8 +543,9 @@ TEST_CASE("tiled matmul kernels: one row widens the lanes", "[matmul]") {
 }
 
 TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {
-  // K > 256 splits the k loop into blocks whose accumulators wait in
-  // per-row arrays: 2 blocks (first, last) and 4 (first, 2 middle, last),
+  // A k loop longer than 256 whose lane panel and row block would not
+  // share L1 (trip x (lanes + rows) f32 over 28 KiB) runs in blocks whose
+  // accumulators wait in per-row arrays: 2 blocks (first, last) and 4 (first, 2 middle, last),
   // with every kind of init, two REDUCEs, and chunks of several row panels
   // (at K 1000 a panel holds 258 rows, or up to 294 to spare a panel: 593
   // rows run as three of 198, 198 and 197, 600 as 204, 204 and 192, 290 as
@@ -564,15 +565,31 @@ TEST_CASE("tiled matmul kernels: long k loops run in k blocks", "[matmul]") {
       check({form, 600, 21, 1000, epilogue}, 16, 6, {{0, 7}, {7, 600}}, seed++);
     }
   check({Form::AB, 20, 12, 777, kBias}, 8, 3, unevenChunks(20), seed++);
-  check({Form::AB, 13, 21, 257, kBias}, 16, 6, unevenChunks(13), seed++);
+  // 326 at 16 lanes and 6 rows: the shortest k loop those run in blocks
+  // (two of 163).
+  check({Form::AB, 13, 21, 326, kBias}, 16, 6, unevenChunks(13), seed++);
   check({Form::AB, 600, 21, 1000, kBias}, 16, 6, {{0, 600}}, seed++);
   check({Form::AB, 290, 21, 1000, kBias | kRowScale}, 16, 6, {{0, 290}}, seed++);
-  check({Form::AB, 13, 11000, 300, kBias | kRowScale}, 16, 6,
+  check({Form::AB, 13, 11000, 400, kBias | kRowScale}, 16, 6,
         unevenChunks(13), seed++);
   // A^T whose k iterations are more than a page apart (1100 floats): a
   // k-major row array (at 600 rows, as above, the row blocks read A^T in
   // place).
-  check({Form::AtB, 1100, 21, 300, kBias | kInitLoad}, 16, 6, {{0, 5}, {5, 1100}}, seed++);
+  check({Form::AtB, 1100, 21, 400, kBias | kInitLoad}, 16, 6, {{0, 5}, {5, 1100}}, seed++);
+}
+
+TEST_CASE("tiled matmul kernels: a k loop that fits L1 with its row block runs whole",
+          "[matmul]") {
+  // K 288 (the CNN's second convolution: 3 x 3 x 32) at 16 lanes and 6
+  // rows is 25 KiB of lane panel and row block: no k blocks, A read in
+  // place rather than copied into row arrays; K 325 is the longest such.
+  // Every form, with chunks of several row panels.
+  uint32_t seed = 700;
+  for (Form form : {Form::AB, Form::ABt, Form::AtB})
+    for (int64_t k : {int64_t(288), int64_t(325)}) {
+      INFO("form " << static_cast<int>(form) << ", k " << k);
+      check({form, 500, 64, k, kBias | kSecondOut}, 16, 6, {{0, 13}, {13, 500}}, seed++);
+    }
 }
 
 TEST_CASE("tiled matmul kernels: later row panels reuse the packed lane panels",
@@ -582,10 +599,10 @@ TEST_CASE("tiled matmul kernels: later row panels reuse the packed lane panels",
   // the slots. At N 10930 the lane blocks run outside the k blocks (a
   // panel's parked accumulators would pass 1 MiB), so the slots go k block
   // inside lane block; 10930 = 683 x 16 + 2 ends in a masked lane block.
-  // K 300 is two k blocks of 150, a row panel 486 rows: the chunk of 487
+  // K 400 is two k blocks of 200, a row panel 366 rows: the chunk of 487
   // rows is two panels, the chunk of 13 one (it packs into its small
   // panels). A sample of the rows is checked (every 7th and the last).
-  check({Form::AB, 500, 10930, 300, kBias}, 16, 6, {{0, 13}, {13, 500}}, 900,
+  check({Form::AB, 500, 10930, 400, kBias}, 16, 6, {{0, 13}, {13, 500}}, 900,
         /*widenedTo=*/0, /*rowStride=*/7);
   // The k blocks outside the lane blocks (slots lane block inside k block),
   // and one k loop (no k blocks), each with two row panels in the chunk.
@@ -771,19 +788,20 @@ TEST_CASE("tiled matmul kernels: split-K groups pack their own lane panels",
           "[matmul]") {
   // Split-K partial products (what --synpl-l1-split-reductions makes of a
   // weight gradient): i runs over (slice s, row m) = 3 x 29, and slice s
-  // contracts k = s * 300 + kk of A^T[k, m] and B[k, j]. B's address
-  // depends on i only through i / 29, and its k loop (300, in k blocks) is
-  // too long to read in place, so each group packs its own lane panels
-  // with i at the group's first row. Uneven chunks start and end inside
-  // groups; 37 lanes end in a masked block.
-  // p[s, m, j] = sum_kk a[s * 300 + kk, m] * b[s * 300 + kk, j].
+  // contracts k = s * 400 + kk of A^T[k, m] and B[k, j]. B's address
+  // depends on i only through i / 29, and its k loop (400: in two k blocks
+  // at 16 lanes and 6 rows, whole at the smaller tilings) is too long to
+  // read in place, so each group packs its own lane panels with i at the
+  // group's first row. Uneven chunks start and end inside groups; 37 lanes
+  // end in a masked block.
+  // p[s, m, j] = sum_kk a[s * 400 + kk, m] * b[s * 400 + kk, j].
   const char *text = R"mlir(
 l0uop.plan @t pipeline_depth 1 {
   l0uop.pool @dev persistent on device capacity 1MiB
-  l0uop.slot @a pool @dev offset 0 size 104400 lifetime(0, 0) : !l0uop.buf<900x29xf32>
-  l0uop.slot @b pool @dev offset 104448 size 133200 lifetime(0, 0) : !l0uop.buf<900x37xf32>
-  l0uop.slot @p pool @dev offset 237824 size 12876 lifetime(0, 0) : !l0uop.buf<3x29x37xf32>
-  l0uop.kernel @mm inputs(%a = @a : !l0uop.buf<900x29xf32>, %b = @b : !l0uop.buf<900x37xf32>)
+  l0uop.slot @a pool @dev offset 0 size 139200 lifetime(0, 0) : !l0uop.buf<1200x29xf32>
+  l0uop.slot @b pool @dev offset 139264 size 177600 lifetime(0, 0) : !l0uop.buf<1200x37xf32>
+  l0uop.slot @p pool @dev offset 316928 size 12876 lifetime(0, 0) : !l0uop.buf<3x29x37xf32>
+  l0uop.kernel @mm inputs(%a = @a : !l0uop.buf<1200x29xf32>, %b = @b : !l0uop.buf<1200x37xf32>)
       outputs(%p = @p : !l0uop.buf<3x29x37xf32>) grid(87, 1, 1) block(37, 1, 1) shared_mem 0 {
     %i = l0uop.range 0 to 87 over group_x : index
     %j = l0uop.range 0 to 37 over local_x : index
@@ -791,13 +809,13 @@ l0uop.plan @t pipeline_depth 1 {
     %m = l0uop.mod %i, %c29 : index
     %s = l0uop.div %i, %c29 : index
     %zero = l0uop.const 0.0 : f32
-    %kk = l0uop.range 0 to 300 : index
-    %c300 = l0uop.const 300 : index
-    %base = l0uop.mul %s, %c300 : index
+    %kk = l0uop.range 0 to 400 : index
+    %c400 = l0uop.const 400 : index
+    %base = l0uop.mul %s, %c400 : index
     %k = l0uop.add %base, %kk : index
-    %pa = l0uop.index %a[%k, %m] : !l0uop.buf<900x29xf32>
+    %pa = l0uop.index %a[%k, %m] : !l0uop.buf<1200x29xf32>
     %va = l0uop.load %pa : f32
-    %pb = l0uop.index %b[%k, %j] : !l0uop.buf<900x37xf32>
+    %pb = l0uop.index %b[%k, %j] : !l0uop.buf<1200x37xf32>
     %vb = l0uop.load %pb : f32
     %prod = l0uop.mul %va, %vb : f32
     l0uop.end %kk
@@ -813,7 +831,7 @@ l0uop.plan @t pipeline_depth 1 {
     INFO("lanes " << lanes << ", rows " << rows);
     Compiled compiled = compileTiledMm(text, lanes, rows, 87);
     auto fn = compiled.engine->lookupPacked("t_mm");
-    Buffer a(900 * 29), b(900 * 37), p(3 * 29 * 37, NAN);
+    Buffer a(1200 * 29), b(1200 * 37), p(3 * 29 * 37, NAN);
     std::mt19937 rng(lanes * 11 + rows);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (Buffer *buf : {&a, &b})
@@ -829,8 +847,8 @@ l0uop.plan @t pipeline_depth 1 {
       for (int64_t m = 0; m < 29; ++m)
         for (int64_t j = 0; j < 37; ++j) {
           double sum = 0, mag = 0;
-          for (int64_t kk = 0; kk < 300; ++kk) {
-            int64_t k = s * 300 + kk;
+          for (int64_t kk = 0; kk < 400; ++kk) {
+            int64_t k = s * 400 + kk;
             double prod = double(a.data[k * 29 + m]) * b.data[k * 37 + j];
             sum += prod;
             mag += std::fabs(prod);

@@ -299,9 +299,13 @@ def ConvertL0UOpToLLVM : Pass<"synpl-convert-l0uop-to-llvm", "mlir::ModuleOp"> {
     group by group, each group packing its own panels with `i` at its
     first row (a shorter k, attention's head width, is read in place). When
     the body has one k loop, longer than 256 iterations, with no STORE
-    before it, that loop runs in blocks of at most 256 iterations (a
-    16 KiB panel); between blocks each row's accumulators wait in an
-    array and the code after the loop runs after the last block. The rows
+    before it, and a lane panel and a row block of its whole length
+    (`k x (lanes + rows)` f32) would take more than 28 KiB (7/8 of a
+    32 KiB L1D), that loop runs in blocks of at most 256 iterations (a
+    16 KiB panel at 16 lanes); between blocks each row's accumulators wait
+    in an array and the code after the loop runs after the last block.
+    (At 16 lanes and 6 rows, k up to 325 runs whole: `A` is then read in
+    place, not copied.) The rows
     of a chunk are swept in panels whose `A` rows (of one k block) fit a
     256 KiB share of L2, as even as whole row blocks allow, one taking up
     to an eighth more where that spares a panel. A chunk of several row

@@ -194,14 +194,6 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     if (loops == 1 && !storeFirst)
       plan.blockable = only;
   }
-  // k blocks: a k loop longer than 256 iterations runs in blocks of at
-  // most 256, so that a packed panel (256 x 16 f32 = 16 KiB) stays in L1
-  // across row blocks (a 384-long panel, 24 KiB, ran 10-15% slower).
-  if (plan.blockable && plan.blockable.getTripCount() > 256) {
-    int64_t trip = plan.blockable.getTripCount();
-    int64_t blocks = (trip + 255) / 256;
-    plan.kBlock = (trip + blocks - 1) / blocks;
-  }
   // The ops that compute `load`'s address from `iv` (j or i), its k
   // RANGE's variable, CONSTs and the k body's index arithmetic, in body
   // order with the load last; nothing when it needs anything else.
@@ -252,6 +244,21 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     plan.rowCount = rowsFor(lanes);
   }
   plan.laneCount = lanes;
+  // k blocks: a k loop longer than 256 iterations runs in blocks of at
+  // most 256 when a lane panel and a row block of its whole length (trip x
+  // (lanes + rows) f32) would not stay in L1 together across row blocks:
+  // more than 7/8 of a 32 KiB L1D. A 384-long loop of 16 lanes and 6 rows
+  // (33 KiB) ran 10-15% slower whole; a 288-long one (25 KiB; the CNN's
+  // second convolution) ran 6% faster whole than in two blocks, whose row
+  // panels are copied first.
+  if (plan.blockable && plan.blockable.getTripCount() > 256) {
+    constexpr int64_t kL1Budget = 32 * 1024 * 7 / 8;
+    int64_t trip = plan.blockable.getTripCount();
+    if (trip * int64_t(plan.laneCount + plan.rowCount) * 4 > kL1Budget) {
+      int64_t blocks = (trip + 255) / 256;
+      plan.kBlock = (trip + blocks - 1) / blocks;
+    }
+  }
   // Row groups: how each value that depends on i does so -- only through
   // quotients i / C (the gcd of those C), or through i itself (0).
   if (outer.getLower() == 0 && outer.getStep() == 1) {
