@@ -13,6 +13,7 @@
 #include "synpl/InitAll.h"
 #include "synpl/Reference/L1Interpreter.h"
 
+#include "L1ProgramHarness.h"
 #include "UOpEvaluator.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -290,6 +291,80 @@ TEST_CASE("L1ToL0: the MNIST Adam handler's kernels update the state as the refe
                   eval.memory["model_state." + f]);
     ref::Comparison c = ref::compare(actual, expected, 1e-5, 1e-7);
     INFO(f << ": " << c.message);
+    CHECK(c.ok);
+  }
+}
+
+TEST_CASE("L1ToL0: short reductions nested in their reader compute what the reference computes",
+          "[l1tol0]") {
+  // A 2 x 2 max pool (the column pair's maximum, reshaped, then the row
+  // pair's), a mean of sums over 8 and a max of sums over 3 (each inner
+  // reduction a loop in its reader's kernel: one kernel each), and a sum
+  // of sums over 9 (two kernels): five kernels, one slot between them.
+  const char *text = R"mlir(
+l1.system @s {
+  l1.node @ram_0 memory {capacity = "1GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+l1.tensor_graph @g on @cpu_0 then @sink compute(%x: tensor<2x6x4x3xf32>, %y: tensor<2x3x4x8xf32>, %z: tensor<2x3x4x9xf32>) {
+  %w = l1.reshape %x : tensor<2x6x4x3xf32> -> tensor<2x6x2x2x3xf32>
+  %cm = l1.reduce_max %w axis 3 : tensor<2x6x2x2x3xf32> -> tensor<2x6x2x3xf32>
+  %h = l1.reshape %cm : tensor<2x6x2x3xf32> -> tensor<2x3x2x2x3xf32>
+  %pm = l1.reduce_max %h axis 2 : tensor<2x3x2x2x3xf32> -> tensor<2x3x2x3xf32>
+  %ys = l1.reduce_sum %y axis 3 : tensor<2x3x4x8xf32> -> tensor<2x3x4xf32>
+  %ym = l1.reduce_mean %ys axis 2 : tensor<2x3x4xf32> -> tensor<2x3xf32>
+  %ys1 = l1.reduce_sum %y axis 1 : tensor<2x3x4x8xf32> -> tensor<2x4x8xf32>
+  %yx = l1.reduce_max %ys1 axis 2 : tensor<2x4x8xf32> -> tensor<2x4xf32>
+  %zs = l1.reduce_sum %z axis 3 : tensor<2x3x4x9xf32> -> tensor<2x3x4xf32>
+  %zt = l1.reduce_sum %zs axis 2 : tensor<2x3x4xf32> -> tensor<2x3xf32>
+  l1.return %pm, %ym, %yx, %zt : tensor<2x3x2x3xf32>, tensor<2x3xf32>, tensor<2x4xf32>, tensor<2x3xf32>
+}
+l1.stage @sink on @cpu_0 process(%a: !l1.buf<@ram_0, tensor<2x3x2x3xf32>>, %b: !l1.buf<@ram_0, tensor<2x3xf32>>, %c: !l1.buf<@ram_0, tensor<2x4xf32>>, %d: !l1.buf<@ram_0, tensor<2x3xf32>>) {
+  l1.drop %a : !l1.buf<@ram_0, tensor<2x3x2x3xf32>>
+  l1.drop %b : !l1.buf<@ram_0, tensor<2x3xf32>>
+  l1.drop %c : !l1.buf<@ram_0, tensor<2x4xf32>>
+  l1.drop %d : !l1.buf<@ram_0, tensor<2x3xf32>>
+  l1.end
+}
+l1.pipeline @p = @g
+l1.pipeline @q = @sink
+l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
+)mlir";
+  synpl::test::L1Program f(text);
+  REQUIRE(f.module);
+  INFO(f.errors);
+  REQUIRE(succeeded(verify(*f.module)));
+  SmallVector<Tensor> inputs = synpl::test::randomInputs(f.graph(), 11);
+  ref::StateEnv state;
+  auto expected = ref::interpretTensorGraph(f.graph(), inputs, state);
+  REQUIRE(succeeded(expected));
+
+  PassManager pm(&f.ctx);
+  pm.addPass(createL1ToL0());
+  REQUIRE(succeeded(pm.run(*f.module)));
+  auto plan = *f.module->getOps<l0uop::PlanOp>().begin();
+  int64_t kernels = 0, between = 0;
+  plan.walk([&](l0uop::KernelOp) { ++kernels; });
+  plan.walk([&](l0uop::SlotOp slot) {
+    between += StringRef(slot.getSymName()).starts_with("g.t");
+  });
+  CHECK(kernels == 5);
+  CHECK(between == 1); // the sums over 9 only
+
+  UOpEvaluator eval;
+  eval.allocate(plan);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    eval.memory["g.in" + std::to_string(i)] = inputs[i].data();
+  for (l0uop::KernelOp kernel : UOpEvaluator::firstStreamKernels(plan))
+    eval.run(kernel);
+  CHECK(eval.outOfBounds == 0);
+  for (size_t i = 0; i < expected->size(); ++i) {
+    const Tensor &want = (*expected)[i];
+    Tensor actual(want.getElementType(), want.getShape(),
+                  eval.memory["g.out" + std::to_string(i)]);
+    ref::Comparison c = ref::compare(actual, want, 1e-6, 1e-7);
+    INFO("g.out" << i << ": " << c.message);
     CHECK(c.ok);
   }
 }

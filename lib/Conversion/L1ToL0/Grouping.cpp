@@ -6,11 +6,12 @@
 // itself or bind more buffers than a kernel may (SYNPL_PLAN_MAX_KERNEL_ARGS);
 // matmuls, reductions and gathers open a kernel and read their operands from
 // memory, and their elementwise consumers fuse after them; a scatter has a
-// kernel to itself, and its consumers read its result from memory. An elementwise op over
-// memory with one consumer is computed inside the consumer (prologue
-// fusion). Values used outside their kernel, or through a movement op, are
-// materialized into arena slots; a buffer read through a chain of reshapes
-// is stored flat.
+// kernel to itself, and its consumers read its result from memory. An
+// elementwise op over memory with one consumer is computed inside the
+// consumer (prologue fusion); so is a reduction over a short axis read only
+// by another reduction (a loop nested in the reader's). Values used outside
+// their kernel, or through a movement op, are materialized into arena slots;
+// a buffer read through a chain of reshapes is stored flat.
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
@@ -205,6 +206,45 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     int64_t leaves = 0;
     for (Value v : op.getOperands())
       leaves += leafCount(v);
+    if (leaves > kMaxInlinedLeaves)
+      continue;
+    inlined.insert(&op);
+    leavesOf[&op] = leaves;
+  }
+
+  // A reduction over a short axis (at most kMaxNestedExtent) whose one
+  // reader, directly or through single-use views, is another reduction is
+  // computed inside that reduction's loop, as a nested loop: a 2 x 2 max
+  // pool's two reductions (over the column pair, then the row pair) read
+  // the input once and store only the pooled result. Each of its elements
+  // is read once, so nothing is computed twice; a longer inner reduction
+  // stays a kernel of its own (on a GPU, one thread would loop over both).
+  constexpr int64_t kMaxNestedExtent = 8;
+  auto reductionAxis = [](Operation *op) -> std::optional<uint64_t> {
+    if (auto r = dyn_cast<l1::ReduceSumOp>(op))
+      return r.getAxis();
+    if (auto r = dyn_cast<l1::ReduceMeanOp>(op))
+      return r.getAxis();
+    if (auto r = dyn_cast<l1::ReduceMaxOp>(op))
+      return r.getAxis();
+    return std::nullopt;
+  };
+  for (Operation &op : body) {
+    std::optional<uint64_t> axis = reductionAxis(&op);
+    if (!axis || isColumnReduction(&op) || storedOut.contains(op.getResult(0)) ||
+        (mustStore.contains(op.getResult(0)) && !storedForElements(op.getResult(0))) ||
+        tensorOf(op.getOperand(0)).getShape()[*axis] > kMaxNestedExtent ||
+        !available(op.getOperand(0), true))
+      continue;
+    Value v = op.getResult(0);
+    while (v.hasOneUse() && isView(*v.getUsers().begin()))
+      v = v.getUsers().begin()->getResult(0);
+    if (!v.hasOneUse())
+      continue;
+    Operation *reader = *v.getUsers().begin();
+    if (!reductionAxis(reader) || isColumnReduction(reader))
+      continue;
+    int64_t leaves = leafCount(op.getOperand(0));
     if (leaves > kMaxInlinedLeaves)
       continue;
     inlined.insert(&op);

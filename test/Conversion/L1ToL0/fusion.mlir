@@ -231,3 +231,51 @@ l1.stage @sink on @cpu_0 process(%a: !l1.buf<@ram_0, tensor<2x4x4x4xf32>>) {
 l1.pipeline @p = @pg
 l1.pipeline @q = @sink
 l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
+
+// -----
+
+// A 2 x 2 max pool: the maximum over the column pair, reshaped, then over
+// the row pair. The first reduction (over 2) has one reader, the second:
+// it runs as a loop nested in the second's loop, one kernel in all, with
+// no slot for the column maxima. The mean's inner sum over 8 nests too;
+// the sum over 9 stays a kernel of its own and is stored.
+// CHECK-LABEL: l0uop.plan @sys_pool
+// CHECK-NOT: l0uop.slot @pool.t{{[0-9]+}}_reduce_max
+// CHECK: l0uop.slot @pool.t{{[0-9]+}}_reduce_sum {{.*}} : !l0uop.buf<2x3x4xf32>
+// CHECK-NOT: l0uop.slot @pool.t{{[0-9]+}}_reduce_sum
+// CHECK: l0uop.kernel @pool.k0_reduce_max inputs(%{{[^ ]*}} = @pool.in0 {{.*}}) outputs(%{{[^ ]*}} = @pool.out0
+// CHECK: %[[ROWS:.*]] = l0uop.range 0 to 2 : index
+// CHECK: %[[COLS:.*]] = l0uop.range 0 to 2 : index
+// CHECK: l0uop.reduce max %{{.*}} over %[[COLS]]
+// CHECK: l0uop.reduce max %{{.*}} over %[[ROWS]]
+// CHECK: l0uop.kernel @pool.k1_reduce_mean
+// CHECK: l0uop.range 0 to 8 : index
+// CHECK: l0uop.kernel @pool.k2_reduce_sum
+// CHECK: l0uop.range 0 to 9 : index
+// CHECK: l0uop.kernel @pool.k3_reduce_sum
+// CHECK: l0uop.stream @stream_0 [@pool.k0_reduce_max, @pool.k1_reduce_mean, @pool.k2_reduce_sum, @pool.k3_reduce_sum]
+l1.system @sys_pool {
+  l1.node @ram_0 memory {capacity = "1GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+l1.tensor_graph @pool on @cpu_0 then @sink compute(%x: tensor<2x4x4x3xf32>, %y: tensor<2x3x4x8xf32>, %z: tensor<2x3x4x9xf32>) {
+  %w = l1.reshape %x : tensor<2x4x4x3xf32> -> tensor<2x4x2x2x3xf32>
+  %cm = l1.reduce_max %w axis 3 : tensor<2x4x2x2x3xf32> -> tensor<2x4x2x3xf32>
+  %h = l1.reshape %cm : tensor<2x4x2x3xf32> -> tensor<2x2x2x2x3xf32>
+  %pm = l1.reduce_max %h axis 2 : tensor<2x2x2x2x3xf32> -> tensor<2x2x2x3xf32>
+  %ys = l1.reduce_sum %y axis 3 : tensor<2x3x4x8xf32> -> tensor<2x3x4xf32>
+  %ym = l1.reduce_mean %ys axis 2 : tensor<2x3x4xf32> -> tensor<2x3xf32>
+  %zs = l1.reduce_sum %z axis 3 : tensor<2x3x4x9xf32> -> tensor<2x3x4xf32>
+  %zt = l1.reduce_sum %zs axis 2 : tensor<2x3x4xf32> -> tensor<2x3xf32>
+  l1.return %pm, %ym, %zt : tensor<2x2x2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+l1.stage @sink on @cpu_0 process(%a: !l1.buf<@ram_0, tensor<2x2x2x3xf32>>, %b: !l1.buf<@ram_0, tensor<2x3xf32>>, %c: !l1.buf<@ram_0, tensor<2x3xf32>>) {
+  l1.drop %a : !l1.buf<@ram_0, tensor<2x2x2x3xf32>>
+  l1.drop %b : !l1.buf<@ram_0, tensor<2x3xf32>>
+  l1.drop %c : !l1.buf<@ram_0, tensor<2x3xf32>>
+  l1.end
+}
+l1.pipeline @p = @pool
+l1.pipeline @q = @sink
+l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
