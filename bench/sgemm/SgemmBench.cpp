@@ -28,11 +28,13 @@
 //        `objdump -d` of the object at their offset from that address.
 //        synpl-bench-sgemm --kernels PROGRAM.l1.mlir [--runs R] [--min-ms T]
 //
-// --kernels: the per-kernel effect on a real program. Runs
-// --synpl-l1-to-l0-pipeline on the L1 program, lowers its kernels twice
+// --kernels: the per-kernel effect on a real program. Runs the first half
+// of the host pipeline on the L1 program (what `synplc --emit=l0` runs:
+// the host L1 rewrites, emission, memory packing; so the kernels and their
+// names are the executable's, as --profile lists them), lowers its kernels twice
 // (tile-lanes=0: the untiled lowering; and the default), and times, one
 // thread, every kernel that the tiled lowering took (a vector fma in its
-// function) and whose buffers are all f32, on random data, both ways.
+// function), both ways: f32 buffers hold random values, the others zeros.
 //
 //===----------------------------------------------------------------------===//
 #include "synpl/Conversion/Passes.h"
@@ -237,15 +239,16 @@ int benchKernels(mlir::MLIRContext &ctx, const std::string &path, int runs,
   if (!module)
     return 1;
   mlir::PassManager pm(&ctx);
-  synpl::buildL1ToL0Pipeline(pm);
+  synpl::buildHostEmissionPipeline(pm, synpl::HostPipelineOptions());
   if (mlir::failed(pm.run(*module))) {
-    std::fprintf(stderr, "--synpl-l1-to-l0-pipeline failed on %s\n", path.c_str());
+    std::fprintf(stderr, "the host pipeline's L1 -> L0 half failed on %s\n", path.c_str());
     return 1;
   }
   struct Kernel {
     std::string name;
     std::vector<size_t> sizes; // elements per buffer argument
-    bool allF32 = true;
+    std::vector<size_t> bytes; // bytes per element (an i1 mask: one)
+    std::vector<bool> f32;
   };
   std::vector<Kernel> kernels;
   module->walk([&](synpl::l0uop::KernelOp kernel) {
@@ -259,7 +262,9 @@ int benchKernels(mlir::MLIRContext &ctx, const std::string &path, int runs,
       auto buf = mlir::cast<synpl::l0uop::BufType>(
           kernel.getBody().front().getArgument(a).getType());
       k.sizes.push_back(buf.getNumElements());
-      k.allF32 &= buf.getElementType().isF32();
+      unsigned bits = buf.getElementType().getIntOrFloatBitWidth();
+      k.bytes.push_back(std::max(1u, bits / 8));
+      k.f32.push_back(buf.getElementType().isF32());
     }
     kernels.push_back(std::move(k));
   });
@@ -277,7 +282,7 @@ int benchKernels(mlir::MLIRContext &ctx, const std::string &path, int runs,
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (const Kernel &k : kernels) {
     auto fn = tiledModule.lookupSymbol<mlir::LLVM::LLVMFuncOp>(k.name);
-    if (!fn || !k.allF32)
+    if (!fn)
       continue;
     bool vectorFma = false;
     fn.walk([&](mlir::LLVM::FMAOp fma) {
@@ -287,11 +292,18 @@ int benchKernels(mlir::MLIRContext &ctx, const std::string &path, int runs,
       continue;
     int64_t iterations =
         fn->getAttrOfType<mlir::IntegerAttr>("synpl.iterations").getInt();
+    // f32 buffers random, the others zero (in range as indices; masks
+    // false).
     std::vector<float *> bufs;
-    for (size_t n : k.sizes) {
-      bufs.push_back(alignedFloats(n ? n : 1));
-      for (size_t i = 0; i < n; ++i)
-        bufs.back()[i] = dist(rng);
+    for (size_t b = 0; b < k.sizes.size(); ++b) {
+      size_t n = k.sizes[b];
+      size_t words = (n * k.bytes[b] + 3) / 4;
+      bufs.push_back(alignedFloats(words ? words : 1));
+      if (k.f32[b])
+        for (size_t i = 0; i < n; ++i)
+          bufs.back()[i] = dist(rng);
+      else
+        std::memset(bufs.back(), 0, words * 4);
     }
     auto a = untiled->lookupPacked(k.name), b = tiled->lookupPacked(k.name);
     if (!a || !b) {
