@@ -2,8 +2,9 @@
 //
 // The ops of each tensor graph and handler are grouped into kernels: an op
 // joins the kernel of a direct operand of its own iteration space (or the
-// latest kernel of that space) unless that would make the kernel depend on
-// itself or bind more buffers than a kernel may (SYNPL_PLAN_MAX_KERNEL_ARGS);
+// kernel of that space that already reads the most of its buffers, the
+// latest of those) unless that would make the kernel depend on itself or
+// bind more buffers than a kernel may (SYNPL_PLAN_MAX_KERNEL_ARGS);
 // matmuls, reductions and gathers open a kernel and read their operands from
 // memory, and their elementwise consumers fuse after them; a scatter has a
 // kernel to itself, and its consumers read its result from memory. An
@@ -574,9 +575,9 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
       }
 
     // Choose the kernel: the kernel of a direct operand of the same
-    // iteration space, else the latest kernel of that space (sibling
-    // fusion), when joining keeps the kernel graph acyclic; a matmul or
-    // reduction always opens its own.
+    // iteration space, else a kernel of that space (sibling fusion), when
+    // joining keeps the kernel graph acyclic; a matmul or reduction always
+    // opens its own.
     auto shape = tensorOf(op->getResult(0)).getShape();
     // The buffers it may bind; a kernel it would take past the runtime's
     // argument table does not take it (deep models: one update kernel per
@@ -602,10 +603,26 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
           break;
         }
       }
-      for (unsigned k = mine.size(); !chosen && k-- > 0;)
-        if (!groups[mine[k]].sealed() && llvm::equal(groups[mine[k]].space, shape) &&
-            canJoin(op, mine[k]))
-          chosen = mine[k];
+      // Siblings: the kernel of this space that already reads the most of
+      // the op's buffers (they are then read once), the latest of those.
+      // (0.5 x of a GELU's derivative joins the kernel that reads x for
+      // the GELU, where the rest of the derivative is, rather than the
+      // latest kernel of the shape, which would read x again and make the
+      // GELU's kernel store the derivative's halves for it.)
+      int64_t bestShared = -1;
+      for (unsigned k = mine.size(); k-- > 0;) {
+        unsigned cand = mine[k];
+        if (groups[cand].sealed() || !llvm::equal(groups[cand].space, shape) ||
+            !canJoin(op, cand))
+          continue;
+        int64_t shared = 0;
+        for (Value v : opBuffers)
+          shared += v != op->getResult(0) && groups[cand].buffers.contains(v);
+        if (shared > bestShared) {
+          bestShared = shared;
+          chosen = cand;
+        }
+      }
     }
     if (!chosen) {
       Group g;

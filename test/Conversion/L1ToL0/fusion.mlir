@@ -279,3 +279,32 @@ l1.stage @sink on @cpu_0 process(%a: !l1.buf<@ram_0, tensor<2x2x2x3xf32>>, %b: !
 l1.pipeline @p = @pool
 l1.pipeline @q = @sink
 l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
+
+// -----
+
+// Sibling fusion: %h has no operand a kernel computes, so it joins a kernel
+// of its iteration space, the one that already reads %a (the exp's), not
+// the latest one (the matmul's), which would read %a a second time.
+// CHECK-LABEL: l0uop.plan @sys_sibling
+// CHECK: l0uop.kernel @sib.k0_exp inputs(%{{[^ ]*}} = @sib.in0 : {{[^)]*}}) outputs(%{{[^ ]*}} = @sib.out0 : {{[^,]*}}, %{{[^ ]*}} = @sib.out2
+// CHECK: l0uop.kernel @sib.k1_matmul inputs(%{{[^ ]*}} = @sib.in2 : {{[^,]*}}, %{{[^ ]*}} = @sib.in3 : {{[^)]*}}) outputs(%{{[^ ]*}} = @sib.out1 : {{[^)]*}})
+l1.system @sys_sibling {
+  l1.node @ram_0 memory {capacity = "1GB"}
+  l1.node @cpu_0 compute {isa = "x86_64"}
+  l1.edge @ram_0 <-> @cpu_0 bandwidth "50GB/s"
+}
+l1.tensor_graph @sib on @cpu_0 then @sink compute(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %p: tensor<4x3xf32>, %q: tensor<3x8xf32>) {
+  %e = l1.exp %a : tensor<4x8xf32> -> tensor<4x8xf32>
+  %mm = l1.matmul %p, %q : tensor<4x3xf32>, tensor<3x8xf32> -> tensor<4x8xf32>
+  %h = l1.add %a, %b : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  l1.return %e, %mm, %h : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+l1.stage @sink on @cpu_0 process(%x: !l1.buf<@ram_0, tensor<4x8xf32>>, %y: !l1.buf<@ram_0, tensor<4x8xf32>>, %z: !l1.buf<@ram_0, tensor<4x8xf32>>) {
+  l1.drop %x : !l1.buf<@ram_0, tensor<4x8xf32>>
+  l1.drop %y : !l1.buf<@ram_0, tensor<4x8xf32>>
+  l1.drop %z : !l1.buf<@ram_0, tensor<4x8xf32>>
+  l1.end
+}
+l1.pipeline @p = @sib
+l1.pipeline @q = @sink
+l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
