@@ -2,13 +2,15 @@
 //
 // What the tests of L1 rewrites share: the program parsed in a context
 // with every dialect (diagnostics collected, for INFO), its first tensor
-// graph, and random f32 inputs for it (values exact in f32, so that the
-// reference interpreter's doubles and the kernels' floats start equal).
+// graph, random f32 inputs for it (values exact in f32, so that the
+// reference interpreter's doubles and the kernels' floats start equal), and
+// the check of its lowered plan's kernels against the reference's outputs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYNPL_TEST_UNIT_L1PROGRAMHARNESS_H
 #define SYNPL_TEST_UNIT_L1PROGRAMHARNESS_H
 
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Dialect/L1/L1Ops.h"
 #include "synpl/InitAll.h"
 #include "synpl/Reference/L1Interpreter.h"
@@ -17,6 +19,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+
+#include "UOpEvaluator.h"
+
+#include <catch2/catch.hpp>
 
 #include <memory>
 #include <random>
@@ -65,6 +71,31 @@ inline llvm::SmallVector<ref::Tensor> randomInputs(l1::TensorGraphOp graph,
     inputs.push_back(std::move(t));
   }
   return inputs;
+}
+
+/// Runs the kernels of `plan`'s first stream on the UOp evaluator, graph
+/// `graph`'s inputs in its slots `<graph>.in<i>`, and checks that no load
+/// or store left its buffer and that each slot `<graph>.out<i>` holds
+/// `expected[i]` (within `rtol`, `atol`).
+inline void checkFirstStream(l0uop::PlanOp plan, llvm::StringRef graph,
+                             llvm::ArrayRef<ref::Tensor> inputs,
+                             llvm::ArrayRef<ref::Tensor> expected, double rtol,
+                             double atol) {
+  UOpEvaluator eval;
+  eval.allocate(plan);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    eval.memory[(graph + ".in" + llvm::Twine(i)).str()] = inputs[i].data();
+  for (l0uop::KernelOp kernel : UOpEvaluator::firstStreamKernels(plan))
+    eval.run(kernel);
+  CHECK(eval.outOfBounds == 0);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    std::string slot = (graph + ".out" + llvm::Twine(i)).str();
+    const ref::Tensor &want = expected[i];
+    ref::Tensor actual(want.getElementType(), want.getShape(), eval.memory[slot]);
+    ref::Comparison c = ref::compare(actual, want, rtol, atol);
+    INFO(slot << ": " << c.message);
+    CHECK(c.ok);
+  }
 }
 
 } // namespace synpl::test

@@ -351,20 +351,5 @@ l1.schedule pipelines [@p, @q] actors [] pipeline_depth 1
   });
   CHECK(kernels == 5);
   CHECK(between == 1); // the sums over 9 only
-
-  UOpEvaluator eval;
-  eval.allocate(plan);
-  for (size_t i = 0; i < inputs.size(); ++i)
-    eval.memory["g.in" + std::to_string(i)] = inputs[i].data();
-  for (l0uop::KernelOp kernel : UOpEvaluator::firstStreamKernels(plan))
-    eval.run(kernel);
-  CHECK(eval.outOfBounds == 0);
-  for (size_t i = 0; i < expected->size(); ++i) {
-    const Tensor &want = (*expected)[i];
-    Tensor actual(want.getElementType(), want.getShape(),
-                  eval.memory["g.out" + std::to_string(i)]);
-    ref::Comparison c = ref::compare(actual, want, 1e-6, 1e-7);
-    INFO("g.out" << i << ": " << c.message);
-    CHECK(c.ok);
-  }
+  synpl::test::checkFirstStream(plan, "g", inputs, *expected, 1e-6, 1e-7);
 }

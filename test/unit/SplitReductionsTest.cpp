@@ -16,7 +16,6 @@
 #include "synpl/Transforms/Passes.h"
 
 #include "L1ProgramHarness.h"
-#include "UOpEvaluator.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
@@ -31,7 +30,6 @@ using namespace synpl;
 using synpl::ref::Tensor;
 using synpl::test::L1Program;
 using synpl::test::randomInputs;
-using synpl::test::UOpEvaluator;
 
 namespace {
 
@@ -116,22 +114,8 @@ TEST_CASE("split reductions: the rewrite keeps every value, and L1 -> L0 "
   PassManager lower(&f.ctx);
   lower.addPass(createL1ToL0());
   REQUIRE(succeeded(lower.run(*f.module)));
-  auto plan = *f.module->getOps<l0uop::PlanOp>().begin();
-  UOpEvaluator eval;
-  eval.allocate(plan);
-  for (size_t i = 0; i < inputs.size(); ++i)
-    eval.memory["g.in" + std::to_string(i)] = inputs[i].data();
-  for (l0uop::KernelOp kernel : UOpEvaluator::firstStreamKernels(plan))
-    eval.run(kernel);
-  CHECK(eval.outOfBounds == 0);
-  for (size_t i = 0; i < expected->size(); ++i) {
-    const Tensor &want = (*expected)[i];
-    Tensor actual(want.getElementType(), want.getShape(),
-                  eval.memory["g.out" + std::to_string(i)]);
-    ref::Comparison c = ref::compare(actual, want, 1e-5, 1e-7);
-    INFO("g.out" << i << ": " << c.message);
-    CHECK(c.ok);
-  }
+  synpl::test::checkFirstStream(*f.module->getOps<l0uop::PlanOp>().begin(), "g", inputs, *expected,
+                   1e-5, 1e-7);
 }
 
 TEST_CASE("split reductions: one core, or a second run, splits nothing",
