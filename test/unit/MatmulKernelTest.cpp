@@ -47,6 +47,7 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <utility>
@@ -338,6 +339,30 @@ Compiled compileTiledMm(const char *text, unsigned lanes, unsigned rows,
   return compiled;
 }
 
+/// Fills `bufs`, in order, with draws of U(-1, 1) from `rng`.
+void fillUniform(std::initializer_list<Buffer *> bufs, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (Buffer *buf : bufs)
+    for (size_t i = 0; i < buf->n; ++i)
+      buf->data[i] = dist(rng);
+}
+
+/// Calls kernel `@mm` of `compiled` on `buffers` (its arguments in order)
+/// once per chunk [begin, end) of its split range.
+void runChunks(const Compiled &compiled, std::vector<void *> buffers,
+               const std::vector<std::pair<int64_t, int64_t>> &chunks) {
+  auto fn = compiled.engine->lookupPacked("t_mm");
+  REQUIRE(static_cast<bool>(fn));
+  for (auto [begin, end] : chunks) {
+    std::vector<void *> args;
+    for (void *&p : buffers)
+      args.push_back(&p);
+    args.push_back(&begin);
+    args.push_back(&end);
+    (*fn)(args.data());
+  }
+}
+
 /// Runs case `c` chunk by chunk and compares every output with doubles
 /// (of every `rowStride`-th row and the last: a large case checks a sample).
 void check(const Case &c, unsigned lanes, unsigned rows,
@@ -351,12 +376,8 @@ void check(const Case &c, unsigned lanes, unsigned rows,
   else
     CHECK(compiled.tiled);
   CHECK(compiled.iterations == c.m);
-  auto fn = compiled.engine->lookupPacked("t_mm");
-  REQUIRE(static_cast<bool>(fn));
-
   Layout l = layoutOf(c);
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<std::unique_ptr<Buffer>> bufs;
   auto sizeOf = [](const std::vector<int64_t> &shape) {
     size_t n = 1;
@@ -366,23 +387,14 @@ void check(const Case &c, unsigned lanes, unsigned rows,
   };
   for (auto &b : l.inputs) {
     bufs.push_back(std::make_unique<Buffer>(sizeOf(b.second)));
-    for (size_t i = 0; i < bufs.back()->n; ++i)
-      bufs.back()->data[i] = dist(rng);
+    fillUniform({bufs.back().get()}, rng);
   }
   for (auto &b : l.outputs)
     bufs.push_back(std::make_unique<Buffer>(sizeOf(b.second), NAN));
-
-  for (auto [begin, end] : chunks) {
-    std::vector<void *> ptrs;
-    for (auto &b : bufs)
-      ptrs.push_back(b->data);
-    std::vector<void *> args;
-    for (void *&p : ptrs)
-      args.push_back(&p);
-    args.push_back(&begin);
-    args.push_back(&end);
-    (*fn)(args.data());
-  }
+  std::vector<void *> ptrs;
+  for (auto &b : bufs)
+    ptrs.push_back(b->data);
+  runChunks(compiled, ptrs, chunks);
 
   auto input = [&](const char *name) -> const float * {
     for (size_t n = 0; n < l.inputs.size(); ++n)
@@ -647,19 +659,10 @@ l0uop.plan @t pipeline_depth 1 {
   for (auto [lanes, rows] : kTilings) {
     INFO("lanes " << lanes << ", rows " << rows);
     Compiled compiled = compileTiledMm(text, lanes, rows, 7);
-    auto fn = compiled.engine->lookupPacked("t_mm");
     Buffer a(16 * 900), b(900 * 40), c(16 * 40, NAN);
     std::mt19937 rng(lanes);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (size_t i = 0; i < a.n; ++i)
-      a.data[i] = dist(rng);
-    for (size_t i = 0; i < b.n; ++i)
-      b.data[i] = dist(rng);
-    for (auto [begin, end] : unevenChunks(7)) {
-      void *pa = a.data, *pb = b.data, *pc = c.data;
-      void *args[] = {&pa, &pb, &pc, &begin, &end};
-      (*fn)(args);
-    }
+    fillUniform({&a, &b}, rng);
+    runChunks(compiled, {a.data, b.data, c.data}, unevenChunks(7));
     size_t bad = 0;
     for (int64_t i = 0; i < 16; ++i)
       for (int64_t j = 0; j < 40; ++j) {
@@ -743,23 +746,16 @@ l0uop.plan @t pipeline_depth 1 {
   for (auto [lanes, rows] : kTilings) {
     INFO("lanes " << lanes << ", rows " << rows);
     Compiled compiled = compileTiledMm(text, lanes, rows, 174);
-    auto fn = compiled.engine->lookupPacked("t_mm");
     Buffer a(3 * 29 * 2 * 19), b(3 * 2 * 19 * 37), e(29 * 37), sc(6),
         c(3 * 2 * 29 * 37, NAN);
     std::mt19937 rng(lanes * 7 + rows);
+    fillUniform({&a, &b, &e, &sc}, rng);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (Buffer *buf : {&a, &b, &e, &sc})
-      for (size_t i = 0; i < buf->n; ++i)
-        buf->data[i] = dist(rng);
     std::vector<uint8_t> m(29 * 37);
     for (uint8_t &byte : m)
       byte = dist(rng) > -0.3f; // about two thirds kept
-    for (auto [begin, end] : unevenChunks(174)) {
-      void *pa = a.data, *pb = b.data, *pe = e.data, *ps = sc.data, *pc = c.data,
-           *pm = m.data();
-      void *args[] = {&pa, &pb, &pe, &ps, &pm, &pc, &begin, &end};
-      (*fn)(args);
-    }
+    runChunks(compiled, {a.data, b.data, e.data, sc.data, m.data(), c.data},
+              unevenChunks(174));
     size_t bad = 0;
     for (int64_t n = 0; n < 3; ++n)
       for (int64_t h = 0; h < 2; ++h)
@@ -830,18 +826,10 @@ l0uop.plan @t pipeline_depth 1 {
   for (auto [lanes, rows] : kTilings) {
     INFO("lanes " << lanes << ", rows " << rows);
     Compiled compiled = compileTiledMm(text, lanes, rows, 87);
-    auto fn = compiled.engine->lookupPacked("t_mm");
     Buffer a(1200 * 29), b(1200 * 37), p(3 * 29 * 37, NAN);
     std::mt19937 rng(lanes * 11 + rows);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (Buffer *buf : {&a, &b})
-      for (size_t i = 0; i < buf->n; ++i)
-        buf->data[i] = dist(rng);
-    for (auto [begin, end] : unevenChunks(87)) {
-      void *pa = a.data, *pb = b.data, *pp = p.data;
-      void *args[] = {&pa, &pb, &pp, &begin, &end};
-      (*fn)(args);
-    }
+    fillUniform({&a, &b}, rng);
+    runChunks(compiled, {a.data, b.data, p.data}, unevenChunks(87));
     size_t bad = 0;
     for (int64_t s = 0; s < 3; ++s)
       for (int64_t m = 0; m < 29; ++m)
@@ -898,20 +886,10 @@ l0uop.plan @t pipeline_depth 1 {
   INFO(compiled.error);
   REQUIRE(compiled.engine);
   CHECK(compiled.tiled);
-  auto fn = compiled.engine->lookupPacked("t_mm");
-  REQUIRE(static_cast<bool>(fn));
   Buffer a(703), b(37 * 20), c(19 * 20, NAN);
   std::mt19937 rng(3);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (size_t i = 0; i < a.n; ++i)
-    a.data[i] = dist(rng);
-  for (size_t i = 0; i < b.n; ++i)
-    b.data[i] = dist(rng);
-  for (auto [begin, end] : unevenChunks(19)) {
-    void *pa = a.data, *pb = b.data, *pc = c.data;
-    void *args[] = {&pa, &pb, &pc, &begin, &end};
-    (*fn)(args);
-  }
+  fillUniform({&a, &b}, rng);
+  runChunks(compiled, {a.data, b.data, c.data}, unevenChunks(19));
   size_t bad = 0;
   for (int64_t i = 0; i < 19; ++i)
     for (int64_t j = 0; j < 20; ++j) {
