@@ -15,6 +15,11 @@ namespace synpl::l0tollvm {
 
 static bool isParallel(RangeOp r) { return r.getKind() != RangeKind::loop; }
 
+/// The longest k block (a 16-lane panel of it: 16 KiB of f32). A longer k
+/// loop runs in blocks where L1 requires it, and a group-shared lane load
+/// of one is packed per row group.
+constexpr int64_t kMaxKBlock = 256;
+
 /// How far apart, in elements, the addresses of `slice`'s load (its last
 /// op) are for consecutive values of `var`, the other range variables held
 /// at 0: the slice's index arithmetic (CONST, INDEX, ADD, MUL, NEG) run on
@@ -244,18 +249,18 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     plan.rowCount = rowsFor(lanes);
   }
   plan.laneCount = lanes;
-  // k blocks: a k loop longer than 256 iterations runs in blocks of at
-  // most 256 when a lane panel and a row block of its whole length (trip x
+  // k blocks: a k loop longer than kMaxKBlock iterations runs in blocks of
+  // at most that when a lane panel and a row block of its whole length (trip x
   // (lanes + rows) f32) would not stay in L1 together across row blocks:
   // more than 7/8 of a 32 KiB L1D. A 384-long loop of 16 lanes and 6 rows
   // (33 KiB) ran 10-15% slower whole; a 288-long one (25 KiB; the CNN's
   // second convolution) ran 6% faster whole than in two blocks, whose row
   // panels are copied first.
-  if (plan.blockable && plan.blockable.getTripCount() > 256) {
+  if (plan.blockable && plan.blockable.getTripCount() > kMaxKBlock) {
     constexpr int64_t kL1Budget = 32 * 1024 * 7 / 8;
     int64_t trip = plan.blockable.getTripCount();
     if (trip * int64_t(plan.laneCount + plan.rowCount) * 4 > kL1Budget) {
-      int64_t blocks = (trip + 255) / 256;
+      int64_t blocks = (trip + kMaxKBlock - 1) / kMaxKBlock;
       plan.kBlock = (trip + blocks - 1) / blocks;
     }
   }
@@ -307,7 +312,7 @@ std::optional<TilePlan> matchTile(KernelOp kernel, SplitInfo split,
     // one (attention's k of a head's width) is read in place.
     bool perGroup = isa<LoadOp>(op) && range &&
                     plan.groupShared.contains(op->getResult(0)) &&
-                    range.getTripCount() > 256;
+                    range.getTripCount() > kMaxKBlock;
     if (!isa<LoadOp>(op) || !range || !plan.varying.contains(op->getResult(0)) ||
         (plan.rowDependent.contains(op->getResult(0)) && !perGroup) ||
         plan.packs.size() >= 4 || !byteSized(op->getResult(0).getType()))

@@ -58,18 +58,24 @@ void Emitter::collectLeaves(Value v, bool view,
   fn(v, view);
 }
 
+/// The axis of a reduction over one axis; nothing for any other op (a
+/// reduction over every axis included).
+static std::optional<uint64_t> reductionAxis(Operation *op) {
+  if (auto r = dyn_cast<l1::ReduceSumOp>(op))
+    return r.getAxis();
+  if (auto r = dyn_cast<l1::ReduceMeanOp>(op))
+    return r.getAxis();
+  if (auto r = dyn_cast<l1::ReduceMaxOp>(op))
+    return r.getAxis();
+  return std::nullopt;
+}
+
 /// A reduction to a vector over an axis that is not the operand's last (a
 /// bias gradient: the column sums of [rows, C]): its lanes read consecutive
 /// elements, so its kernel takes a row range of one trip (Group::flatRows)
 /// and the host tiling, which sums a block of columns row after row.
 static bool isColumnReduction(Operation *op) {
-  std::optional<uint64_t> axis;
-  if (auto r = dyn_cast<l1::ReduceSumOp>(op))
-    axis = r.getAxis();
-  else if (auto r = dyn_cast<l1::ReduceMeanOp>(op))
-    axis = r.getAxis();
-  else if (auto r = dyn_cast<l1::ReduceMaxOp>(op))
-    axis = r.getAxis();
+  std::optional<uint64_t> axis = reductionAxis(op);
   return axis && tensorOf(op->getResult(0)).getRank() == 1 &&
          *axis + 1 != uint64_t(tensorOf(op->getOperand(0)).getRank());
 }
@@ -221,15 +227,6 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
   // is read once, so nothing is computed twice; a longer inner reduction
   // stays a kernel of its own (on a GPU, one thread would loop over both).
   constexpr int64_t kMaxNestedExtent = 8;
-  auto reductionAxis = [](Operation *op) -> std::optional<uint64_t> {
-    if (auto r = dyn_cast<l1::ReduceSumOp>(op))
-      return r.getAxis();
-    if (auto r = dyn_cast<l1::ReduceMeanOp>(op))
-      return r.getAxis();
-    if (auto r = dyn_cast<l1::ReduceMaxOp>(op))
-      return r.getAxis();
-    return std::nullopt;
-  };
   for (Operation &op : body) {
     std::optional<uint64_t> axis = reductionAxis(&op);
     if (!axis || isColumnReduction(&op) || storedOut.contains(op.getResult(0)) ||
