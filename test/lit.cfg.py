@@ -24,6 +24,7 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.synpl_tools_dir, config.llvm_tools_dir]
 tools = ["synpl-opt", "synpl-translate", "synpl-lsp-server", "synpl-interp", "synplc",
+         "synpl-diff-fuzz",
          "synpl-tiled-matmul", "synpl-ipu21-sim"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

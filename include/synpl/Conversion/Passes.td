@@ -185,7 +185,14 @@ def L1ToL0 : Pass<"synpl-l1-to-l0", "mlir::ModuleOp"> {
                            "::synpl::l0ctl::L0CtlDialect"];
   let options = [
     Option<"summary", "summary", "bool", /*default=*/"false",
-           "remark, at the plan, its kernel count and pool capacities">
+           "remark, at the plan, its kernel count and pool capacities">,
+    Option<"testPlantMiscompile", "test-plant-miscompile", "std::string",
+           /*default=*/"\"\"",
+           "for the differential fuzzer's self-test only: `join-through-view` "
+           "lets an op join the kernel whose result it reads through a view "
+           "(a transpose, broadcast or reshape), so that it reads elements the "
+           "kernel has not computed yet -- a wrong program on purpose; any other "
+           "non-empty value is an error">
   ];
 }
 

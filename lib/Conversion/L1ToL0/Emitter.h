@@ -164,6 +164,11 @@ public:
   /// Builds the plan; on failure reports and returns failure, leaving the
   /// module untouched.
   LogicalResult run();
+  /// The differential fuzzer's planted miscompile (the pass's
+  /// test-plant-miscompile=join-through-view): grouping lets an op join the
+  /// kernel whose result it reads through a view.
+  bool plantJoinThroughView = false;
+
   /// Tensor ops computed by the kernels (fused or inlined).
   int64_t numLowered() const { return (int64_t)groupOf.size() + (int64_t)inlined.size(); }
 

@@ -394,7 +394,7 @@ LogicalResult Emitter::groupRegion(Operation *region, Block &body) {
     for (Value v : op->getOperands())
       collectLeaves(v, false, [&](Value b, bool view) {
         if (std::optional<unsigned> h = groupOfValue(b)) {
-          if (*h == g ? view : reaches(*h, g))
+          if (*h == g ? view && !plantJoinThroughView : reaches(*h, g))
             ok = false;
         }
         if (Slot *s = slotOf.lookup(b); s && s->persistent) {

@@ -303,6 +303,14 @@ struct L1ToL0Pass : public synpl::impl::L1ToL0Base<L1ToL0Pass> {
 
   void runOnOperation() override {
     Emitter emitter(getOperation(), *patterns);
+    if (!testPlantMiscompile.empty()) {
+      if (testPlantMiscompile != "join-through-view") {
+        getOperation().emitError("--synpl-l1-to-l0: unknown test-plant-miscompile '")
+            << testPlantMiscompile << "' (known: join-through-view)";
+        return signalPassFailure();
+      }
+      emitter.plantJoinThroughView = true;
+    }
     if (failed(emitter.run()))
       return signalPassFailure();
     if (!summary)

@@ -1,0 +1,87 @@
+//===- Oracle.h - Graphs through the reference and the targets --*- C++ -*-===//
+//
+// The differential fuzzer's oracle. Each graph of a module (Program.h's
+// buildGraph) runs:
+//
+//   * through the reference interpreter (double precision, op by op:
+//     synpl/Reference/L1Interpreter.h) — the expected numbers;
+//   * through the host target: the host pipeline's emission half (fusion
+//     across reshapes, split reductions, L1 -> L0, memory packing) then,
+//     for each tile choice the lowering offers (`tile-lanes` x
+//     `tile-rows`, and untiled), --synpl-convert-l0uop-to-llvm,
+//     JIT-compiled with the executable's optimisation
+//     (synpl::host::optimizeForHost) and run as the runtime runs a plan:
+//     every pool one aligned allocation, slots at their packed offsets,
+//     transient memory NaN before it is written, the streams' kernels and
+//     transfers in order, each kernel split over 1 or 2 threads of the
+//     runtime's own worker pool exactly as the executor splits it.
+//
+// Every element of every result must lie within the result's error bound
+// (Bounds.h) of the reference; integer results must be equal. Many
+// programs go into one module and are compiled together: they share no
+// values, so each is still checked alone.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYNPL_TEST_FUZZ_DIFF_ORACLE_H
+#define SYNPL_TEST_FUZZ_DIFF_ORACLE_H
+
+#include "Bounds.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace synpl::difffuzz {
+
+/// One way of lowering and running the host code.
+struct HostConfig {
+  unsigned tileLanes = 16, tileRows = 6; // tileLanes 0: untiled
+  int threads = 1;
+  std::string str() const;
+};
+
+struct OracleOptions {
+  std::vector<int> threads = {1, 2};
+  /// (lanes, rows) of the tiled matmul lowering; (0, 0) untiled.
+  std::vector<std::pair<unsigned, unsigned>> tiles = {{16, 6}, {8, 3}, {0, 0}};
+  /// Passed to --synpl-l1-to-l0's `test-plant-miscompile` (empty: none).
+  std::string plant;
+  /// Seed of the input values.
+  uint64_t inputSeed = 1;
+};
+
+/// Something a graph did wrong.
+struct Finding {
+  enum Kind { Mismatch, CompileError, RunError, ReferenceError } kind = Mismatch;
+  /// The graph's symbol (empty: the whole module, e.g. a compile error).
+  std::string graph;
+  /// The host configuration it happened under (empty: all of them).
+  std::string config;
+  std::string message;
+  static const char *kindName(Kind k);
+};
+
+struct OracleStats {
+  int64_t graphs = 0, runs = 0, elements = 0, kernels = 0;
+};
+
+class Oracle {
+public:
+  explicit Oracle(OracleOptions options) : options(std::move(options)) {}
+
+  /// Checks every tensor graph of `module` (not modified) and returns
+  /// what went wrong; empty when every graph agrees everywhere.
+  std::vector<Finding> check(mlir::ModuleOp module);
+
+  const OracleStats &stats() const { return totals; }
+
+private:
+  OracleOptions options;
+  OracleStats totals;
+};
+
+} // namespace synpl::difffuzz
+
+#endif // SYNPL_TEST_FUZZ_DIFF_ORACLE_H

@@ -1,0 +1,349 @@
+//===- synpl-diff-fuzz.cpp - Differential fuzzing of the L1 -> host path --===//
+//
+// Generates random well-formed L1 tensor graphs (Generator.h), runs each
+// through the reference interpreter and the host target under every tile
+// choice at 1 and 2 threads (Oracle.h), compares within derived error
+// bounds (Bounds.h), and shrinks what fails (Reducer.h) into a lit test
+// candidate. docs/fuzzing.md describes the campaign and the CI replay.
+//
+//===----------------------------------------------------------------------===//
+#include "Generator.h"
+#include "Oracle.h"
+#include "Reducer.h"
+
+#include "synpl/InitAll.h"
+#include "synpl/Dialect/L1/L1Ops.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+using namespace mlir;
+using namespace synpl;
+using namespace synpl::difffuzz;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("synpl-diff-fuzz options");
+static cl::opt<std::string> seedsOpt(
+    "seeds", cl::desc("Program seeds to run, FIRST:END (END exclusive; default 0:64)"),
+    cl::init("0:64"), cl::cat(category));
+static cl::opt<unsigned> batchOpt(
+    "batch", cl::desc("Programs compiled together in one module (default 16)"), cl::init(16),
+    cl::cat(category));
+static cl::opt<std::string> threadsOpt(
+    "thread-counts", cl::desc("Worker threads to run the kernels with, comma-separated (default 1,2)"),
+    cl::init("1,2"), cl::cat(category));
+static cl::opt<std::string> tilesOpt(
+    "tiles",
+    cl::desc("Tile choices of the host lowering, LANESxROWS or `untiled`, comma-separated "
+             "(default 16x6,8x3,untiled)"),
+    cl::init("16x6,8x3,untiled"), cl::cat(category));
+static cl::opt<std::string> plantOpt(
+    "plant",
+    cl::desc("Plant a miscompile in L1 -> L0 (its test-plant-miscompile option, e.g. "
+             "join-through-view): the fuzzer's self-test"),
+    cl::init(""), cl::cat(category));
+static cl::opt<bool> reduceOpt("reduce",
+                               cl::desc("Shrink each failing program and write it to --out"),
+                               cl::init(false), cl::cat(category));
+static cl::opt<std::string> outOpt("out",
+                                   cl::desc("Directory for reduced reproducers (default .)"),
+                                   cl::init("."), cl::cat(category));
+static cl::opt<int> maxOpsOpt("max-ops", cl::desc("Most idioms per program (default 14)"),
+                              cl::init(14), cl::cat(category));
+static cl::opt<double> timeOpt(
+    "time", cl::desc("Stop after this many seconds, whatever the seed range (0: no limit)"),
+    cl::init(0), cl::cat(category));
+static cl::opt<bool> stopOpt("stop-at-first", cl::desc("Stop at the first failing batch"),
+                             cl::init(false), cl::cat(category));
+static cl::opt<std::string> checkOpt(
+    "check",
+    cl::desc("Check the graphs of this L1 file (a reproducer) instead of generating programs"),
+    cl::init(""), cl::cat(category));
+static cl::opt<int64_t> printOpt("print", cl::desc("Print the program of this seed and exit"),
+                                 cl::init(-1), cl::cat(category));
+
+namespace {
+
+std::vector<int> parseThreads(const std::string &s) {
+  std::vector<int> out;
+  SmallVector<StringRef> parts;
+  StringRef(s).split(parts, ',');
+  for (StringRef part : parts)
+    if (int n = 0; !part.trim().getAsInteger(10, n) && n > 0)
+      out.push_back(n);
+  return out;
+}
+
+bool parseTiles(const std::string &s, std::vector<std::pair<unsigned, unsigned>> &out) {
+  SmallVector<StringRef> parts;
+  StringRef(s).split(parts, ',');
+  for (StringRef part : parts) {
+    part = part.trim();
+    if (part == "untiled") {
+      out.push_back({0, 0});
+      continue;
+    }
+    auto [l, r] = part.split('x');
+    unsigned lanes = 0, rows = 0;
+    if (l.getAsInteger(10, lanes) || r.getAsInteger(10, rows) || !lanes || !rows)
+      return false;
+    out.push_back({lanes, rows});
+  }
+  return !out.empty();
+}
+
+OracleOptions oracleOptions() {
+  OracleOptions o;
+  o.threads = parseThreads(threadsOpt);
+  o.tiles.clear();
+  parseTiles(tilesOpt, o.tiles);
+  o.plant = plantOpt;
+  return o;
+}
+
+std::string describe(const Finding &f) {
+  std::string s = std::string(Finding::kindName(f.kind));
+  if (!f.graph.empty())
+    s += " in @" + f.graph;
+  if (!f.config.empty())
+    s += " (" + f.config + ")";
+  return s + ": " + f.message;
+}
+
+/// A module of `programs` (graph g<seed> each); the seeds that failed to
+/// build are left out.
+OwningOpRef<ModuleOp> buildModule(MLIRContext *ctx,
+                                  const std::vector<std::pair<int64_t, Program>> &programs,
+                                  const SizeLimits &limits) {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(ctx));
+  buildSystem(*module, false);
+  for (auto &[seed, p] : programs) {
+    BuiltGraph built;
+    std::string why;
+    if (!buildGraph(*module, p, "g" + std::to_string(seed), limits, built, why))
+      llvm::errs() << "synpl-diff-fuzz: internal: seed " << seed
+                   << " generated a program that does not build: " << why << "\n";
+  }
+  return module;
+}
+
+/// Whether `p` fails as `f` did, run alone under `f`'s configuration.
+bool failsLike(MLIRContext *ctx, const Program &p, const Finding &f, const SizeLimits &limits,
+               OracleOptions options) {
+  OwningOpRef<ModuleOp> module = buildModule(ctx, {{0, p}}, limits);
+  Oracle oracle(options);
+  for (const Finding &g : oracle.check(*module)) {
+    if (g.kind != f.kind)
+      continue;
+    if (f.kind != Finding::CompileError)
+      return true;
+    // The same compile error: the same first words.
+    if (StringRef(g.message).take_front(40).split(' ').first ==
+        StringRef(f.message).take_front(40).split(' ').first)
+      return true;
+  }
+  return false;
+}
+
+/// The options that reproduce `f` alone: its tile choice and thread count.
+OracleOptions narrowTo(const Finding &f) {
+  OracleOptions o = oracleOptions();
+  StringRef config(f.config);
+  if (config.consume_front("host tile ")) {
+    auto [tile, threads] = config.split(", ");
+    std::vector<std::pair<unsigned, unsigned>> tiles;
+    if (parseTiles(tile.str(), tiles))
+      o.tiles = tiles;
+    int n = 0;
+    if (!threads.split(' ').first.getAsInteger(10, n))
+      o.threads = {n};
+  }
+  return o;
+}
+
+void writeReproducer(MLIRContext *ctx, int64_t seed, const Program &original,
+                     const Program &reduced, const Finding &f, const SizeLimits &limits) {
+  OwningOpRef<ModuleOp> module = buildModule(ctx, {{seed, reduced}}, limits);
+  std::string path = outOpt + "/diff-seed-" + std::to_string(seed) + ".mlir";
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    llvm::errs() << "synpl-diff-fuzz: cannot write " << path << ": " << ec.message() << "\n";
+    return;
+  }
+  OracleOptions narrow = narrowTo(f);
+  std::string tiles, threads;
+  for (auto [l, r] : narrow.tiles)
+    tiles += (tiles.empty() ? "" : ",") +
+             (l ? std::to_string(l) + "x" + std::to_string(r) : std::string("untiled"));
+  for (int t : narrow.threads)
+    threads += (threads.empty() ? "" : ",") + std::to_string(t);
+  os << "// Found by synpl-diff-fuzz, seed " << seed << ": " << describe(f) << "\n";
+  os << "// Reduced from " << original.summary() << "\n//   to " << reduced.summary() << ".\n";
+  os << "// RUN: " << (plantOpt.empty() ? "" : "not ") << "synpl-diff-fuzz --check %s --tiles="
+     << tiles << " --thread-counts=" << threads
+     << (plantOpt.empty() ? std::string() : " --plant=" + plantOpt) << "\n\n";
+  module->print(os);
+  llvm::outs() << "  reproducer: " << path << "\n";
+}
+
+int checkFile(MLIRContext &ctx) {
+  std::string err;
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(checkOpt, &ctx);
+  if (!module) {
+    llvm::errs() << "synpl-diff-fuzz: cannot parse " << checkOpt << "\n";
+    return 2;
+  }
+  Oracle oracle(oracleOptions());
+  std::vector<Finding> findings = oracle.check(*module);
+  for (const Finding &f : findings)
+    llvm::outs() << checkOpt << ": " << describe(f) << "\n";
+  const OracleStats &s = oracle.stats();
+  llvm::outs() << "checked " << s.graphs << " graphs in " << s.runs << " runs, " << s.elements
+               << " elements: " << (findings.empty() ? "all agree" : "FAILED") << "\n";
+  return findings.empty() ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "synpl-diff-fuzz: differential fuzzing of the L1 -> host lowering\n\n"
+      "Generates random well-formed L1 tensor graphs, one per seed, over the whole L1\n"
+      "tensor vocabulary; runs each through the double-precision reference interpreter\n"
+      "and through the host pipeline under every tile choice at 1 and 2 threads; and\n"
+      "compares every result within an error bound derived from the graph's ops and\n"
+      "sizes. Exit status 1 when any program disagrees or fails to compile.\n\n"
+      "  synpl-diff-fuzz --seeds=0:1000                  a campaign over 1000 programs\n"
+      "  synpl-diff-fuzz --seeds=0:1000 --reduce --out=D shrink each failure into D\n"
+      "  synpl-diff-fuzz --check repro.mlir              re-run a reproducer\n"
+      "  synpl-diff-fuzz --print 42                      the program of seed 42\n");
+
+  DialectRegistry registry;
+  registerHostCodegen(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  ctx.disableMultithreading(); // the kernels' worker threads are the point
+  // Generated programs are never printed with their diagnostics' notes.
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+
+  std::vector<std::pair<unsigned, unsigned>> tiles;
+  if (parseThreads(threadsOpt).empty() || !parseTiles(tilesOpt, tiles)) {
+    llvm::errs() << "synpl-diff-fuzz: --thread-counts takes counts like 1,2 and --tiles choices "
+                    "like 16x6,8x3,untiled\n";
+    return 2;
+  }
+  if (!checkOpt.empty())
+    return checkFile(ctx);
+
+  GenOptions gen;
+  gen.maxOps = std::max(gen.minOps, int(maxOpsOpt));
+  if (printOpt >= 0) {
+    Program p = generate(&ctx, uint64_t(printOpt), gen);
+    OwningOpRef<ModuleOp> module = buildModule(&ctx, {{printOpt, p}}, gen.limits);
+    llvm::outs() << "// " << p.summary() << "\n";
+    module->print(llvm::outs());
+    return 0;
+  }
+
+  int64_t first = 0, end = 0;
+  {
+    auto [a, b] = StringRef(seedsOpt).split(':');
+    if (a.getAsInteger(10, first) || b.getAsInteger(10, end) || end < first) {
+      llvm::errs() << "synpl-diff-fuzz: --seeds takes FIRST:END\n";
+      return 2;
+    }
+  }
+  if (reduceOpt && !llvm::sys::fs::is_directory(outOpt)) {
+    llvm::errs() << "synpl-diff-fuzz: --out " << outOpt << " is not a directory\n";
+    return 2;
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  Oracle oracle(oracleOptions());
+  int64_t programs = 0, ops = 0, failing = 0;
+  std::map<std::string, int64_t> opCounts;
+  unsigned batch = std::max(1u, unsigned(batchOpt));
+  for (int64_t s = first; s < end; s += batch) {
+    if (timeOpt > 0 && elapsed() > timeOpt)
+      break;
+    std::vector<std::pair<int64_t, Program>> batchPrograms;
+    for (int64_t seed = s; seed < std::min<int64_t>(end, s + batch); ++seed) {
+      batchPrograms.push_back({seed, generate(&ctx, uint64_t(seed), gen)});
+      for (const Step &st : batchPrograms.back().second.steps)
+        ++opCounts[opName(st.kind)], ++ops;
+    }
+    programs += batchPrograms.size();
+    OwningOpRef<ModuleOp> module = buildModule(&ctx, batchPrograms, gen.limits);
+    std::vector<Finding> findings = oracle.check(*module);
+    // Which programs failed: by graph, or each alone when the whole module
+    // failed (a compile error names no graph).
+    std::map<int64_t, Finding> failed;
+    for (const Finding &f : findings) {
+      if (!f.graph.empty()) {
+        int64_t seed = std::stoll(f.graph.substr(1));
+        failed.emplace(seed, f);
+        continue;
+      }
+      for (auto &[seed, p] : batchPrograms) {
+        OwningOpRef<ModuleOp> one = buildModule(&ctx, {{seed, p}}, gen.limits);
+        Oracle alone(narrowTo(f));
+        for (const Finding &g : alone.check(*one)) {
+          Finding named = g;
+          named.graph = "g" + std::to_string(seed);
+          failed.emplace(seed, named);
+        }
+      }
+    }
+    for (auto &[seed, f] : failed) {
+      ++failing;
+      llvm::outs() << "seed " << seed << ": " << describe(f) << "\n";
+      if (!reduceOpt)
+        continue;
+      const Program &p = std::find_if(batchPrograms.begin(), batchPrograms.end(),
+                                      [&, seed = seed](auto &e) { return e.first == seed; })
+                             ->second;
+      OracleOptions narrow = narrowTo(f);
+      ReduceStats stats;
+      Program small = reduce(
+          &ctx, p, gen.limits,
+          [&](const Program &c) { return failsLike(&ctx, c, f, gen.limits, narrow); }, 300,
+          stats);
+      llvm::outs() << "  reduced to " << small.summary() << " (" << stats.candidates
+                   << " candidates)\n";
+      writeReproducer(&ctx, seed, p, small, f, gen.limits);
+    }
+    const OracleStats &st = oracle.stats();
+    llvm::outs() << "seeds " << s << ".." << std::min<int64_t>(end, s + batch) - 1 << ": "
+                 << programs << " programs, " << ops << " ops, " << st.runs << " runs, "
+                 << st.elements << " elements compared, " << failing << " failing, "
+                 << llvm::format("%.0f", elapsed()) << " s\n";
+    llvm::outs().flush();
+    if (stopOpt && failing)
+      break;
+  }
+  llvm::outs() << "ops generated:";
+  for (auto &[name, n] : opCounts)
+    llvm::outs() << " " << name << "=" << n;
+  llvm::outs() << "\n" << programs << " programs, " << failing << " failing\n";
+  return failing ? 1 : 0;
+}
