@@ -4,7 +4,13 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #   scripts/fuzz.sh --list                    the targets, one per line
 #
-# TARGET: syn mlir pipeline idx checkpoint text plan ipu21 (all by default).
+# TARGET: syn mlir pipeline idx checkpoint text plan ipu21 (the libFuzzer
+# targets) and diff (the differential fuzzer, synpl-diff-fuzz: random L1
+# graphs through the reference interpreter and the host target); all by
+# default. The diff target runs from the normal tree (./build, built by
+# scripts/build.sh), not the sanitizer tree: its seeds continue from
+# build/fuzz/diff/next-seed, and each failing program is reduced into
+# build/fuzz/diff/findings/ as a lit test candidate.
 # Builds them in ./build-fuzz (SYNPL_FUZZ_BUILD_DIR; scripts/asan-tree.sh
 # fuzz: clang, AddressSanitizer + UndefinedBehaviorSanitizer, coverage
 # instrumentation of the whole project) the first time.
@@ -22,7 +28,7 @@
 # Prints the executions of each target (libFuzzer's
 # stat::number_of_executed_units).
 set -euo pipefail
-all=(syn mlir pipeline idx checkpoint text plan ipu21)
+all=(syn mlir pipeline idx checkpoint text plan ipu21 diff)
 if [ "${1:-}" = --list ]; then
   printf '%s\n' "${all[@]}"
   exit 0
@@ -37,12 +43,47 @@ targets=("$@")
 bash scripts/install-deps.sh
 BUILD_DIR="${SYNPL_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
-bash scripts/asan-tree.sh "$BUILD_DIR" fuzz
 build=()
+diff_status=0
+libfuzzer=()
 for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: no target '$t' (${all[*]})" >&2; exit 2; }
+  if [ "$t" = diff ]; then
+    # The differential fuzzer: the normal tree, a time budget, seeds that
+    # continue where the last run stopped.
+    bash scripts/build.sh --target synpl-diff-fuzz >/dev/null
+    dwork="$root/build/fuzz/diff"
+    mkdir -p "$dwork/findings"
+    first="$(cat "$dwork/next-seed" 2>/dev/null || echo 1000000)"
+    echo "== diff: ${seconds}s from seed $first"
+    set +e
+    "$root/build/bin/synpl-diff-fuzz" --seeds="$first:$((first + 100000000))" --time="$seconds" \
+      --reduce --out="$dwork/findings" >"$dwork/diff.log" 2>&1
+    diff_status=$?
+    set -e
+    ran="$(grep -o '^[0-9]* programs' "$dwork/diff.log" | tail -1 | grep -o '^[0-9]*' || echo 0)"
+    echo $((first + ran)) >"$dwork/next-seed"
+    if [ "$diff_status" -ne 0 ]; then
+      echo "fuzz.sh: diff found programs the host computes wrongly; see $dwork/diff.log and $dwork/findings" >&2
+      grep -m5 '^seed ' "$dwork/diff.log" >&2 || true
+    fi
+    continue
+  fi
+  libfuzzer+=("$t")
   build+=("synpl-fuzz-$t")
 done
+targets=("${libfuzzer[@]+"${libfuzzer[@]}"}")
+if [ ${#targets[@]} -eq 0 ]; then
+  echo
+  printf '%-12s %14s\n' target programs
+  printf '%-12s %14s\n' diff "$ran"
+  exit $diff_status
+fi
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  echo "fuzz.sh: first building the fuzzing tree $BUILD_DIR (AddressSanitizer, UBSan and" \
+       "coverage on every library: about 55 minutes on 2 cores, once; later runs reuse it)"
+fi
+bash scripts/asan-tree.sh "$BUILD_DIR" fuzz
 # The plan target's seeds are compiled examples, the ipu21 target's
 # translated graphs: they need synplc and synpl-translate too.
 tools="${SYNPL_FUZZ_SEED_TOOLS:-$BUILD_DIR/bin}"
@@ -61,7 +102,7 @@ seed_tools=()
 [ -x "$tools/synpl-translate" ] && seed_tools+=(--synpl-translate "$tools/synpl-translate")
 python3 "$root/test/fuzz/make_seeds.py" "${seed_tools[@]}" "$root" "$seeds"
 
-status=0
+status=$diff_status
 declare -A executed
 for t in "${targets[@]}"; do
   bin="$BUILD_DIR/bin/synpl-fuzz-$t"
@@ -90,6 +131,7 @@ done
 echo
 printf '%-12s %14s\n' target executions
 total=0
+[ -n "${ran:-}" ] && printf '%-12s %14s (programs)\n' diff "$ran"
 for t in "${targets[@]}"; do
   printf '%-12s %14s\n' "$t" "${executed[$t]}"
   total=$((total + ${executed[$t]:-0}))

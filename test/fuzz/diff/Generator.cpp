@@ -37,8 +37,12 @@ private:
 
   // --- Building blocks on the candidate `c`.
   int newSym() {
-    // Small sizes mostly; the large ones only fit where little else is big.
-    int64_t size = chance(0.8) ? kSizes[below(16)] : kSizes[below(std::size(kSizes))];
+    // Small sizes mostly; the large ones only fit where little else is big
+    // (a contraction past split-K's 4096, a k loop past the tile's blocks).
+    static const int64_t kLong[] = {326, 400, 513, 1024, 4095, 4096, 4097, 8191};
+    int64_t size = chance(0.8)    ? kSizes[below(16)]
+                   : chance(0.85) ? kSizes[below(std::size(kSizes))]
+                                  : kLong[below(std::size(kLong))];
     c.syms.push_back(size);
     return c.intern({DimNode::Sym, int(c.syms.size() - 1)});
   }
@@ -50,6 +54,10 @@ private:
     if (symNodes.empty() || (c.syms.size() < 6 && chance(0.35)))
       return newSym();
     return pick(symNodes);
+  }
+  int symOf(int64_t size) {
+    c.syms.push_back(size);
+    return c.intern({DimNode::Sym, int(c.syms.size() - 1)});
   }
   int lit(int64_t n) { return c.intern({DimNode::Lit, -1, -1, n}); }
   std::vector<int> randomShape(int rank) {
@@ -140,6 +148,7 @@ private:
   bool gatherScatter();
   bool dropout();
   bool viewRoundTrip();
+  bool longContraction();
 
   /// Builds `c`; on success it becomes `p`.
   bool accept();
@@ -610,6 +619,30 @@ bool Generator::viewRoundTrip() {
   return true;
 }
 
+bool Generator::longContraction() {
+  // What split-K and split column reductions rewrite: a weight gradient
+  // X^T dY over a long batch, or a bias gradient (a sum over the rows).
+  int len = symOf(pick(std::vector<int64_t>{4095, 4096, 4097, 5000, 8192}));
+  int m = symOf(pick(std::vector<int64_t>{1, 2, 3, 5, 6, 7, 8}));
+  int n = symOf(pick(std::vector<int64_t>{1, 2, 4, 5, 7}));
+  int dy = addInput({len, n}, Elem::F32, -1, 1);
+  double scale = std::ldexp(1.0, -int(std::ceil(std::log2(double(c.size(len))))));
+  if (chance(0.6)) {
+    scratch = {dy};
+    int x = addInput({len, m}, Elem::F32, -1, 1);
+    dy = scratch[0];
+    int xt = add(OpKind::Transpose, {x}, {m, len}, Elem::F32, {1, 0});
+    int g = add(OpKind::Matmul, {xt, chance(0.5) ? dy : add(OpKind::Tanh, {dy}, {len, n})}, {m, n});
+    add(OpKind::Scale, {g, add(OpKind::Const, {}, {}, Elem::F32, {}, scale)}, {m, n});
+  } else {
+    OpKind kind = pick(std::vector<OpKind>{OpKind::ReduceSum, OpKind::ReduceMean, OpKind::ReduceMax});
+    int r = add(kind, {dy}, {n}, Elem::F32, {0});
+    if (kind == OpKind::ReduceSum)
+      add(OpKind::Scale, {r, add(OpKind::Const, {}, {}, Elem::F32, {}, scale)}, {n});
+  }
+  return true;
+}
+
 Program Generator::run() {
   // Inputs: one or two float tensors of rank 1 to 4.
   int inputs = 1 + int(below(2));
@@ -639,7 +672,8 @@ Program Generator::run() {
       {&Generator::conv, 2},          {&Generator::softmax, 2},    {&Generator::layerNorm, 1},
       {&Generator::pool, 2},          {&Generator::compareSelect, 2},
       {&Generator::castOneHot, 1},    {&Generator::gatherScatter, 2},
-      {&Generator::dropout, 1},       {&Generator::viewRoundTrip, 2}};
+      {&Generator::dropout, 1},       {&Generator::viewRoundTrip, 2},
+      {&Generator::longContraction, 1}};
   int total = 0;
   for (const Weighted &w : idioms)
     total += w.weight;

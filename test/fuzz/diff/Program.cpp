@@ -205,7 +205,7 @@ Operation *buildStep(OpBuilder &b, Location loc, const Step &s, Type type,
 
 } // namespace
 
-void synpl::difffuzz::buildSystem(ModuleOp module, bool cuda) {
+void synpl::difffuzz::buildSystem(ModuleOp module, bool cuda, int64_t cores) {
   MLIRContext *ctx = module.getContext();
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   Location loc = UnknownLoc::get(ctx);
@@ -215,7 +215,7 @@ void synpl::difffuzz::buildSystem(ModuleOp module, bool cuda) {
   l1::NodeOp::create(in, loc, "ram_0", l1::NodeKind::memory, in.getStringAttr("4GB"), {}, {},
                      {}, {}, {});
   l1::NodeOp::create(in, loc, "cpu_0", l1::NodeKind::compute, {}, in.getStringAttr("x86_64"),
-                     {}, {}, {}, {});
+                     {}, cores > 1 ? in.getI64IntegerAttr(cores) : IntegerAttr(), {}, {});
   l1::EdgeOp::create(in, loc, "ram_0", "cpu_0", true, "50GB/s", {});
   if (cuda) {
     l1::NodeOp::create(in, loc, "gpu_0", l1::NodeKind::compute, {}, in.getStringAttr("cuda"),

@@ -117,7 +117,7 @@ struct Program {
 /// Limits a built program must keep: the reference interpreter runs in
 /// double and the host JIT compiles every kernel, so programs stay small.
 struct SizeLimits {
-  int64_t maxElements = 1 << 15;
+  int64_t maxElements = 1 << 16;
   int64_t maxMatmulFlops = int64_t(1) << 22;
   int maxRank = 6;
 };
@@ -139,9 +139,10 @@ struct BuiltGraph {
 bool buildGraph(mlir::ModuleOp module, const Program &program, llvm::StringRef name,
                 const SizeLimits &limits, BuiltGraph &out, std::string &why);
 
-/// Adds `l1.system @<name>` with one x86_64 CPU and its memory (`cuda`: a
+/// Adds `l1.system @fuzz` with one x86_64 CPU of `cores` cores (what the
+/// split-reductions search divides the work by) and its memory (`cuda`: a
 /// GPU node `@gpu_0` too).
-void buildSystem(mlir::ModuleOp module, bool cuda);
+void buildSystem(mlir::ModuleOp module, bool cuda, int64_t cores = 1);
 
 /// The input ranges recorded for graph `name` in `module` (-1, 1 for a
 /// float argument, and 0 .. 7 for an integer one, when none are recorded).

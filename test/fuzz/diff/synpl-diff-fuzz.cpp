@@ -125,9 +125,9 @@ std::string describe(const Finding &f) {
 /// build are left out.
 OwningOpRef<ModuleOp> buildModule(MLIRContext *ctx,
                                   const std::vector<std::pair<int64_t, Program>> &programs,
-                                  const SizeLimits &limits) {
+                                  const SizeLimits &limits, int64_t cores) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(ctx));
-  buildSystem(*module, false);
+  buildSystem(*module, false, cores);
   for (auto &[seed, p] : programs) {
     BuiltGraph built;
     std::string why;
@@ -139,9 +139,9 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext *ctx,
 }
 
 /// Whether `p` fails as `f` did, run alone under `f`'s configuration.
-bool failsLike(MLIRContext *ctx, const Program &p, const Finding &f, const SizeLimits &limits,
-               OracleOptions options) {
-  OwningOpRef<ModuleOp> module = buildModule(ctx, {{0, p}}, limits);
+bool failsLike(MLIRContext *ctx, const Program &p, int64_t seed, int64_t cores,
+               const Finding &f, const SizeLimits &limits, OracleOptions options) {
+  OwningOpRef<ModuleOp> module = buildModule(ctx, {{seed, p}}, limits, cores);
   Oracle oracle(options);
   for (const Finding &g : oracle.check(*module)) {
     if (g.kind != f.kind)
@@ -172,9 +172,9 @@ OracleOptions narrowTo(const Finding &f) {
   return o;
 }
 
-void writeReproducer(MLIRContext *ctx, int64_t seed, const Program &original,
+void writeReproducer(MLIRContext *ctx, int64_t seed, int64_t cores, const Program &original,
                      const Program &reduced, const Finding &f, const SizeLimits &limits) {
-  OwningOpRef<ModuleOp> module = buildModule(ctx, {{seed, reduced}}, limits);
+  OwningOpRef<ModuleOp> module = buildModule(ctx, {{seed, reduced}}, limits, cores);
   std::string path = outOpt + "/diff-seed-" + std::to_string(seed) + ".mlir";
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
@@ -256,7 +256,7 @@ int main(int argc, char **argv) {
   gen.maxOps = std::max(gen.minOps, int(maxOpsOpt));
   if (printOpt >= 0) {
     Program p = generate(&ctx, uint64_t(printOpt), gen);
-    OwningOpRef<ModuleOp> module = buildModule(&ctx, {{printOpt, p}}, gen.limits);
+    OwningOpRef<ModuleOp> module = buildModule(&ctx, {{printOpt, p}}, gen.limits, 1);
     llvm::outs() << "// " << p.summary() << "\n";
     module->print(llvm::outs());
     return 0;
@@ -293,7 +293,10 @@ int main(int argc, char **argv) {
         ++opCounts[opName(st.kind)], ++ops;
     }
     programs += batchPrograms.size();
-    OwningOpRef<ModuleOp> module = buildModule(&ctx, batchPrograms, gen.limits);
+    // The CPU's cores (1, 2, 4 or 8 by batch) change what the
+    // split-reductions search chooses.
+    int64_t cores = int64_t(1) << (llvm::hash_value(s) % 4);
+    OwningOpRef<ModuleOp> module = buildModule(&ctx, batchPrograms, gen.limits, cores);
     std::vector<Finding> findings = oracle.check(*module);
     // Which programs failed: by graph, or each alone when the whole module
     // failed (a compile error names no graph).
@@ -305,7 +308,7 @@ int main(int argc, char **argv) {
         continue;
       }
       for (auto &[seed, p] : batchPrograms) {
-        OwningOpRef<ModuleOp> one = buildModule(&ctx, {{seed, p}}, gen.limits);
+        OwningOpRef<ModuleOp> one = buildModule(&ctx, {{seed, p}}, gen.limits, cores);
         Oracle alone(narrowTo(f));
         for (const Finding &g : alone.check(*one)) {
           Finding named = g;
@@ -326,11 +329,14 @@ int main(int argc, char **argv) {
       ReduceStats stats;
       Program small = reduce(
           &ctx, p, gen.limits,
-          [&](const Program &c) { return failsLike(&ctx, c, f, gen.limits, narrow); }, 300,
+          [&, seed = seed](const Program &c) {
+            return failsLike(&ctx, c, seed, cores, f, gen.limits, narrow);
+          },
+          300,
           stats);
       llvm::outs() << "  reduced to " << small.summary() << " (" << stats.candidates
                    << " candidates)\n";
-      writeReproducer(&ctx, seed, p, small, f, gen.limits);
+      writeReproducer(&ctx, seed, cores, p, small, f, gen.limits);
     }
     const OracleStats &st = oracle.stats();
     llvm::outs() << "seeds " << s << ".." << std::min<int64_t>(end, s + batch) - 1 << ": "
