@@ -1,17 +1,22 @@
 //===- Oracle.cpp - Graphs through the reference and the host target ------===//
 #include "Oracle.h"
 
+#include "NvvmSim.h"
 #include "Program.h"
 
 #include "synpl/Conversion/Passes.h"
+#include "synpl/Pipelines/Pipelines.h"
 #include "synpl/Dialect/L0Ctl/L0CtlOps.h"
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
 #include "synpl/Dialect/L1/L1Ops.h"
+#include "synpl/Dialect/L1/L1Program.h"
 #include "synpl/Reference/L1Interpreter.h"
 #include "synpl/Runtime/Runtime.h"
 #include "synpl/Target/HostObject.h"
 #include "synpl/Transforms/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -26,6 +31,11 @@
 using namespace mlir;
 using namespace synpl;
 using namespace synpl::difffuzz;
+
+std::string CudaConfig::str() const {
+  return "cuda " + chip + (fastMath ? "" : ", exact math") + (blockReduce ? "" : ", no block-reduce") +
+         (tuneLaunch ? "" : ", default launch");
+}
 
 std::string HostConfig::str() const {
   std::string tile = tileLanes ? std::to_string(tileLanes) + "x" + std::to_string(tileRows)
@@ -58,11 +68,13 @@ struct Diagnostics {
   ScopedDiagnosticHandler handler;
 };
 
-/// A zeroed (or 0xFF-filled) 64-byte aligned allocation.
+/// A zeroed (or 0xFF-filled) 256-byte aligned allocation.
 struct Aligned {
   Aligned(uint64_t bytes, uint8_t fill) {
     uint64_t rounded = std::max<uint64_t>((bytes + 63) / 64 * 64, 64);
-    data = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
+    // 256: the most any kernel's `llvm.align` promises (a device's).
+    rounded = (rounded + 255) / 256 * 256;
+    data = static_cast<uint8_t *>(std::aligned_alloc(256, rounded));
     std::memset(data, fill, rounded);
   }
   ~Aligned() { std::free(data); }
@@ -96,6 +108,10 @@ public:
   void *at(const std::string &slot) const {
     auto it = addr.find(slot);
     return it == addr.end() ? nullptr : it->second;
+  }
+  size_t bytes(const std::string &slot) const {
+    l0uop::BufType t = types.at(slot);
+    return t.getNumElements() * std::max(1u, t.getElementType().getIntOrFloatBitWidth() / 8);
   }
   l0uop::BufType type(const std::string &slot) const { return types.at(slot); }
 
@@ -146,15 +162,25 @@ private:
   std::map<std::string, l0uop::BufType> types;
 };
 
+} // namespace
+
 /// One stream entry, resolved: a kernel call or a transfer.
-struct Launch {
+struct synpl::difffuzz::detail::Launch {
   std::string name;
   void (*fn)(void **) = nullptr;
+  /// A device kernel: run on the SIMT interpreter.
+  LLVM::LLVMFuncOp device;
+  std::vector<std::pair<uint8_t *, size_t>> buffers;
+  int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1}, shared = 0;
   std::vector<void *> ptrs;
   int64_t iterations = 0, grain = 1;
   void *src = nullptr, *dst = nullptr;
   int64_t bytes = 0;
 };
+
+namespace {
+using synpl::difffuzz::detail::Launch;
+
 
 struct ChunkCall {
   const Launch *launch;
@@ -218,19 +244,16 @@ std::string compareResult(const ref::Tensor &got, const ref::Tensor &want, const
 
 } // namespace
 
-std::vector<Finding> Oracle::check(ModuleOp module) {
-  MLIRContext *ctx = module.getContext();
-  std::vector<Finding> findings;
+struct synpl::difffuzz::detail::Expect {
+  std::string name;
+  std::vector<ref::Tensor> inputs, outputs;
+  std::vector<Bound> bounds;
+};
 
-  // --- The reference, per graph.
-  struct Expect {
-    std::string name;
-    std::vector<ref::Tensor> inputs, outputs;
-    std::vector<Bound> bounds;
-  };
-  std::vector<Expect> expects;
+std::vector<synpl::difffuzz::detail::Expect> Oracle::reference(ModuleOp module, std::vector<Finding> &findings) {
+  std::vector<synpl::difffuzz::detail::Expect> expects;
   for (auto graph : module.getOps<l1::TensorGraphOp>()) {
-    Expect e;
+    synpl::difffuzz::detail::Expect e;
     e.name = graph.getSymName().str();
     auto ranges = inputRanges(module, graph);
     e.inputs = drawInputs(graph, ranges, options.inputSeed ^ llvm::hash_value(e.name));
@@ -239,7 +262,7 @@ std::vector<Finding> Oracle::check(ModuleOp module) {
       findings.push_back({Finding::ReferenceError, e.name, "", why});
       continue;
     }
-    Diagnostics diags(ctx);
+    Diagnostics diags(module.getContext());
     ref::StateEnv state;
     auto outs = ref::interpretTensorGraph(graph, e.inputs, state);
     if (failed(outs)) {
@@ -250,10 +273,18 @@ std::vector<Finding> Oracle::check(ModuleOp module) {
     expects.push_back(std::move(e));
   }
   totals.graphs += expects.size();
+  return expects;
+}
+
+std::vector<Finding> Oracle::check(ModuleOp module) {
+  std::vector<Finding> findings;
+  std::vector<synpl::difffuzz::detail::Expect> expects = reference(module, findings);
   if (expects.empty())
     return findings;
 
-  // --- Emission, shared by every tile choice.
+  // --- Emission, shared by every configuration: the host pipeline's first
+  // half (the rewrites it runs only touch host graphs).
+  MLIRContext *ctx = module.getContext();
   OwningOpRef<ModuleOp> l0 = module.clone();
   {
     Diagnostics diags(ctx);
@@ -265,16 +296,29 @@ std::vector<Finding> Oracle::check(ModuleOp module) {
     pm.addPass(createL1ToL0(emission));
     pm.addPass(createL0PackMemory());
     if (failed(pm.run(*l0))) {
-      findings.push_back({Finding::CompileError, "", "host emission", diags.text});
+      findings.push_back({Finding::CompileError, "", "emission", diags.text});
       return findings;
     }
   }
+  bool cuda = false;
+  for (auto graph : module.getOps<l1::TensorGraphOp>())
+    if (l1::NodeOp node = l1::lookupNode(graph, graph.getNodeAttr()))
+      cuda |= node.getIsa() == StringRef("cuda");
+  if (cuda)
+    checkCuda(*l0, expects, findings);
+  else
+    checkHost(*l0, expects, findings);
+  return findings;
+}
 
+void Oracle::checkHost(ModuleOp l0, const std::vector<synpl::difffuzz::detail::Expect> &expects,
+                       std::vector<Finding> &findings) {
+  MLIRContext *ctx = l0.getContext();
   static bool mvec = !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
   (void)mvec;
   for (auto [lanes, rows] : options.tiles) {
     HostConfig config{lanes, rows, 1};
-    OwningOpRef<ModuleOp> compiled = l0->clone();
+    OwningOpRef<ModuleOp> compiled = l0.clone();
     Diagnostics diags(ctx);
     {
       PassManager pm(ctx);
@@ -324,115 +368,173 @@ std::vector<Finding> Oracle::check(ModuleOp module) {
           llvm::JITSymbolFlags::Exported};
       return map;
     });
-
     for (int threads : options.threads) {
       config.threads = threads;
-      PlanMemory mem(plan);
-      std::string setup;
-      std::vector<Launch> launches;
-      for (auto stream : plan.getBody().front().getOps<l0uop::StreamOp>())
-        for (Attribute a : stream.getEntries()) {
-          Launch l;
-          l.name = cast<FlatSymbolRefAttr>(a).getValue().str();
-          if (auto kernel = plan.lookup<l0uop::KernelOp>(l.name)) {
-            auto entry = kernel->getAttrOfType<FlatSymbolRefAttr>("host_entry");
-            auto iters = kernel->getAttrOfType<IntegerAttr>("host_iterations");
-            auto grain = kernel->getAttrOfType<IntegerAttr>("host_grain");
-            auto fn = entry ? engine->lookupPacked(entry.getValue())
-                            : llvm::Expected<void (*)(void **)>(nullptr);
-            if (!entry || !iters || !fn || !*fn) {
-              if (!fn)
-                llvm::consumeError(fn.takeError());
-              setup = "kernel @" + l.name + " has no host function";
-              break;
-            }
-            l.fn = *fn;
-            l.iterations = iters.getInt();
-            l.grain = grain ? grain.getInt() : 1;
-            for (Attribute s : llvm::concat<const Attribute>(kernel.getInputs(),
-                                                             kernel.getOutputs()))
-              l.ptrs.push_back(mem.at(cast<FlatSymbolRefAttr>(s).getValue().str()));
-            ++totals.kernels;
-          } else if (auto tx = plan.lookup<l0uop::TransferOp>(l.name)) {
-            l.src = mem.at(tx.getSrc().str());
-            l.dst = mem.at(tx.getDst().str());
-            l.bytes = tx.getBytes();
-          } else {
-            setup = "stream entry @" + l.name + " is neither a kernel nor a transfer";
-            break;
-          }
-          launches.push_back(std::move(l));
+      auto resolve = [&](l0uop::KernelOp kernel, Launch &l) -> std::string {
+        auto entry = kernel->getAttrOfType<FlatSymbolRefAttr>("host_entry");
+        auto iters = kernel->getAttrOfType<IntegerAttr>("host_iterations");
+        auto grain = kernel->getAttrOfType<IntegerAttr>("host_grain");
+        if (!entry || !iters)
+          return "kernel @" + l.name + " has no host function";
+        auto fn = engine->lookupPacked(entry.getValue());
+        if (!fn) {
+          llvm::consumeError(fn.takeError());
+          return "kernel @" + l.name + ": no JIT'd @" + entry.getValue().str();
         }
-      if (!setup.empty()) {
-        findings.push_back({Finding::RunError, "", config.str(), setup});
-        break;
-      }
-      // Slot lifetimes are launch ticks: an input is stored just before
-      // the launch that first reads it and a result read right after the
-      // launch that writes it (packing may give their bytes to other slots
-      // outside those ticks, as a forwarding stage would find them).
-      std::map<int64_t, std::vector<std::pair<std::string, const ref::Tensor *>>> writeAt;
-      std::map<int64_t, std::vector<std::pair<std::string, const ref::Tensor *>>> readAt;
-      auto tick = [&](const std::string &slot, bool last) -> int64_t {
-        auto op = plan.lookup<l0uop::SlotOp>(slot);
-        if (!op)
-          return -1;
-        int64_t t = last ? op.getLastUse() : op.getFirstUse();
-        return std::clamp<int64_t>(t, 0, std::max<int64_t>(0, int64_t(launches.size()) - 1));
+        l.fn = *fn;
+        l.iterations = iters.getInt();
+        l.grain = grain ? grain.getInt() : 1;
+        return "";
       };
-      for (const Expect &e : expects) {
-        for (size_t i = 0; i < e.inputs.size(); ++i) {
-          std::string slot = e.name + ".in" + std::to_string(i);
-          if (tick(slot, false) < 0)
-            setup = "no slot " + slot;
-          writeAt[tick(slot, false)].push_back({slot, &e.inputs[i]});
-        }
-        for (size_t i = 0; i < e.outputs.size(); ++i) {
-          std::string slot = e.name + ".out" + std::to_string(i);
-          if (tick(slot, true) < 0)
-            setup = "no slot " + slot;
-          readAt[tick(slot, true)].push_back({slot, &e.outputs[i]});
-        }
-      }
-      if (!setup.empty()) {
-        findings.push_back({Finding::RunError, "", config.str(), setup});
-        break;
-      }
-      std::map<std::string, ref::Tensor> results;
-      synpl_rt_workers *workers = threads > 1 ? synpl_rt_workers_create(threads) : nullptr;
-      for (size_t t = 0; t < std::max<size_t>(launches.size(), 1); ++t) {
-        for (auto &[slot, value] : writeAt[int64_t(t)])
-          if (!mem.write(slot, *value))
-            setup = "slot " + slot + " does not hold its input's type";
-        if (t < launches.size()) {
-          const Launch &l = launches[t];
-          if (l.fn)
-            runKernel(l, workers);
-          else
-            std::memmove(l.dst, l.src, l.bytes);
-        }
-        for (auto &[slot, like] : readAt[int64_t(t)])
-          results[slot] = mem.read(slot, *like);
-      }
-      if (workers)
-        synpl_rt_workers_destroy(workers);
-      ++totals.runs;
-      if (!setup.empty()) {
-        findings.push_back({Finding::RunError, "", config.str(), setup});
-        break;
-      }
-
-      for (const Expect &e : expects)
-        for (size_t i = 0; i < e.outputs.size(); ++i) {
-          std::string slot = e.name + ".out" + std::to_string(i);
-          const ref::Tensor &got = results.at(slot);
-          totals.elements += got.size();
-          std::string diff = compareResult(got, e.outputs[i], e.bounds[i]);
-          if (!diff.empty())
-            findings.push_back({Finding::Mismatch, e.name, config.str(),
-                                "result #" + std::to_string(i) + ": " + diff});
-        }
+      runPlan(plan, expects, config.str(), resolve, threads, findings);
     }
   }
-  return findings;
+}
+
+void Oracle::checkCuda(ModuleOp l0, const std::vector<synpl::difffuzz::detail::Expect> &expects,
+                       std::vector<Finding> &findings) {
+  MLIRContext *ctx = l0.getContext();
+  for (const CudaConfig &config : options.cuda) {
+    OwningOpRef<ModuleOp> compiled = l0.clone();
+    Diagnostics diags(ctx);
+    {
+      PassManager pm(ctx);
+      CudaKernelPipelineOptions cuda;
+      cuda.chip = config.chip;
+      cuda.fastMath = config.fastMath;
+      cuda.blockReduce = config.blockReduce;
+      cuda.tuneLaunch = config.tuneLaunch;
+      cuda.binary = false; // the NVVM functions run on the interpreter
+      buildCudaKernelPipeline(pm, cuda);
+      if (failed(pm.run(*compiled))) {
+        findings.push_back({Finding::CompileError, "", config.str(), diags.text});
+        continue;
+      }
+    }
+    auto plans = compiled->getOps<l0uop::PlanOp>();
+    if (plans.empty()) {
+      findings.push_back({Finding::CompileError, "", config.str(), "no l0uop.plan"});
+      continue;
+    }
+    l0uop::PlanOp plan = *plans.begin();
+    auto gpuModule =
+        compiled->lookupSymbol<gpu::GPUModuleOp>((plan.getSymName() + "_cuda").str());
+    auto resolve = [&](l0uop::KernelOp kernel, Launch &l) -> std::string {
+      auto entry = kernel->getAttrOfType<StringAttr>("device_entry");
+      if (!entry || !gpuModule)
+        return "kernel @" + l.name + " has no device function (a host kernel in a GPU graph)";
+      l.device = gpuModule.lookupSymbol<LLVM::LLVMFuncOp>(entry.getValue());
+      if (!l.device)
+        return "no device function @" + entry.getValue().str();
+      for (int d = 0; d < 3; ++d)
+        l.grid[d] = kernel.getGrid()[d], l.block[d] = kernel.getBlock()[d];
+      l.shared = kernel.getSharedMem();
+      return "";
+    };
+    runPlan(plan, expects, config.str(), resolve, 1, findings);
+  }
+}
+
+void Oracle::runPlan(l0uop::PlanOp plan, const std::vector<synpl::difffuzz::detail::Expect> &expects,
+                     const std::string &config,
+                     const std::function<std::string(l0uop::KernelOp, Launch &)> &resolve,
+                     int threads, std::vector<Finding> &findings) {
+  PlanMemory mem(plan);
+  std::string setup;
+  std::vector<Launch> launches;
+  for (auto stream : plan.getBody().front().getOps<l0uop::StreamOp>())
+    for (Attribute a : stream.getEntries()) {
+      Launch l;
+      l.name = cast<FlatSymbolRefAttr>(a).getValue().str();
+      if (auto kernel = plan.lookup<l0uop::KernelOp>(l.name)) {
+        setup = resolve(kernel, l);
+        if (!setup.empty())
+          break;
+        for (Attribute s : llvm::concat<const Attribute>(kernel.getInputs(),
+                                                         kernel.getOutputs())) {
+          std::string slot = cast<FlatSymbolRefAttr>(s).getValue().str();
+          l.ptrs.push_back(mem.at(slot));
+          l.buffers.push_back({static_cast<uint8_t *>(mem.at(slot)), mem.bytes(slot)});
+        }
+        ++totals.kernels;
+      } else if (auto tx = plan.lookup<l0uop::TransferOp>(l.name)) {
+        l.src = mem.at(tx.getSrc().str());
+        l.dst = mem.at(tx.getDst().str());
+        l.bytes = tx.getBytes();
+      } else {
+        setup = "stream entry @" + l.name + " is neither a kernel nor a transfer";
+        break;
+      }
+      launches.push_back(std::move(l));
+    }
+  if (!setup.empty()) {
+    findings.push_back({Finding::RunError, "", config, setup});
+    return;
+  }
+  // Slot lifetimes are launch ticks: an input is stored just before the
+  // launch that first reads it and a result read right after the launch
+  // that writes it (packing may give their bytes to other slots outside
+  // those ticks, as a forwarding stage would find them).
+  using SlotList = std::vector<std::pair<std::string, const ref::Tensor *>>;
+  std::map<int64_t, SlotList> writeAt, readAt;
+  int64_t lastTick = std::max<int64_t>(0, int64_t(launches.size()) - 1);
+  for (const synpl::difffuzz::detail::Expect &e : expects) {
+    auto add = [&](const std::string &slot, const ref::Tensor &t, bool result) {
+      auto op = plan.lookup<l0uop::SlotOp>(slot);
+      if (!op) {
+        setup = "no slot " + slot;
+        return;
+      }
+      int64_t tick = std::clamp<int64_t>(result ? op.getLastUse() : op.getFirstUse(), 0,
+                                         lastTick);
+      (result ? readAt : writeAt)[tick].push_back({slot, &t});
+    };
+    for (size_t i = 0; i < e.inputs.size(); ++i)
+      add(e.name + ".in" + std::to_string(i), e.inputs[i], false);
+    for (size_t i = 0; i < e.outputs.size(); ++i)
+      add(e.name + ".out" + std::to_string(i), e.outputs[i], true);
+  }
+  if (!setup.empty()) {
+    findings.push_back({Finding::RunError, "", config, setup});
+    return;
+  }
+  std::map<std::string, ref::Tensor> results;
+  synpl_rt_workers *workers = threads > 1 ? synpl_rt_workers_create(threads) : nullptr;
+  for (int64_t t = 0; t <= lastTick && setup.empty(); ++t) {
+    for (auto &[slot, value] : writeAt[t])
+      if (!mem.write(slot, *value))
+        setup = "slot " + slot + " does not hold its input's type";
+    if (t < int64_t(launches.size())) {
+      const Launch &l = launches[t];
+      if (l.fn) {
+        runKernel(l, workers);
+      } else if (l.device) {
+        test::NvvmSim sim(l.device, l.buffers, l.shared, /*eagerCopies=*/false);
+        if (!sim.runGrid({l.grid[0], l.grid[1], l.grid[2]},
+                         {l.block[0], l.block[1], l.block[2]}))
+          setup = "kernel @" + l.name + " faulted on the SIMT interpreter: " + sim.error;
+      } else {
+        std::memmove(l.dst, l.src, l.bytes);
+      }
+    }
+    for (auto &[slot, like] : readAt[t])
+      results[slot] = mem.read(slot, *like);
+  }
+  if (workers)
+    synpl_rt_workers_destroy(workers);
+  ++totals.runs;
+  if (!setup.empty()) {
+    findings.push_back({Finding::RunError, "", config, setup});
+    return;
+  }
+  for (const synpl::difffuzz::detail::Expect &e : expects)
+    for (size_t i = 0; i < e.outputs.size(); ++i) {
+      std::string slot = e.name + ".out" + std::to_string(i);
+      const ref::Tensor &got = results.at(slot);
+      totals.elements += got.size();
+      std::string diff = compareResult(got, e.outputs[i], e.bounds[i]);
+      if (!diff.empty())
+        findings.push_back(
+            {Finding::Mismatch, e.name, config, "result #" + std::to_string(i) + ": " + diff});
+    }
 }

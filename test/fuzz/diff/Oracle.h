@@ -5,7 +5,7 @@
 //
 //   * through the reference interpreter (double precision, op by op:
 //     synpl/Reference/L1Interpreter.h) — the expected numbers;
-//   * through the host target: the host pipeline's emission half (fusion
+//   * through the host target (a graph on the CPU): the host pipeline's emission half (fusion
 //     across reshapes, split reductions, L1 -> L0, memory packing) then,
 //     for each tile choice the lowering offers (`tile-lanes` x
 //     `tile-rows`, and untiled), --synpl-convert-l0uop-to-llvm,
@@ -15,6 +15,11 @@
 //     transient memory NaN before it is written, the streams' kernels and
 //     transfers in order, each kernel split over 1 or 2 threads of the
 //     runtime's own worker pool exactly as the executor splits it.
+//
+//   * through the CUDA target (a graph on the GPU): the same emission,
+//     then the CUDA kernel pipeline (block-reduce, the launch search,
+//     l0uop -> NVVM) for each configuration, every device kernel run over
+//     its whole launch on the SIMT interpreter of test/unit/NvvmSim.h.
 //
 // Every element of every result must lie within the result's error bound
 // (Bounds.h) of the reference; integer results must be equal. Many
@@ -27,13 +32,22 @@
 
 #include "Bounds.h"
 
+#include "synpl/Dialect/L0UOp/L0UOpOps.h"
+
 #include "mlir/IR/BuiltinOps.h"
+
+#include <functional>
 
 #include <map>
 #include <string>
 #include <vector>
 
 namespace synpl::difffuzz {
+
+namespace detail {
+struct Expect;
+struct Launch;
+} // namespace detail
 
 /// One way of lowering and running the host code.
 struct HostConfig {
@@ -42,10 +56,21 @@ struct HostConfig {
   std::string str() const;
 };
 
+/// One way of lowering the device kernels of a GPU graph (the CUDA kernel
+/// pipeline's options), whose NVVM functions then run on the SIMT
+/// interpreter (test/unit/NvvmSim.h).
+struct CudaConfig {
+  std::string chip = "sm_80";
+  bool fastMath = true, blockReduce = true, tuneLaunch = true;
+  std::string str() const;
+};
+
 struct OracleOptions {
   std::vector<int> threads = {1, 2};
   /// (lanes, rows) of the tiled matmul lowering; (0, 0) untiled.
   std::vector<std::pair<unsigned, unsigned>> tiles = {{16, 6}, {8, 3}, {0, 0}};
+  /// For graphs on a GPU.
+  std::vector<CudaConfig> cuda = {CudaConfig(), CudaConfig{"sm_90", false, false, false}};
   /// Passed to --synpl-l1-to-l0's `test-plant-miscompile` (empty: none).
   std::string plant;
   /// Seed of the input values.
@@ -78,6 +103,20 @@ public:
   const OracleStats &stats() const { return totals; }
 
 private:
+  using Expect = detail::Expect;
+  using Launch = detail::Launch;
+  std::vector<Expect> reference(mlir::ModuleOp module, std::vector<Finding> &findings);
+  void checkHost(mlir::ModuleOp l0, const std::vector<Expect> &expects,
+                 std::vector<Finding> &findings);
+  void checkCuda(mlir::ModuleOp l0, const std::vector<Expect> &expects,
+                 std::vector<Finding> &findings);
+  /// Runs the plan's streams with `resolve` filling in each kernel's code;
+  /// compares the results.
+  void runPlan(l0uop::PlanOp plan, const std::vector<Expect> &expects,
+               const std::string &config,
+               const std::function<std::string(l0uop::KernelOp, Launch &)> &resolve,
+               int threads, std::vector<Finding> &findings);
+
   OracleOptions options;
   OracleStats totals;
 };

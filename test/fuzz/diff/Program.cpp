@@ -225,7 +225,8 @@ void synpl::difffuzz::buildSystem(ModuleOp module, bool cuda, int64_t cores) {
 }
 
 bool synpl::difffuzz::buildGraph(ModuleOp module, const Program &p, StringRef name,
-                                 const SizeLimits &limits, BuiltGraph &out, std::string &why) {
+                                 const SizeLimits &limits, BuiltGraph &out, std::string &why,
+                                 StringRef node) {
   MLIRContext *ctx = module.getContext();
   // Shapes first: every size positive, every tensor within the limits.
   for (int v = 0; v < p.numValues(); ++v) {
@@ -256,7 +257,7 @@ bool synpl::difffuzz::buildGraph(ModuleOp module, const Program &p, StringRef na
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   std::string sink = (name + "_sink").str();
   Location loc = NameLoc::get(StringAttr::get(ctx, name));
-  auto graph = l1::TensorGraphOp::create(b, loc, name, "cpu_0", b.getArrayAttr({}),
+  auto graph = l1::TensorGraphOp::create(b, loc, name, node, b.getArrayAttr({}),
                                          FlatSymbolRefAttr::get(ctx, sink));
   Block *body = new Block;
   graph.getBody().push_back(body);
@@ -284,11 +285,12 @@ bool synpl::difffuzz::buildGraph(ModuleOp module, const Program &p, StringRef na
     }
   l1::ReturnOp::create(gb, loc, results);
 
-  auto stage = l1::StageOp::create(b, loc, sink, "cpu_0", b.getArrayAttr({}));
+  auto stage = l1::StageOp::create(b, loc, sink, node, b.getArrayAttr({}));
   Block *sb = new Block;
   stage.getBody().push_back(sb);
   OpBuilder s = OpBuilder::atBlockEnd(sb);
-  auto ram = FlatSymbolRefAttr::get(ctx, "ram_0");
+  // A GPU's results stay in its memory; a CPU's are in the host's.
+  auto ram = FlatSymbolRefAttr::get(ctx, node == "gpu_0" ? "gpu_0" : "ram_0");
   for (Value r : results)
     l1::DropOp::create(s, loc, sb->addArgument(l1::BufType::get(ctx, ram, cast<RankedTensorType>(r.getType())), loc));
   l1::EndOp::create(s, loc);

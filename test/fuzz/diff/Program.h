@@ -132,12 +132,13 @@ struct BuiltGraph {
 };
 
 /// Adds `program` to `module` (which must hold the system `buildSystem`
-/// made) as `l1.tensor_graph @<name> on @<node>` and a stage `@<name>_sink`
-/// that drops its results, records its input ranges in the module's
+/// made) as `l1.tensor_graph @<name> on @<node>` (`cpu_0` or `gpu_0`) and a
+/// stage `@<name>_sink` on the same node that drops its results, records its input ranges in the module's
 /// `difffuzz.inputs` attribute, verifies it and computes its bounds. On
 /// failure the module is left without it and `why` says what was wrong.
 bool buildGraph(mlir::ModuleOp module, const Program &program, llvm::StringRef name,
-                const SizeLimits &limits, BuiltGraph &out, std::string &why);
+                const SizeLimits &limits, BuiltGraph &out, std::string &why,
+                llvm::StringRef node = "cpu_0");
 
 /// Adds `l1.system @fuzz` with one x86_64 CPU of `cores` cores (what the
 /// split-reductions search divides the work by) and its memory (`cuda`: a

@@ -53,6 +53,16 @@ static cl::opt<std::string> plantOpt(
     cl::desc("Plant a miscompile in L1 -> L0 (its test-plant-miscompile option, e.g. "
              "join-through-view): the fuzzer's self-test"),
     cl::init(""), cl::cat(category));
+static cl::opt<std::string> targetsOpt(
+    "targets",
+    cl::desc("Targets to check, comma-separated: host (the JIT), cuda (the SIMT interpreter); "
+             "default host"),
+    cl::init("host"), cl::cat(category));
+static cl::opt<unsigned> cudaEveryOpt(
+    "cuda-every",
+    cl::desc("With --targets including cuda: check every Nth batch on the GPU (its "
+             "interpreter is slow; default 1)"),
+    cl::init(1), cl::cat(category));
 static cl::opt<bool> reduceOpt("reduce",
                                cl::desc("Shrink each failing program and write it to --out"),
                                cl::init(false), cl::cat(category));
@@ -112,6 +122,9 @@ OracleOptions oracleOptions() {
   return o;
 }
 
+/// Whether `f` came from a graph on the GPU.
+bool onGpu(const Finding &f) { return StringRef(f.config).starts_with("cuda"); }
+
 std::string describe(const Finding &f) {
   std::string s = std::string(Finding::kindName(f.kind));
   if (!f.graph.empty())
@@ -125,13 +138,14 @@ std::string describe(const Finding &f) {
 /// build are left out.
 OwningOpRef<ModuleOp> buildModule(MLIRContext *ctx,
                                   const std::vector<std::pair<int64_t, Program>> &programs,
-                                  const SizeLimits &limits, int64_t cores) {
+                                  const SizeLimits &limits, int64_t cores, bool cuda) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(ctx));
-  buildSystem(*module, false, cores);
+  buildSystem(*module, cuda, cores);
   for (auto &[seed, p] : programs) {
     BuiltGraph built;
     std::string why;
-    if (!buildGraph(*module, p, "g" + std::to_string(seed), limits, built, why))
+    if (!buildGraph(*module, p, "g" + std::to_string(seed), limits, built, why,
+                    cuda ? "gpu_0" : "cpu_0"))
       llvm::errs() << "synpl-diff-fuzz: internal: seed " << seed
                    << " generated a program that does not build: " << why << "\n";
   }
@@ -141,7 +155,7 @@ OwningOpRef<ModuleOp> buildModule(MLIRContext *ctx,
 /// Whether `p` fails as `f` did, run alone under `f`'s configuration.
 bool failsLike(MLIRContext *ctx, const Program &p, int64_t seed, int64_t cores,
                const Finding &f, const SizeLimits &limits, OracleOptions options) {
-  OwningOpRef<ModuleOp> module = buildModule(ctx, {{seed, p}}, limits, cores);
+  OwningOpRef<ModuleOp> module = buildModule(ctx, {{seed, p}}, limits, cores, onGpu(f));
   Oracle oracle(options);
   for (const Finding &g : oracle.check(*module)) {
     if (g.kind != f.kind)
@@ -160,6 +174,11 @@ bool failsLike(MLIRContext *ctx, const Program &p, int64_t seed, int64_t cores,
 OracleOptions narrowTo(const Finding &f) {
   OracleOptions o = oracleOptions();
   StringRef config(f.config);
+  for (const CudaConfig &c : o.cuda)
+    if (c.str() == f.config) {
+      o.cuda = {c};
+      break;
+    }
   if (config.consume_front("host tile ")) {
     auto [tile, threads] = config.split(", ");
     std::vector<std::pair<unsigned, unsigned>> tiles;
@@ -174,7 +193,7 @@ OracleOptions narrowTo(const Finding &f) {
 
 void writeReproducer(MLIRContext *ctx, int64_t seed, int64_t cores, const Program &original,
                      const Program &reduced, const Finding &f, const SizeLimits &limits) {
-  OwningOpRef<ModuleOp> module = buildModule(ctx, {{seed, reduced}}, limits, cores);
+  OwningOpRef<ModuleOp> module = buildModule(ctx, {{seed, reduced}}, limits, cores, onGpu(f));
   std::string path = outOpt + "/diff-seed-" + std::to_string(seed) + ".mlir";
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
@@ -237,6 +256,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   registerHostCodegen(registry);
+  registerCudaCodegen(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   ctx.disableMultithreading(); // the kernels' worker threads are the point
@@ -256,7 +276,7 @@ int main(int argc, char **argv) {
   gen.maxOps = std::max(gen.minOps, int(maxOpsOpt));
   if (printOpt >= 0) {
     Program p = generate(&ctx, uint64_t(printOpt), gen);
-    OwningOpRef<ModuleOp> module = buildModule(&ctx, {{printOpt, p}}, gen.limits, 1);
+    OwningOpRef<ModuleOp> module = buildModule(&ctx, {{printOpt, p}}, gen.limits, 1, false);
     llvm::outs() << "// " << p.summary() << "\n";
     module->print(llvm::outs());
     return 0;
@@ -280,6 +300,8 @@ int main(int argc, char **argv) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   Oracle oracle(oracleOptions());
+  bool checkHost = StringRef(targetsOpt).contains("host");
+  bool checkCuda = StringRef(targetsOpt).contains("cuda");
   int64_t programs = 0, ops = 0, failing = 0;
   std::map<std::string, int64_t> opCounts;
   unsigned batch = std::max(1u, unsigned(batchOpt));
@@ -296,24 +318,28 @@ int main(int argc, char **argv) {
     // The CPU's cores (1, 2, 4 or 8 by batch) change what the
     // split-reductions search chooses.
     int64_t cores = int64_t(1) << (llvm::hash_value(s) % 4);
-    OwningOpRef<ModuleOp> module = buildModule(&ctx, batchPrograms, gen.limits, cores);
-    std::vector<Finding> findings = oracle.check(*module);
     // Which programs failed: by graph, or each alone when the whole module
     // failed (a compile error names no graph).
     std::map<int64_t, Finding> failed;
-    for (const Finding &f : findings) {
-      if (!f.graph.empty()) {
-        int64_t seed = std::stoll(f.graph.substr(1));
-        failed.emplace(seed, f);
+    for (bool cuda : {false, true}) {
+      if ((cuda ? !checkCuda : !checkHost) ||
+          (cuda && ((s - first) / batch) % std::max(1u, unsigned(cudaEveryOpt)) != 0))
         continue;
-      }
-      for (auto &[seed, p] : batchPrograms) {
-        OwningOpRef<ModuleOp> one = buildModule(&ctx, {{seed, p}}, gen.limits, cores);
-        Oracle alone(narrowTo(f));
-        for (const Finding &g : alone.check(*one)) {
-          Finding named = g;
-          named.graph = "g" + std::to_string(seed);
-          failed.emplace(seed, named);
+      OwningOpRef<ModuleOp> module = buildModule(&ctx, batchPrograms, gen.limits, cores, cuda);
+      std::vector<Finding> findings = oracle.check(*module);
+      for (const Finding &f : findings) {
+        if (!f.graph.empty()) {
+          failed.emplace(std::stoll(f.graph.substr(1)), f);
+          continue;
+        }
+        for (auto &[seed, p] : batchPrograms) {
+          OwningOpRef<ModuleOp> one = buildModule(&ctx, {{seed, p}}, gen.limits, cores, cuda);
+          Oracle alone(narrowTo(f));
+          for (const Finding &g : alone.check(*one)) {
+            Finding named = g;
+            named.graph = "g" + std::to_string(seed);
+            failed.emplace(seed, named);
+          }
         }
       }
     }
