@@ -6,6 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzContext.h"
+#include "SynMutator.h"
+
+#include <cstring>
+#include <string>
 
 #include "synpl/Frontend/Syn.h"
 
@@ -25,4 +29,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (module)
     (void)mlir::verify(*module);
   return 0;
+}
+
+// Structure-aware mutation (three inputs in four); libFuzzer's byte
+// mutations for the rest and for inputs the mutator cannot read.
+extern "C" size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t maxSize);
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t maxSize,
+                                          unsigned int seed) {
+  if (seed % 4 != 0) {
+    std::string in(reinterpret_cast<const char *>(data), size);
+    std::string out = synpl::fuzz::mutateSyn(in, seed);
+    if (!out.empty() && out.size() <= maxSize) {
+      std::memcpy(data, out.data(), out.size());
+      return out.size();
+    }
+  }
+  return LLVMFuzzerMutate(data, size, maxSize);
 }
