@@ -293,9 +293,7 @@ LogicalResult synpl::ipu21::addHostSide(l0uop::PlanOp host, GraphOp graph, sim::
   return success();
 }
 
-/// The program of `op`'s one graph, with its host side when the module
-/// holds one.
-static FailureOr<sim::Program> programOf(Operation *op) {
+FailureOr<sim::Program> synpl::ipu21::toScheduledProgram(Operation *op) {
   FailureOr<GraphOp> graph = findGraph(op);
   if (failed(graph))
     return failure();
@@ -318,7 +316,7 @@ static FailureOr<sim::Program> programOf(Operation *op) {
 }
 
 LogicalResult synpl::ipu21::saveProgramFile(Operation *op, StringRef path) {
-  FailureOr<sim::Program> program = programOf(op);
+  FailureOr<sim::Program> program = toScheduledProgram(op);
   if (failed(program))
     return failure();
   std::string error;
@@ -333,7 +331,7 @@ void synpl::ipu21::registerToProgramTranslation() {
       "Write an ipu21.graph as an ipu21 program file (versioned, checksummed) that "
       "synpl-ipu21-sim runs",
       [](Operation *op, raw_ostream &os) -> LogicalResult {
-        FailureOr<sim::Program> program = programOf(op);
+        FailureOr<sim::Program> program = toScheduledProgram(op);
         if (failed(program))
           return failure();
         os << sim::writeProgram(*program);

@@ -45,8 +45,12 @@ static std::optional<sim::UType> utypeOf(Type type) {
     return sim::UType::U8;
   if (type.isInteger(8))
     return sim::UType::I8;
+  if (type.isUnsignedInteger(32))
+    return sim::UType::U32;
   if (type.isInteger(32))
     return sim::UType::I32;
+  if (type.isUnsignedInteger(64))
+    return sim::UType::U64;
   if (type.isInteger(64))
     return sim::UType::I64;
   return std::nullopt;

@@ -13,6 +13,9 @@
 #include "synpl/Reference/L1Interpreter.h"
 #include "synpl/Runtime/Runtime.h"
 #include "synpl/Target/HostObject.h"
+#include "synpl/Target/IPU21/Facts.h"
+#include "synpl/Target/IPU21/Simulator.h"
+#include "synpl/Target/IPU21/Translate.h"
 #include "synpl/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -37,6 +40,10 @@ std::string CudaConfig::str() const {
          (tuneLaunch ? "" : ", default launch");
 }
 
+std::string Ipu21Config::str() const {
+  return arch + (tiles ? " on " + std::to_string(tiles) + " tiles" : std::string());
+}
+
 std::string HostConfig::str() const {
   std::string tile = tileLanes ? std::to_string(tileLanes) + "x" + std::to_string(tileRows)
                                : std::string("untiled");
@@ -50,6 +57,7 @@ const char *Finding::kindName(Kind k) {
   case CompileError: return "compile error";
   case RunError: return "run error";
   case ReferenceError: return "not a valid test";
+  case Refused: return "refused for resources";
   }
   return "?";
 }
@@ -304,10 +312,14 @@ std::vector<Finding> Oracle::check(ModuleOp module) {
   for (auto graph : module.getOps<l1::TensorGraphOp>())
     if (l1::NodeOp node = l1::lookupNode(graph, graph.getNodeAttr()))
       cuda |= node.getIsa() == StringRef("cuda");
-  if (cuda)
+  if (cuda) {
     checkCuda(*l0, expects, findings);
-  else
+    return findings;
+  }
+  if (options.host)
     checkHost(*l0, expects, findings);
+  if (options.ipu21)
+    checkIpu21(*l0, expects, findings);
   return findings;
 }
 
@@ -528,13 +540,77 @@ void Oracle::runPlan(l0uop::PlanOp plan, const std::vector<synpl::difffuzz::deta
     return;
   }
   for (const synpl::difffuzz::detail::Expect &e : expects)
-    for (size_t i = 0; i < e.outputs.size(); ++i) {
-      std::string slot = e.name + ".out" + std::to_string(i);
-      const ref::Tensor &got = results.at(slot);
-      totals.elements += got.size();
-      std::string diff = compareResult(got, e.outputs[i], e.bounds[i]);
-      if (!diff.empty())
-        findings.push_back(
-            {Finding::Mismatch, e.name, config, "result #" + std::to_string(i) + ": " + diff});
+    for (size_t i = 0; i < e.outputs.size(); ++i)
+      compare(e, i, results.at(e.name + ".out" + std::to_string(i)), config, findings);
+}
+
+void Oracle::compare(const Expect &e, size_t i, const ref::Tensor &got,
+                     const std::string &config, std::vector<Finding> &findings) {
+  totals.elements += got.size();
+  std::string diff = compareResult(got, e.outputs[i], e.bounds[i]);
+  if (!diff.empty())
+    findings.push_back(
+        {Finding::Mismatch, e.name, config, "result #" + std::to_string(i) + ": " + diff});
+}
+
+void Oracle::checkIpu21(ModuleOp l0, const std::vector<Expect> &expects,
+                        std::vector<Finding> &findings) {
+  MLIRContext *ctx = l0.getContext();
+  for (const Ipu21Config &config : options.ipu21Configs) {
+    OwningOpRef<ModuleOp> compiled = l0.clone();
+    Diagnostics diags(ctx);
+    PassManager pm(ctx);
+    ConvertL0UOpToIPU21Options ipu;
+    ipu.arch = config.arch;
+    ipu.maxTiles = config.tiles;
+    pm.addPass(createConvertL0UOpToIPU21(ipu));
+    if (failed(pm.run(*compiled))) {
+      if (StringRef(diags.text).contains("[resource]")) {
+        ++totals.refused;
+        continue;
+      }
+      findings.push_back({Finding::CompileError, "", config.str(), diags.text});
+      continue;
     }
+    FailureOr<ipu21::sim::Program> program = ipu21::toScheduledProgram(*compiled);
+    if (failed(program)) {
+      findings.push_back({Finding::CompileError, "", config.str(),
+                          "no ipu21 program: " + diags.text});
+      continue;
+    }
+    std::optional<ipu21::Facts> facts = ipu21::factsFor(program->target.arch);
+    if (!facts) {
+      findings.push_back({Finding::CompileError, "", config.str(), "no facts of the arch"});
+      continue;
+    }
+    ipu21::sim::Simulator sim(*program, *facts);
+    std::string error;
+    bool ok = sim.valid(error);
+    for (const Expect &e : expects)
+      for (size_t i = 0; ok && i < e.inputs.size(); ++i)
+        ok = sim.setTensor(e.name + ".in" + std::to_string(i), e.inputs[i].data(), error);
+    ok = ok && sim.run(error);
+    ++totals.runs;
+    if (!ok) {
+      findings.push_back({Finding::RunError, "", config.str(), error});
+      continue;
+    }
+    for (const Expect &e : expects)
+      for (size_t i = 0; i < e.outputs.size(); ++i) {
+        std::string slot = e.name + ".out" + std::to_string(i);
+        std::vector<double> values;
+        if (!sim.getTensor(slot, values, error)) {
+          findings.push_back({Finding::RunError, e.name, config.str(), error});
+          continue;
+        }
+        const ref::Tensor &want = e.outputs[i];
+        if (int64_t(values.size()) != want.size()) {
+          findings.push_back({Finding::RunError, e.name, config.str(),
+                              slot + " holds " + std::to_string(values.size()) + " values"});
+          continue;
+        }
+        compare(e, i, ref::Tensor(want.getElementType(), want.getShape(), values),
+                config.str(), findings);
+      }
+  }
 }

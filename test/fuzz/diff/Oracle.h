@@ -16,6 +16,10 @@
 //     transfers in order, each kernel split over 1 or 2 threads of the
 //     runtime's own worker pool exactly as the executor splits it.
 //
+//   * through the IPU target (the same host plan, --synpl-convert-l0uop-to-
+//     ipu21 for each arch and tile count, the graph translated to a
+//     program and run on the BSP simulator of synpl/Target/IPU21), with
+//     --targets=ipu21;
 //   * through the CUDA target (a graph on the GPU): the same emission,
 //     then the CUDA kernel pipeline (block-reduce, the launch search,
 //     l0uop -> NVVM) for each configuration, every device kernel run over
@@ -33,6 +37,7 @@
 #include "Bounds.h"
 
 #include "synpl/Dialect/L0UOp/L0UOpOps.h"
+#include "synpl/Reference/L1Interpreter.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -65,10 +70,22 @@ struct CudaConfig {
   std::string str() const;
 };
 
+/// One way of lowering a host plan's kernels onto an IPU
+/// (--synpl-convert-l0uop-to-ipu21), run on the BSP simulator.
+struct Ipu21Config {
+  std::string arch = "ipu21";
+  int64_t tiles = 0; // 0: all of the chip's
+  std::string str() const;
+};
+
 struct OracleOptions {
   std::vector<int> threads = {1, 2};
   /// (lanes, rows) of the tiled matmul lowering; (0, 0) untiled.
   std::vector<std::pair<unsigned, unsigned>> tiles = {{16, 6}, {8, 3}, {0, 0}};
+  /// Which targets a CPU-placed module runs on: the host JIT, and the
+  /// same plan lowered to the IPU simulator.
+  bool host = true, ipu21 = false;
+  std::vector<Ipu21Config> ipu21Configs = {Ipu21Config(), Ipu21Config{"ipu2", 16}};
   /// For graphs on a GPU.
   std::vector<CudaConfig> cuda = {CudaConfig(), CudaConfig{"sm_90", false, false, false}};
   /// Passed to --synpl-l1-to-l0's `test-plant-miscompile` (empty: none).
@@ -79,7 +96,10 @@ struct OracleOptions {
 
 /// Something a graph did wrong.
 struct Finding {
-  enum Kind { Mismatch, CompileError, RunError, ReferenceError } kind = Mismatch;
+  /// Refused: a compile error that names a resource the target lacks
+  /// (`[resource]`: a graph too large for the tiles asked for), which is
+  /// the right answer, not a bug; counted apart.
+  enum Kind { Mismatch, CompileError, RunError, ReferenceError, Refused } kind = Mismatch;
   /// The graph's symbol (empty: the whole module, e.g. a compile error).
   std::string graph;
   /// The host configuration it happened under (empty: all of them).
@@ -89,7 +109,7 @@ struct Finding {
 };
 
 struct OracleStats {
-  int64_t graphs = 0, runs = 0, elements = 0, kernels = 0;
+  int64_t graphs = 0, runs = 0, elements = 0, kernels = 0, refused = 0;
 };
 
 class Oracle {
@@ -110,6 +130,11 @@ private:
                  std::vector<Finding> &findings);
   void checkCuda(mlir::ModuleOp l0, const std::vector<Expect> &expects,
                  std::vector<Finding> &findings);
+  void checkIpu21(mlir::ModuleOp l0, const std::vector<Expect> &expects,
+                  std::vector<Finding> &findings);
+  /// Compares one result with the reference.
+  void compare(const Expect &e, size_t i, const ref::Tensor &got, const std::string &config,
+               std::vector<Finding> &findings);
   /// Runs the plan's streams with `resolve` filling in each kernel's code;
   /// compares the results.
   void runPlan(l0uop::PlanOp plan, const std::vector<Expect> &expects,

@@ -55,8 +55,8 @@ static cl::opt<std::string> plantOpt(
     cl::init(""), cl::cat(category));
 static cl::opt<std::string> targetsOpt(
     "targets",
-    cl::desc("Targets to check, comma-separated: host (the JIT), cuda (the SIMT interpreter); "
-             "default host"),
+    cl::desc("Targets to check, comma-separated: host (the JIT), ipu21 (the host plan on "
+             "the IPU simulator), cuda (the SIMT interpreter); default host"),
     cl::init("host"), cl::cat(category));
 static cl::opt<unsigned> cudaEveryOpt(
     "cuda-every",
@@ -115,6 +115,8 @@ bool parseTiles(const std::string &s, std::vector<std::pair<unsigned, unsigned>>
 
 OracleOptions oracleOptions() {
   OracleOptions o;
+  o.host = StringRef(targetsOpt).contains("host");
+  o.ipu21 = StringRef(targetsOpt).contains("ipu21");
   o.threads = parseThreads(threadsOpt);
   o.tiles.clear();
   parseTiles(tilesOpt, o.tiles);
@@ -179,6 +181,12 @@ OracleOptions narrowTo(const Finding &f) {
       o.cuda = {c};
       break;
     }
+  for (const Ipu21Config &c : o.ipu21Configs)
+    if (c.str() == f.config) {
+      o.ipu21Configs = {c};
+      o.host = false, o.ipu21 = true;
+      break;
+    }
   if (config.consume_front("host tile ")) {
     auto [tile, threads] = config.split(", ");
     std::vector<std::pair<unsigned, unsigned>> tiles;
@@ -210,8 +218,14 @@ void writeReproducer(MLIRContext *ctx, int64_t seed, int64_t cores, const Progra
     threads += (threads.empty() ? "" : ",") + std::to_string(t);
   os << "// Found by synpl-diff-fuzz, seed " << seed << ": " << describe(f) << "\n";
   os << "// Reduced from " << original.summary() << "\n//   to " << reduced.summary() << ".\n";
-  os << "// RUN: " << (plantOpt.empty() ? "" : "not ") << "synpl-diff-fuzz --check %s --tiles="
-     << tiles << " --thread-counts=" << threads
+  // The configuration that failed: a host tile and thread count, an IPU
+  // (the same host plan), or the GPU the graph is placed on.
+  std::string config = " --tiles=" + tiles + " --thread-counts=" + threads;
+  if (StringRef(f.config).starts_with("ipu"))
+    config = " --targets=ipu21";
+  else if (onGpu(f))
+    config = "";
+  os << "// RUN: " << (plantOpt.empty() ? "" : "not ") << "synpl-diff-fuzz --check %s" << config
      << (plantOpt.empty() ? std::string() : " --plant=" + plantOpt) << "\n\n";
   module->print(os);
   llvm::outs() << "  reproducer: " << path << "\n";
@@ -300,7 +314,8 @@ int main(int argc, char **argv) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   Oracle oracle(oracleOptions());
-  bool checkHost = StringRef(targetsOpt).contains("host");
+  bool checkHost =
+      StringRef(targetsOpt).contains("host") || StringRef(targetsOpt).contains("ipu21");
   bool checkCuda = StringRef(targetsOpt).contains("cuda");
   int64_t programs = 0, ops = 0, failing = 0;
   std::map<std::string, int64_t> opCounts;
@@ -332,14 +347,22 @@ int main(int argc, char **argv) {
           failed.emplace(std::stoll(f.graph.substr(1)), f);
           continue;
         }
+        bool named = false;
         for (auto &[seed, p] : batchPrograms) {
           OwningOpRef<ModuleOp> one = buildModule(&ctx, {{seed, p}}, gen.limits, cores, cuda);
           Oracle alone(narrowTo(f));
           for (const Finding &g : alone.check(*one)) {
-            Finding named = g;
-            named.graph = "g" + std::to_string(seed);
-            failed.emplace(seed, named);
+            Finding culprit = g;
+            culprit.graph = "g" + std::to_string(seed);
+            failed.emplace(seed, culprit);
+            named = true;
           }
+        }
+        // Only the programs together fail: the batch is the reproducer.
+        if (!named) {
+          llvm::outs() << "seeds " << s << ".." << s + int64_t(batchPrograms.size()) - 1
+                       << " together (each alone passes): " << describe(f) << "\n";
+          ++failing;
         }
       }
     }
@@ -367,7 +390,8 @@ int main(int argc, char **argv) {
     const OracleStats &st = oracle.stats();
     llvm::outs() << "seeds " << s << ".." << std::min<int64_t>(end, s + batch) - 1 << ": "
                  << programs << " programs, " << ops << " ops, " << st.runs << " runs, "
-                 << st.elements << " elements compared, " << failing << " failing, "
+                 << st.elements << " elements compared, " << st.refused
+                 << " refused for resources, " << failing << " failing, "
                  << llvm::format("%.0f", elapsed()) << " s\n";
     llvm::outs().flush();
     if (stopOpt && failing)

@@ -294,8 +294,8 @@ TEST_CASE("ipu21 program file: corrupt UOp bodies and vertices are refused") {
     CHECK(error == prefix + "UOp 3 (?): opcode 26 is not one of 0..25");
     CHECK(readError(writeProgram(p)) == "a UOp's opcode: value 26 is not one of 0..25");
     body()[3].op = UOpcode::Const;
-    body()[3].type = UType(8);
-    CHECK(readError(writeProgram(p)) == "a UOp's type: value 8 is not one of 0..7");
+    body()[3].type = UType(10);
+    CHECK(readError(writeProgram(p)) == "a UOp's type: value 10 is not one of 0..9");
   }
   SECTION("vertex params") {
     Vertex &v = p.computeSets[0].vertices[0];

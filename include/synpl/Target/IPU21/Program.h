@@ -102,8 +102,12 @@ enum class CodeletKind : uint8_t { AmpMatmul = 0, ReduceAdd = 1, Copy = 2, Fill 
 
 /// The type of a UOp register: what a UOp computes in. Floats are kept in
 /// a double rounded to their type after every operation; i1, the integers
-/// and index in an int64 wrapped to their width (index: 64 bits).
-enum class UType : uint8_t { F32 = 0, F16 = 1, I1 = 2, I8 = 3, U8 = 4, I32 = 5, I64 = 6, Index = 7 };
+/// and index in an int64 wrapped to their width (index: 64 bits; ui64 as
+/// its bit pattern). i1, ui8, ui32 and ui64 are unsigned: division,
+/// remainder, comparison, maximum and conversion to a float read them so.
+enum class UType : uint8_t {
+  F32 = 0, F16 = 1, I1 = 2, I8 = 3, U8 = 4, I32 = 5, I64 = 6, Index = 7, U32 = 8, U64 = 9
+};
 
 /// The UOps of a generic codelet (the l0uop dialect's, one for one).
 enum class UOpcode : uint8_t {

@@ -40,6 +40,11 @@ std::string hostPlanName(llvm::StringRef graph);
 /// slot without a tensor of its name.
 mlir::LogicalResult addHostSide(l0uop::PlanOp host, GraphOp graph, sim::Program &program);
 
+/// What the program file of `op`'s one ipu21.graph holds: the graph's
+/// program (toProgram), its host side when `op` is a module holding one
+/// (addHostSide), and the exchanges' schedule. Fails with a diagnostic.
+mlir::FailureOr<sim::Program> toScheduledProgram(mlir::Operation *op);
+
 /// The one ipu21.graph of `op` as the program file `path` (with its host
 /// side when `op` is a module holding one). Fails with a
 /// diagnostic on `op` (no graph, a file that cannot be written).

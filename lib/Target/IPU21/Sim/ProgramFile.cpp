@@ -498,8 +498,8 @@ private:
       size_t indices = 0;
       int64_t bits = 0;
       if (!enumeration(u.op, uint8_t(UOpcode::Reduce), "a UOp's opcode") ||
-          !enumeration(u.type, uint8_t(UType::Index), "a UOp's type") ||
-          !enumeration(u.srcType, uint8_t(UType::Index), "a UOp's source type") ||
+          !enumeration(u.type, uint8_t(UType::U64), "a UOp's type") ||
+          !enumeration(u.srcType, uint8_t(UType::U64), "a UOp's source type") ||
           !i32(u.a, what) || !i32(u.b, what) || !i32(u.c, what) || !i32(u.field, what) ||
           !count(indices, kRegisterBytes, what))
         return false;

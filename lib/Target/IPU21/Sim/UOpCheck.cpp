@@ -38,6 +38,10 @@ const char *utypeName(UType t) {
     return "i64";
   case UType::Index:
     return "index";
+  case UType::U32:
+    return "ui32";
+  case UType::U64:
+    return "ui64";
   }
   return "?";
 }
@@ -79,6 +83,12 @@ void intRange(UType t, int64_t &lo, int64_t &hi) {
     return;
   case UType::I32:
     lo = INT32_MIN, hi = INT32_MAX;
+    return;
+  case UType::U32:
+    lo = 0, hi = UINT32_MAX;
+    return;
+  case UType::U64: // (the values an int64 holds as themselves)
+    lo = 0, hi = INT64_MAX;
     return;
   default:
     lo = INT64_MIN, hi = INT64_MAX;
@@ -286,8 +296,8 @@ private:
     const UInst &u = body[i];
     if (uint8_t(u.op) > uint8_t(UOpcode::Reduce))
       return fail(at + ": opcode " + str(int(u.op)) + " is not one of 0..25");
-    if (uint8_t(u.type) > uint8_t(UType::Index) || uint8_t(u.srcType) > uint8_t(UType::Index))
-      return fail(at + ": a type is not one of 0..7");
+    if (uint8_t(u.type) > uint8_t(UType::U64) || uint8_t(u.srcType) > uint8_t(UType::U64))
+      return fail(at + ": a type is not one of 0..9");
     scopeOf[i] = stack.empty() ? -1 : stack.back();
     visible[i] = scopeOf[i];
     switch (u.op) {

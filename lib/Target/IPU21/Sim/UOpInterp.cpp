@@ -3,7 +3,9 @@
 // An interpreter over a body checkUOpCodelet accepted (so every operand is
 // a register written earlier and still valid, and every Range and If has
 // its closer). Each UOp's register holds a double (f32, f16) or an int64
-// (the integers, wrapped to their width; i1 and ui8 are kept unsigned).
+// (the integers, wrapped to their width; i1, ui8 and ui32 are kept
+// unsigned, ui64 as its bit pattern, which division, remainder, comparison,
+// maximum and conversion to a float read as unsigned).
 //
 // Floats are computed in double and rounded to their type after every op,
 // which for add, mul, reciprocal and sqrt of f32 or f16 operands is the
@@ -54,6 +56,8 @@ int64_t wrap(UType t, uint64_t v) {
     return int64_t(uint8_t(v));
   case UType::I32:
     return int64_t(int32_t(uint32_t(v)));
+  case UType::U32:
+    return int64_t(uint32_t(v));
   default:
     return int64_t(v);
   }
@@ -64,6 +68,13 @@ int64_t wrap(UType t, uint64_t v) {
 int64_t truncSat(UType t, double v) {
   if (std::isnan(v))
     return 0;
+  if (t == UType::U64) {
+    // 2^64 is an exact double; UINT64_MAX is not.
+    v = std::trunc(v);
+    if (v <= 0)
+      return 0;
+    return v >= 18446744073709551616.0 ? int64_t(UINT64_MAX) : int64_t(uint64_t(v));
+  }
   int64_t lo, hi;
   intRange(t, lo, hi);
   v = std::trunc(v);
@@ -75,8 +86,16 @@ int64_t truncSat(UType t, double v) {
   return int64_t(v);
 }
 
-/// The integer `v` as the float type `t`, rounded once.
-double intToFloat(UType t, int64_t v) {
+/// The integer `v` of type `from` as the float type `t`, rounded once (a
+/// ui64 read as unsigned).
+double intToFloat(UType t, UType from, int64_t v) {
+  if (from == UType::U64) {
+    uint64_t u = uint64_t(v);
+    if (t == UType::F32)
+      return double(float(u));
+    // Via f32 would round twice; a ui64 above 2^53 is far beyond f16.
+    return roundToElem(ElemType::F16, double(u));
+  }
   if (t == UType::F32)
     return double(float(v));
   return roundToElem(ElemType::F16, double(v));
@@ -385,6 +404,8 @@ private:
     case UOpcode::Max:
       if (fl)
         F = maximum(fv[u.a], fv[u.b]);
+      else if (u.type == UType::U64)
+        I = int64_t(std::max(uint64_t(iv[u.a]), uint64_t(iv[u.b])));
       else
         I = std::max(iv[u.a], iv[u.b]);
       return true;
@@ -414,14 +435,19 @@ private:
         return fail(at(pc) + ": " + str(a) + (u.op == UOpcode::Div ? " / 0" : " % 0") +
                     ": integer division by zero");
       bool div = u.op == UOpcode::Div;
-      if (a == INT64_MIN && b == -1) // the one quotient an int64 cannot hold
+      if (u.type == UType::U64) {
+        uint64_t x = uint64_t(a), y = uint64_t(b);
+        I = int64_t(div ? x / y : x % y);
+      } else if (a == INT64_MIN && b == -1) // the one quotient an int64 cannot hold
         I = div ? INT64_MIN : 0;
       else
         I = wrap(u.type, uint64_t(div ? a / b : a % b));
       return true;
     }
     case UOpcode::CmpLt:
-      I = isFloatUType(u.srcType) ? fv[u.a] < fv[u.b] : iv[u.a] < iv[u.b];
+      I = isFloatUType(u.srcType)   ? fv[u.a] < fv[u.b]
+          : u.srcType == UType::U64 ? uint64_t(iv[u.a]) < uint64_t(iv[u.b])
+                                    : iv[u.a] < iv[u.b];
       return true;
     case UOpcode::CmpNe:
       // Unordered: NaN is unequal to everything, itself included.
@@ -435,7 +461,7 @@ private:
     case UOpcode::Cast: {
       bool srcFloat = isFloatUType(u.srcType);
       if (fl)
-        F = srcFloat ? roundFloat(u.type, fv[u.a]) : intToFloat(u.type, iv[u.a]);
+        F = srcFloat ? roundFloat(u.type, fv[u.a]) : intToFloat(u.type, u.srcType, iv[u.a]);
       else
         I = srcFloat ? truncSat(u.type, fv[u.a]) : wrap(u.type, uint64_t(iv[u.a]));
       return true;
