@@ -5,10 +5,10 @@
 // it parses, verified -- every verification row of the spec runs.
 //
 //===----------------------------------------------------------------------===//
+#include "CustomMutator.h"
 #include "FuzzContext.h"
 #include "MlirMutator.h"
 
-#include <cstring>
 #include <string>
 
 #include "mlir/IR/BuiltinOps.h"
@@ -33,18 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   return 0;
 }
 
-// Structure-aware mutation (three inputs in four); libFuzzer's byte
-// mutations for the rest and for inputs the mutator cannot read.
-extern "C" size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t maxSize);
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t maxSize,
                                           unsigned int seed) {
-  if (seed % 4 != 0) {
-    std::string in(reinterpret_cast<const char *>(data), size);
-    std::string out = synpl::fuzz::mutateMlir(synpl::fuzz::context(), in, seed);
-    if (!out.empty() && out.size() <= maxSize) {
-      std::memcpy(data, out.data(), out.size());
-      return out.size();
-    }
-  }
-  return LLVMFuzzerMutate(data, size, maxSize);
+  return synpl::fuzz::customMutate(data, size, maxSize, seed,
+                                   [](const std::string &in, unsigned seed) {
+                                     return synpl::fuzz::mutateMlir(synpl::fuzz::context(), in, seed);
+                                   });
 }

@@ -429,20 +429,33 @@ bool Generator::conv() {
   return true;
 }
 
+/// A value's shape split at its last axis, for ops over that axis: the
+/// leading dimensions and the broadcast back from them.
+struct LastAxis {
+  std::vector<int> shape, lead;
+  std::vector<int64_t> dims; // broadcast lead -> shape
+  int64_t axis = 0;
+};
+static LastAxis lastAxisOf(const std::vector<int> &shape) {
+  LastAxis a;
+  a.shape = shape;
+  a.lead.assign(shape.begin(), shape.end() - 1);
+  a.dims.resize(a.lead.size());
+  std::iota(a.dims.begin(), a.dims.end(), 0);
+  a.axis = int64_t(shape.size()) - 1;
+  return a;
+}
+
 bool Generator::softmax() {
   int x = f32Value(1);
   if (x < 0)
     return false;
-  std::vector<int> s = shapeOf(x);
-  std::vector<int> lead(s.begin(), s.end() - 1);
-  std::vector<int64_t> dims(lead.size());
-  std::iota(dims.begin(), dims.end(), 0);
-  int last = int(s.size() - 1);
-  int m = add(OpKind::ReduceMax, {x}, lead, Elem::F32, {last});
-  int mb = add(OpKind::Broadcast, {m}, s, Elem::F32, dims);
-  int e = add(OpKind::Exp, {add(OpKind::Sub, {x, mb}, s)}, s);
-  int sum = add(OpKind::ReduceSum, {e}, lead, Elem::F32, {last});
-  add(OpKind::Div, {e, add(OpKind::Broadcast, {sum}, s, Elem::F32, dims)}, s);
+  LastAxis a = lastAxisOf(shapeOf(x));
+  int m = add(OpKind::ReduceMax, {x}, a.lead, Elem::F32, {a.axis});
+  int mb = add(OpKind::Broadcast, {m}, a.shape, Elem::F32, a.dims);
+  int e = add(OpKind::Exp, {add(OpKind::Sub, {x, mb}, a.shape)}, a.shape);
+  int sum = add(OpKind::ReduceSum, {e}, a.lead, Elem::F32, {a.axis});
+  add(OpKind::Div, {e, add(OpKind::Broadcast, {sum}, a.shape, Elem::F32, a.dims)}, a.shape);
   return true;
 }
 
@@ -450,18 +463,15 @@ bool Generator::layerNorm() {
   int x = f32Value(1);
   if (x < 0)
     return false;
-  std::vector<int> s = shapeOf(x);
-  std::vector<int> lead(s.begin(), s.end() - 1);
-  std::vector<int64_t> dims(lead.size());
-  std::iota(dims.begin(), dims.end(), 0);
-  int last = int(s.size() - 1);
-  int mu = add(OpKind::Broadcast, {add(OpKind::ReduceMean, {x}, lead, Elem::F32, {last})}, s,
-               Elem::F32, dims);
-  int d = add(OpKind::Sub, {x, mu}, s);
-  int var = add(OpKind::ReduceMean, {add(OpKind::Mul, {d, d}, s)}, lead, Elem::F32, {last});
-  int eps = add(OpKind::Const, {}, lead, Elem::F32, {}, 0.25);
-  int sd = add(OpKind::Sqrt, {add(OpKind::Add, {var, eps}, lead)}, lead);
-  add(OpKind::Div, {d, add(OpKind::Broadcast, {sd}, s, Elem::F32, dims)}, s);
+  LastAxis a = lastAxisOf(shapeOf(x));
+  int mu = add(OpKind::Broadcast, {add(OpKind::ReduceMean, {x}, a.lead, Elem::F32, {a.axis})},
+               a.shape, Elem::F32, a.dims);
+  int d = add(OpKind::Sub, {x, mu}, a.shape);
+  int var = add(OpKind::ReduceMean, {add(OpKind::Mul, {d, d}, a.shape)}, a.lead, Elem::F32,
+                {a.axis});
+  int eps = add(OpKind::Const, {}, a.lead, Elem::F32, {}, 0.25);
+  int sd = add(OpKind::Sqrt, {add(OpKind::Add, {var, eps}, a.lead)}, a.lead);
+  add(OpKind::Div, {d, add(OpKind::Broadcast, {sd}, a.shape, Elem::F32, a.dims)}, a.shape);
   return true;
 }
 

@@ -250,6 +250,27 @@ std::string compareResult(const ref::Tensor &got, const ref::Tensor &want, const
   return line;
 }
 
+/// Runs the passes `build` adds on a copy of `l0` (into `compiled`); its
+/// plan, or null after recording the compile error under `config`.
+l0uop::PlanOp lowerCopy(ModuleOp l0, const std::string &config, OwningOpRef<ModuleOp> &compiled,
+                        std::vector<Finding> &findings,
+                        const std::function<void(PassManager &)> &build) {
+  compiled = l0.clone();
+  Diagnostics diags(l0.getContext());
+  PassManager pm(l0.getContext());
+  build(pm);
+  if (failed(pm.run(*compiled))) {
+    findings.push_back({Finding::CompileError, "", config, diags.text});
+    return {};
+  }
+  auto plans = compiled->getOps<l0uop::PlanOp>();
+  if (plans.empty()) {
+    findings.push_back({Finding::CompileError, "", config, "no l0uop.plan"});
+    return {};
+  }
+  return *plans.begin();
+}
+
 } // namespace
 
 struct synpl::difffuzz::detail::Expect {
@@ -325,31 +346,21 @@ std::vector<Finding> Oracle::check(ModuleOp module) {
 
 void Oracle::checkHost(ModuleOp l0, const std::vector<synpl::difffuzz::detail::Expect> &expects,
                        std::vector<Finding> &findings) {
-  MLIRContext *ctx = l0.getContext();
   static bool mvec = !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
   (void)mvec;
-  for (auto [lanes, rows] : options.tiles) {
+  for (auto tile : options.tiles) {
+    unsigned lanes = tile.first, rows = tile.second;
     HostConfig config{lanes, rows, 1};
-    OwningOpRef<ModuleOp> compiled = l0.clone();
-    Diagnostics diags(ctx);
-    {
-      PassManager pm(ctx);
+    OwningOpRef<ModuleOp> compiled;
+    l0uop::PlanOp plan = lowerCopy(l0, config.str(), compiled, findings, [&](PassManager &pm) {
       ConvertL0UOpToLLVMOptions uop;
       uop.keepPlan = true;
       uop.tileLanes = lanes;
       uop.tileRows = rows;
       pm.addPass(createConvertL0UOpToLLVM(uop));
-      if (failed(pm.run(*compiled))) {
-        findings.push_back({Finding::CompileError, "", config.str(), diags.text});
-        continue;
-      }
-    }
-    auto plans = compiled->getOps<l0uop::PlanOp>();
-    if (plans.empty()) {
-      findings.push_back({Finding::CompileError, "", config.str(), "no l0uop.plan"});
+    });
+    if (!plan)
       continue;
-    }
-    l0uop::PlanOp plan = *plans.begin();
     OwningOpRef<ModuleOp> code = compiled->clone();
     for (Operation &op : llvm::make_early_inc_range(code->getBody()->getOperations()))
       if (isa<l0uop::PlanOp>(op) || isa<l0ctl::L0CtlDialect>(op.getDialect()) ||
@@ -405,12 +416,9 @@ void Oracle::checkHost(ModuleOp l0, const std::vector<synpl::difffuzz::detail::E
 
 void Oracle::checkCuda(ModuleOp l0, const std::vector<synpl::difffuzz::detail::Expect> &expects,
                        std::vector<Finding> &findings) {
-  MLIRContext *ctx = l0.getContext();
   for (const CudaConfig &config : options.cuda) {
-    OwningOpRef<ModuleOp> compiled = l0.clone();
-    Diagnostics diags(ctx);
-    {
-      PassManager pm(ctx);
+    OwningOpRef<ModuleOp> compiled;
+    l0uop::PlanOp plan = lowerCopy(l0, config.str(), compiled, findings, [&](PassManager &pm) {
       CudaKernelPipelineOptions cuda;
       cuda.chip = config.chip;
       cuda.fastMath = config.fastMath;
@@ -418,17 +426,9 @@ void Oracle::checkCuda(ModuleOp l0, const std::vector<synpl::difffuzz::detail::E
       cuda.tuneLaunch = config.tuneLaunch;
       cuda.binary = false; // the NVVM functions run on the interpreter
       buildCudaKernelPipeline(pm, cuda);
-      if (failed(pm.run(*compiled))) {
-        findings.push_back({Finding::CompileError, "", config.str(), diags.text});
-        continue;
-      }
-    }
-    auto plans = compiled->getOps<l0uop::PlanOp>();
-    if (plans.empty()) {
-      findings.push_back({Finding::CompileError, "", config.str(), "no l0uop.plan"});
+    });
+    if (!plan)
       continue;
-    }
-    l0uop::PlanOp plan = *plans.begin();
     auto gpuModule =
         compiled->lookupSymbol<gpu::GPUModuleOp>((plan.getSymName() + "_cuda").str());
     auto resolve = [&](l0uop::KernelOp kernel, Launch &l) -> std::string {
