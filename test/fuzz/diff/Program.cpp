@@ -371,7 +371,10 @@ synpl::difffuzz::drawInputs(l1::TensorGraphOp graph,
       for (double &v : t.data())
         v = double(float(std::clamp(d(rng), lo, hi)));
     } else {
-      std::uniform_int_distribution<int64_t> d(int64_t(std::ceil(lo)), int64_t(std::floor(hi)));
+      // (An interval without an integer, as a reduced program's input may
+      // inherit, gives its lower end.)
+      int64_t a = int64_t(std::ceil(lo)), b = std::max(a, int64_t(std::floor(hi)));
+      std::uniform_int_distribution<int64_t> d(a, b);
       for (double &v : t.data())
         v = double(d(rng));
     }
