@@ -366,19 +366,21 @@ int main(int argc, char **argv) {
         }
       }
     }
-    for (auto &[seed, f] : failed) {
+    for (auto &entry : failed) {
+      int64_t seed = entry.first;
+      const Finding &f = entry.second;
       ++failing;
       llvm::outs() << "seed " << seed << ": " << describe(f) << "\n";
       if (!reduceOpt)
         continue;
       const Program &p = std::find_if(batchPrograms.begin(), batchPrograms.end(),
-                                      [&, seed = seed](auto &e) { return e.first == seed; })
+                                      [&](auto &e) { return e.first == seed; })
                              ->second;
       OracleOptions narrow = narrowTo(f);
       ReduceStats stats;
       Program small = reduce(
           &ctx, p, gen.limits,
-          [&, seed = seed](const Program &c) {
+          [&](const Program &c) {
             return failsLike(&ctx, c, seed, cores, f, gen.limits, narrow);
           },
           300,
