@@ -1,10 +1,11 @@
-//===- synpl-diff-fuzz.cpp - Differential fuzzing of the L1 -> host path --===//
+//===- synpl-diff-fuzz.cpp - Differential fuzzing of the lowerings --------===//
 //
 // Generates random well-formed L1 tensor graphs (Generator.h), runs each
-// through the reference interpreter and the host target under every tile
-// choice at 1 and 2 threads (Oracle.h), compares within derived error
-// bounds (Bounds.h), and shrinks what fails (Reducer.h) into a lit test
-// candidate. docs/fuzzing.md describes the campaign and the CI replay.
+// through the reference interpreter and through the host (every tile choice
+// at 1 and 2 threads), IPU and CUDA lowerings (Oracle.h), compares within
+// derived error bounds (Bounds.h), and shrinks what fails (Reducer.h) into a
+// lit test candidate. docs/fuzzing.md describes the campaign and the CI
+// replay.
 //
 //===----------------------------------------------------------------------===//
 #include "Generator.h"
@@ -257,13 +258,15 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "synpl-diff-fuzz: differential fuzzing of the L1 -> host lowering\n\n"
+      "synpl-diff-fuzz: differential fuzzing of the lowerings from L1\n\n"
       "Generates random well-formed L1 tensor graphs, one per seed, over the whole L1\n"
       "tensor vocabulary; runs each through the double-precision reference interpreter\n"
-      "and through the host pipeline under every tile choice at 1 and 2 threads; and\n"
-      "compares every result within an error bound derived from the graph's ops and\n"
-      "sizes. Exit status 1 when any program disagrees or fails to compile.\n\n"
+      "and through the targets of --targets (the host pipeline under every tile choice\n"
+      "at 1 and 2 threads, the IPU simulator, the CUDA SIMT interpreter); and compares\n"
+      "every result within an error bound derived from the graph's ops and sizes.\n"
+      "Exit status 1 when any program disagrees or fails to compile.\n\n"
       "  synpl-diff-fuzz --seeds=0:1000                  a campaign over 1000 programs\n"
+      "  synpl-diff-fuzz --seeds=0:100 --targets=host,ipu21,cuda  every target\n"
       "  synpl-diff-fuzz --seeds=0:1000 --reduce --out=D shrink each failure into D\n"
       "  synpl-diff-fuzz --check repro.mlir              re-run a reproducer\n"
       "  synpl-diff-fuzz --print 42                      the program of seed 42\n");
