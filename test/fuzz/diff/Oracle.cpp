@@ -565,7 +565,10 @@ void Oracle::checkIpu21(ModuleOp l0, const std::vector<Expect> &expects,
     ipu.maxTiles = config.tiles;
     pm.addPass(createConvertL0UOpToIPU21(ipu));
     if (failed(pm.run(*compiled))) {
-      if (StringRef(diags.text).contains("[resource]")) {
+      // Too large for the tiles asked for: the placement's own refusal, or
+      // the tile search's when no tiling fits a tile's memory.
+      if (StringRef(diags.text).contains("[resource]") ||
+          StringRef(diags.text).contains("'tile-memory' rejected")) {
         ++totals.refused;
         continue;
       }

@@ -96,9 +96,10 @@ struct OracleOptions {
 
 /// Something a graph did wrong.
 struct Finding {
-  /// Refused: a compile error that names a resource the target lacks
-  /// (`[resource]`: a graph too large for the tiles asked for), which is
-  /// the right answer, not a bug; counted apart.
+  /// Refused: a compile error that names a resource the target lacks (a
+  /// `[resource]` placement error, or the tile search's `'tile-memory'
+  /// rejected` all candidates: a batch too large for the tiles asked for),
+  /// which is the right answer, not a bug; counted apart.
   enum Kind { Mismatch, CompileError, RunError, ReferenceError, Refused } kind = Mismatch;
   /// The graph's symbol (empty: the whole module, e.g. a compile error).
   std::string graph;
