@@ -102,6 +102,11 @@ bool GraphBounds::transfer(Operation *op, Bound &r, std::string &why) {
   auto round = [&](double k, double mag, double prop) {
     return k * kU * (mag + prop) + m.subnormal;
   };
+  // A sum of n elements of `a` in any order or tree: their propagated
+  // errors, and gamma(n) of the sum of their magnitudes.
+  auto sumError = [&](double n, const Bound &a) {
+    return n * a.err + gamma(n) * n * (a.mag() + a.err) + m.subnormal * n;
+  };
 
   bool ok = llvm::TypeSwitch<Operation *, bool>(op)
       .Case<l1::AddOp, l1::SubOp>([&](Operation *o) {
@@ -268,7 +273,7 @@ bool GraphBounds::transfer(Operation *op, Bound &r, std::string &why) {
           n *= double((k + s - 1) / s);
         const Bound &a = in[0];
         r.lo = n * std::min(a.lo, 0.0), r.hi = n * std::max(a.hi, 0.0);
-        r.err = n * a.err + gamma(n) * n * (a.mag() + a.err) + m.subnormal * n;
+        r.err = sumError(n, a);
         return true;
       })
       .Case<l1::ReduceSumOp, l1::ReduceMeanOp>([&](Operation *o) {
@@ -277,7 +282,7 @@ bool GraphBounds::transfer(Operation *op, Bound &r, std::string &why) {
           axis = attr.getInt();
         double n = double(count(o->getOperand(0), axis));
         const Bound &a = in[0];
-        double sumErr = n * a.err + gamma(n) * n * (a.mag() + a.err) + m.subnormal * n;
+        double sumErr = sumError(n, a);
         if (isa<l1::ReduceSumOp>(o)) {
           r.lo = n * a.lo, r.hi = n * a.hi, r.err = sumErr;
         } else {
@@ -351,7 +356,7 @@ bool GraphBounds::transfer(Operation *op, Bound &r, std::string &why) {
         double n = double(typeOf(s.getIds()).getNumElements());
         const Bound &a = in[0];
         r.lo = n * std::min(a.lo, 0.0), r.hi = n * std::max(a.hi, 0.0);
-        r.err = n * a.err + gamma(n) * n * (a.mag() + a.err) + m.subnormal * n;
+        r.err = sumError(n, a);
         return true;
       })
       .Case<l1::RandomOp>([&](Operation *) {

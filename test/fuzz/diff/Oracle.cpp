@@ -226,7 +226,6 @@ void runKernel(const Launch &l, synpl_rt_workers *workers) {
 std::string compareResult(const ref::Tensor &got, const ref::Tensor &want, const Bound &bound) {
   bool exactInts = want.getElementType().isInteger();
   int64_t bad = 0, first = -1;
-  double worst = 0;
   for (int64_t i = 0; i < want.size(); ++i) {
     double g = got[i], w = want[i];
     double diff = std::abs(g - w);
@@ -235,8 +234,6 @@ std::string compareResult(const ref::Tensor &got, const ref::Tensor &want, const
       if (first < 0)
         first = i;
       ++bad;
-      if (!(diff <= worst))
-        worst = diff;
     }
   }
   if (!bad)

@@ -26,7 +26,8 @@ std::optional<std::vector<Bound>> boundsOf(MLIRContext *ctx, const Program &p,
 
 /// `p` with value `v` removed: its readers read `replacement` (a value
 /// number of `p`, or -1 for a new input of v's type drawn from `range`).
-/// Inputs nothing reads any more are dropped too.
+/// Values nothing reads any more stay (the graph returns them); the
+/// reducer's loop removes them one by one.
 Program without(const Program &p, int v, int replacement, const Bound &range) {
   int nin = int(p.inputs.size());
   std::vector<int> uses = p.useCounts();
@@ -69,9 +70,6 @@ Program without(const Program &p, int v, int replacement, const Bound &range) {
       o = map[o];
     q.steps.push_back(s);
   }
-  // Drop inputs that nothing reads now but something read before (their
-  // readers were removed); keep the others, so that the program keeps its
-  // results.
   return q;
 }
 

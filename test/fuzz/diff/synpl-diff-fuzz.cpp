@@ -233,7 +233,6 @@ void writeReproducer(MLIRContext *ctx, int64_t seed, int64_t cores, const Progra
 }
 
 int checkFile(MLIRContext &ctx) {
-  std::string err;
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(checkOpt, &ctx);
   if (!module) {
     llvm::errs() << "synpl-diff-fuzz: cannot parse " << checkOpt << "\n";
