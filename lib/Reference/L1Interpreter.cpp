@@ -255,6 +255,8 @@ public:
   StringRef actor;
   const StateEnv *handlerState = nullptr;
   std::map<std::string, Tensor> writes;
+  /// Sees every op after it runs (may be null).
+  const OpObserver *observer = nullptr;
 
   /// Binds block arguments to `inputs`, checking count and types.
   LogicalResult bindArguments(Operation *owner, Block &block, ArrayRef<Tensor> inputs);
@@ -269,8 +271,11 @@ public:
     return it == env.end() ? nullptr : &it->second;
   }
 
-private:
+  /// The result `op` computes from `in` (no state, no type checks of the
+  /// operands).
   FailureOr<Tensor> compute(Operation *op, ArrayRef<const Tensor *> in);
+
+private:
   LogicalResult checkType(Operation *op, const Tensor &t, Type expected,
                           const llvm::Twine &what);
 
@@ -372,6 +377,12 @@ LogicalResult Evaluator::run(Operation *op) {
     if (failed(checkType(op, *r, op->getResult(0).getType(), "the computed result")))
       return failure();
     env[op->getResult(0)] = std::move(*r);
+  }
+  if (observer && *observer) {
+    // Inserting the result may have moved the operands' tensors.
+    for (auto [i, v] : llvm::enumerate(op->getOperands()))
+      in[i] = get(v);
+    (*observer)(op, in, op->getNumResults() == 1 ? get(op->getResult(0)) : nullptr);
   }
 
   // Free what no later op needs.
@@ -885,6 +896,7 @@ synpl::ref::interpretTensorGraph(l1::TensorGraphOp graph, ArrayRef<Tensor> input
 
   Evaluator ev;
   ev.windowState = &state;
+  ev.observer = &options.observer;
   if (failed(ev.bindArguments(graph, body, inputs)))
     return failure();
   ev.countUses(order, wantedValues);
@@ -906,7 +918,7 @@ synpl::ref::interpretTensorGraph(l1::TensorGraphOp graph, ArrayRef<Tensor> input
 }
 
 LogicalResult synpl::ref::interpretHandler(l1::HandlerOp handler, ArrayRef<Tensor> args,
-                                           StateEnv &state) {
+                                           StateEnv &state, const InterpretOptions &options) {
   auto actorOp = handler->getParentOfType<l1::ActorOp>();
   if (!actorOp)
     return handler.emitOpError("is not inside an l1.actor");
@@ -917,6 +929,7 @@ LogicalResult synpl::ref::interpretHandler(l1::HandlerOp handler, ArrayRef<Tenso
   Evaluator ev;
   ev.actor = actorOp.getSymName();
   ev.handlerState = &state;
+  ev.observer = &options.observer;
   if (failed(ev.bindArguments(handler, body, args)))
     return failure();
   // A handler is straight-line code in program order: a read after a write
@@ -932,6 +945,14 @@ LogicalResult synpl::ref::interpretHandler(l1::HandlerOp handler, ArrayRef<Tenso
   for (auto &[field, value] : ev.writes)
     state.set(ev.actor, field, std::move(value));
   return success();
+}
+
+FailureOr<Tensor> synpl::ref::evaluateOp(Operation *op, ArrayRef<Tensor> operands) {
+  Evaluator ev;
+  SmallVector<const Tensor *, 3> in;
+  for (const Tensor &t : operands)
+    in.push_back(&t);
+  return ev.compute(op, in);
 }
 
 LogicalResult synpl::ref::initializeActorState(l1::ActorOp actor, uint64_t seed,

@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -155,12 +156,23 @@ private:
   std::map<std::string, Tensor> fields;
 };
 
+/// Called after each op the interpreter runs, in the order they run (state
+/// writes and the terminator included), with the values of its operands and
+/// its result (null for an op without one). An analysis that needs every
+/// intermediate value rides along instead of evaluating the graph again:
+/// the differential fuzzer bounds each value's f32 error this way.
+using OpObserver = std::function<void(mlir::Operation *op,
+                                      llvm::ArrayRef<const Tensor *> operands,
+                                      const Tensor *result)>;
+
 struct InterpretOptions {
   /// If set, only the graph results at these positions are computed (the
   /// others come back default-constructed: a rank-0 f64 zero) and only the
   /// ops they depend on run: a loss-only evaluation of a forward/backward
   /// graph skips the backward.
   std::optional<llvm::SmallVector<unsigned>> onlyResults;
+  /// Sees every op as it runs (none: not called).
+  OpObserver observer;
 };
 
 /// Evaluates `graph` on `inputs` (one per `compute(...)` argument, matching
@@ -176,8 +188,15 @@ interpretTensorGraph(l1::TensorGraphOp graph, llvm::ArrayRef<Tensor> inputs,
 /// Runs `handler` on the message `args` in program order: `l1.state_read`
 /// reads the handler's actor's state as last written, `l1.state_write`
 /// replaces it. The writes reach `state` only if the whole handler succeeds.
+/// `options.observer` sees each op (onlyResults does not apply).
 mlir::LogicalResult interpretHandler(l1::HandlerOp handler, llvm::ArrayRef<Tensor> args,
-                                     StateEnv &state);
+                                     StateEnv &state, const InterpretOptions &options = {});
+
+/// Evaluates one op of a tensor graph's or a handler's body on `operands`
+/// (one per operand, of its type) as the interpreters above would, without
+/// state: an op that reads actor state (`l1.window_read`, `l1.state_read`)
+/// fails. Located diagnostics as above.
+mlir::FailureOr<Tensor> evaluateOp(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 
 /// Sets every `l1.state` field of `actor` to a fresh value as its `init`
 /// says: zeros, ones, kaiming (normal, std sqrt(2 / fan_in)) or xavier

@@ -64,18 +64,6 @@ const char *Finding::kindName(Kind k) {
 
 namespace {
 
-/// Collects error diagnostics while alive.
-struct Diagnostics {
-  explicit Diagnostics(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &d) {
-          if (d.getSeverity() == DiagnosticSeverity::Error)
-            text += (text.empty() ? "" : "\n") + d.str();
-          return success();
-        }) {}
-  std::string text;
-  ScopedDiagnosticHandler handler;
-};
-
 /// A zeroed (or 0xFF-filled) 256-byte aligned allocation.
 struct Aligned {
   Aligned(uint64_t bytes, uint8_t fill) {
@@ -222,14 +210,14 @@ void runKernel(const Launch &l, synpl_rt_workers *workers) {
     synpl_rt_parallel_for(workers, l.iterations, callChunk, &call);
 }
 
-/// The first difference between `got` and `want` beyond `bound`, or "".
-std::string compareResult(const ref::Tensor &got, const ref::Tensor &want, const Bound &bound) {
-  bool exactInts = want.getElementType().isInteger();
+/// The first difference between `got` and `want` beyond `err`, or "".
+std::string compareResult(const ref::Tensor &got, const ref::Tensor &want,
+                          const ref::Tensor &err) {
+  bool ints = want.getElementType().isInteger();
   int64_t bad = 0, first = -1;
   for (int64_t i = 0; i < want.size(); ++i) {
-    double g = got[i], w = want[i];
-    double diff = std::abs(g - w);
-    bool ok = exactInts ? g == w : (std::isfinite(g) && diff <= bound.err);
+    double g = got[i], w = want[i], e = err[i];
+    bool ok = ints && e == 0 ? g == w : std::isfinite(g) && std::abs(g - w) <= e;
     if (!ok) {
       if (first < 0)
         first = i;
@@ -241,9 +229,9 @@ std::string compareResult(const ref::Tensor &got, const ref::Tensor &want, const
   char line[256];
   std::snprintf(line, sizeof line,
                 "%lld of %lld elements differ; first at %lld: got %.9g, want %.9g "
-                "(allowed error %.3g, values in [%.3g, %.3g])",
+                "(allowed error %.3g)",
                 (long long)bad, (long long)want.size(), (long long)first, got[first],
-                want[first], bound.err, bound.lo, bound.hi);
+                want[first], err[first]);
   return line;
 }
 
@@ -270,43 +258,52 @@ l0uop::PlanOp lowerCopy(ModuleOp l0, const std::string &config, OwningOpRef<Modu
 
 } // namespace
 
-struct synpl::difffuzz::detail::Expect {
-  std::string name;
-  std::vector<ref::Tensor> inputs, outputs;
-  std::vector<Bound> bounds;
-};
-
-std::vector<synpl::difffuzz::detail::Expect> Oracle::reference(ModuleOp module, std::vector<Finding> &findings) {
-  std::vector<synpl::difffuzz::detail::Expect> expects;
+std::vector<StepCase> Oracle::reference(ModuleOp module, std::vector<Finding> &findings) {
+  std::vector<StepCase> cases;
   for (auto graph : module.getOps<l1::TensorGraphOp>()) {
-    synpl::difffuzz::detail::Expect e;
-    e.name = graph.getSymName().str();
+    StepCase c;
+    c.name = graph.getSymName().str();
     auto ranges = inputRanges(module, graph);
-    e.inputs = drawInputs(graph, ranges, options.inputSeed ^ llvm::hash_value(e.name));
+    std::vector<ref::Tensor> inputs =
+        drawInputs(graph, ranges, options.inputSeed ^ llvm::hash_value(c.name));
+    std::vector<Bound> bounds;
     std::string why;
-    if (!resultBounds(graph, ranges, e.bounds, why)) {
-      findings.push_back({Finding::ReferenceError, e.name, "", why});
+    if (!resultBounds(graph, ranges, bounds, why)) {
+      findings.push_back({Finding::ReferenceError, c.name, "", why});
       continue;
     }
     Diagnostics diags(module.getContext());
     ref::StateEnv state;
-    auto outs = ref::interpretTensorGraph(graph, e.inputs, state);
+    auto outs = ref::interpretTensorGraph(graph, inputs, state);
     if (failed(outs)) {
-      findings.push_back({Finding::ReferenceError, e.name, "", diags.text});
+      findings.push_back({Finding::ReferenceError, c.name, "", diags.text});
       continue;
     }
-    e.outputs.assign(outs->begin(), outs->end());
-    expects.push_back(std::move(e));
+    for (size_t i = 0; i < inputs.size(); ++i)
+      c.feeds.push_back({c.name + ".in" + std::to_string(i), std::move(inputs[i])});
+    for (size_t i = 0; i < outs->size(); ++i) {
+      ref::Tensor err(ref::ElementType::f64(), (*outs)[i].getShape(), bounds[i].err);
+      c.wants.push_back({c.name + ".out" + std::to_string(i), "result #" + std::to_string(i),
+                         std::move((*outs)[i]), std::move(err)});
+    }
+    cases.push_back(std::move(c));
   }
-  totals.graphs += expects.size();
-  return expects;
+  totals.graphs += cases.size();
+  return cases;
 }
 
 std::vector<Finding> Oracle::check(ModuleOp module) {
   std::vector<Finding> findings;
-  std::vector<synpl::difffuzz::detail::Expect> expects = reference(module, findings);
-  if (expects.empty())
+  std::vector<StepCase> cases = reference(module, findings);
+  if (cases.empty())
     return findings;
+  for (Finding &f : checkCases(module, cases))
+    findings.push_back(std::move(f));
+  return findings;
+}
+
+std::vector<Finding> Oracle::checkCases(ModuleOp module, const std::vector<StepCase> &cases) {
+  std::vector<Finding> findings;
 
   // --- Emission, shared by every configuration: the host pipeline's first
   // half (the rewrites it runs only touch host graphs).
@@ -326,22 +323,40 @@ std::vector<Finding> Oracle::check(ModuleOp module) {
       return findings;
     }
   }
+  // A training step's batch goes to the plan's ingest slots (`ingest#<i>`:
+  // the reader's i-th slot).
+  std::vector<StepCase> resolved = cases;
+  for (StepCase &c : resolved)
+    for (Feed &f : c.feeds) {
+      StringRef slot(f.slot);
+      if (!slot.consume_front("ingest#"))
+        continue;
+      unsigned index = 0;
+      l0uop::IngestOp ingest;
+      l0->walk([&](l0uop::IngestOp op) { ingest = op; });
+      if (slot.getAsInteger(10, index) || !ingest || index >= ingest.getSlots().size()) {
+        findings.push_back({Finding::CompileError, c.name, "emission",
+                            "no ingest slot #" + slot.str() + " for the batch"});
+        return findings;
+      }
+      f.slot = cast<FlatSymbolRefAttr>(ingest.getSlots()[index]).getValue().str();
+    }
   bool cuda = false;
   for (auto graph : module.getOps<l1::TensorGraphOp>())
     if (l1::NodeOp node = l1::lookupNode(graph, graph.getNodeAttr()))
       cuda |= node.getIsa() == StringRef("cuda");
   if (cuda) {
-    checkCuda(*l0, expects, findings);
+    checkCuda(*l0, resolved, findings);
     return findings;
   }
   if (options.host)
-    checkHost(*l0, expects, findings);
+    checkHost(*l0, resolved, findings);
   if (options.ipu21)
-    checkIpu21(*l0, expects, findings);
+    checkIpu21(*l0, resolved, findings);
   return findings;
 }
 
-void Oracle::checkHost(ModuleOp l0, const std::vector<synpl::difffuzz::detail::Expect> &expects,
+void Oracle::checkHost(ModuleOp l0, const std::vector<StepCase> &cases,
                        std::vector<Finding> &findings) {
   static bool mvec = !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
   (void)mvec;
@@ -406,12 +421,12 @@ void Oracle::checkHost(ModuleOp l0, const std::vector<synpl::difffuzz::detail::E
         l.grain = grain ? grain.getInt() : 1;
         return "";
       };
-      runPlan(plan, expects, config.str(), resolve, threads, findings);
+      runPlan(plan, cases, config.str(), resolve, threads, findings);
     }
   }
 }
 
-void Oracle::checkCuda(ModuleOp l0, const std::vector<synpl::difffuzz::detail::Expect> &expects,
+void Oracle::checkCuda(ModuleOp l0, const std::vector<StepCase> &cases,
                        std::vector<Finding> &findings) {
   for (const CudaConfig &config : options.cuda) {
     OwningOpRef<ModuleOp> compiled;
@@ -440,11 +455,11 @@ void Oracle::checkCuda(ModuleOp l0, const std::vector<synpl::difffuzz::detail::E
       l.shared = kernel.getSharedMem();
       return "";
     };
-    runPlan(plan, expects, config.str(), resolve, 1, findings);
+    runPlan(plan, cases, config.str(), resolve, 1, findings);
   }
 }
 
-void Oracle::runPlan(l0uop::PlanOp plan, const std::vector<synpl::difffuzz::detail::Expect> &expects,
+void Oracle::runPlan(l0uop::PlanOp plan, const std::vector<StepCase> &cases,
                      const std::string &config,
                      const std::function<std::string(l0uop::KernelOp, Launch &)> &resolve,
                      int threads, std::vector<Finding> &findings) {
@@ -487,21 +502,22 @@ void Oracle::runPlan(l0uop::PlanOp plan, const std::vector<synpl::difffuzz::deta
   using SlotList = std::vector<std::pair<std::string, const ref::Tensor *>>;
   std::map<int64_t, SlotList> writeAt, readAt;
   int64_t lastTick = std::max<int64_t>(0, int64_t(launches.size()) - 1);
-  for (const synpl::difffuzz::detail::Expect &e : expects) {
-    auto add = [&](const std::string &slot, const ref::Tensor &t, bool result) {
+  for (const StepCase &c : cases) {
+    auto add = [&](const std::string &slot, const ref::Tensor &t, bool result, bool edge) {
       auto op = plan.lookup<l0uop::SlotOp>(slot);
       if (!op) {
         setup = "no slot " + slot;
         return;
       }
-      int64_t tick = std::clamp<int64_t>(result ? op.getLastUse() : op.getFirstUse(), 0,
-                                         lastTick);
+      int64_t tick = edge ? (result ? lastTick : 0)
+                          : std::clamp<int64_t>(result ? op.getLastUse() : op.getFirstUse(),
+                                                0, lastTick);
       (result ? readAt : writeAt)[tick].push_back({slot, &t});
     };
-    for (size_t i = 0; i < e.inputs.size(); ++i)
-      add(e.name + ".in" + std::to_string(i), e.inputs[i], false);
-    for (size_t i = 0; i < e.outputs.size(); ++i)
-      add(e.name + ".out" + std::to_string(i), e.outputs[i], true);
+    for (const Feed &f : c.feeds)
+      add(f.slot, f.value, false, f.atStart);
+    for (const Want &w : c.wants)
+      add(w.slot, w.value, true, w.atEnd);
   }
   if (!setup.empty()) {
     findings.push_back({Finding::RunError, "", config, setup});
@@ -536,21 +552,20 @@ void Oracle::runPlan(l0uop::PlanOp plan, const std::vector<synpl::difffuzz::deta
     findings.push_back({Finding::RunError, "", config, setup});
     return;
   }
-  for (const synpl::difffuzz::detail::Expect &e : expects)
-    for (size_t i = 0; i < e.outputs.size(); ++i)
-      compare(e, i, results.at(e.name + ".out" + std::to_string(i)), config, findings);
+  for (const StepCase &c : cases)
+    for (const Want &w : c.wants)
+      compare(c, w, results.at(w.slot), config, findings);
 }
 
-void Oracle::compare(const Expect &e, size_t i, const ref::Tensor &got,
+void Oracle::compare(const StepCase &c, const Want &w, const ref::Tensor &got,
                      const std::string &config, std::vector<Finding> &findings) {
   totals.elements += got.size();
-  std::string diff = compareResult(got, e.outputs[i], e.bounds[i]);
+  std::string diff = compareResult(got, w.value, w.err);
   if (!diff.empty())
-    findings.push_back(
-        {Finding::Mismatch, e.name, config, "result #" + std::to_string(i) + ": " + diff});
+    findings.push_back({Finding::Mismatch, c.name, config, w.what + ": " + diff});
 }
 
-void Oracle::checkIpu21(ModuleOp l0, const std::vector<Expect> &expects,
+void Oracle::checkIpu21(ModuleOp l0, const std::vector<StepCase> &cases,
                         std::vector<Finding> &findings) {
   MLIRContext *ctx = l0.getContext();
   for (const Ipu21Config &config : options.ipu21Configs) {
@@ -586,30 +601,46 @@ void Oracle::checkIpu21(ModuleOp l0, const std::vector<Expect> &expects,
     ipu21::sim::Simulator sim(*program, *facts);
     std::string error;
     bool ok = sim.valid(error);
-    for (const Expect &e : expects)
-      for (size_t i = 0; ok && i < e.inputs.size(); ++i)
-        ok = sim.setTensor(e.name + ".in" + std::to_string(i), e.inputs[i].data(), error);
+    for (const StepCase &c : cases)
+      for (const Feed &f : c.feeds)
+        ok = ok && sim.setTensor(f.slot, f.value.data(), error);
+    // The host side of a training program sets its training-mode slot (1:
+    // a training step, which runs the backward and the update) as the
+    // executor does.
+    compiled->walk([&](l0uop::InitOp init) {
+      if (ok && init.getKind() == l0uop::InitKind::training_mode)
+        ok = sim.setTensor(init.getSlot().str(), {1.0}, error);
+    });
+    // A training step's batch arrives as the host streams it: the stream
+    // of each ingest slot gives that slot's feed.
+    sim.setStreamSource([&](std::string_view stream, std::vector<double> &out) {
+      for (const StepCase &c : cases)
+        for (const Feed &f : c.feeds)
+          if (f.slot == stream) {
+            out = f.value.data();
+            return true;
+          }
+      return false;
+    });
     ok = ok && sim.run(error);
     ++totals.runs;
     if (!ok) {
       findings.push_back({Finding::RunError, "", config.str(), error});
       continue;
     }
-    for (const Expect &e : expects)
-      for (size_t i = 0; i < e.outputs.size(); ++i) {
-        std::string slot = e.name + ".out" + std::to_string(i);
+    for (const StepCase &c : cases)
+      for (const Want &w : c.wants) {
         std::vector<double> values;
-        if (!sim.getTensor(slot, values, error)) {
-          findings.push_back({Finding::RunError, e.name, config.str(), error});
+        if (!sim.getTensor(w.slot, values, error)) {
+          findings.push_back({Finding::RunError, c.name, config.str(), error});
           continue;
         }
-        const ref::Tensor &want = e.outputs[i];
-        if (int64_t(values.size()) != want.size()) {
-          findings.push_back({Finding::RunError, e.name, config.str(),
-                              slot + " holds " + std::to_string(values.size()) + " values"});
+        if (int64_t(values.size()) != w.value.size()) {
+          findings.push_back({Finding::RunError, c.name, config.str(),
+                              w.slot + " holds " + std::to_string(values.size()) + " values"});
           continue;
         }
-        compare(e, i, ref::Tensor(want.getElementType(), want.getShape(), values),
+        compare(c, w, ref::Tensor(w.value.getElementType(), w.value.getShape(), values),
                 config.str(), findings);
       }
   }

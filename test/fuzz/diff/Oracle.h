@@ -40,6 +40,7 @@
 #include "synpl/Reference/L1Interpreter.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 
 #include <functional>
 
@@ -50,9 +51,51 @@
 namespace synpl::difffuzz {
 
 namespace detail {
-struct Expect;
 struct Launch;
 } // namespace detail
+
+/// Collects the error diagnostics of a context while alive (their text,
+/// one per line).
+struct Diagnostics {
+  explicit Diagnostics(mlir::MLIRContext *ctx)
+      : handler(ctx, [this](mlir::Diagnostic &d) {
+          if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+            text += (text.empty() ? "" : "\n") + d.str();
+          return mlir::success();
+        }) {}
+  std::string text;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+/// A value the oracle stores into a plan slot before the launch that first
+/// reads the slot (or before the first launch).
+struct Feed {
+  std::string slot;
+  ref::Tensor value;
+  bool atStart = false;
+};
+
+/// A slot whose contents must match the reference: read right after the
+/// launch that last writes it (or after the whole step).
+struct Want {
+  std::string slot;
+  /// What it is, for a finding (`result #2`, `state @w1`).
+  std::string what;
+  ref::Tensor value;
+  /// Per element: the bound on |computed - value| (integers: must be equal
+  /// where it is 0).
+  ref::Tensor err;
+  bool atEnd = false;
+};
+
+/// Everything one unit (a generated graph, or a training step) puts into a
+/// plan and expects out of it.
+struct StepCase {
+  /// The graph's symbol, or the training program's name.
+  std::string name;
+  std::vector<Feed> feeds;
+  std::vector<Want> wants;
+};
 
 /// One way of lowering and running the host code.
 struct HostConfig {
@@ -121,24 +164,27 @@ public:
   /// what went wrong; empty when every graph agrees everywhere.
   std::vector<Finding> check(mlir::ModuleOp module);
 
+  /// Compiles `module` (an L1 program, not modified) for every target its
+  /// placement allows and checks `cases` on each.
+  std::vector<Finding> checkCases(mlir::ModuleOp module, const std::vector<StepCase> &cases);
+
   const OracleStats &stats() const { return totals; }
 
 private:
-  using Expect = detail::Expect;
   using Launch = detail::Launch;
-  std::vector<Expect> reference(mlir::ModuleOp module, std::vector<Finding> &findings);
-  void checkHost(mlir::ModuleOp l0, const std::vector<Expect> &expects,
+  std::vector<StepCase> reference(mlir::ModuleOp module, std::vector<Finding> &findings);
+  void checkHost(mlir::ModuleOp l0, const std::vector<StepCase> &cases,
                  std::vector<Finding> &findings);
-  void checkCuda(mlir::ModuleOp l0, const std::vector<Expect> &expects,
+  void checkCuda(mlir::ModuleOp l0, const std::vector<StepCase> &cases,
                  std::vector<Finding> &findings);
-  void checkIpu21(mlir::ModuleOp l0, const std::vector<Expect> &expects,
+  void checkIpu21(mlir::ModuleOp l0, const std::vector<StepCase> &cases,
                   std::vector<Finding> &findings);
-  /// Compares one result with the reference.
-  void compare(const Expect &e, size_t i, const ref::Tensor &got, const std::string &config,
-               std::vector<Finding> &findings);
+  /// Compares one slot's contents with the reference.
+  void compare(const StepCase &c, const Want &w, const ref::Tensor &got,
+               const std::string &config, std::vector<Finding> &findings);
   /// Runs the plan's streams with `resolve` filling in each kernel's code;
   /// compares the results.
-  void runPlan(l0uop::PlanOp plan, const std::vector<Expect> &expects,
+  void runPlan(l0uop::PlanOp plan, const std::vector<StepCase> &cases,
                const std::string &config,
                const std::function<std::string(l0uop::KernelOp, Launch &)> &resolve,
                int threads, std::vector<Finding> &findings);

@@ -205,7 +205,7 @@ Operation *buildStep(OpBuilder &b, Location loc, const Step &s, Type type,
 
 } // namespace
 
-void synpl::difffuzz::buildSystem(ModuleOp module, bool cuda, int64_t cores) {
+void synpl::difffuzz::buildSystem(ModuleOp module, bool cuda, int64_t cores, bool storage) {
   MLIRContext *ctx = module.getContext();
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   Location loc = UnknownLoc::get(ctx);
@@ -217,6 +217,10 @@ void synpl::difffuzz::buildSystem(ModuleOp module, bool cuda, int64_t cores) {
   l1::NodeOp::create(in, loc, "cpu_0", l1::NodeKind::compute, {}, in.getStringAttr("x86_64"),
                      {}, cores > 1 ? in.getI64IntegerAttr(cores) : IntegerAttr(), {}, {});
   l1::EdgeOp::create(in, loc, "ram_0", "cpu_0", true, "50GB/s", {});
+  if (storage) {
+    l1::NodeOp::create(in, loc, "ssd_0", l1::NodeKind::storage, {}, {}, {}, {}, {}, {});
+    l1::EdgeOp::create(in, loc, "ssd_0", "ram_0", false, "2GB/s", {});
+  }
   if (cuda) {
     l1::NodeOp::create(in, loc, "gpu_0", l1::NodeKind::compute, {}, in.getStringAttr("cuda"),
                        in.getStringAttr("16GB"), {}, in.getI64IntegerAttr(108), {});

@@ -142,8 +142,9 @@ bool buildGraph(mlir::ModuleOp module, const Program &program, llvm::StringRef n
 
 /// Adds `l1.system @fuzz` with one x86_64 CPU of `cores` cores (what the
 /// split-reductions search divides the work by) and its memory (`cuda`: a
-/// GPU node `@gpu_0` too).
-void buildSystem(mlir::ModuleOp module, bool cuda, int64_t cores = 1);
+/// GPU node `@gpu_0` too; `storage`: a disk `@ssd_0` that data fields are
+/// read from).
+void buildSystem(mlir::ModuleOp module, bool cuda, int64_t cores = 1, bool storage = false);
 
 /// The input ranges recorded for graph `name` in `module` (-1, 1 for a
 /// float argument, and 0 .. 7 for an integer one, when none are recorded).

@@ -4,13 +4,15 @@
 // through the reference interpreter and through the host (every tile choice
 // at 1 and 2 threads), IPU and CUDA lowerings (Oracle.h), compares within
 // derived error bounds (Bounds.h), and shrinks what fails (Reducer.h) into a
-// lit test candidate. docs/fuzzing.md describes the campaign and the CI
+// lit test candidate. --kind=train does the same for whole training steps of
+// random `.syn` classifiers (Training.h, TrainCampaign.h). docs/fuzzing.md describes the campaign and the CI
 // replay.
 //
 //===----------------------------------------------------------------------===//
 #include "Generator.h"
 #include "Oracle.h"
 #include "Reducer.h"
+#include "TrainCampaign.h"
 
 #include "synpl/InitAll.h"
 #include "synpl/Dialect/L1/L1Ops.h"
@@ -35,6 +37,11 @@ using namespace synpl::difffuzz;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("synpl-diff-fuzz options");
+static cl::opt<std::string> kindOpt(
+    "kind",
+    cl::desc("What to generate: graph (random L1 tensor graphs, many per module) or train "
+             "(random .syn classifiers, one training step each); default graph"),
+    cl::init("graph"), cl::cat(category));
 static cl::opt<std::string> seedsOpt(
     "seeds", cl::desc("Program seeds to run, FIRST:END (END exclusive; default 0:64)"),
     cl::init("0:64"), cl::cat(category));
@@ -79,7 +86,8 @@ static cl::opt<bool> stopOpt("stop-at-first", cl::desc("Stop at the first failin
                              cl::init(false), cl::cat(category));
 static cl::opt<std::string> checkOpt(
     "check",
-    cl::desc("Check the graphs of this L1 file (a reproducer) instead of generating programs"),
+    cl::desc("Check a reproducer instead of generating programs: the graphs of an L1 file, or "
+             "one training step of a .syn program"),
     cl::init(""), cl::cat(category));
 static cl::opt<int64_t> printOpt("print", cl::desc("Print the program of this seed and exit"),
                                  cl::init(-1), cl::cat(category));
@@ -248,6 +256,20 @@ int checkFile(MLIRContext &ctx) {
   return findings.empty() ? 0 : 1;
 }
 
+TrainCampaignOptions trainOptions() {
+  TrainCampaignOptions t;
+  t.oracle = oracleOptions();
+  t.cpu = t.oracle.host || t.oracle.ipu21;
+  t.cuda = StringRef(targetsOpt).contains("cuda");
+  t.cudaEvery = std::max(1u, unsigned(cudaEveryOpt));
+  t.reduce = reduceOpt;
+  t.stopAtFirst = stopOpt;
+  t.out = outOpt;
+  t.seconds = timeOpt;
+  t.narrowTo = narrowTo;
+  return t;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -263,11 +285,16 @@ int main(int argc, char **argv) {
       "and through the targets of --targets (the host pipeline under every tile choice\n"
       "at 1 and 2 threads, the IPU simulator, the CUDA SIMT interpreter); and compares\n"
       "every result within an error bound derived from the graph's ops and sizes.\n"
+      "With --kind=train each seed is instead a random classifier written in .syn\n"
+      "(layers, loss, optimizer), compiled from L3 as synplc does; one training step\n"
+      "is compared: loss, gradients and every state field after the update, each\n"
+      "element within an error bound carried along the reference's own run.\n"
       "Exit status 1 when any program disagrees or fails to compile.\n\n"
       "  synpl-diff-fuzz --seeds=0:1000                  a campaign over 1000 programs\n"
       "  synpl-diff-fuzz --seeds=0:100 --targets=host,ipu21,cuda  every target\n"
+      "  synpl-diff-fuzz --kind=train --seeds=0:50       50 training programs\n"
       "  synpl-diff-fuzz --seeds=0:1000 --reduce --out=D shrink each failure into D\n"
-      "  synpl-diff-fuzz --check repro.mlir              re-run a reproducer\n"
+      "  synpl-diff-fuzz --check repro.mlir              re-run a reproducer (.mlir, .syn)\n"
       "  synpl-diff-fuzz --print 42                      the program of seed 42\n");
 
   DialectRegistry registry;
@@ -285,8 +312,19 @@ int main(int argc, char **argv) {
                     "like 16x6,8x3,untiled\n";
     return 2;
   }
+  if (kindOpt != "graph" && kindOpt != "train") {
+    llvm::errs() << "synpl-diff-fuzz: --kind takes graph or train, not '" << kindOpt << "'\n";
+    return 2;
+  }
+  bool train = kindOpt == "train";
   if (!checkOpt.empty())
-    return checkFile(ctx);
+    return StringRef(checkOpt).ends_with(".syn")
+               ? checkTrainingFile(&ctx, checkOpt, trainOptions())
+               : checkFile(ctx);
+  if (train && printOpt >= 0) {
+    llvm::outs() << generateTraining(uint64_t(printOpt)).syn();
+    return 0;
+  }
 
   GenOptions gen;
   gen.maxOps = std::max(gen.minOps, int(maxOpsOpt));
@@ -309,6 +347,12 @@ int main(int argc, char **argv) {
   if (reduceOpt && !llvm::sys::fs::is_directory(outOpt)) {
     llvm::errs() << "synpl-diff-fuzz: --out " << outOpt << " is not a directory\n";
     return 2;
+  }
+
+  if (train) {
+    TrainCampaignOptions t = trainOptions();
+    t.first = first, t.end = end;
+    return runTrainingCampaign(&ctx, t) ? 1 : 0;
   }
 
   auto start = std::chrono::steady_clock::now();
