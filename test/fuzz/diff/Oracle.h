@@ -41,6 +41,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
 
 #include <functional>
 
@@ -55,12 +56,17 @@ struct Launch;
 } // namespace detail
 
 /// Collects the error diagnostics of a context while alive (their text,
-/// one per line).
+/// one per line; `file:line:col: ` before those located in a source file).
 struct Diagnostics {
   explicit Diagnostics(mlir::MLIRContext *ctx)
       : handler(ctx, [this](mlir::Diagnostic &d) {
-          if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
-            text += (text.empty() ? "" : "\n") + d.str();
+          if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
+            return mlir::success();
+          std::string where;
+          if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+            where = (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+                     std::to_string(file.getColumn()) + ": ");
+          text += (text.empty() ? "" : "\n") + where + d.str();
           return mlir::success();
         }) {}
   std::string text;

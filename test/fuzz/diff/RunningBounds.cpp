@@ -87,6 +87,81 @@ Tensor RunningBounds::apply(Operation *op, ArrayRef<Tensor> operands, const Tens
   return Tensor(ElementType::f64(), like.getShape(), kInf);
 }
 
+/// A value compared with the maximum of its own rows: max pooling's and
+/// argmax's mask, `cmp(x, broadcast(reduce_max(... reduce_max(x))))`. The
+/// operands are not independent: whatever the rounding, the computed
+/// maximum is one of the computed elements. An element's outcome can flip
+/// only if another element of its row could be the maximum instead: it is
+/// unstable iff it is a candidate (x_k + e_k >= max_j (x_j - e_j) over its
+/// row), the row has two or more candidates, and one of them carries error
+/// (exact ties stay ties). The rows are found by carrying each maximum's
+/// index through the broadcast back to x's shape. Fills `out` and returns
+/// true when `c` has that form.
+bool RunningBounds::compareWithOwnMax(l1::CmpOp c, ArrayRef<const Tensor *> values,
+                                      ArrayRef<Tensor> in, Tensor &out) {
+  for (unsigned side : {0u, 1u}) {
+    Value x = c->getOperand(1 - side), m = c->getOperand(side);
+    SmallVector<Operation *> spread; // from the maxima up to the compare
+    while (Operation *def = m.getDefiningOp()) {
+      if (!isa<l1::BroadcastOp, l1::ReshapeOp>(def))
+        break;
+      spread.insert(spread.begin(), def);
+      m = def->getOperand(0);
+    }
+    Value maxima = m;
+    bool reduced = false;
+    while (Operation *def = m.getDefiningOp()) {
+      if (!isa<l1::ReduceMaxOp, l1::ReshapeOp>(def) || m == x)
+        break;
+      reduced |= isa<l1::ReduceMaxOp>(def);
+      m = def->getOperand(0);
+    }
+    if (!reduced || m != x)
+      continue;
+    const Tensor &xv = *values[1 - side], &mv = *values[side];
+    const Tensor &xe = in[1 - side];
+    // Each element's row: the index of the maximum the broadcast gives it.
+    auto maximaType = cast<RankedTensorType>(maxima.getType());
+    Tensor rows(ElementType::f64(), maximaType.getShape());
+    for (int64_t r = 0; r < rows.size(); ++r)
+      rows[r] = double(r);
+    for (Operation *op : spread) {
+      FailureOr<Tensor> next = ref::evaluateOp(op, {rows});
+      if (failed(next))
+        return false;
+      rows = std::move(*next);
+    }
+    if (rows.size() != xv.size())
+      return false;
+    std::map<int64_t, double> top, lowEnd;
+    for (int64_t k = 0; k < xv.size(); ++k) {
+      int64_t r = int64_t(rows[k]);
+      auto [t, fresh] = top.try_emplace(r, xv[k]);
+      t->second = fresh ? xv[k] : std::max(t->second, xv[k]);
+      auto [l, freshLow] = lowEnd.try_emplace(r, xv[k] - xe[k]);
+      l->second = freshLow ? xv[k] - xe[k] : std::max(l->second, xv[k] - xe[k]);
+    }
+    // The other operand must be each row's maximum itself.
+    for (int64_t k = 0; k < xv.size(); ++k)
+      if (mv[k] != top[int64_t(rows[k])])
+        return false;
+    std::map<int64_t, int> candidates;
+    std::map<int64_t, bool> inexact;
+    auto candidate = [&](int64_t k) { return xv[k] + xe[k] >= lowEnd[int64_t(rows[k])]; };
+    for (int64_t k = 0; k < xv.size(); ++k)
+      if (candidate(k)) {
+        ++candidates[int64_t(rows[k])];
+        inexact[int64_t(rows[k])] = inexact[int64_t(rows[k])] || xe[k] > 0;
+      }
+    for (int64_t k = 0; k < xv.size(); ++k) {
+      int64_t r = int64_t(rows[k]);
+      out[k] = candidate(k) && candidates[r] > 1 && inexact[r] ? 1.0 : 0.0;
+    }
+    return true;
+  }
+  return false;
+}
+
 void RunningBounds::observe(Operation *op, ArrayRef<const Tensor *> values,
                             const Tensor *result) {
   // Operand bounds: what was recorded, else exact.
@@ -324,7 +399,9 @@ Tensor RunningBounds::bound(Operation *op, ArrayRef<const Tensor *> values, Arra
         Tensor lo = apply(op, {lower}, result), hi = apply(op, {upper}, result);
         each([&](int64_t i) { return std::max(hi[i] - result[i], result[i] - lo[i]); });
       })
-      .Case<l1::CmpOp>([&](l1::CmpOp) {
+      .Case<l1::CmpOp>([&](l1::CmpOp c) {
+        if (compareWithOwnMax(c, values, in, out))
+          return;
         // Exact where |a - b| exceeds both bounds (and a tie stays a tie
         // only if both are exact); otherwise either outcome.
         const Tensor &b = *values[1];

@@ -51,6 +51,10 @@
 #include <map>
 #include <string>
 
+namespace synpl::l1 {
+class CmpOp;
+}
+
 namespace synpl::difffuzz {
 
 class RunningBounds {
@@ -86,6 +90,8 @@ private:
   ref::Tensor apply(mlir::Operation *op, llvm::ArrayRef<ref::Tensor> operands,
                     const ref::Tensor &like);
   void noteUnbounded(mlir::Operation *op, const std::string &why);
+  bool compareWithOwnMax(l1::CmpOp c, llvm::ArrayRef<const ref::Tensor *> values,
+                         llvm::ArrayRef<ref::Tensor> in, ref::Tensor &out);
 
   ErrorModel model;
   llvm::DenseMap<mlir::Value, ref::Tensor> errs;

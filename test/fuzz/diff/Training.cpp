@@ -457,7 +457,7 @@ void perturbState(l1::ActorOp actor, const std::set<std::string> &params, std::m
       else if (isParam)
         v = 0.1 * unit(rng);
       else if (f.starts_with("v_"))
-        v = 1e-6 * (1 + std::abs(normal(rng))); // second moments are positive
+        v = 1e-4 * (1 + std::abs(normal(rng))); // second moments: positive, ~ g^2
       else
         v = 1e-3 * normal(rng);
       v = double(float(v));
