@@ -193,6 +193,8 @@ std::string TrainRecipe::summary() const {
                   std::to_string(classes) + " classes:";
   for (const TrainLayer &l : layers)
     s += std::string(" ") + names[l.kind] + (l.variant.empty() ? "" : "(" + l.variant + ")");
+  if (layers.empty())
+    s += " the head alone";
   s += "; " + update.str();
   if (penalty > 0)
     s += "; L" + std::to_string(penaltyP) + " penalty";
