@@ -5,10 +5,9 @@
 // --synpl-convert-l0uop-to-llvm with keep-plan), JIT-compiles the kernel
 // functions of a copy of the result with the optimization synplc's object
 // gets (synpl::host::optimizeForHost: float reassociation, O3, libmvec), and
-// runs ONE training step the way the
-// host runtime would: every pool is one 64-byte aligned allocation (freelist
-// slots get their own, as the runtime places them at run time; transient
-// memory starts as NaN), every slot lives at pool + offset, and the first stream's entries run in order
+// runs ONE training step the way the host runtime would, in the plan's
+// memory as the runtime lays it out (PlanMemory.h: aligned pools, slots at
+// their offsets, transient memory NaN); the first stream's entries run in order
 // (kernels over [0, host_iterations), matmuls in two uneven chunks;
 // transfers are memcpys between slots). The numbers are then compared with
 // the reference interpreter (double precision) on the same state and batch:
@@ -28,6 +27,7 @@
 #include "synpl/Target/HostObject.h"
 
 #include "HostJit.h"
+#include "PlanMemory.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -69,86 +69,7 @@ using synpl::ref::Tensor;
 
 namespace {
 
-/// A zeroed, 64-byte aligned allocation (the kernel ABI's `llvm.align`).
-struct Aligned {
-  explicit Aligned(uint64_t bytes) {
-    uint64_t rounded = std::max<uint64_t>((bytes + 63) / 64 * 64, 64);
-    data = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
-    std::memset(data, 0, rounded);
-  }
-  ~Aligned() { std::free(data); }
-  Aligned(const Aligned &) = delete;
-  Aligned &operator=(const Aligned &) = delete;
-  uint8_t *data;
-};
-
-/// The plan's memory: pools and the address of every slot.
-class PlanMemory {
-public:
-  explicit PlanMemory(l0uop::PlanOp plan) {
-    Block &body = plan.getBody().front();
-    // Persistent pools stay zeroed; transient memory (arenas, freelist
-    // slots) starts as NaN (all bytes 0xFF), so that a kernel reading a
-    // slot before its producer wrote it, or a packing that overlaps two
-    // live slots, shows up in the numbers.
-    for (auto pool : body.getOps<l0uop::PoolOp>()) {
-      auto &p = pools[pool.getSymName().str()] = std::make_unique<Aligned>(pool.getCapacity());
-      if (pool.getKind() != l0uop::PoolKind::persistent)
-        std::memset(p->data, 0xFF, pool.getCapacity());
-    }
-    for (auto slot : body.getOps<l0uop::SlotOp>()) {
-      std::string name = slot.getSymName().str();
-      types[name] = slot.getBufType();
-      if (std::optional<int64_t> offset = slot.getOffset()) {
-        addr[name] = pools.at(slot.getPool().str())->data + *offset;
-      } else {
-        // A freelist slot: placed at run time, here in its own allocation.
-        dynamic.push_back(std::make_unique<Aligned>(slot.getSize()));
-        std::memset(dynamic.back()->data, 0xFF, slot.getSize());
-        addr[name] = dynamic.back()->data;
-      }
-    }
-  }
-
-  bool has(const std::string &slot) const { return addr.count(slot); }
-  void *at(const std::string &slot) const { return addr.at(slot); }
-
-  /// Stores `t` into `slot`, converted to the slot's element type.
-  bool write(const std::string &slot, const Tensor &t) {
-    l0uop::BufType type = types.at(slot);
-    if ((int64_t)type.getNumElements() != t.size())
-      return false;
-    Type e = type.getElementType();
-    uint8_t *p = static_cast<uint8_t *>(at(slot));
-    for (int64_t i = 0; i < t.size(); ++i) {
-      if (e.isF32())
-        reinterpret_cast<float *>(p)[i] = static_cast<float>(t[i]);
-      else if (e.isInteger(8))
-        p[i] = static_cast<uint8_t>(t[i]);
-      else
-        return false;
-    }
-    return true;
-  }
-  /// The slot's elements as a tensor shaped like `like`.
-  Tensor read(const std::string &slot, const Tensor &like) const {
-    l0uop::BufType type = types.at(slot);
-    Tensor t(like.getElementType(), like.getShape());
-    if ((int64_t)type.getNumElements() != t.size())
-      return Tensor(like.getElementType(), {(int64_t)type.getNumElements()});
-    Type e = type.getElementType();
-    const uint8_t *p = static_cast<const uint8_t *>(at(slot));
-    for (int64_t i = 0; i < t.size(); ++i)
-      t[i] = e.isF32() ? reinterpret_cast<const float *>(p)[i] : p[i];
-    return t;
-  }
-
-private:
-  std::map<std::string, std::unique_ptr<Aligned>> pools;
-  std::vector<std::unique_ptr<Aligned>> dynamic;
-  std::map<std::string, void *> addr;
-  std::map<std::string, l0uop::BufType> types;
-};
+using synpl::test::PlanMemory;
 
 /// Largest |actual - expected| and largest |expected| of a slot.
 struct Errors {

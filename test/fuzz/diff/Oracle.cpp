@@ -2,6 +2,7 @@
 #include "Oracle.h"
 
 #include "NvvmSim.h"
+#include "PlanMemory.h"
 #include "Program.h"
 
 #include "synpl/Conversion/Passes.h"
@@ -62,103 +63,7 @@ const char *Finding::kindName(Kind k) {
   return "?";
 }
 
-namespace {
-
-/// A zeroed (or 0xFF-filled) 256-byte aligned allocation.
-struct Aligned {
-  Aligned(uint64_t bytes, uint8_t fill) {
-    uint64_t rounded = std::max<uint64_t>((bytes + 63) / 64 * 64, 64);
-    // 256: the most any kernel's `llvm.align` promises (a device's).
-    rounded = (rounded + 255) / 256 * 256;
-    data = static_cast<uint8_t *>(std::aligned_alloc(256, rounded));
-    std::memset(data, fill, rounded);
-  }
-  ~Aligned() { std::free(data); }
-  Aligned(const Aligned &) = delete;
-  Aligned &operator=(const Aligned &) = delete;
-  uint8_t *data;
-};
-
-/// A plan's memory as the runtime lays it out: each pool one allocation,
-/// slots at their offsets; transient pools and freelist slots NaN (all
-/// bytes 0xFF) so that a read before the write, or two live slots packed
-/// over each other, shows in the numbers.
-class PlanMemory {
-public:
-  explicit PlanMemory(l0uop::PlanOp plan) {
-    Block &body = plan.getBody().front();
-    for (auto pool : body.getOps<l0uop::PoolOp>())
-      pools[pool.getSymName().str()] = std::make_unique<Aligned>(
-          pool.getCapacity(), pool.getKind() == l0uop::PoolKind::persistent ? 0 : 0xFF);
-    for (auto slot : body.getOps<l0uop::SlotOp>()) {
-      std::string name = slot.getSymName().str();
-      types[name] = slot.getBufType();
-      if (std::optional<int64_t> offset = slot.getOffset()) {
-        addr[name] = pools.at(slot.getPool().str())->data + *offset;
-      } else {
-        dynamic.push_back(std::make_unique<Aligned>(slot.getSize(), 0xFF));
-        addr[name] = dynamic.back()->data;
-      }
-    }
-  }
-  void *at(const std::string &slot) const {
-    auto it = addr.find(slot);
-    return it == addr.end() ? nullptr : it->second;
-  }
-  size_t bytes(const std::string &slot) const {
-    l0uop::BufType t = types.at(slot);
-    return t.getNumElements() * std::max(1u, t.getElementType().getIntOrFloatBitWidth() / 8);
-  }
-  l0uop::BufType type(const std::string &slot) const { return types.at(slot); }
-
-  /// Stores `t` into `slot` in the slot's element type.
-  bool write(const std::string &slot, const ref::Tensor &t) {
-    uint8_t *p = static_cast<uint8_t *>(at(slot));
-    if (!p || int64_t(types.at(slot).getNumElements()) != t.size())
-      return false;
-    Type e = types.at(slot).getElementType();
-    unsigned bytes = std::max(1u, e.getIntOrFloatBitWidth() / 8);
-    for (int64_t i = 0; i < t.size(); ++i) {
-      if (e.isF32()) {
-        float f = float(t[i]);
-        std::memcpy(p + 4 * i, &f, 4);
-      } else {
-        int64_t x = int64_t(t[i]); // little-endian: the low bytes
-        std::memcpy(p + bytes * i, &x, bytes);
-      }
-    }
-    return true;
-  }
-  /// The slot's elements, shaped like `like`.
-  ref::Tensor read(const std::string &slot, const ref::Tensor &like) const {
-    const uint8_t *p = static_cast<const uint8_t *>(at(slot));
-    ref::Tensor t(like.getElementType(), like.getShape());
-    Type e = types.at(slot).getElementType();
-    unsigned bytes = std::max(1u, e.getIntOrFloatBitWidth() / 8);
-    for (int64_t i = 0; i < t.size(); ++i) {
-      if (e.isF32()) {
-        float f;
-        std::memcpy(&f, p + 4 * i, 4);
-        t[i] = f;
-      } else {
-        uint64_t x = 0;
-        std::memcpy(&x, p + bytes * i, bytes);
-        if (e.getIntOrFloatBitWidth() == 1)
-          x &= 1;
-        t[i] = double(x);
-      }
-    }
-    return t;
-  }
-
-private:
-  std::map<std::string, std::unique_ptr<Aligned>> pools;
-  std::vector<std::unique_ptr<Aligned>> dynamic;
-  std::map<std::string, void *> addr;
-  std::map<std::string, l0uop::BufType> types;
-};
-
-} // namespace
+using test::PlanMemory;
 
 /// One stream entry, resolved: a kernel call or a transfer.
 struct synpl::difffuzz::detail::Launch {
@@ -176,7 +81,6 @@ struct synpl::difffuzz::detail::Launch {
 
 namespace {
 using synpl::difffuzz::detail::Launch;
-
 
 struct ChunkCall {
   const Launch *launch;
