@@ -63,6 +63,21 @@ const char *Finding::kindName(Kind k) {
   return "?";
 }
 
+std::string synpl::difffuzz::reproduceFlags(const Finding &f, const OracleOptions &narrow) {
+  StringRef config(f.config);
+  if (config.starts_with("cuda") || config.contains("GPU"))
+    return " --targets=cuda";
+  if (config.starts_with("ipu"))
+    return " --targets=ipu21";
+  std::string tiles, threads;
+  for (auto [l, r] : narrow.tiles)
+    tiles += (tiles.empty() ? "" : ",") +
+             (l ? std::to_string(l) + "x" + std::to_string(r) : std::string("untiled"));
+  for (int t : narrow.threads)
+    threads += (threads.empty() ? "" : ",") + std::to_string(t);
+  return " --tiles=" + tiles + " --thread-counts=" + threads;
+}
+
 using test::PlanMemory;
 
 /// One stream entry, resolved: a kernel call or a transfer.

@@ -158,6 +158,11 @@ struct Finding {
   static const char *kindName(Kind k);
 };
 
+/// The synpl-diff-fuzz options that re-create the configuration `f`
+/// happened under (`narrow`: the options narrowed to it): a host tile and
+/// thread count, an IPU (the same host plan), or the GPU.
+std::string reproduceFlags(const Finding &f, const OracleOptions &narrow);
+
 struct OracleStats {
   int64_t graphs = 0, runs = 0, elements = 0, kernels = 0, refused = 0;
 };

@@ -60,21 +60,6 @@ bool isGpu(const Finding &f) {
   return StringRef(f.config).starts_with("cuda") || StringRef(f.config).contains("GPU");
 }
 
-/// The RUN line's options that re-create `f`'s configuration.
-std::string configFlags(const Finding &f, const OracleOptions &narrow) {
-  if (isGpu(f))
-    return " --targets=cuda";
-  if (StringRef(f.config).starts_with("ipu"))
-    return " --targets=ipu21";
-  std::string tiles, threads;
-  for (auto [l, r] : narrow.tiles)
-    tiles += (tiles.empty() ? "" : ",") +
-             (l ? std::to_string(l) + "x" + std::to_string(r) : std::string("untiled"));
-  for (int t : narrow.threads)
-    threads += (threads.empty() ? "" : ",") + std::to_string(t);
-  return " --tiles=" + tiles + " --thread-counts=" + threads;
-}
-
 void writeReproducer(int64_t seed, const TrainRecipe &original, const TrainRecipe &reduced,
                      const Finding &f, const TrainCampaignOptions &options) {
   std::string path = options.out + "/diff-train-seed-" + std::to_string(seed) + ".syn";
@@ -88,7 +73,7 @@ void writeReproducer(int64_t seed, const TrainRecipe &original, const TrainRecip
   os << "// Found by synpl-diff-fuzz --kind=train, seed " << seed << ": " << describe(f) << "\n";
   os << "// Reduced from " << original.summary() << "\n";
   os << "// RUN: " << (plant.empty() ? "" : "not ") << "synpl-diff-fuzz --check %s"
-     << configFlags(f, options.narrowTo(f)) << (plant.empty() ? "" : " --plant=" + plant)
+     << reproduceFlags(f, options.narrowTo(f)) << (plant.empty() ? "" : " --plant=" + plant)
      << "\n";
   os << reduced.syn();
   llvm::outs() << "  reproducer: " << path << "\n";

@@ -218,22 +218,9 @@ void writeReproducer(MLIRContext *ctx, int64_t seed, int64_t cores, const Progra
     llvm::errs() << "synpl-diff-fuzz: cannot write " << path << ": " << ec.message() << "\n";
     return;
   }
-  OracleOptions narrow = narrowTo(f);
-  std::string tiles, threads;
-  for (auto [l, r] : narrow.tiles)
-    tiles += (tiles.empty() ? "" : ",") +
-             (l ? std::to_string(l) + "x" + std::to_string(r) : std::string("untiled"));
-  for (int t : narrow.threads)
-    threads += (threads.empty() ? "" : ",") + std::to_string(t);
   os << "// Found by synpl-diff-fuzz, seed " << seed << ": " << describe(f) << "\n";
   os << "// Reduced from " << original.summary() << "\n//   to " << reduced.summary() << ".\n";
-  // The configuration that failed: a host tile and thread count, an IPU
-  // (the same host plan), or the GPU the graph is placed on.
-  std::string config = " --tiles=" + tiles + " --thread-counts=" + threads;
-  if (StringRef(f.config).starts_with("ipu"))
-    config = " --targets=ipu21";
-  else if (onGpu(f))
-    config = "";
+  std::string config = reproduceFlags(f, narrowTo(f));
   os << "// RUN: " << (plantOpt.empty() ? "" : "not ") << "synpl-diff-fuzz --check %s" << config
      << (plantOpt.empty() ? std::string() : " --plant=" + plantOpt) << "\n\n";
   module->print(os);
