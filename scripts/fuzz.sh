@@ -5,12 +5,13 @@
 #   scripts/fuzz.sh --list                    the targets, one per line
 #
 # TARGET: syn mlir pipeline idx checkpoint text plan ipu21 (the libFuzzer
-# targets) and diff (the differential fuzzer, synpl-diff-fuzz: random L1
-# graphs through the reference interpreter and the host target); all by
-# default. The diff target runs from the normal tree (./build, built by
-# scripts/build.sh), not the sanitizer tree: its seeds continue from
-# build/fuzz/diff/next-seed, and each failing program is reduced into
-# build/fuzz/diff/findings/ as a lit test candidate.
+# targets), diff and diff-train (the differential fuzzer, synpl-diff-fuzz:
+# random L1 graphs, and one training step of random .syn classifiers,
+# through the reference interpreter and the host, IPU and CUDA paths); all
+# by default. The diff targets run from the normal tree (./build, built by
+# scripts/build.sh), not the sanitizer tree: their seeds continue from
+# build/fuzz/<target>/next-seed, and each failing program is reduced into
+# build/fuzz/<target>/findings/ as a lit test candidate.
 # Builds them in ./build-fuzz (SYNPL_FUZZ_BUILD_DIR; scripts/asan-tree.sh
 # fuzz: clang, AddressSanitizer + UndefinedBehaviorSanitizer, coverage
 # instrumentation of the whole project) the first time.
@@ -28,7 +29,7 @@
 # Prints the executions of each target (libFuzzer's
 # stat::number_of_executed_units).
 set -euo pipefail
-all=(syn mlir pipeline idx checkpoint text plan ipu21 diff)
+all=(syn mlir pipeline idx checkpoint text plan ipu21 diff diff-train)
 if [ "${1:-}" = --list ]; then
   printf '%s\n' "${all[@]}"
   exit 0
@@ -45,27 +46,34 @@ BUILD_DIR="${SYNPL_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 build=()
 diff_status=0
+declare -A ran
 libfuzzer=()
 for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: no target '$t' (${all[*]})" >&2; exit 2; }
-  if [ "$t" = diff ]; then
+  if [ "$t" = diff ] || [ "$t" = diff-train ]; then
     # The differential fuzzer: the normal tree, a time budget, seeds that
-    # continue where the last run stopped.
+    # continue where the last run stopped. Graphs lower under one tile
+    # choice per batch in turn; every fourth batch (every third training
+    # program) also runs on the CUDA interpreter.
     bash scripts/build.sh --target synpl-diff-fuzz >/dev/null
-    dwork="$root/build/fuzz/diff"
+    dwork="$root/build/fuzz/$t"
     mkdir -p "$dwork/findings"
     first="$(cat "$dwork/next-seed" 2>/dev/null || echo 1000000)"
-    echo "== diff: ${seconds}s from seed $first"
+    flags=(--rotate-tiles --cuda-every=4)
+    [ "$t" = diff-train ] && flags=(--kind=train --cuda-every=3)
+    echo "== $t: ${seconds}s from seed $first"
     set +e
     "$root/build/bin/synpl-diff-fuzz" --seeds="$first:$((first + 100000000))" --time="$seconds" \
-      --reduce --out="$dwork/findings" >"$dwork/diff.log" 2>&1
-    diff_status=$?
+      --targets=host,ipu21,cuda "${flags[@]}" --reduce --out="$dwork/findings" \
+      >"$dwork/$t.log" 2>&1
+    status_t=$?
     set -e
-    ran="$(grep -o '^[0-9]* programs' "$dwork/diff.log" | tail -1 | grep -o '^[0-9]*' || echo 0)"
-    echo $((first + ran)) >"$dwork/next-seed"
-    if [ "$diff_status" -ne 0 ]; then
-      echo "fuzz.sh: diff found programs the host computes wrongly; see $dwork/diff.log and $dwork/findings" >&2
-      grep -m5 '^seed ' "$dwork/diff.log" >&2 || true
+    ran[$t]="$(grep -oE '^[0-9]+ (training )?programs' "$dwork/$t.log" | tail -1 | grep -oE '^[0-9]+' || echo 0)"
+    echo $((first + ${ran[$t]})) >"$dwork/next-seed"
+    if [ "$status_t" -ne 0 ]; then
+      diff_status=1
+      echo "fuzz.sh: $t found programs a target computes wrongly; see $dwork/$t.log and $dwork/findings" >&2
+      grep -m5 '^seed [0-9]*: [a-z]' "$dwork/$t.log" >&2 || true
     fi
     continue
   fi
@@ -76,7 +84,7 @@ targets=("${libfuzzer[@]+"${libfuzzer[@]}"}")
 if [ ${#targets[@]} -eq 0 ]; then
   echo
   printf '%-12s %14s\n' target programs
-  printf '%-12s %14s\n' diff "$ran"
+  for t in "${!ran[@]}"; do printf '%-12s %14s\n' "$t" "${ran[$t]}"; done
   exit $diff_status
 fi
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
@@ -131,7 +139,7 @@ done
 echo
 printf '%-12s %14s\n' target executions
 total=0
-[ -n "${ran:-}" ] && printf '%-12s %14s (programs)\n' diff "$ran"
+for t in "${!ran[@]}"; do printf '%-12s %14s (programs)\n' "$t" "${ran[$t]}"; done
 for t in "${targets[@]}"; do
   printf '%-12s %14s\n' "$t" "${executed[$t]}"
   total=$((total + ${executed[$t]:-0}))

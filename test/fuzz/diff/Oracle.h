@@ -180,6 +180,8 @@ public:
   std::vector<Finding> checkCases(mlir::ModuleOp module, const std::vector<StepCase> &cases);
 
   const OracleStats &stats() const { return totals; }
+  /// Checks from now on under `o` (the totals carry on).
+  void setOptions(OracleOptions o) { options = std::move(o); }
 
 private:
   using Launch = detail::Launch;

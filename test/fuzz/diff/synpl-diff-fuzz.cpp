@@ -56,6 +56,11 @@ static cl::opt<std::string> tilesOpt(
     cl::desc("Tile choices of the host lowering, LANESxROWS or `untiled`, comma-separated "
              "(default 16x6,8x3,untiled)"),
     cl::init("16x6,8x3,untiled"), cl::cat(category));
+static cl::opt<bool> rotateTilesOpt(
+    "rotate-tiles",
+    cl::desc("Lower each batch under one of the --tiles choices in turn instead of all of "
+             "them (a campaign covers them all at a third of the JIT time)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<std::string> plantOpt(
     "plant",
     cl::desc("Plant a miscompile in L1 -> L0 (its test-plant-miscompile option, e.g. "
@@ -278,6 +283,7 @@ int main(int argc, char **argv) {
       "element within an error bound carried along the reference's own run.\n"
       "Exit status 1 when any program disagrees or fails to compile.\n\n"
       "  synpl-diff-fuzz --seeds=0:1000                  a campaign over 1000 programs\n"
+      "  synpl-diff-fuzz --seeds=0:100000 --rotate-tiles a long one, a tile choice per batch\n"
       "  synpl-diff-fuzz --seeds=0:100 --targets=host,ipu21,cuda  every target\n"
       "  synpl-diff-fuzz --kind=train --seeds=0:50       50 training programs\n"
       "  synpl-diff-fuzz --seeds=0:1000 --reduce --out=D shrink each failure into D\n"
@@ -363,6 +369,11 @@ int main(int argc, char **argv) {
         ++opCounts[opName(st.kind)], ++ops;
     }
     programs += batchPrograms.size();
+    if (rotateTilesOpt) {
+      OracleOptions o = oracleOptions();
+      o.tiles = {o.tiles[size_t((s - first) / batch) % o.tiles.size()]};
+      oracle.setOptions(o);
+    }
     // The CPU's cores (1, 2, 4 or 8 by batch) change what the
     // split-reductions search chooses.
     int64_t cores = int64_t(1) << (llvm::hash_value(s) % 4);
