@@ -89,7 +89,7 @@ struct Want {
   std::string what;
   ref::Tensor value;
   /// Per element: the bound on |computed - value| (integers: must be equal
-  /// where it is 0).
+  /// where it is 0; infinite: not compared, counted in OracleStats).
   ref::Tensor err;
   bool atEnd = false;
 };
@@ -165,6 +165,9 @@ std::string reproduceFlags(const Finding &f, const OracleOptions &narrow);
 
 struct OracleStats {
   int64_t graphs = 0, runs = 0, elements = 0, kernels = 0, refused = 0;
+  /// Elements compared against no bound: a training step's elements whose
+  /// running bound is infinite (RunningBounds.h), counted, not checked.
+  int64_t unbounded = 0;
 };
 
 class Oracle {

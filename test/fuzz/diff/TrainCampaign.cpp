@@ -200,8 +200,11 @@ int64_t synpl::difffuzz::runTrainingCampaign(MLIRContext *ctx,
             [&](const TrainRecipe &c) {
               Oracle alone(narrow);
               Totals ignored;
+              // The same kind of failure; a compile error in the same phase
+              // (the front end, a search, the lowering).
+              auto phase = [](const Finding &x) { return StringRef(x.message).split(':').first; };
               for (const Finding &g : failures(checkText(ctx, c.syn(), name, cuda, alone, ignored)))
-                if (g.kind == f.kind)
+                if (g.kind == f.kind && (f.kind != Finding::CompileError || phase(g) == phase(f)))
                   return true;
               return false;
             },
@@ -214,7 +217,8 @@ int64_t synpl::difffuzz::runTrainingCampaign(MLIRContext *ctx,
     const OracleStats &s = oracle.stats();
     llvm::outs() << "seed " << seed << ": " << totals.programs << " programs, " << totals.steps
                  << " steps checked in " << s.runs << " runs, " << s.elements
-                 << " elements compared, " << totals.invalid << " not valid tests, "
+                 << " elements compared (" << s.unbounded << " without a finite bound), "
+                 << totals.invalid << " not valid tests, "
                  << totals.failing << " failing, " << llvm::format("%.0f", elapsed()) << " s\n";
     llvm::outs().flush();
     if (options.stopAtFirst && totals.failing)
@@ -246,7 +250,7 @@ int synpl::difffuzz::checkTrainingFile(MLIRContext *ctx, StringRef path,
   std::vector<Finding> failed = failures(all);
   const OracleStats &s = oracle.stats();
   llvm::outs() << "checked " << totals.steps << " training steps in " << s.runs << " runs, "
-               << s.elements << " elements: "
+               << s.elements << " elements (" << s.unbounded << " without a finite bound): "
                << (!failed.empty() ? "FAILED" : totals.steps ? "all agree" : "not a valid test")
                << "\n";
   return failed.empty() && totals.steps ? 0 : 1;

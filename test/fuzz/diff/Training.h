@@ -2,10 +2,11 @@
 //
 // The differential fuzzer's second kind of program: a whole training step.
 // A recipe is a classifier written as a user writes it, in `.syn`: a data
-// set (a vector, an image or a sequence of vectors, and a label), a
-// `methods` block whose infer DAG stacks random layers (linear, layer and
-// RMS norms, ReLU / GELU / SiLU, residual blocks, convolutions, average
-// and max pooling, multi-head attention, dropout) before a linear head and
+// set (a vector, an image, a sequence of vectors or of byte tokens, and a
+// label), a `methods` block whose infer DAG stacks random layers (an
+// embedding of the tokens, linear, layer and RMS norms, ReLU / GELU / SiLU,
+// residual blocks, convolutions, average and max pooling, multi-head
+// attention, dropout) before a linear head and
 // a softmax, a cross-entropy loss with an optional L1 or L2 penalty, and a
 // random optimizer (SGD, Adam, Lion, each possibly inside a warm-up /
 // decay schedule, gradient clipping or an EMA). The recipe is rendered as
@@ -41,8 +42,9 @@
 namespace synpl::difffuzz {
 
 struct TrainLayer {
-  enum Kind { Linear, Norm, Act, Residual, Conv, Pool, Attn, Dropout, Flatten } kind = Linear;
-  /// Linear: out features; conv: out channels; attn: heads.
+  enum Kind { Linear, Norm, Act, Residual, Conv, Pool, Attn, Dropout, Flatten, Embed } kind =
+      Linear;
+  /// Linear: out features; conv: out channels; attn: heads; embed: width.
   int64_t n = 0;
   /// Conv: kernel, stride, padding; pool: kernel.
   int64_t kernel = 1, stride = 1, padding = 0;
@@ -71,8 +73,10 @@ struct UpdateSpec {
 };
 
 struct TrainRecipe {
-  /// The input field's shape (no batch): [D], [C, H, W] or [T, D].
+  /// The input field's shape (no batch): [D], [C, H, W] or [T, D] of f32,
+  /// or [T] tokens (u8, embedded by the first layer).
   std::vector<int64_t> in;
+  bool tokens = false;
   int64_t classes = 2, batch = 2;
   /// The layers before the head (flatten, linear(., classes), softmax).
   std::vector<TrainLayer> layers;
