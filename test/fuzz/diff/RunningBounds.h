@@ -30,8 +30,9 @@
 //     tolerance only at the elements a rounding could really flip;
 //   * an element whose bound is unbounded (a log or a divisor within its
 //     error of zero, an index with error, a value near f32 overflow) gets
-//     an infinite bound and the first such op is remembered: the caller
-//     refuses the run as not a valid test rather than skip the element.
+//     an infinite bound and the first such op is remembered: the oracle
+//     counts such elements instead of comparing them, and a step whose loss
+//     has no finite bound is refused as not a valid test.
 //
 // The graph's inputs and the actor state it starts from are exact (they
 // are written to both paths as the same f32 numbers); a handler's message

@@ -110,7 +110,8 @@ mlir::OwningOpRef<mlir::ModuleOp> compileTraining(mlir::MLIRContext *ctx,
 /// their running bounds (RunningBounds.h), as a case for the oracle. The
 /// batch's feeds name the plan's ingest slots as `ingest#<i>` (the oracle
 /// resolves them once the plan exists). False with `why` when the program
-/// is not a valid test (the reference fails, or a bound is unbounded).
+/// is not a valid test (the reference fails, or the loss has no finite
+/// bound; other elements without one are counted by the oracle, not compared).
 bool referenceStep(mlir::ModuleOp l1, uint64_t seed, StepCase &out, std::string &why);
 
 } // namespace synpl::difffuzz
