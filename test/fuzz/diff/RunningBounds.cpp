@@ -201,10 +201,10 @@ Tensor RunningBounds::bound(Operation *op, ArrayRef<const Tensor *> values, Arra
   };
   // One correctly rounded op on exact operands whose exact result is an
   // f32 number returns it exactly (positions built as 4 * one_hot stay
-  // integers, so comparing them is stable).
+  // integers, so comparing them is stable), up to a flushed subnormal.
   auto roundOnce = [&](int64_t i, double prop) {
     if (prop == 0 && double(float(result[i])) == result[i])
-      return 0.0;
+      return fp && std::abs(result[i]) < 0x1p-126 ? m.subnormal : 0.0;
     return round(1, std::abs(result[i]), prop);
   };
   // A sum of exact integers whose magnitudes add up to less than 2^24 is
