@@ -73,8 +73,8 @@ static cl::opt<std::string> targetsOpt(
     cl::init("host"), cl::cat(category));
 static cl::opt<unsigned> cudaEveryOpt(
     "cuda-every",
-    cl::desc("With --targets including cuda: check every Nth batch on the GPU (its "
-             "interpreter is slow; default 1)"),
+    cl::desc("With --targets including cuda: check every Nth batch (with --kind=train, "
+             "every Nth program) on the GPU too (its interpreter is slow; default 1)"),
     cl::init(1), cl::cat(category));
 static cl::opt<bool> reduceOpt("reduce",
                                cl::desc("Shrink each failing program and write it to --out"),
