@@ -63,11 +63,15 @@ const char *Finding::kindName(Kind k) {
   return "?";
 }
 
-std::string synpl::difffuzz::reproduceFlags(const Finding &f, const OracleOptions &narrow) {
+bool synpl::difffuzz::onGpu(const Finding &f) {
   StringRef config(f.config);
-  if (config.starts_with("cuda") || config.contains("GPU"))
+  return config.starts_with("cuda") || config.contains("GPU");
+}
+
+std::string synpl::difffuzz::reproduceFlags(const Finding &f, const OracleOptions &narrow) {
+  if (onGpu(f))
     return " --targets=cuda";
-  if (config.starts_with("ipu"))
+  if (StringRef(f.config).starts_with("ipu"))
     return " --targets=ipu21";
   std::string tiles, threads;
   for (auto [l, r] : narrow.tiles)
@@ -249,14 +253,14 @@ std::vector<Finding> Oracle::checkCases(ModuleOp module, const std::vector<StepC
   // A training step's batch goes to the plan's ingest slots (`ingest#<i>`:
   // the reader's i-th slot).
   std::vector<StepCase> resolved = cases;
+  l0uop::IngestOp ingest;
+  l0->walk([&](l0uop::IngestOp op) { ingest = op; });
   for (StepCase &c : resolved)
     for (Feed &f : c.feeds) {
       StringRef slot(f.slot);
       if (!slot.consume_front("ingest#"))
         continue;
       unsigned index = 0;
-      l0uop::IngestOp ingest;
-      l0->walk([&](l0uop::IngestOp op) { ingest = op; });
       if (slot.getAsInteger(10, index) || !ingest || index >= ingest.getSlots().size()) {
         findings.push_back({Finding::CompileError, c.name, "emission",
                             "no ingest slot #" + slot.str() + " for the batch"});

@@ -158,6 +158,10 @@ struct Finding {
   static const char *kindName(Kind k);
 };
 
+/// Whether `f` happened on the GPU path (a CUDA configuration, or a
+/// training program's compile for the GPU).
+bool onGpu(const Finding &f);
+
 /// The synpl-diff-fuzz options that re-create the configuration `f`
 /// happened under (`narrow`: the options narrowed to it): a host tile and
 /// thread count, an IPU (the same host plan), or the GPU.

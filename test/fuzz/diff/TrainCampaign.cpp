@@ -56,10 +56,6 @@ std::string describe(const Finding &f) {
   return s + ": " + f.message;
 }
 
-bool isGpu(const Finding &f) {
-  return StringRef(f.config).starts_with("cuda") || StringRef(f.config).contains("GPU");
-}
-
 void writeReproducer(int64_t seed, const TrainRecipe &original, const TrainRecipe &reduced,
                      const Finding &f, const TrainCampaignOptions &options) {
   std::string path = options.out + "/diff-train-seed-" + std::to_string(seed) + ".syn";
@@ -193,7 +189,7 @@ int64_t synpl::difffuzz::runTrainingCampaign(MLIRContext *ctx,
                    << recipe.summary() << "\n";
       if (options.reduce) {
         OracleOptions narrow = options.narrowTo(f);
-        bool cuda = isGpu(f);
+        bool cuda = onGpu(f);
         int candidates = 0;
         TrainRecipe small = reduceTraining(
             recipe,

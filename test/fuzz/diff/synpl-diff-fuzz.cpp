@@ -138,8 +138,6 @@ OracleOptions oracleOptions() {
   return o;
 }
 
-/// Whether `f` came from a graph on the GPU.
-bool onGpu(const Finding &f) { return StringRef(f.config).starts_with("cuda"); }
 
 std::string describe(const Finding &f) {
   std::string s = std::string(Finding::kindName(f.kind));
